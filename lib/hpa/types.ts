@@ -1,0 +1,254 @@
+// Types of the autoscaling/v2 HorizontalPodAutoscaler API and of the inputs the
+// upstream controller reads. Wire shapes follow the Kubernetes JSON exactly, so
+// a YAML document decodes straight into them. Quantities stay strings here;
+// lib/hpa/quantity.ts parses them. Times are RFC 3339 strings.
+
+/** A Kubernetes quantity string: "100m", "1.5Gi", "10k", "1e3". */
+export type QuantityString = string;
+/** An RFC 3339 timestamp. "0001-01-01T00:00:00Z" is Go's zero time, a real value. */
+export type Timestamp = string;
+
+export interface ObjectMeta {
+  name: string;
+  namespace?: string;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+  creationTimestamp?: Timestamp;
+  uid?: string;
+  generation?: number;
+  resourceVersion?: string;
+}
+
+export interface CrossVersionObjectReference {
+  kind: string;
+  name: string;
+  apiVersion?: string;
+}
+
+export type MetricTargetType = 'Utilization' | 'Value' | 'AverageValue';
+
+export interface MetricTarget {
+  type: MetricTargetType;
+  value?: QuantityString;
+  averageValue?: QuantityString;
+  averageUtilization?: number;
+}
+
+export type LabelSelectorOperator = 'In' | 'NotIn' | 'Exists' | 'DoesNotExist';
+
+export interface LabelSelectorRequirement {
+  key: string;
+  operator: LabelSelectorOperator;
+  values?: string[];
+}
+
+export interface LabelSelector {
+  matchLabels?: Record<string, string>;
+  matchExpressions?: LabelSelectorRequirement[];
+}
+
+export interface MetricIdentifier {
+  name: string;
+  selector?: LabelSelector;
+}
+
+export interface ResourceMetricSource {
+  name: string;
+  target: MetricTarget;
+}
+
+export interface ContainerResourceMetricSource {
+  name: string;
+  container: string;
+  target: MetricTarget;
+}
+
+export interface PodsMetricSource {
+  metric: MetricIdentifier;
+  target: MetricTarget;
+}
+
+export interface ObjectMetricSource {
+  describedObject: CrossVersionObjectReference;
+  metric: MetricIdentifier;
+  target: MetricTarget;
+}
+
+export interface ExternalMetricSource {
+  metric: MetricIdentifier;
+  target: MetricTarget;
+}
+
+export type MetricSourceType = 'Resource' | 'ContainerResource' | 'Pods' | 'Object' | 'External';
+
+export interface MetricSpec {
+  type: MetricSourceType;
+  resource?: ResourceMetricSource;
+  containerResource?: ContainerResourceMetricSource;
+  pods?: PodsMetricSource;
+  object?: ObjectMetricSource;
+  external?: ExternalMetricSource;
+}
+
+export type HPAScalingPolicyType = 'Pods' | 'Percent';
+
+export interface HPAScalingPolicy {
+  type: HPAScalingPolicyType;
+  value: number;
+  periodSeconds: number;
+}
+
+export type ScalingPolicySelect = 'Max' | 'Min' | 'Disabled';
+
+export interface HPAScalingRules {
+  stabilizationWindowSeconds?: number;
+  selectPolicy?: ScalingPolicySelect;
+  policies?: HPAScalingPolicy[];
+  /** Per-direction tolerance (HPAConfigurableTolerance), a quantity such as "0.05". */
+  tolerance?: QuantityString;
+}
+
+export interface HorizontalPodAutoscalerBehavior {
+  scaleUp?: HPAScalingRules;
+  scaleDown?: HPAScalingRules;
+}
+
+export interface HorizontalPodAutoscalerSpec {
+  scaleTargetRef: CrossVersionObjectReference;
+  minReplicas?: number;
+  maxReplicas: number;
+  metrics?: MetricSpec[];
+  behavior?: HorizontalPodAutoscalerBehavior;
+}
+
+export interface MetricValueStatus {
+  value?: QuantityString;
+  averageValue?: QuantityString;
+  averageUtilization?: number;
+}
+
+export interface MetricStatus {
+  type: MetricSourceType;
+  resource?: { name: string; current: MetricValueStatus };
+  containerResource?: { name: string; container: string; current: MetricValueStatus };
+  pods?: { metric: MetricIdentifier; current: MetricValueStatus };
+  object?: { describedObject: CrossVersionObjectReference; metric: MetricIdentifier; current: MetricValueStatus };
+  external?: { metric: MetricIdentifier; current: MetricValueStatus };
+}
+
+export type ConditionStatus = 'True' | 'False' | 'Unknown';
+export type HorizontalPodAutoscalerConditionType = 'AbleToScale' | 'ScalingActive' | 'ScalingLimited';
+
+export interface HorizontalPodAutoscalerCondition {
+  type: HorizontalPodAutoscalerConditionType;
+  status: ConditionStatus;
+  lastTransitionTime?: Timestamp;
+  reason?: string;
+  message?: string;
+}
+
+export interface HorizontalPodAutoscalerStatus {
+  observedGeneration?: number;
+  lastScaleTime?: Timestamp;
+  currentReplicas: number;
+  desiredReplicas: number;
+  currentMetrics?: MetricStatus[];
+  conditions?: HorizontalPodAutoscalerCondition[];
+}
+
+export interface HorizontalPodAutoscaler {
+  apiVersion: 'autoscaling/v2';
+  kind: 'HorizontalPodAutoscaler';
+  metadata: ObjectMeta;
+  spec: HorizontalPodAutoscalerSpec;
+  status?: HorizontalPodAutoscalerStatus;
+}
+
+// ---- What the controller reads from the cluster ----
+
+/** A pod as the replica calculator sees it. */
+export interface PodInfo {
+  name: string;
+  labels?: Record<string, string>;
+  /** Pending, Running, Succeeded, Failed, Unknown, or "" */
+  phase: string;
+  /** Status of the Ready condition; absent when the pod has no Ready condition. */
+  ready?: ConditionStatus;
+  readyTransitionTime?: Timestamp;
+  /** Absent when the pod has no start time. */
+  startTime?: Timestamp;
+  deletionTimestamp?: Timestamp;
+  containers: { name: string; requests: Record<string, QuantityString> }[];
+}
+
+/** One pod's resource metrics (metrics.k8s.io PodMetrics). */
+export interface PodMetric {
+  pod: string;
+  timestamp: Timestamp;
+  windowSeconds: number;
+  containers: { name: string; usage: Record<string, QuantityString> }[];
+}
+
+/** A Pods-type (custom.metrics.k8s.io) value for one pod. */
+export interface PodMetricSample {
+  pod: string;
+  value: QuantityString;
+  timestamp: Timestamp;
+}
+
+/** One value of an Object metric, or one series of an External metric. */
+export interface MetricSample {
+  value: QuantityString;
+  timestamp: Timestamp;
+}
+
+/** The scale subresource of the target. selector is its status.selector ("" = missing). */
+export interface ScaleInfo {
+  specReplicas: number;
+  statusReplicas: number;
+  selector: string;
+}
+
+export interface Tolerances {
+  scaleUp: number;
+  scaleDown: number;
+}
+
+export interface TimestampedRecommendation {
+  timestamp: Timestamp;
+  replicas: number;
+}
+
+/** A scale event: change is a positive replica count. */
+export interface ScaleEvent {
+  timestamp: Timestamp;
+  change: number;
+}
+
+/** The controller's per-HPA memory, which we persist instead of losing it on restart. */
+export interface ScalingHistory {
+  /** null: none yet (the controller seeds one after reading the scale). */
+  recommendations: TimestampedRecommendation[] | null;
+  scaleUpEvents: ScaleEvent[];
+  scaleDownEvents: ScaleEvent[];
+}
+
+export interface FeatureGates {
+  HPAScaleToZero: boolean;
+  HPAConfigurableTolerance: boolean;
+}
+
+/** The controller's flags (kube-controller-manager --horizontal-pod-autoscaler-*). */
+export interface ControllerSettings {
+  tolerance: Tolerances;
+  cpuInitializationPeriodSeconds: number;
+  initialReadinessDelaySeconds: number;
+  downscaleStabilizationWindowSeconds: number;
+  /** Legacy (no behavior) scale-up limit: max(factor * current, minimum). */
+  scaleUpLimitFactor: number;
+  scaleUpLimitMinimum: number;
+  featureGates: FeatureGates;
+}
+
+/** A value or an error message, per metric or per API call. */
+export type Fetched<T> = { value: T; error?: undefined } | { error: string; value?: undefined };
