@@ -103,6 +103,18 @@ export interface ClusterAccess {
   listPods(namespace: string): Promise<PodInfo[]>;
 }
 
+/** The cluster's metrics APIs (metrics.k8s.io, custom.metrics.k8s.io, external.metrics.k8s.io). */
+export interface ClusterMetricsApi {
+  /** PodMetrics of a whole namespace (a cycle lists each namespace once). */
+  listPodMetrics(namespace: string): Promise<PodMetric[]>;
+  /** custom.metrics.k8s.io/v1beta2 pods/*/<metric>, with the pod selector and optional metric selector. */
+  getPodsMetric(namespace: string, metric: MetricIdentifier, podSelector: string): Promise<PodMetricSample[]>;
+  /** custom.metrics.k8s.io/v1beta2 for the described object. */
+  getObjectMetric(namespace: string, describedObject: CrossVersionObjectReference, metric: MetricIdentifier): Promise<MetricSample>;
+  /** external.metrics.k8s.io/v1beta1; one sample per series. */
+  getExternalMetric(namespace: string, metric: MetricIdentifier): Promise<MetricSample[]>;
+}
+
 /** One metric a cycle needs; identical queries are fetched once. */
 export type MetricQuery =
   | { type: 'PodResource'; cluster: string; namespace: string }
