@@ -107,7 +107,7 @@ export interface ClusterAccess {
 export interface ClusterMetricsApi {
   /** PodMetrics of a whole namespace (a cycle lists each namespace once). */
   listPodMetrics(namespace: string): Promise<PodMetric[]>;
-  /** custom.metrics.k8s.io/v1beta2 pods/*/<metric>, with the pod selector and optional metric selector. */
+  /** custom.metrics.k8s.io/v1beta2 pods metric, with the pod selector and optional metric selector. */
   getPodsMetric(namespace: string, metric: MetricIdentifier, podSelector: string): Promise<PodMetricSample[]>;
   /** custom.metrics.k8s.io/v1beta2 for the described object. */
   getObjectMetric(namespace: string, describedObject: CrossVersionObjectReference, metric: MetricIdentifier): Promise<MetricSample>;
