@@ -1,18 +1,27 @@
 // One whole sync of one HPA (upstream horizontal.go reconcileAutoscaler), as a pure function.
-// CONTRACT (owned by the lead): keep these exports and signatures.
-import type { MetricData } from './replica-calculator.js';
-import type { NormalizeStep } from './behavior.js';
+// Phase 1 (planReconcile) runs up to the /scale write; phase 2 (completeReconcile) takes
+// the write's outcome, because upstream's status, events and history depend on it.
+import { normalizeLegacy, normalizeWithBehavior, recordScaleEvent, type NormalizeResult, type NormalizeStep } from './behavior.js';
+import { applyDefaults } from './defaults.js';
+import { parseQuantity, toFloat } from './quantity.js';
+import { computeReplicasForMetric, type MetricData, type MetricOutcome } from './replica-calculator.js';
+import { matchesLabels, parseSelector, SelectorError, type Selector } from './selector.js';
 import type {
+  ConditionStatus,
   ControllerSettings,
   Fetched,
   HorizontalPodAutoscaler,
   HorizontalPodAutoscalerCondition,
+  HorizontalPodAutoscalerConditionType,
   HorizontalPodAutoscalerStatus,
+  MetricSpec,
+  MetricStatus,
   MetricTarget,
   MetricValueStatus,
   PodInfo,
   ScaleInfo,
   ScalingHistory,
+  Tolerances,
 } from './types.js';
 
 export interface ReconcileInput {
@@ -74,8 +83,7 @@ export interface ReconcilePlan {
   desiredReplicas: number;
   rescale: boolean;
   decision: Decision;
-  // internal state carried to phase 2
-  readonly state: unknown;
+  readonly state: PlanState;
 }
 
 export interface ReconcileResult {
@@ -90,16 +98,413 @@ export interface ReconcileResult {
   decision: Decision;
 }
 
-export function planReconcile(input: ReconcileInput): ReconcilePlan {
-  throw new Error('not implemented');
+/** Carried from phase 1 to phase 2. */
+interface PlanState {
+  hpa: HorizontalPodAutoscaler;
+  conditions: HorizontalPodAutoscalerCondition[];
+  events: HpaEvent[];
+  history: ScalingHistory;
+  /** Replicas read from the scale (undefined when reading it failed). */
+  currentReplicas?: number;
+  metricStatuses?: MetricStatus[];
+  /** Stop after phase 1: status keeps its desiredReplicas (upstream returns early). */
+  earlyExit: boolean;
 }
 
-/** Phase 2: after the scale write (or none); scaleWriteError when it failed. */
+const zeroStatus: HorizontalPodAutoscalerStatus = { currentReplicas: 0, desiredReplicas: 0 };
+
+export function planReconcile(input: ReconcileInput): ReconcilePlan {
+  const now = input.now;
+  const hpa = applyDefaults(input.hpa);
+  const state: PlanState = {
+    hpa,
+    conditions: (input.hpa.status?.conditions ?? []).map((c) => ({ ...c })),
+    events: [],
+    history: {
+      recommendations: input.history.recommendations,
+      scaleUpEvents: input.history.scaleUpEvents,
+      scaleDownEvents: input.history.scaleDownEvents,
+    },
+    earlyExit: false,
+  };
+  const decision: Decision = { metrics: [], steps: [], desiredReplicas: hpa.status?.desiredReplicas ?? 0, rescale: false };
+  const stop = (reason: string, message: string): ReconcilePlan => {
+    state.earlyExit = true;
+    decision.skipped = { reason, message };
+    return { input, desiredReplicas: decision.desiredReplicas, rescale: false, decision, state };
+  };
+  const setCondition = (type: HorizontalPodAutoscalerConditionType, status: ConditionStatus, reason: string, message: string) =>
+    setConditionInList(state.conditions, type, status, reason, message, now);
+
+  // Upstream: an unparsable scaleTargetRef.apiVersion or a failed scale read → AbleToScale False FailedGetScale.
+  const scaleError = groupVersionError(hpa.spec.scaleTargetRef.apiVersion) ?? input.scale.error;
+  if (scaleError !== undefined || input.scale.value === undefined) {
+    const message = scaleError ?? 'scale not available';
+    state.events.push({ type: 'Warning', reason: 'FailedGetScale', message });
+    setCondition('AbleToScale', 'False', 'FailedGetScale', `the HPA controller was unable to get the target's current scale: ${message}`);
+    return stop('FailedGetScale', message);
+  }
+  const scale = input.scale.value;
+  setCondition('AbleToScale', 'True', 'SucceededGetScale', "the HPA controller was able to get the target's current scale");
+  const currentReplicas = scale.specReplicas;
+  state.currentReplicas = currentReplicas;
+  decision.currentReplicas = currentReplicas;
+  // Upstream recordInitialRecommendation: seed the history with the current size.
+  const recommendations = state.history.recommendations ?? [{ timestamp: now.toISOString(), replicas: currentReplicas }];
+  state.history = { ...state.history, recommendations };
+
+  const minReplicas = hpa.spec.minReplicas ?? 1;
+  const maxReplicas = hpa.spec.maxReplicas;
+  let desiredReplicas = 0;
+  let rescaleReason = '';
+  let rescale = true;
+
+  if (currentReplicas === 0 && minReplicas !== 0) {
+    // Upstream: a target scaled to zero by hand disables autoscaling.
+    rescale = false;
+    setCondition('ScalingActive', 'False', 'ScalingDisabled', 'scaling is disabled since the replica count of the target is zero');
+    decision.skipped = { reason: 'ScalingDisabled', message: 'the replica count of the target is zero' };
+  } else if (currentReplicas > maxReplicas) {
+    rescaleReason = 'Current number of replicas above Spec.MaxReplicas';
+    desiredReplicas = maxReplicas;
+    decision.steps.push({ rule: 'maxReplicas', from: currentReplicas, to: maxReplicas });
+  } else if (currentReplicas < minReplicas) {
+    rescaleReason = 'Current number of replicas below Spec.MinReplicas';
+    desiredReplicas = minReplicas;
+    decision.steps.push({ rule: 'minReplicas', from: currentReplicas, to: minReplicas });
+  } else {
+    const computed = computeReplicasForMetrics(input, hpa, scale, state, decision, setCondition);
+    if (computed === undefined) {
+      state.events.push({ type: 'Warning', reason: 'FailedComputeMetricsReplicas', message: decision.skipped?.message ?? '' });
+      return stop(decision.skipped?.reason ?? 'FailedComputeMetricsReplicas', decision.skipped?.message ?? '');
+    }
+    let rescaleMetric = '';
+    if (computed.replicas > desiredReplicas) {
+      desiredReplicas = computed.replicas;
+      rescaleMetric = computed.metric;
+    }
+    if (desiredReplicas > currentReplicas) rescaleReason = `${rescaleMetric} above target`;
+    if (desiredReplicas < currentReplicas) rescaleReason = 'All metrics below target';
+    const normalized = normalize(hpa, input, state, currentReplicas, desiredReplicas, minReplicas);
+    if (normalized.stabilized) {
+      setCondition('AbleToScale', 'True', normalized.stabilized.reason, normalized.stabilized.message);
+    } else {
+      setCondition('AbleToScale', 'True', 'ReadyForNewScale', 'recommended size matches current size');
+    }
+    setCondition('ScalingLimited', normalized.limited.status, normalized.limited.reason, normalized.limited.message);
+    state.history = { ...state.history, recommendations: normalized.recommendations };
+    decision.steps.push(...normalized.steps);
+    desiredReplicas = normalized.replicas;
+    rescale = desiredReplicas !== currentReplicas;
+  }
+
+  decision.desiredReplicas = rescale ? desiredReplicas : currentReplicas;
+  decision.rescale = rescale;
+  if (rescale) decision.rescaleReason = rescaleReason;
+  return { input, desiredReplicas, rescale, decision, state };
+}
+
 export function completeReconcile(plan: ReconcilePlan, scaleWriteError?: string): ReconcileResult {
-  throw new Error('not implemented');
+  const { state, input, decision } = plan;
+  const now = input.now;
+  const oldStatus = input.hpa.status;
+  const events = [...state.events];
+  let history = state.history;
+  let status: HorizontalPodAutoscalerStatus;
+  let scaled = false;
+
+  if (state.earlyExit) {
+    // Upstream updates only the conditions, plus current replicas and metrics once the scale was read.
+    status = { ...(oldStatus ?? zeroStatus), conditions: state.conditions };
+    if (state.currentReplicas !== undefined) {
+      status = withReplicasAndMetrics(status, state.currentReplicas, status.desiredReplicas, state.metricStatuses);
+    }
+  } else {
+    const currentReplicas = state.currentReplicas ?? 0;
+    const base = { ...(oldStatus ?? zeroStatus), conditions: state.conditions };
+    if (plan.rescale && scaleWriteError !== undefined) {
+      events.push({
+        type: 'Warning',
+        reason: 'FailedRescale',
+        message: `New size: ${plan.desiredReplicas}; reason: ${decision.rescaleReason ?? ''}; error: ${scaleWriteError}`,
+      });
+      setConditionInList(state.conditions, 'AbleToScale', 'False', 'FailedUpdateScale', `the HPA controller was unable to update the target scale: ${scaleWriteError}`, now);
+      status = withReplicasAndMetrics(base, currentReplicas, base.desiredReplicas, state.metricStatuses);
+      decision.desiredReplicas = base.desiredReplicas;
+    } else if (plan.rescale) {
+      setConditionInList(state.conditions, 'AbleToScale', 'True', 'SucceededRescale', `the HPA controller was able to update the target scale to ${plan.desiredReplicas}`, now);
+      events.push({ type: 'Normal', reason: 'SuccessfulRescale', message: `New size: ${plan.desiredReplicas}; reason: ${decision.rescaleReason ?? ''}` });
+      history = { ...history, ...recordScaleEvent(history, state.hpa.spec.behavior, currentReplicas, plan.desiredReplicas, now) };
+      status = withReplicasAndMetrics(base, currentReplicas, plan.desiredReplicas, state.metricStatuses);
+      status.lastScaleTime = now.toISOString();
+      scaled = true;
+    } else {
+      status = withReplicasAndMetrics(base, currentReplicas, currentReplicas, state.metricStatuses);
+    }
+  }
+  status = compactStatus(status);
+  return {
+    status,
+    history,
+    events,
+    scaled,
+    statusChanged: !statusEqual(oldStatus, status),
+    conditions: status.conditions ?? [],
+    decision,
+  };
 }
 
 /** Both phases, for callers that know the write outcome up front (tests, simulator). */
 export function reconcile(input: ReconcileInput, scaleWriteError?: string): ReconcileResult {
   return completeReconcile(planReconcile(input), scaleWriteError);
+}
+
+// ---- internals ----
+
+/** Upstream computeReplicasForMetrics; undefined when the HPA cannot act (decision.skipped says why). */
+function computeReplicasForMetrics(
+  input: ReconcileInput,
+  hpa: HorizontalPodAutoscaler,
+  scale: ScaleInfo,
+  state: PlanState,
+  decision: Decision,
+  setCondition: (type: HorizontalPodAutoscalerConditionType, status: ConditionStatus, reason: string, message: string) => void,
+): { replicas: number; metric: string } | undefined {
+  const fail = (reason: string, message: string, conditionMessage = message) => {
+    setCondition('ScalingActive', 'False', reason, conditionMessage);
+    decision.skipped = { reason, message };
+    return undefined;
+  };
+  // Upstream validateAndParseSelector: missing, unparsable, or shared with another HPA.
+  if (scale.selector === '') {
+    state.events.push({ type: 'Warning', reason: 'SelectorRequired', message: 'selector is required' });
+    return fail('InvalidSelector', 'selector is required', "the HPA target's scale is missing a selector");
+  }
+  let selector: Selector;
+  try {
+    selector = parseSelector(scale.selector);
+  } catch (e) {
+    const message = `couldn't convert selector into a corresponding internal selector object: ${errorText(e)}`;
+    state.events.push({ type: 'Warning', reason: 'InvalidSelector', message });
+    return fail('InvalidSelector', message);
+  }
+  const namespace = hpa.metadata.namespace ?? 'default';
+  const pods = input.pods.filter((p) => matchesLabels(selector, p.labels));
+  const others = selectingHpas(input, namespace, pods);
+  if (others.length > 0) {
+    const keys = [`${namespace}/${hpa.metadata.name}`, ...others].join(' ');
+    const message = `pods by selector ${scale.selector} are controlled by multiple HPAs: [${keys}]`;
+    state.events.push({ type: 'Warning', reason: 'AmbiguousSelector', message });
+    return fail('AmbiguousSelector', message);
+  }
+
+  const podNames = new Set(pods.map((p) => p.name));
+  const ctx = {
+    currentReplicas: scale.specReplicas,
+    statusReplicas: scale.statusReplicas,
+    pods,
+    tolerances: tolerancesFor(hpa, input.settings),
+    cpuInitializationPeriodSeconds: input.settings.cpuInitializationPeriodSeconds,
+    initialReadinessDelaySeconds: input.settings.initialReadinessDelaySeconds,
+    now: input.now,
+  };
+  const specs = hpa.spec.metrics ?? [];
+  const statuses: MetricStatus[] = specs.map(() => ({ type: '' }));
+  let replicas = 0;
+  let metric = '';
+  let invalid = 0;
+  let firstInvalid: Extract<MetricOutcome, { ok: false }> | undefined;
+  specs.forEach((spec, i) => {
+    const data = onlySelectedPods(input.metrics[i] ?? {}, podNames);
+    const outcome = computeReplicasForMetric(spec, ctx, data);
+    const entry = describeMetric(spec, i);
+    decision.metrics.push(entry);
+    if (!outcome.ok) {
+      entry.error = { reason: outcome.reason, message: outcome.message };
+      state.events.push({ type: 'Warning', reason: outcome.reason, message: stripConditionPrefix(outcome.message) });
+      if (invalid === 0) firstInvalid = outcome;
+      invalid++;
+      return;
+    }
+    const p = outcome.proposal;
+    statuses[i] = p.status;
+    entry.current = currentOf(p.status);
+    entry.proposal = p.replicas;
+    entry.timestamp = p.timestamp;
+    if (replicas === 0 || p.replicas > replicas) {
+      replicas = p.replicas;
+      metric = p.metricName;
+      decision.winner = p.metricName;
+    }
+  });
+  state.metricStatuses = statuses;
+  decision.recommendation = invalid < specs.length ? replicas : undefined;
+
+  // Upstream: all metrics invalid, or some invalid while the rest would scale down → do nothing.
+  if (invalid >= specs.length || (invalid > 0 && replicas < scale.specReplicas)) {
+    const first = firstInvalid ?? { ok: false as const, reason: 'InvalidMetricSourceType', message: 'no metrics' };
+    setCondition('ScalingActive', 'False', first.reason, first.message);
+    decision.skipped = {
+      reason: first.reason,
+      message: `invalid metrics (${invalid} invalid out of ${specs.length}), first error is: ${stripConditionPrefix(first.message)}`,
+    };
+    decision.winner = undefined;
+    return undefined;
+  }
+  setCondition('ScalingActive', 'True', 'ValidMetricFound', `the HPA was able to successfully calculate a replica count from ${metric}`);
+  return { replicas, metric };
+}
+
+function normalize(
+  hpa: HorizontalPodAutoscaler,
+  input: ReconcileInput,
+  state: PlanState,
+  currentReplicas: number,
+  prenormalizedDesiredReplicas: number,
+  minReplicas: number,
+): NormalizeResult {
+  const args = {
+    currentReplicas,
+    prenormalizedDesiredReplicas,
+    minReplicas,
+    maxReplicas: hpa.spec.maxReplicas,
+    recommendations: state.history.recommendations ?? [],
+    now: input.now,
+  };
+  const behavior = hpa.spec.behavior;
+  if (!behavior) {
+    return normalizeLegacy({
+      ...args,
+      downscaleStabilizationWindowSeconds: input.settings.downscaleStabilizationWindowSeconds,
+      scaleUpLimitFactor: input.settings.scaleUpLimitFactor,
+      scaleUpLimitMinimum: input.settings.scaleUpLimitMinimum,
+    });
+  }
+  // Upstream maybeInitScaleDownStabilizationWindow: the controller's window when the spec has none.
+  const scaleDown = behavior.scaleDown ?? {};
+  const filled = {
+    ...behavior,
+    scaleDown: {
+      ...scaleDown,
+      stabilizationWindowSeconds: scaleDown.stabilizationWindowSeconds ?? input.settings.downscaleStabilizationWindowSeconds,
+    },
+  };
+  return normalizeWithBehavior({
+    ...args,
+    behavior: filled,
+    scaleUpEvents: state.history.scaleUpEvents,
+    scaleDownEvents: state.history.scaleDownEvents,
+  });
+}
+
+/** Upstream tolerancesForHpa: per-direction behavior tolerance when HPAConfigurableTolerance is on. */
+function tolerancesFor(hpa: HorizontalPodAutoscaler, settings: ControllerSettings): Tolerances {
+  const t = { ...settings.tolerance };
+  const behavior = hpa.spec.behavior;
+  if (!behavior || !settings.featureGates.HPAConfigurableTolerance) return t;
+  if (behavior.scaleDown?.tolerance !== undefined) t.scaleDown = toFloat(parseQuantity(behavior.scaleDown.tolerance));
+  if (behavior.scaleUp?.tolerance !== undefined) t.scaleUp = toFloat(parseQuantity(behavior.scaleUp.tolerance));
+  return t;
+}
+
+/** Other HPAs (same namespace) whose selector matches any of our pods, as upstream hpasControllingPodsUnderSelector. */
+function selectingHpas(input: ReconcileInput, namespace: string, pods: PodInfo[]): string[] {
+  const found: string[] = [];
+  for (const other of input.otherHpaSelectors ?? []) {
+    if (other.namespace !== namespace || other.name === input.hpa.metadata.name) continue;
+    let sel: Selector;
+    try {
+      sel = parseSelector(other.selector);
+    } catch (e) {
+      if (e instanceof SelectorError) continue; // upstream registers only parsed selectors
+      throw e;
+    }
+    if (pods.some((p) => matchesLabels(sel, p.labels))) found.push(`${other.namespace}/${other.name}`);
+  }
+  return found;
+}
+
+/** The resource metrics API is asked per namespace: keep only the selected pods, as upstream's selector query would. */
+function onlySelectedPods(data: MetricData, podNames: Set<string>): MetricData {
+  const pm = data.podMetrics;
+  if (!pm?.value) return data;
+  return { ...data, podMetrics: { value: pm.value.filter((m) => podNames.has(m.pod)) } };
+}
+
+/** Upstream schema.ParseGroupVersion: "" or "v1" or "group/version"; more slashes are an error. */
+function groupVersionError(apiVersion: string | undefined): string | undefined {
+  if (!apiVersion || apiVersion === '/') return undefined;
+  const parts = apiVersion.split('/');
+  if (parts.length > 2) return `unexpected GroupVersion string: ${apiVersion}`;
+  return undefined;
+}
+
+/** Upstream setConditionInList: update in place (lastTransitionTime only when the status flips), or append. */
+function setConditionInList(
+  list: HorizontalPodAutoscalerCondition[],
+  type: HorizontalPodAutoscalerConditionType,
+  status: ConditionStatus,
+  reason: string,
+  message: string,
+  now: Date,
+): void {
+  let cond = list.find((c) => c.type === type);
+  if (!cond) {
+    cond = { type, status: '' as ConditionStatus };
+    list.push(cond);
+  }
+  if (cond.status !== status) cond.lastTransitionTime = now.toISOString();
+  cond.status = status;
+  cond.reason = reason;
+  cond.message = message;
+}
+
+function withReplicasAndMetrics(
+  status: HorizontalPodAutoscalerStatus,
+  currentReplicas: number,
+  desiredReplicas: number,
+  metricStatuses: MetricStatus[] | undefined,
+): HorizontalPodAutoscalerStatus {
+  return { ...status, currentReplicas, desiredReplicas, currentMetrics: metricStatuses };
+}
+
+/** Drops empty optional fields so equal statuses compare equal (upstream's Semantic.DeepEqual treats nil and empty alike). */
+function compactStatus(status: HorizontalPodAutoscalerStatus): HorizontalPodAutoscalerStatus {
+  const out: HorizontalPodAutoscalerStatus = { currentReplicas: status.currentReplicas, desiredReplicas: status.desiredReplicas };
+  if (status.observedGeneration !== undefined) out.observedGeneration = status.observedGeneration;
+  if (status.lastScaleTime !== undefined) out.lastScaleTime = status.lastScaleTime;
+  if (status.currentMetrics?.length) out.currentMetrics = status.currentMetrics;
+  if (status.conditions?.length) out.conditions = status.conditions;
+  return out;
+}
+
+function statusEqual(a: HorizontalPodAutoscalerStatus | undefined, b: HorizontalPodAutoscalerStatus): boolean {
+  return canonicalJson(compactStatus(a ?? zeroStatus)) === canonicalJson(b);
+}
+
+function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, (_k, v: unknown) =>
+    v && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).filter(([, x]) => x !== undefined).sort(([x], [y]) => (x < y ? -1 : 1)))
+      : v,
+  );
+}
+
+const conditionPrefix = 'the HPA was unable to compute the replica count: ';
+function stripConditionPrefix(message: string): string {
+  return message.startsWith(conditionPrefix) ? message.slice(conditionPrefix.length) : message;
+}
+
+function errorText(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}
+
+function describeMetric(spec: MetricSpec, index: number): MetricDecision {
+  const source = spec.resource ?? spec.containerResource ?? spec.pods ?? spec.object ?? spec.external;
+  const name = spec.resource?.name ?? spec.containerResource?.name ?? (source && 'metric' in source ? source.metric.name : undefined);
+  return { index, type: String(spec.type), name: name ?? '', target: source?.target };
+}
+
+function currentOf(status: MetricStatus): MetricValueStatus | undefined {
+  return (status.resource ?? status.containerResource ?? status.pods ?? status.object ?? status.external)?.current;
 }

@@ -128,7 +128,8 @@ export interface MetricValueStatus {
 }
 
 export interface MetricStatus {
-  type: MetricSourceType;
+  /** "" for a metric that failed this sync: upstream leaves an empty MetricStatus in its slot. */
+  type: MetricSourceType | '';
   resource?: { name: string; current: MetricValueStatus };
   containerResource?: { name: string; container: string; current: MetricValueStatus };
   pods?: { metric: MetricIdentifier; current: MetricValueStatus };
