@@ -1,6 +1,13 @@
 // API server defaulting (pkg/apis/autoscaling/v2/defaults.go) and the controller's defaults.
 // CONTRACT (owned by the validation helper): keep these exports and signatures.
-import type { ControllerSettings, FeatureGates, HorizontalPodAutoscaler, HorizontalPodAutoscalerBehavior } from './types.js';
+import type {
+  ControllerSettings,
+  FeatureGates,
+  HorizontalPodAutoscaler,
+  HorizontalPodAutoscalerBehavior,
+  HPAScalingRules,
+  MetricSpec,
+} from './types.js';
 
 export const DEFAULT_FEATURE_GATES: FeatureGates = { HPAScaleToZero: true, HPAConfigurableTolerance: true };
 
@@ -15,12 +22,57 @@ export const DEFAULT_CONTROLLER_SETTINGS: ControllerSettings = {
   featureGates: DEFAULT_FEATURE_GATES,
 };
 
+/** autoscaling.DefaultCPUUtilization */
+export const DEFAULT_CPU_UTILIZATION = 80;
+
+// defaultHPAScaleUpRules: the pre-behavior limits (4 pods or 100% per 15 s), no stabilization.
+const scaleUpDefaults = (): HPAScalingRules => ({
+  stabilizationWindowSeconds: 0,
+  selectPolicy: 'Max',
+  policies: [
+    { type: 'Pods', value: 4, periodSeconds: 15 },
+    { type: 'Percent', value: 100, periodSeconds: 15 },
+  ],
+});
+
+// defaultHPAScaleDownRules: the window stays unset, as the controller's
+// --horizontal-pod-autoscaler-downscale-stabilization flag supplies it.
+const scaleDownDefaults = (): HPAScalingRules => ({
+  selectPolicy: 'Max',
+  policies: [{ type: 'Percent', value: 100, periodSeconds: 15 }],
+});
+
 /** SetDefaults_HorizontalPodAutoscaler: minReplicas 1, cpu 80% when no metrics, behavior filled only when present. Returns a new object. */
 export function applyDefaults(hpa: HorizontalPodAutoscaler): HorizontalPodAutoscaler {
-  throw new Error('not implemented');
+  const spec = hpa.spec;
+  const metrics: MetricSpec[] = spec.metrics?.length
+    ? spec.metrics
+    : [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: DEFAULT_CPU_UTILIZATION } } }];
+  const out: HorizontalPodAutoscaler = {
+    ...hpa,
+    // Nested values are shared, not copied: lib/hpa never mutates its inputs.
+    spec: { ...spec, minReplicas: spec.minReplicas ?? 1, metrics },
+  };
+  // An absent behavior stays absent: the controller then takes its legacy path.
+  if (spec.behavior != null) out.spec.behavior = defaultBehavior(spec.behavior);
+  else delete out.spec.behavior;
+  return out;
 }
 
 /** GenerateHPAScaleUpRules/GenerateHPAScaleDownRules for a present behavior; scaleDown window left undefined when unset (the controller fills it). */
 export function defaultBehavior(behavior: HorizontalPodAutoscalerBehavior): HorizontalPodAutoscalerBehavior {
-  throw new Error('not implemented');
+  return {
+    scaleUp: fillRules(behavior.scaleUp, scaleUpDefaults()),
+    scaleDown: fillRules(behavior.scaleDown, scaleDownDefaults()),
+  };
+}
+
+// copyHPAScalingRules: every field that is set wins; given policies are kept whole (even []).
+function fillRules(from: HPAScalingRules | undefined, to: HPAScalingRules): HPAScalingRules {
+  if (from == null) return to;
+  if (from.selectPolicy != null) to.selectPolicy = from.selectPolicy;
+  if (from.stabilizationWindowSeconds != null) to.stabilizationWindowSeconds = from.stabilizationWindowSeconds;
+  if (from.policies != null) to.policies = from.policies.map((p) => ({ ...p }));
+  if (from.tolerance != null) to.tolerance = from.tolerance;
+  return to;
 }

@@ -150,7 +150,7 @@ export function planReconcile(input: ReconcileInput): ReconcilePlan {
   state.currentReplicas = currentReplicas;
   decision.currentReplicas = currentReplicas;
   // Upstream recordInitialRecommendation: seed the history with the current size.
-  const recommendations = state.history.recommendations ?? [{ timestamp: now.toISOString(), replicas: currentReplicas }];
+  const recommendations = state.history.recommendations ?? [{ timestamp: isoTime(now), replicas: currentReplicas }];
   state.history = { ...state.history, recommendations };
 
   const minReplicas = hpa.spec.minReplicas ?? 1;
@@ -236,7 +236,7 @@ export function completeReconcile(plan: ReconcilePlan, scaleWriteError?: string)
       events.push({ type: 'Normal', reason: 'SuccessfulRescale', message: `New size: ${plan.desiredReplicas}; reason: ${decision.rescaleReason ?? ''}` });
       history = { ...history, ...recordScaleEvent(history, state.hpa.spec.behavior, currentReplicas, plan.desiredReplicas, now) };
       status = withReplicasAndMetrics(base, currentReplicas, plan.desiredReplicas, state.metricStatuses);
-      status.lastScaleTime = now.toISOString();
+      status.lastScaleTime = isoTime(now);
       scaled = true;
     } else {
       status = withReplicasAndMetrics(base, currentReplicas, currentReplicas, state.metricStatuses);
@@ -282,7 +282,7 @@ function computeReplicasForMetrics(
   }
   let selector: Selector;
   try {
-    selector = parseSelector(scale.selector);
+    selector = parseSelectorCached(scale.selector);
   } catch (e) {
     const message = `couldn't convert selector into a corresponding internal selector object: ${errorText(e)}`;
     state.events.push({ type: 'Warning', reason: 'InvalidSelector', message });
@@ -414,7 +414,7 @@ function selectingHpas(input: ReconcileInput, namespace: string, pods: PodInfo[]
     if (other.namespace !== namespace || other.name === input.hpa.metadata.name) continue;
     let sel: Selector;
     try {
-      sel = parseSelector(other.selector);
+      sel = parseSelectorCached(other.selector);
     } catch (e) {
       if (e instanceof SelectorError) continue; // upstream registers only parsed selectors
       throw e;
@@ -422,6 +422,18 @@ function selectingHpas(input: ReconcileInput, namespace: string, pods: PodInfo[]
     if (pods.some((p) => matchesLabels(sel, p.labels))) found.push(`${other.namespace}/${other.name}`);
   }
   return found;
+}
+
+// Selectors repeat every cycle; parsing is pure, so a small bounded memo saves most of the work.
+const parsedSelectors = new Map<string, Selector>();
+function parseSelectorCached(text: string): Selector {
+  let sel = parsedSelectors.get(text);
+  if (!sel) {
+    sel = parseSelector(text);
+    if (parsedSelectors.size >= 1024) parsedSelectors.clear();
+    parsedSelectors.set(text, sel);
+  }
+  return sel;
 }
 
 /** The resource metrics API is asked per namespace: keep only the selected pods, as upstream's selector query would. */
@@ -439,6 +451,14 @@ function groupVersionError(apiVersion: string | undefined): string | undefined {
   return undefined;
 }
 
+// Date#toISOString is slow enough to matter at thousands of syncs; one clock reading serves the whole sync.
+let lastIso: { ms: number; iso: string } = { ms: NaN, iso: '' };
+function isoTime(d: Date): string {
+  const ms = d.getTime();
+  if (lastIso.ms !== ms) lastIso = { ms, iso: d.toISOString() };
+  return lastIso.iso;
+}
+
 /** Upstream setConditionInList: update in place (lastTransitionTime only when the status flips), or append. */
 function setConditionInList(
   list: HorizontalPodAutoscalerCondition[],
@@ -453,7 +473,7 @@ function setConditionInList(
     cond = { type, status: '' as ConditionStatus };
     list.push(cond);
   }
-  if (cond.status !== status) cond.lastTransitionTime = now.toISOString();
+  if (cond.status !== status) cond.lastTransitionTime = isoTime(now);
   cond.status = status;
   cond.reason = reason;
   cond.message = message;
@@ -479,15 +499,20 @@ function compactStatus(status: HorizontalPodAutoscalerStatus): HorizontalPodAuto
 }
 
 function statusEqual(a: HorizontalPodAutoscalerStatus | undefined, b: HorizontalPodAutoscalerStatus): boolean {
-  return canonicalJson(compactStatus(a ?? zeroStatus)) === canonicalJson(b);
+  return deepEqual(compactStatus(a ?? zeroStatus), b);
 }
 
-function canonicalJson(value: unknown): string {
-  return JSON.stringify(value, (_k, v: unknown) =>
-    v && typeof v === 'object' && !Array.isArray(v)
-      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).filter(([, x]) => x !== undefined).sort(([x], [y]) => (x < y ? -1 : 1)))
-      : v,
-  );
+/** Structural equality where an undefined property equals an absent one. */
+function deepEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((x, i) => deepEqual(x, b[i]));
+  const ra = a as Record<string, unknown>;
+  const rb = b as Record<string, unknown>;
+  const keys = new Set([...Object.keys(ra), ...Object.keys(rb)]);
+  for (const k of keys) if (!deepEqual(ra[k], rb[k])) return false;
+  return true;
 }
 
 const conditionPrefix = 'the HPA was unable to compute the replica count: ';

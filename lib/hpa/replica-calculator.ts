@@ -1,11 +1,32 @@
 // Upstream pkg/controller/podautoscaler/replica_calculator.go and the per-metric
 // dispatch of horizontal.go (computeReplicasForMetric and its helpers).
 // CONTRACT (owned by the replica-calculator helper): keep these exports and signatures.
+import { groupPods, InputError, instantOf, removeMetricsForPods, ZERO_TIME, type PodSample } from './pod-groups.js';
+import {
+  formatMilli,
+  INT32_MAX,
+  INT32_MIN,
+  INT64_MAX,
+  INT64_MIN,
+  MILLI_ZERO,
+  addMilli,
+  milliFromBig,
+  milliToBig,
+  parseMilli,
+  QuantityError,
+  saturateInt64,
+  saturateMilli,
+  type Milli,
+} from './quantity.js';
 import type {
   Fetched,
+  LabelSelector,
+  MetricIdentifier,
   MetricSample,
   MetricSpec,
   MetricStatus,
+  MetricTarget,
+  MetricValueStatus,
   PodInfo,
   PodMetric,
   PodMetricSample,
@@ -24,6 +45,8 @@ export interface ReplicaCalcContext {
   cpuInitializationPeriodSeconds: number;
   initialReadinessDelaySeconds: number;
   now: Date;
+  /** The HPA's namespace, as upstream names it in Object/External error messages (default ""). */
+  namespace?: string;
 }
 
 /** The metric values for one MetricSpec; only the field matching its type is read. */
@@ -49,9 +72,636 @@ export interface MetricProposal {
 
 export type MetricOutcome =
   | { ok: true; proposal: MetricProposal }
-  /** reason: FailedGetResourceMetric, FailedGetContainerResourceMetric, FailedGetPodsMetric, FailedGetObjectMetric, FailedGetExternalMetric or InvalidMetricSourceType. */
-  | { ok: false; reason: string; message: string };
+  | {
+      ok: false;
+      /** reason: FailedGetResourceMetric, FailedGetContainerResourceMetric, FailedGetPodsMetric, FailedGetObjectMetric, FailedGetExternalMetric or InvalidMetricSourceType. */
+      reason: string;
+      /** The ScalingActive condition message: "the HPA was unable to compute the replica count: …". */
+      message: string;
+      /** Upstream's Warning event for this metric (reason as above): the error behind the condition. */
+      eventMessage: string;
+      /** The error computeReplicasForMetric returns, as named after "first error is: " in FailedComputeMetricsReplicas. */
+      error: string;
+    };
+
+/** An upstream error from the replica calculator, carrying its exact text. */
+class CalcError extends Error {}
+
+/** A metric that failed, with upstream's condition error and the wrapped error it returns. */
+class Failure extends Error {
+  constructor(readonly outcome: MetricOutcome & { ok: false }) {
+    super(outcome.error);
+  }
+}
+
+const UNABLE_PREFIX = 'the HPA was unable to compute the replica count: ';
 
 export function computeReplicasForMetric(metric: MetricSpec, ctx: ReplicaCalcContext, data: MetricData): MetricOutcome {
-  throw new Error('not implemented');
+  const reason = failureReason(metric.type);
+  try {
+    return { ok: true, proposal: dispatch(metric, ctx, data) };
+  } catch (err) {
+    if (err instanceof Failure) return err.outcome;
+    if (err instanceof QuantityError) {
+      const detail = `${locateQuantity(metric, ctx, data, err.input)}: ${err.message}`;
+      return failure(reason, detail, detail);
+    }
+    if (err instanceof InputError) return failure(reason, err.message, err.message);
+    throw err;
+  }
+}
+
+function failureReason(type: string): string {
+  switch (type) {
+    case 'Resource':
+      return 'FailedGetResourceMetric';
+    case 'ContainerResource':
+      return 'FailedGetContainerResourceMetric';
+    case 'Pods':
+      return 'FailedGetPodsMetric';
+    case 'Object':
+      return 'FailedGetObjectMetric';
+    case 'External':
+      return 'FailedGetExternalMetric';
+    default:
+      return 'InvalidMetricSourceType';
+  }
+}
+
+function failure(reason: string, conditionError: string, error: string): MetricOutcome & { ok: false } {
+  return { ok: false, reason, message: UNABLE_PREFIX + conditionError, eventMessage: conditionError, error };
+}
+
+/** Runs calc; on a CalcError fails with conditionError(text) for the condition and wrap(conditionError) for the error. */
+function guarded<T>(reason: string, calc: () => T, conditionError: (e: string) => string, wrap: (e: string) => string): T {
+  try {
+    return calc();
+  } catch (err) {
+    if (!(err instanceof CalcError)) throw err;
+    const inner = conditionError(err.message);
+    throw new Failure(failure(reason, inner, wrap(inner)));
+  }
+}
+
+function fail(reason: string, conditionError: string, error: string): never {
+  throw new Failure(failure(reason, conditionError, error));
+}
+
+const identity = (e: string): string => e;
+
+// horizontal.go computeReplicasForMetric: one case per metric source type.
+function dispatch(metric: MetricSpec, ctx: ReplicaCalcContext, data: MetricData): MetricProposal {
+  switch (metric.type) {
+    case 'Resource': {
+      const src = metric.resource;
+      if (!src) return missingSource('FailedGetResourceMetric', 'resource');
+      const value = resourceStatusValue(ctx, data, src.name, '', src.target, 'FailedGetResourceMetric', (e) => `failed to get ${src.name} resource metric value: ${e}`);
+      return {
+        ...value.proposal,
+        metricName: value.metricName,
+        status: { type: 'Resource', resource: { name: src.name, current: value.current } },
+      };
+    }
+    case 'ContainerResource': {
+      const src = metric.containerResource;
+      if (!src) return missingSource('FailedGetContainerResourceMetric', 'containerResource');
+      const value = resourceStatusValue(ctx, data, src.name, src.container, src.target, 'FailedGetContainerResourceMetric', (e) => `failed to get ${src.container} container metric value: ${e}`);
+      return {
+        ...value.proposal,
+        metricName: value.metricName,
+        status: { type: 'ContainerResource', containerResource: { name: src.name, container: src.container, current: value.current } },
+      };
+    }
+    case 'Pods':
+      return podsMetric(metric, ctx, data);
+    case 'Object':
+      return objectMetric(metric, ctx, data);
+    case 'External':
+      return externalMetric(metric, ctx, data);
+    default: {
+      const text = `unknown metric source type ${JSON.stringify(String(metric.type))}`;
+      return fail('InvalidMetricSourceType', text, text);
+    }
+  }
+}
+
+function missingSource(reason: string, field: string): never {
+  const text = `invalid metric source: ${field} is required for this metric type`;
+  return fail(reason, text, text);
+}
+
+type Calculated = Omit<MetricProposal, 'metricName' | 'status'>;
+
+// horizontal.go computeStatusForResourceMetricGeneric (Resource and ContainerResource).
+function resourceStatusValue(
+  ctx: ReplicaCalcContext,
+  data: MetricData,
+  resource: string,
+  container: string,
+  target: MetricTarget,
+  reason: string,
+  wrap: (e: string) => string,
+): { proposal: Calculated; metricName: string; current: MetricValueStatus } {
+  const kind = container === '' ? 'resource' : 'container resource';
+  if (target.averageValue !== undefined) {
+    const targetMilli = milliToBig(parseMilli(target.averageValue));
+    const proposal = guarded(reason, () => rawResourceReplicas(ctx, data, resource, container, targetMilli), (e) => `failed to get ${resource} usage: ${e}`, wrap);
+    return { proposal, metricName: `${resource} ${kind}`, current: { averageValue: formatMilli(proposal.rawMilli) } };
+  }
+  if (target.averageUtilization === undefined) {
+    const text = 'invalid resource metric source: neither an average utilization target nor an average value (usage) target was set';
+    return fail(reason, text, wrap(text));
+  }
+  const targetUtilization = target.averageUtilization;
+  const proposal = guarded(reason, () => resourceReplicas(ctx, data, resource, container, targetUtilization), (e) => `failed to get ${resource} utilization: ${e}`, wrap);
+  return {
+    proposal,
+    metricName: `${resource} ${kind} utilization (percentage of request)`,
+    current: { averageUtilization: proposal.utilization, averageValue: formatMilli(proposal.rawMilli) },
+  };
+}
+
+// ---- replica_calculator.go ----
+
+function isWithin(t: Tolerances, usageRatio: number): boolean {
+  return 1.0 - t.scaleDown <= usageRatio && usageRatio <= 1.0 + t.scaleUp;
+}
+
+/** int32(math.Ceil(x)), saturated at the int32 limits where Go's conversion would overflow. */
+function ceilInt32(x: number): number {
+  const c = Math.ceil(x);
+  if (Number.isNaN(c)) return 0;
+  return c > INT32_MAX ? INT32_MAX : c < INT32_MIN ? INT32_MIN : c;
+}
+
+/** int64(math.Ceil(x)), saturated at the int64 limits. */
+function ceilInt64(x: number): bigint {
+  const c = Math.ceil(x);
+  if (Number.isNaN(c)) return 0n;
+  if (c >= 9223372036854775807) return INT64_MAX;
+  if (c <= -9223372036854775808) return INT64_MIN;
+  return BigInt(c);
+}
+
+function groupSettings(ctx: ReplicaCalcContext) {
+  return {
+    cpuInitializationPeriodSeconds: ctx.cpuInitializationPeriodSeconds,
+    initialReadinessDelaySeconds: ctx.initialReadinessDelaySeconds,
+    now: instantOf(ctx.now),
+  };
+}
+
+function fetched<T>(value: Fetched<T> | undefined): T | undefined {
+  if (value === undefined) return undefined;
+  if (value.error !== undefined) throw new CalcError(value.error);
+  return value.value;
+}
+
+/** metrics client GetResourceMetric: per-pod sums over containers (or the one named container). */
+function resourceMetrics(data: MetricData, resource: string, container: string): { samples: Map<string, PodSample>; timestamp: Timestamp } {
+  try {
+    const items = fetched(data.podMetrics) ?? [];
+    if (items.length === 0) throw new CalcError('no metrics returned from resource metrics API');
+    const samples = new Map<string, PodSample>();
+    for (const m of items) {
+      const value = container === '' ? podUsage(m, resource) : containerUsage(m, resource, container);
+      if (value !== undefined) samples.set(m.pod, { value, timestamp: m.timestamp, windowSeconds: m.windowSeconds });
+    }
+    return { samples, timestamp: items[0].timestamp };
+  } catch (err) {
+    if (err instanceof CalcError) throw new CalcError(`unable to get metrics for resource ${resource}: ${err.message}`);
+    throw err;
+  }
+}
+
+// getPodMetrics: a pod with no containers, or a container without the resource, has no sample.
+function podUsage(m: PodMetric, resource: string): Milli | undefined {
+  if (m.containers.length === 0) return undefined;
+  let sum = MILLI_ZERO;
+  for (const c of m.containers) {
+    const usage = c.usage[resource];
+    if (usage === undefined) return undefined;
+    sum = addMilli(sum, parseMilli(usage));
+  }
+  return saturateMilli(sum);
+}
+
+// getContainerMetrics: the named container's usage, if reported.
+function containerUsage(m: PodMetric, resource: string, container: string): Milli | undefined {
+  for (const c of m.containers) {
+    if (c.name === container) {
+      const usage = c.usage[resource];
+      return usage === undefined ? undefined : parseMilli(usage);
+    }
+  }
+  return undefined;
+}
+
+const ZERO_SAMPLE: PodSample = { value: MILLI_ZERO };
+
+function requirePods(ctx: ReplicaCalcContext): void {
+  if (ctx.pods.length === 0) throw new CalcError('no pods returned by selector while calculating replica count');
+}
+
+// Upstream calculateRequests / calculatePodRequestsFromContainers (pod-level requests are not modelled).
+function calculateRequests(pods: PodInfo[], container: string, resource: string): Map<string, Milli> {
+  const requests = new Map<string, Milli>();
+  for (const pod of pods) requests.set(pod.name, podRequest(pod, container, resource));
+  return requests;
+}
+
+function podRequest(pod: PodInfo, container: string, resource: string): Milli {
+  let request = MILLI_ZERO;
+  for (const c of pod.containers) {
+    if (container === '' || container === c.name) {
+      const q = c.requests[resource];
+      if (q === undefined) throw new CalcError(`missing request for ${resource} in container ${c.name} of Pod ${pod.name}`);
+      request = addMilli(request, parseMilli(q));
+    }
+    // Container names are unique inside a pod (upstream returns at the first match, even for "").
+    if (container === c.name) return saturateMilli(request);
+  }
+  if (container !== '') throw new CalcError(`container ${container} not found in Pod ${pod.name}`);
+  return saturateMilli(request);
+}
+
+// metrics/utilization.go GetResourceUtilizationRatio, with exact totals.
+function resourceUtilizationRatio(metrics: Map<string, PodSample>, requests: Map<string, Milli>, targetUtilization: number) {
+  let metricsTotal = MILLI_ZERO;
+  let requestsTotal = MILLI_ZERO;
+  let entries = 0;
+  for (const [pod, metric] of metrics) {
+    const request = requests.get(pod);
+    // Metrics for pods without requests are extraneous.
+    if (request === undefined) continue;
+    metricsTotal = addMilli(metricsTotal, metric.value);
+    requestsTotal = addMilli(requestsTotal, request);
+    entries++;
+  }
+  const requested = milliToBig(requestsTotal);
+  if (requested === 0n) throw new CalcError('no metrics returned matched known pods');
+  const used = milliToBig(metricsTotal);
+  const percentage = (used * 100n) / requested;
+  const utilization = percentage > BigInt(INT32_MAX) ? INT32_MAX : percentage < BigInt(INT32_MIN) ? INT32_MIN : Number(percentage);
+  return { usageRatio: utilization / targetUtilization, utilization, rawMilli: used / BigInt(entries) };
+}
+
+// metrics/utilization.go GetMetricUsageRatio: the plain average over every sample.
+function metricUsageRatio(metrics: Map<string, PodSample>, targetUsage: bigint) {
+  let total = MILLI_ZERO;
+  for (const metric of metrics.values()) total = addMilli(total, metric.value);
+  const usage = milliToBig(total) / BigInt(metrics.size);
+  return { usageRatio: Number(usage) / Number(targetUsage), usage };
+}
+
+// GetResourceReplicas.
+function resourceReplicas(ctx: ReplicaCalcContext, data: MetricData, resource: string, container: string, targetUtilization: number): Calculated {
+  const { samples: metrics, timestamp } = resourceMetrics(data, resource, container);
+  requirePods(ctx);
+  const groups = groupPods(ctx.pods, metrics, resource, groupSettings(ctx));
+  removeMetricsForPods(metrics, groups.ignored);
+  removeMetricsForPods(metrics, groups.unready);
+  if (metrics.size === 0) throw new CalcError('did not receive metrics for targeted pods (pods might be unready)');
+  const requests = calculateRequests(ctx.pods, container, resource);
+
+  const { usageRatio, utilization, rawMilli } = resourceUtilizationRatio(metrics, requests, targetUtilization);
+  const result = (replicas: number): Calculated => ({ replicas, utilization, rawMilli, timestamp });
+
+  const scaleUpWithUnready = groups.unready.size > 0 && usageRatio > 1.0;
+  if (!scaleUpWithUnready && groups.missing.size === 0) {
+    if (isWithin(ctx.tolerances, usageRatio)) return result(ctx.currentReplicas);
+    return result(ceilInt32(usageRatio * groups.readyPodCount));
+  }
+
+  if (groups.missing.size > 0) {
+    if (usageRatio < 1.0) {
+      // Scale down: missing pods count at 100% of their request (or the target when above 100%).
+      const fallback = BigInt(Math.max(100, targetUtilization));
+      for (const pod of groups.missing) metrics.set(pod, { value: milliFromBig(saturateInt64((milliToBig(requests.get(pod) ?? MILLI_ZERO) * fallback) / 100n)) });
+    } else if (usageRatio > 1.0) {
+      // Scale up: missing pods count at 0.
+      for (const pod of groups.missing) metrics.set(pod, ZERO_SAMPLE);
+    }
+  }
+  // Scale up: unready pods count at 0.
+  if (scaleUpWithUnready) for (const pod of groups.unready) metrics.set(pod, ZERO_SAMPLE);
+
+  const newUsageRatio = resourceUtilizationRatio(metrics, requests, targetUtilization).usageRatio;
+  return result(rebalancedReplicas(ctx, usageRatio, newUsageRatio, metrics.size));
+}
+
+/** The recomputed proposal, unless it is within tolerance or would reverse the direction. */
+function rebalancedReplicas(ctx: ReplicaCalcContext, usageRatio: number, newUsageRatio: number, counted: number): number {
+  if (isWithin(ctx.tolerances, newUsageRatio) || (usageRatio < 1.0 && newUsageRatio > 1.0) || (usageRatio > 1.0 && newUsageRatio < 1.0)) {
+    return ctx.currentReplicas;
+  }
+  const newReplicas = ceilInt32(newUsageRatio * counted);
+  if ((newUsageRatio < 1.0 && newReplicas > ctx.currentReplicas) || (newUsageRatio > 1.0 && newReplicas < ctx.currentReplicas)) {
+    return ctx.currentReplicas;
+  }
+  return newReplicas;
+}
+
+// GetRawResourceReplicas.
+function rawResourceReplicas(ctx: ReplicaCalcContext, data: MetricData, resource: string, container: string, targetUsage: bigint): Calculated {
+  const { samples, timestamp } = resourceMetrics(data, resource, container);
+  const { replicas, usage } = plainMetricReplicas(ctx, samples, targetUsage, resource);
+  return { replicas, rawMilli: usage, timestamp };
+}
+
+// calcPlainMetricReplicas.
+function plainMetricReplicas(ctx: ReplicaCalcContext, metrics: Map<string, PodSample>, targetUsage: bigint, resource: string) {
+  requirePods(ctx);
+  const groups = groupPods(ctx.pods, metrics, resource, groupSettings(ctx));
+  removeMetricsForPods(metrics, groups.ignored);
+  removeMetricsForPods(metrics, groups.unready);
+  if (metrics.size === 0) throw new CalcError('did not receive metrics for targeted pods (pods might be unready)');
+
+  const { usageRatio, usage } = metricUsageRatio(metrics, targetUsage);
+  const scaleUpWithUnready = groups.unready.size > 0 && usageRatio > 1.0;
+  if (!scaleUpWithUnready && groups.missing.size === 0) {
+    if (isWithin(ctx.tolerances, usageRatio)) return { replicas: ctx.currentReplicas, usage };
+    return { replicas: ceilInt32(usageRatio * groups.readyPodCount), usage };
+  }
+
+  if (groups.missing.size > 0) {
+    if (usageRatio < 1.0) {
+      // Scale down: missing pods count at exactly the target.
+      const atTarget = { value: milliFromBig(targetUsage) };
+      for (const pod of groups.missing) metrics.set(pod, atTarget);
+    } else if (usageRatio > 1.0) {
+      for (const pod of groups.missing) metrics.set(pod, ZERO_SAMPLE);
+    }
+  }
+  if (scaleUpWithUnready) for (const pod of groups.unready) metrics.set(pod, ZERO_SAMPLE);
+
+  const newUsageRatio = metricUsageRatio(metrics, targetUsage).usageRatio;
+  return { replicas: rebalancedReplicas(ctx, usageRatio, newUsageRatio, metrics.size), usage };
+}
+
+// getReadyPodsCount: Running pods whose Ready condition is True (deleted ones included, as upstream).
+function readyPodsCount(ctx: ReplicaCalcContext): number {
+  if (ctx.pods.length === 0) throw new CalcError('unable to calculate ready pods: no pods returned by selector while calculating replica count');
+  let ready = 0;
+  for (const pod of ctx.pods) if (pod.phase === 'Running' && pod.ready === 'True') ready++;
+  return ready;
+}
+
+// getUsageRatioReplicaCount: with 0 current replicas, scale to ceil(ratio) (scale to zero included).
+function usageRatioReplicaCount(ctx: ReplicaCalcContext, usageRatio: number): number {
+  if (ctx.currentReplicas === 0) return ceilInt32(usageRatio);
+  if (isWithin(ctx.tolerances, usageRatio)) return ctx.currentReplicas;
+  const proposal = usageRatio * readyPodsCount(ctx);
+  return proposal > INT32_MAX ? INT32_MAX : ceilInt32(proposal);
+}
+
+function targetMilli(target: MetricTarget, field: 'value' | 'averageValue'): bigint | undefined {
+  const q = target[field];
+  return q === undefined ? undefined : milliToBig(parseMilli(q));
+}
+
+function identifier(id: MetricIdentifier): MetricIdentifier {
+  return id.selector === undefined ? { name: id.name } : { name: id.name, selector: id.selector };
+}
+
+// computeStatusForPodsMetric + GetMetricReplicas.
+function podsMetric(metric: MetricSpec, ctx: ReplicaCalcContext, data: MetricData): MetricProposal {
+  const src = metric.pods;
+  if (!src) return missingSource('FailedGetPodsMetric', 'pods');
+  const reason = 'FailedGetPodsMetric';
+  const wrap = (e: string) => `failed to get pods metric value: ${e}`;
+  const target = targetMilli(src.target, 'averageValue');
+  if (target === undefined) {
+    const text = 'invalid pods metric source: no average value target was set';
+    return fail(reason, text, wrap(text));
+  }
+  const name = src.metric.name;
+  const calc = guarded(
+    reason,
+    () => {
+      let items: PodMetricSample[];
+      try {
+        items = fetched(data.podCustomMetrics) ?? [];
+        if (items.length === 0) throw new CalcError('no metrics returned from custom metrics API');
+      } catch (err) {
+        if (err instanceof CalcError) throw new CalcError(`unable to get metric ${name}: ${err.message}`);
+        throw err;
+      }
+      const samples = new Map<string, PodSample>();
+      for (const m of items) samples.set(m.pod, { value: parseMilli(m.value) });
+      return { ...plainMetricReplicas(ctx, samples, target, ''), timestamp: items[0].timestamp };
+    },
+    identity,
+    wrap,
+  );
+  return {
+    replicas: calc.replicas,
+    timestamp: calc.timestamp,
+    rawMilli: calc.usage,
+    metricName: `pods metric ${name}`,
+    status: { type: 'Pods', pods: { metric: identifier(src.metric), current: { averageValue: formatMilli(calc.usage) } } },
+  };
+}
+
+// computeStatusForObjectMetric + GetObjectMetricReplicas / GetObjectPerPodMetricReplicas.
+function objectMetric(metric: MetricSpec, ctx: ReplicaCalcContext, data: MetricData): MetricProposal {
+  const src = metric.object;
+  if (!src) return missingSource('FailedGetObjectMetric', 'object');
+  const reason = 'FailedGetObjectMetric';
+  const wrap = (e: string) => `failed to get object metric value: ${e}`;
+  const name = src.metric.name;
+  const ref = src.describedObject;
+  const namespace = ctx.namespace ?? '';
+  const objectUsage = (): { usage: bigint; timestamp: Timestamp } => {
+    try {
+      const sample = fetched(data.objectMetric);
+      if (sample === undefined) throw new CalcError('no metrics returned from custom metrics API');
+      return { usage: milliToBig(parseMilli(sample.value)), timestamp: sample.timestamp };
+    } catch (err) {
+      // Upstream's argument order puts the error last: "…: Kind on ns name/err".
+      if (err instanceof CalcError) throw new CalcError(`unable to get metric ${name}: ${ref.kind} on ${namespace} ${ref.name}/${err.message}`);
+      throw err;
+    }
+  };
+  const value = src.target.type === 'Value' ? targetMilli(src.target, 'value') : undefined;
+  if (value !== undefined) {
+    const calc = guarded(
+      reason,
+      () => {
+        const { usage } = objectUsage();
+        return { usage, replicas: usageRatioReplicaCount(ctx, Number(usage) / Number(value)) };
+      },
+      identity,
+      wrap,
+    );
+    return {
+      replicas: calc.replicas,
+      // Upstream quirk: GetObjectMetricReplicas drops the metric's timestamp and returns the zero time.
+      timestamp: ZERO_TIME,
+      rawMilli: calc.usage,
+      metricName: `${ref.kind} metric ${name}`,
+      status: { type: 'Object', object: { describedObject: ref, metric: identifier(src.metric), current: { value: formatMilli(calc.usage) } } },
+    };
+  }
+  const average = src.target.type === 'AverageValue' ? targetMilli(src.target, 'averageValue') : undefined;
+  if (average !== undefined) {
+    const calc = guarded(
+      reason,
+      () => {
+        const { usage, timestamp } = objectUsage();
+        let replicas = ctx.statusReplicas;
+        const usageRatio = Number(usage) / (Number(average) * replicas);
+        if (!isWithin(ctx.tolerances, usageRatio)) replicas = ceilInt32(Number(usage) / Number(average));
+        return { replicas, usage: ceilInt64(Number(usage) / ctx.statusReplicas), timestamp };
+      },
+      identity,
+      (e) => wrap(`failed to get ${name} object metric: ${e}`),
+    );
+    return {
+      replicas: calc.replicas,
+      timestamp: calc.timestamp,
+      rawMilli: calc.usage,
+      // Upstream quirks: the per-pod Object status has no describedObject (Go's zero value) and an "external metric" name.
+      metricName: `external metric ${name}(${formatLabelSelector(src.metric.selector)})`,
+      status: { type: 'Object', object: { describedObject: { kind: '', name: '' }, metric: identifier(src.metric), current: { averageValue: formatMilli(calc.usage) } } },
+    };
+  }
+  const text = 'invalid object metric source: neither a value target nor an average value target was set';
+  return fail(reason, text, wrap(text));
+}
+
+// computeStatusForExternalMetric + GetExternalMetricReplicas / GetExternalPerPodMetricReplicas.
+function externalMetric(metric: MetricSpec, ctx: ReplicaCalcContext, data: MetricData): MetricProposal {
+  const src = metric.external;
+  if (!src) return missingSource('FailedGetExternalMetric', 'external');
+  const reason = 'FailedGetExternalMetric';
+  const name = src.metric.name;
+  const selectorText = formatLabelSelector(src.metric.selector);
+  const wrap = (e: string) => `failed to get ${name} external metric value: ${e}`;
+  const values = (): { values: bigint[]; timestamp: Timestamp } => {
+    try {
+      const items = fetched(data.externalMetrics) ?? [];
+      if (items.length === 0) throw new CalcError('no metrics returned from external metrics API');
+      return { values: items.map((m) => milliToBig(parseMilli(m.value))), timestamp: items[0].timestamp };
+    } catch (err) {
+      if (err instanceof CalcError) throw new CalcError(`unable to get external metric ${ctx.namespace ?? ''}/${name}/${selectorText}: ${err.message}`);
+      throw err;
+    }
+  };
+  const metricName = `external metric ${name}(${selectorText})`;
+  const average = targetMilli(src.target, 'averageValue');
+  if (average !== undefined) {
+    const calc = guarded(
+      reason,
+      () => {
+        const fetchedValues = values();
+        let usage = 0n;
+        for (const v of fetchedValues.values) {
+          usage = BigInt.asIntN(64, usage + v);
+          // Upstream: a negative running sum is taken for an int64 overflow.
+          if (usage < 0n) {
+            usage = INT64_MAX;
+            break;
+          }
+        }
+        let replicas = ctx.statusReplicas;
+        const usageRatio = Number(usage) / (Number(average) * replicas);
+        if (!isWithin(ctx.tolerances, usageRatio)) {
+          const result = Math.ceil(Number(usage) / Number(average));
+          replicas = result > INT32_MAX ? INT32_MAX : ceilInt32(result);
+        }
+        const average_ = Number(usage) >= 9223372036854775807 ? INT64_MAX : ceilInt64(Number(usage) / ctx.statusReplicas);
+        return { replicas, usage: average_, timestamp: fetchedValues.timestamp };
+      },
+      identity,
+      (e) => wrap(`failed to get ${name} external metric: ${e}`),
+    );
+    return {
+      replicas: calc.replicas,
+      timestamp: calc.timestamp,
+      rawMilli: calc.usage,
+      metricName,
+      status: { type: 'External', external: { metric: identifier(src.metric), current: { averageValue: formatMilli(calc.usage) } } },
+    };
+  }
+  const value = targetMilli(src.target, 'value');
+  if (value !== undefined) {
+    const calc = guarded(
+      reason,
+      () => {
+        let usage = 0n;
+        for (const v of values().values) {
+          // Upstream caps a positive overflow at MaxInt64.
+          if (v > 0n && usage > INT64_MAX - v) {
+            usage = INT64_MAX;
+            break;
+          }
+          usage = BigInt.asIntN(64, usage + v);
+        }
+        return { usage, replicas: usageRatioReplicaCount(ctx, Number(usage) / Number(value)) };
+      },
+      identity,
+      (e) => wrap(`failed to get external metric ${name}: ${e}`),
+    );
+    return {
+      replicas: calc.replicas,
+      // Upstream quirk: GetExternalMetricReplicas drops the metric's timestamp and returns the zero time.
+      timestamp: ZERO_TIME,
+      rawMilli: calc.usage,
+      metricName,
+      status: { type: 'External', external: { metric: identifier(src.metric), current: { value: formatMilli(calc.usage) } } },
+    };
+  }
+  const text = 'invalid external metric source: neither a value target nor an average value target was set';
+  return fail(reason, text, wrap(text));
+}
+
+/** fmt "%+v" of a *metav1.LabelSelector (its generated String()), as upstream puts it in names and errors. */
+export function formatLabelSelector(selector: LabelSelector | undefined): string {
+  if (selector === undefined) return 'nil';
+  const labels = selector.matchLabels ?? {};
+  const keys = Object.keys(labels).sort();
+  let matchLabels = 'map[string]string{';
+  for (const k of keys) matchLabels += `${k}: ${labels[k]},`;
+  matchLabels += '}';
+  let expressions = '[]LabelSelectorRequirement{';
+  for (const e of selector.matchExpressions ?? []) {
+    expressions += `LabelSelectorRequirement{Key:${e.key},Operator:${e.operator},Values:[${(e.values ?? []).join(' ')}],},`;
+  }
+  expressions += '}';
+  return `&LabelSelector{MatchLabels:${matchLabels},MatchExpressions:${expressions},}`;
+}
+
+/** The field path of a malformed quantity, found after the fact so the fast path pays nothing. */
+function locateQuantity(metric: MetricSpec, ctx: ReplicaCalcContext, data: MetricData, input: string): string {
+  const sources = [
+    ['resource', metric.resource?.target],
+    ['containerResource', metric.containerResource?.target],
+    ['pods', metric.pods?.target],
+    ['object', metric.object?.target],
+    ['external', metric.external?.target],
+  ] as const;
+  for (const [key, target] of sources) {
+    if (target?.value === input) return `metric.${key}.target.value`;
+    if (target?.averageValue === input) return `metric.${key}.target.averageValue`;
+  }
+  const podMetrics = data.podMetrics?.value ?? [];
+  for (let i = 0; i < podMetrics.length; i++) {
+    const containers = podMetrics[i].containers;
+    for (let j = 0; j < containers.length; j++) {
+      for (const [res, q] of Object.entries(containers[j].usage)) if (q === input) return `podMetrics[${i}].containers[${j}].usage.${res}`;
+    }
+  }
+  const custom = data.podCustomMetrics?.value ?? [];
+  for (let i = 0; i < custom.length; i++) if (custom[i].value === input) return `podCustomMetrics[${i}].value`;
+  if (data.objectMetric?.value?.value === input) return 'objectMetric.value';
+  const external = data.externalMetrics?.value ?? [];
+  for (let i = 0; i < external.length; i++) if (external[i].value === input) return `externalMetrics[${i}].value`;
+  for (let i = 0; i < ctx.pods.length; i++) {
+    const containers = ctx.pods[i].containers;
+    for (let j = 0; j < containers.length; j++) {
+      for (const [res, q] of Object.entries(containers[j].requests)) if (q === input) return `pods[${i}].containers[${j}].requests.${res}`;
+    }
+  }
+  return 'quantity';
 }

@@ -1,28 +1,478 @@
 // Upstream pkg/apis/autoscaling/validation (ValidateHorizontalPodAutoscaler) for autoscaling/v2,
-// plus JSON type checks so any decoded YAML can be passed in.
+// as the API server runs it on create, plus JSON type checks so any decoded YAML can be passed in.
 // CONTRACT (owned by the validation helper): keep these exports and signatures.
+import { DEFAULT_FEATURE_GATES } from './defaults.js';
+import {
+  FieldPath,
+  forbidden,
+  formatFieldError,
+  invalid,
+  notSupported,
+  required,
+  tooLong,
+  typeInvalid,
+  type FieldError,
+  type FieldErrorType,
+} from './field-path.js';
+import {
+  containerResourceNameErrors,
+  isDNS1123Label,
+  isDNS1123Subdomain,
+  isQualifiedName,
+  isValidLabelValue,
+  isValidPathSegmentName,
+  parseGroupVersion,
+} from './name-rules.js';
+import { parseQuantity, QuantityError, sign, type Quantity } from './quantity.js';
 import type { FeatureGates, HorizontalPodAutoscaler } from './types.js';
 
-export type FieldErrorType = 'Required' | 'Invalid' | 'NotSupported' | 'Forbidden' | 'Duplicate' | 'TooLong' | 'TypeInvalid';
-
-/** One problem with a field, as upstream field.Error: "spec.maxReplicas: Invalid value: 0: must be greater than or equal to 1". */
-export interface FieldError {
-  field: string;
-  type: FieldErrorType;
-  message: string;
-  value?: unknown;
-}
+export { formatFieldError };
+export type { FieldError, FieldErrorType };
 
 export type ValidationResult =
   | { valid: true; hpa: HorizontalPodAutoscaler; errors: [] }
   | { valid: false; errors: FieldError[] };
 
+type Obj = Record<string, unknown>;
+/** A field present with the wrong JSON type: already reported, skip the rules that need it. */
+const BAD = Symbol('bad');
+type Read<T> = T | undefined | typeof BAD;
+
+const MAX_PERIOD_SECONDS = 1800;
+const MAX_STABILIZATION_WINDOW_SECONDS = 3600;
+const TOTAL_ANNOTATION_SIZE_LIMIT_B = 256 * 1024;
+const METRIC_SOURCE_TYPES = ['ContainerResource', 'External', 'Object', 'Pods', 'Resource'];
+const SELECT_POLICIES = ['Disabled', 'Max', 'Min'];
+const POLICY_TYPES = ['Percent', 'Pods'];
+const TARGET_TYPES = ['Utilization', 'Value', 'AverageValue'];
+// The field of MetricSpec that goes with each type, in upstream's order of validation.
+const SOURCE_FIELDS: [field: string, type: string][] = [
+  ['object', 'Object'],
+  ['external', 'External'],
+  ['pods', 'Pods'],
+  ['resource', 'Resource'],
+  ['containerResource', 'ContainerResource'],
+];
+
 /** Validates an object as decoded from YAML/JSON; on success returns it typed (not defaulted). */
 export function validateHPA(input: unknown, gates?: Partial<FeatureGates>): ValidationResult {
-  throw new Error('not implemented');
+  const v = new Validator({ ...DEFAULT_FEATURE_GATES, ...gates });
+  const root = FieldPath.root('');
+  if (!isObject(input)) return { valid: false, errors: [typeInvalid(root, input, 'must be an object')] };
+  const hpa = cloneWithoutNulls(input) as Obj;
+  v.typeMeta(hpa);
+  v.objectMeta(v.obj(hpa.metadata, root.child('metadata')), root.child('metadata'));
+  v.spec(hpa, root.child('spec'));
+  if (v.errors.length > 0) return { valid: false, errors: v.errors };
+  hpa.apiVersion = 'autoscaling/v2';
+  hpa.kind = 'HorizontalPodAutoscaler';
+  return { valid: true, hpa: hpa as unknown as HorizontalPodAutoscaler, errors: [] };
 }
 
-/** "spec.maxReplicas: Invalid value: 0: must be ..." */
-export function formatFieldError(e: FieldError): string {
-  throw new Error('not implemented');
+class Validator {
+  readonly errors: FieldError[] = [];
+
+  constructor(private readonly gates: FeatureGates) {}
+
+  private add(...errs: FieldError[]): void {
+    this.errors.push(...errs);
+  }
+
+  // ---- JSON shape ----
+
+  obj(value: unknown, path: FieldPath): Read<Obj> {
+    if (value === undefined || value === null) return undefined;
+    if (isObject(value)) return value;
+    this.add(typeInvalid(path, value, 'must be an object'));
+    return BAD;
+  }
+
+  private list(value: unknown, path: FieldPath): Read<unknown[]> {
+    if (value === undefined) return undefined;
+    if (Array.isArray(value)) return value;
+    this.add(typeInvalid(path, value, 'must be a list'));
+    return BAD;
+  }
+
+  private str(value: unknown, path: FieldPath): Read<string> {
+    if (value === undefined) return undefined;
+    if (typeof value === 'string') return value;
+    this.add(typeInvalid(path, value, 'must be a string'));
+    return BAD;
+  }
+
+  /** Replica counts, seconds and percentages are int32 upstream; anything else fails decoding. */
+  private int32(value: unknown, path: FieldPath): Read<number> {
+    if (value === undefined) return undefined;
+    if (typeof value === 'number' && Number.isInteger(value) && value >= -(2 ** 31) && value < 2 ** 31) return value;
+    this.add(typeInvalid(path, value, 'must be a 32-bit integer'));
+    return BAD;
+  }
+
+  private stringMap(value: unknown, path: FieldPath): Read<Record<string, string>> {
+    const o = this.obj(value, path);
+    if (o === undefined || o === BAD) return o;
+    let ok = true;
+    for (const [k, val] of Object.entries(o)) {
+      if (typeof val !== 'string') {
+        this.add(typeInvalid(path.key(k), val, 'must be a string'));
+        ok = false;
+      }
+    }
+    return ok ? (o as Record<string, string>) : BAD;
+  }
+
+  /** A quantity string (or a JSON number, which upstream also accepts); numbers are stored back as strings. */
+  private quantity(parent: Obj, key: string, path: FieldPath): Read<Quantity> {
+    let value = parent[key];
+    if (value === undefined) return undefined;
+    if (typeof value === 'number' && Number.isFinite(value)) {
+      value = String(value);
+      parent[key] = value;
+    }
+    if (typeof value !== 'string') {
+      this.add(typeInvalid(path, value, 'must be a quantity string such as "100m"'));
+      return BAD;
+    }
+    try {
+      return parseQuantity(value);
+    } catch (e) {
+      if (!(e instanceof QuantityError)) throw e;
+      this.add(invalid(path, value, e.message));
+      return BAD;
+    }
+  }
+
+  /** Strict decoding (kubectl's default): a field autoscaling/v2 does not have is an error, not silently dropped. */
+  private knownFields(o: Obj, path: FieldPath, fields: readonly string[]): void {
+    for (const k of Object.keys(o)) if (!fields.includes(k)) this.add(forbidden(path.child(k), 'unknown field'));
+  }
+
+  // ---- the object ----
+
+  typeMeta(hpa: Obj): void {
+    const root = FieldPath.root('');
+    const apiVersion = this.str(hpa.apiVersion, root.child('apiVersion'));
+    if (typeof apiVersion === 'string' && apiVersion !== 'autoscaling/v2') this.add(notSupported(root.child('apiVersion'), apiVersion, ['autoscaling/v2']));
+    const kind = this.str(hpa.kind, root.child('kind'));
+    if (typeof kind === 'string' && kind !== 'HorizontalPodAutoscaler') this.add(notSupported(root.child('kind'), kind, ['HorizontalPodAutoscaler']));
+  }
+
+  /** ValidateObjectMeta with ValidateHorizontalPodAutoscalerName (a DNS subdomain). The namespace may be
+   * left out: our documents default it, where upstream takes it from the request path. */
+  objectMeta(meta: Read<Obj>, path: FieldPath): void {
+    if (meta === BAD) return;
+    const m = meta ?? {};
+    const name = this.str(m.name, path.child('name'));
+    if (name === undefined || name === '') this.add(required(path.child('name'), 'name or generateName is required'));
+    else if (name !== BAD) this.add(...isDNS1123Subdomain(name).map((msg) => invalid(path.child('name'), name, msg)));
+    const ns = this.str(m.namespace, path.child('namespace'));
+    if (typeof ns === 'string' && ns !== '') this.add(...isDNS1123Label(ns).map((msg) => invalid(path.child('namespace'), ns, msg)));
+    const generation = m.generation;
+    if (generation !== undefined) {
+      if (typeof generation !== 'number' || !Number.isSafeInteger(generation)) this.add(typeInvalid(path.child('generation'), generation, 'must be an integer'));
+      else if (generation < 0) this.add(invalid(path.child('generation'), generation, 'must be greater than or equal to 0'));
+    }
+    this.labels(m.labels, path.child('labels'));
+    const annotations = this.stringMap(m.annotations, path.child('annotations'));
+    if (annotations !== undefined && annotations !== BAD) {
+      let size = 0;
+      for (const [k, val] of Object.entries(annotations)) {
+        // Annotation keys are qualified names, case-insensitively.
+        this.add(...isQualifiedName(k.toLowerCase()).map((msg) => invalid(path.child('annotations'), k, msg)));
+        size += k.length + val.length;
+      }
+      if (size > TOTAL_ANNOTATION_SIZE_LIMIT_B) this.add(tooLong(path.child('annotations'), TOTAL_ANNOTATION_SIZE_LIMIT_B));
+    }
+  }
+
+  /** metav1 ValidateLabels: every error is at the map's path, as upstream. */
+  private labels(value: unknown, path: FieldPath): void {
+    const labels = this.stringMap(value, path);
+    if (labels === undefined || labels === BAD) return;
+    for (const [k, val] of Object.entries(labels)) {
+      this.add(...isQualifiedName(k).map((msg) => invalid(path, k, msg)));
+      this.add(...isValidLabelValue(val).map((msg) => invalid(path, val, msg)));
+    }
+  }
+
+  spec(hpa: Obj, path: FieldPath): void {
+    const spec = this.obj(hpa.spec, path);
+    if (spec === BAD) return;
+    const s = spec ?? {};
+    this.knownFields(s, path, ['scaleTargetRef', 'minReplicas', 'maxReplicas', 'metrics', 'behavior', 'selectionStrategy']);
+
+    // MinReplicasLowerBound: 0 with HPAScaleToZero, else 1.
+    const lowerBound = this.gates.HPAScaleToZero ? 0 : 1;
+    const minReplicas = this.int32(s.minReplicas, path.child('minReplicas'));
+    if (typeof minReplicas === 'number' && minReplicas < lowerBound) {
+      this.add(invalid(path.child('minReplicas'), minReplicas, `must be greater than or equal to ${lowerBound}`));
+    }
+    const maxRead = this.int32(s.maxReplicas, path.child('maxReplicas'));
+    if (maxRead !== BAD) {
+      const maxReplicas = maxRead ?? 0; // Go's zero value when absent
+      if (maxReplicas === 0) this.add(required(path.child('maxReplicas'), 'must be set and greater than 0'));
+      else if (maxReplicas < 0) this.add(invalid(path.child('maxReplicas'), maxReplicas, 'must be greater than or equal to 1'));
+      if (typeof minReplicas === 'number' && maxReplicas < minReplicas) {
+        this.add(invalid(path.child('maxReplicas'), maxReplicas, 'must be greater than or equal to `minReplicas`'));
+      }
+    }
+
+    const refPath = path.child('scaleTargetRef');
+    const ref = this.obj(s.scaleTargetRef, refPath);
+    // Strategy (create): an empty API group is allowed only for ReplicationController, the one
+    // scalable kind of the core v1 API.
+    if (ref !== BAD) this.crossVersionObjectReference(ref ?? {}, refPath, (ref ?? {}).kind === 'ReplicationController');
+
+    this.metrics(s.metrics, path.child('metrics'), minReplicas);
+    this.str(s.selectionStrategy, path.child('selectionStrategy'));
+
+    const behaviorPath = path.child('behavior');
+    const behavior = this.obj(s.behavior, behaviorPath);
+    if (behavior !== undefined && behavior !== BAD) {
+      this.knownFields(behavior, behaviorPath, ['scaleUp', 'scaleDown']);
+      for (const dir of ['scaleUp', 'scaleDown']) {
+        const rules = this.obj(behavior[dir], behaviorPath.child(dir));
+        if (rules === undefined || rules === BAD) continue;
+        // dropDisabledFields: without HPAConfigurableTolerance the API server drops tolerance before validating.
+        if (!this.gates.HPAConfigurableTolerance) delete rules.tolerance;
+        this.scalingRules(rules, behaviorPath.child(dir));
+      }
+    }
+  }
+
+  /** ValidateCrossVersionObjectReference with ValidateAPIVersion (AllowInvalidAPIVersion false). */
+  private crossVersionObjectReference(ref: Obj, path: FieldPath, allowEmptyAPIGroup: boolean): void {
+    this.knownFields(ref, path, ['kind', 'name', 'apiVersion']);
+    for (const field of ['kind', 'name']) {
+      const value = this.str(ref[field], path.child(field));
+      if (value === undefined || value === '') this.add(required(path.child(field), ''));
+      else if (value !== BAD) this.add(...isValidPathSegmentName(value).map((msg) => invalid(path.child(field), value, msg)));
+    }
+    const apiVersion = this.str(ref.apiVersion, path.child('apiVersion'));
+    if (apiVersion === BAD) return;
+    const gv = parseGroupVersion(apiVersion ?? '');
+    if ('error' in gv) this.add(invalid(path.child('apiVersion'), apiVersion ?? '', gv.error));
+    else if (!allowEmptyAPIGroup && gv.group === '') this.add(invalid(path.child('apiVersion'), apiVersion ?? '', 'apiVersion must specify API group'));
+  }
+
+  private metrics(value: unknown, path: FieldPath, minReplicas: Read<number>): void {
+    const metrics = this.list(value, path);
+    if (metrics === BAD) return;
+    let scalesToZero = false;
+    (metrics ?? []).forEach((m, i) => {
+      const metric = this.obj(m, path.index(i));
+      if (metric === BAD) return;
+      this.metricSpec(metric ?? {}, path.index(i));
+      if (metric?.type === 'Object' || metric?.type === 'External') scalesToZero = true;
+    });
+    // An absent or empty list defaults to cpu utilization, which cannot scale to zero either.
+    if (minReplicas === 0 && !scalesToZero) {
+      this.add(forbidden(path, 'must specify at least one Object or External metric to support scaling to zero replicas'));
+    }
+  }
+
+  private metricSpec(spec: Obj, path: FieldPath): void {
+    this.knownFields(spec, path, ['type', ...SOURCE_FIELDS.map(([f]) => f)]);
+    const typeRead = this.str(spec.type, path.child('type'));
+    const type = typeRead === BAD ? undefined : (typeRead ?? '');
+    if (type === '') this.add(required(path.child('type'), 'must specify a metric source type'));
+    // Upstream reports an unknown type twice (set check, then the switch's default); we keep one.
+    if (type !== undefined && !METRIC_SOURCE_TYPES.includes(type)) this.add(notSupported(path.child('type'), type, METRIC_SOURCE_TYPES));
+
+    const present: string[] = [];
+    for (const [field] of SOURCE_FIELDS) {
+      const source = this.obj(spec[field], path.child(field));
+      if (source === undefined) continue;
+      present.push(field);
+      // Only the first source present is validated.
+      if (present.length === 1 && source !== BAD) this.metricSource(field, source, path.child(field));
+    }
+    const expected = SOURCE_FIELDS.find(([, t]) => t === type)?.[0];
+    if (expected !== undefined && !present.includes(expected)) {
+      this.add(required(path.child(expected), 'must populate information for the given metric source'));
+    }
+    if (present.length !== 1) {
+      for (const field of present) if (field !== expected) this.add(forbidden(path.child(field), 'must populate the given metric source only'));
+    }
+  }
+
+  private metricSource(field: string, src: Obj, path: FieldPath): void {
+    const targetPath = path.child('target');
+    switch (field) {
+      case 'object': {
+        this.knownFields(src, path, ['describedObject', 'metric', 'target']);
+        const described = this.obj(src.describedObject, path.child('describedObject'));
+        // Object metrics may name a core kind with an empty group (ObjectMetricsValidationOptions).
+        if (described !== BAD) this.crossVersionObjectReference(described ?? {}, path.child('describedObject'), true);
+        this.metricIdentifier(src.metric, path.child('metric'));
+        const t = this.metricTarget(src.target, targetPath);
+        if (t && t.value === undefined && t.averageValue === undefined) {
+          this.add(required(targetPath.child('averageValue'), 'must set either a target value or averageValue'));
+        }
+        return;
+      }
+      case 'external': {
+        this.knownFields(src, path, ['metric', 'target']);
+        this.metricIdentifier(src.metric, path.child('metric'));
+        const t = this.metricTarget(src.target, targetPath);
+        if (t && t.value === undefined && t.averageValue === undefined) {
+          this.add(required(targetPath.child('averageValue'), 'must set either a target value for metric or a per-pod target'));
+        }
+        if (t && t.value !== undefined && t.averageValue !== undefined) {
+          this.add(forbidden(targetPath.child('value'), 'may not set both a target value for metric and a per-pod target'));
+        }
+        return;
+      }
+      case 'pods': {
+        this.knownFields(src, path, ['metric', 'target']);
+        this.metricIdentifier(src.metric, path.child('metric'));
+        const t = this.metricTarget(src.target, targetPath);
+        if (t && t.averageValue === undefined) this.add(required(targetPath.child('averageValue'), 'must specify a positive target averageValue'));
+        return;
+      }
+      default: {
+        // resource and containerResource
+        const container = field === 'containerResource';
+        this.knownFields(src, path, container ? ['name', 'container', 'target'] : ['name', 'target']);
+        const name = this.str(src.name, path.child('name'));
+        if (name === undefined || name === '') this.add(required(path.child('name'), 'must specify a resource name'));
+        // Upstream checks the resource name only for ContainerResource metrics.
+        else if (container && name !== BAD) this.add(...containerResourceNameErrors(name).map((msg) => invalid(path.child('name'), name, msg)));
+        if (container) {
+          const c = this.str(src.container, path.child('container'));
+          if (c === undefined || c === '') this.add(required(path.child('container'), 'must specify a container'));
+          else if (c !== BAD) this.add(...isDNS1123Label(c).map((msg) => invalid(path.child('container'), c, msg)));
+        }
+        const t = this.metricTarget(src.target, targetPath);
+        if (t && t.averageUtilization === undefined && t.averageValue === undefined) {
+          this.add(required(targetPath.child('averageUtilization'), 'must set either a target raw value or a target utilization'));
+        }
+        if (t && t.averageUtilization !== undefined && t.averageValue !== undefined) {
+          this.add(forbidden(targetPath.child('averageValue'), 'may not set both a target raw value and a target utilization'));
+        }
+      }
+    }
+  }
+
+  /** validateMetricTarget; returns which values are set (BAD ones count as set), or undefined when the target is mistyped. */
+  private metricTarget(value: unknown, path: FieldPath): { value?: true; averageValue?: true; averageUtilization?: true } | undefined {
+    const target = this.obj(value, path);
+    if (target === BAD) return undefined;
+    const t = target ?? {}; // a non-pointer struct upstream: absent means all zero
+    this.knownFields(t, path, ['type', 'value', 'averageValue', 'averageUtilization']);
+    const type = this.str(t.type, path.child('type'));
+    if (type === undefined || type === '') this.add(required(path.child('type'), 'must specify a metric target type'));
+    if (type !== BAD && !TARGET_TYPES.includes(type ?? '')) this.add(invalid(path.child('type'), type ?? '', 'must be either Utilization, Value, or AverageValue'));
+    const set: { value?: true; averageValue?: true; averageUtilization?: true } = {};
+    for (const key of ['value', 'averageValue'] as const) {
+      const q = this.quantity(t, key, path.child(key));
+      if (q === undefined) continue;
+      set[key] = true;
+      if (q !== BAD && sign(q) !== 1) this.add(invalid(path.child(key), t[key], 'must be positive'));
+    }
+    const util = this.int32(t.averageUtilization, path.child('averageUtilization'));
+    if (util !== undefined) set.averageUtilization = true;
+    if (typeof util === 'number' && util < 1) this.add(invalid(path.child('averageUtilization'), util, 'must be greater than 0'));
+    return set;
+  }
+
+  private metricIdentifier(value: unknown, path: FieldPath): void {
+    const id = this.obj(value, path);
+    if (id === BAD) return;
+    const m = id ?? {};
+    this.knownFields(m, path, ['name', 'selector']);
+    const name = this.str(m.name, path.child('name'));
+    if (name === undefined || name === '') this.add(required(path.child('name'), 'must specify a metric name'));
+    else if (name !== BAD) this.add(...isValidPathSegmentName(name).map((msg) => invalid(path.child('name'), name, msg)));
+    // Stricter than upstream, which accepts any selector here and fails at sync time instead.
+    this.labelSelector(m.selector, path.child('selector'));
+  }
+
+  /** metav1validation.ValidateLabelSelector. */
+  private labelSelector(value: unknown, path: FieldPath): void {
+    const sel = this.obj(value, path);
+    if (sel === undefined || sel === BAD) return;
+    this.knownFields(sel, path, ['matchLabels', 'matchExpressions']);
+    this.labels(sel.matchLabels, path.child('matchLabels'));
+    const exprs = this.list(sel.matchExpressions, path.child('matchExpressions'));
+    if (exprs === undefined || exprs === BAD) return;
+    exprs.forEach((e, i) => {
+      const p = path.child('matchExpressions').index(i);
+      const req = this.obj(e, p);
+      if (req === BAD) return;
+      const r = req ?? {};
+      this.knownFields(r, p, ['key', 'operator', 'values']);
+      const values = this.list(r.values, p.child('values'));
+      const count = Array.isArray(values) ? values.length : 0;
+      const op = this.str(r.operator, p.child('operator'));
+      if (op === 'In' || op === 'NotIn') {
+        if (count === 0 && values !== BAD) this.add(required(p.child('values'), "must be specified when `operator` is 'In' or 'NotIn'"));
+      } else if (op === 'Exists' || op === 'DoesNotExist') {
+        if (count > 0) this.add(forbidden(p.child('values'), "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"));
+      } else if (op !== BAD) {
+        this.add(invalid(p.child('operator'), op ?? '', 'not a valid selector operator'));
+      }
+      const key = this.str(r.key, p.child('key'));
+      if (key !== BAD) this.add(...isQualifiedName(key ?? '').map((msg) => invalid(p.child('key'), key ?? '', msg)));
+      if (Array.isArray(values)) {
+        values.forEach((val, j) => {
+          const s = this.str(val, p.child('values').index(j));
+          if (typeof s === 'string') this.add(...isValidLabelValue(s).map((msg) => invalid(p.child('values').index(j), s, msg)));
+        });
+      }
+    });
+  }
+
+  private scalingRules(rules: Obj, path: FieldPath): void {
+    this.knownFields(rules, path, ['stabilizationWindowSeconds', 'selectPolicy', 'policies', 'tolerance']);
+    const window = this.int32(rules.stabilizationWindowSeconds, path.child('stabilizationWindowSeconds'));
+    if (typeof window === 'number' && window < 0) this.add(invalid(path.child('stabilizationWindowSeconds'), window, 'must be greater than or equal to zero'));
+    if (typeof window === 'number' && window > MAX_STABILIZATION_WINDOW_SECONDS) {
+      this.add(invalid(path.child('stabilizationWindowSeconds'), window, `must be less than or equal to ${MAX_STABILIZATION_WINDOW_SECONDS}`));
+    }
+    const select = this.str(rules.selectPolicy, path.child('selectPolicy'));
+    if (typeof select === 'string' && !SELECT_POLICIES.includes(select)) this.add(notSupported(path.child('selectPolicy'), select, SELECT_POLICIES));
+    const policiesPath = path.child('policies');
+    const policies = this.list(rules.policies, policiesPath);
+    // Absent policies are filled in by defaulting before validation; an explicit [] is not.
+    if (policies !== undefined && policies !== BAD) {
+      if (policies.length === 0) this.add(required(policiesPath, 'must specify at least one Policy'));
+      policies.forEach((p, i) => this.scalingPolicy(p, policiesPath.index(i)));
+    }
+    const tolerance = this.quantity(rules, 'tolerance', path.child('tolerance'));
+    // ValidateNonnegativeQuantity
+    if (tolerance !== undefined && tolerance !== BAD && sign(tolerance) < 0) {
+      this.add(invalid(path.child('tolerance'), rules.tolerance, 'must be greater than or equal to 0'));
+    }
+  }
+
+  private scalingPolicy(value: unknown, path: FieldPath): void {
+    const policy = this.obj(value, path);
+    if (policy === BAD) return;
+    const p = policy ?? {};
+    this.knownFields(p, path, ['type', 'value', 'periodSeconds']);
+    const type = this.str(p.type, path.child('type'));
+    if (type !== BAD && !POLICY_TYPES.includes(type ?? '')) this.add(notSupported(path.child('type'), type ?? '', POLICY_TYPES));
+    const val = this.int32(p.value, path.child('value'));
+    if (val !== BAD && (val ?? 0) <= 0) this.add(invalid(path.child('value'), val ?? 0, 'must be greater than zero'));
+    const period = this.int32(p.periodSeconds, path.child('periodSeconds'));
+    if (period !== BAD && (period ?? 0) <= 0) this.add(invalid(path.child('periodSeconds'), period ?? 0, 'must be greater than zero'));
+    if (typeof period === 'number' && period > MAX_PERIOD_SECONDS) {
+      this.add(invalid(path.child('periodSeconds'), period, `must be less than or equal to ${MAX_PERIOD_SECONDS}`));
+    }
+  }
+}
+
+function isObject(v: unknown): v is Obj {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** A deep copy in which object fields set to null are absent, as Go decodes them (nil pointers). */
+function cloneWithoutNulls(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(cloneWithoutNulls);
+  if (!isObject(v)) return v;
+  const out: Obj = {};
+  for (const [k, val] of Object.entries(v)) if (val !== null) out[k] = cloneWithoutNulls(val);
+  return out;
 }
