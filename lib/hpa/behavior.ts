@@ -73,7 +73,11 @@ function epochMs(timestamp: string, list: string, index: number): number {
     let i = 19;
     if (s[i] === '.') for (i++; i < s.length - 1 && scale >= 1; i++, scale /= 10) ms += digit(s, i) * scale;
     // Date.UTC maps years 0-99 to 1900-1999, so those (Go's zero time) take the slow path.
-    const [month, day, hour, minute, second] = [twoDigits(s, 5), twoDigits(s, 8), twoDigits(s, 11), twoDigits(s, 14), twoDigits(s, 17)];
+    const month = twoDigits(s, 5);
+    const day = twoDigits(s, 8);
+    const hour = twoDigits(s, 11);
+    const minute = twoDigits(s, 14);
+    const second = twoDigits(s, 17);
     const inRange = month >= 1 && month <= 12 && day >= 1 && day <= 31 && hour <= 23 && minute <= 59 && second <= 59;
     if (year >= 100 && inRange && /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/.test(s)) {
       return Date.UTC(year, month - 1, day, hour, minute, second, ms);
@@ -105,9 +109,10 @@ type LimitReason = 'DesiredWithinRange' | 'TooFewReplicas' | 'TooManyReplicas' |
 interface Converted {
   replicas: number;
   reason: LimitReason;
-  /** The limit that applied, for the decision record. */
-  limit?: number;
 }
+
+/** Decision-record names of the clamps; ScaleUpLimit is "legacyScaleUpLimit" without behavior. */
+const LIMIT_RULES = { TooFewReplicas: 'minReplicas', TooManyReplicas: 'maxReplicas', ScaleUpLimit: 'scaleUpPolicy', ScaleDownLimit: 'scaleDownPolicy' } as const;
 
 /** Upstream: ScalingLimited is False exactly when conversion left the stabilized recommendation unchanged. */
 function finish(
@@ -117,11 +122,12 @@ function finish(
   stabilized: NormalizeResult['stabilized'],
   recommendations: TimestampedRecommendation[],
   steps: NormalizeStep[],
-  limitRule: Record<Exclude<LimitReason, 'DesiredWithinRange'>, string>,
+  legacy: boolean,
 ): NormalizeResult {
   const { replicas, reason } = converted;
   if (reason !== 'DesiredWithinRange' && replicas !== stabilizedReplicas) {
-    steps.push({ rule: limitRule[reason], from: stabilizedReplicas, to: replicas, detail: `${reason}: limit ${converted.limit} (current ${current})` });
+    const rule = legacy && reason === 'ScaleUpLimit' ? 'legacyScaleUpLimit' : LIMIT_RULES[reason];
+    steps.push({ rule, from: stabilizedReplicas, to: replicas, detail: `${reason} (current ${current})` });
   }
   return {
     replicas,
@@ -208,15 +214,14 @@ export function calculateScaleUpLimitWithScalingRules(
   const pickMin = rules.selectPolicy === 'Min'; // the smallest change up is the lowest limit
   let result = pickMin ? MAX_INT32 : MIN_INT32;
   const t = nowMs(now);
+  let proposed = 0; // upstream keeps the previous proposal for a policy of another type (validation rejects those)
   for (const policy of rules.policies ?? []) {
     const added = changeInPeriod(policy.periodSeconds, scaleUpEvents, t, 'scaleUpEvents');
     const deleted = changeInPeriod(policy.periodSeconds, scaleDownEvents, t, 'scaleDownEvents');
     const periodStart = i32(i32(currentReplicas - added) + deleted);
-    let proposed: number;
     if (policy.type === 'Pods') proposed = i32(periodStart + policy.value);
     // Rounded up so that a small percentage still adds a pod.
     else if (policy.type === 'Percent') proposed = floatToInt32(Math.ceil(periodStart * (1 + policy.value / 100)));
-    else continue; // upstream leaves `proposed` from the previous policy; validation rejects other types
     result = pickMin ? Math.min(result, proposed) : Math.max(result, proposed);
   }
   return result;
@@ -234,15 +239,14 @@ export function calculateScaleDownLimitWithBehaviors(
   const pickMax = rules.selectPolicy === 'Min'; // the smallest change down is the highest limit
   let result = pickMax ? MIN_INT32 : MAX_INT32;
   const t = nowMs(now);
+  let proposed = 0; // as above
   for (const policy of rules.policies ?? []) {
     const added = changeInPeriod(policy.periodSeconds, scaleUpEvents, t, 'scaleUpEvents');
     const deleted = changeInPeriod(policy.periodSeconds, scaleDownEvents, t, 'scaleDownEvents');
     const periodStart = i32(i32(currentReplicas - added) + deleted);
-    let proposed: number;
     if (policy.type === 'Pods') proposed = i32(periodStart - policy.value);
     // Truncated (Go int32 conversion), not rounded.
     else if (policy.type === 'Percent') proposed = floatToInt32(periodStart * (1 - policy.value / 100));
-    else continue;
     result = pickMax ? Math.max(result, proposed) : Math.min(result, proposed);
   }
   return result;
@@ -293,20 +297,15 @@ export function normalizeWithBehavior(
     if (scaleUpLimit < current) scaleUpLimit = current; // no further scale-up until the events age out
     const limitedByRate = maxReplicas > scaleUpLimit;
     const maximumAllowed = limitedByRate ? scaleUpLimit : maxReplicas;
-    if (target > maximumAllowed) converted = { replicas: maximumAllowed, reason: limitedByRate ? 'ScaleUpLimit' : 'TooManyReplicas', limit: maximumAllowed };
+    if (target > maximumAllowed) converted = { replicas: maximumAllowed, reason: limitedByRate ? 'ScaleUpLimit' : 'TooManyReplicas' };
   } else if (target < current) {
     let scaleDownLimit = calculateScaleDownLimitWithBehaviors(current, args.scaleUpEvents, args.scaleDownEvents, down, args.now);
     if (scaleDownLimit > current) scaleDownLimit = current; // no further scale-down until the events age out
     const limitedByRate = minReplicas < scaleDownLimit;
     const minimumAllowed = limitedByRate ? scaleDownLimit : minReplicas;
-    if (target < minimumAllowed) converted = { replicas: minimumAllowed, reason: limitedByRate ? 'ScaleDownLimit' : 'TooFewReplicas', limit: minimumAllowed };
+    if (target < minimumAllowed) converted = { replicas: minimumAllowed, reason: limitedByRate ? 'ScaleDownLimit' : 'TooFewReplicas' };
   }
-  return finish(current, target, converted, stabilized, stab.recommendations, steps, {
-    TooFewReplicas: 'minReplicas',
-    TooManyReplicas: 'maxReplicas',
-    ScaleUpLimit: 'scaleUpPolicy',
-    ScaleDownLimit: 'scaleDownPolicy',
-  });
+  return finish(current, target, converted, stabilized, stab.recommendations, steps, false);
 }
 
 // ---------------------------------------------------------------- legacy
@@ -322,8 +321,8 @@ function convertWithRules(current: number, desired: number, minReplicas: number,
   const limitedByRate = maxReplicas > scaleUpLimit;
   const maximumAllowed = limitedByRate ? scaleUpLimit : maxReplicas;
   // minReplicas 0 with desired 0 is simply within range (upstream has no special case any more).
-  if (desired < minReplicas) return { replicas: minReplicas, reason: 'TooFewReplicas', limit: minReplicas };
-  if (desired > maximumAllowed) return { replicas: maximumAllowed, reason: limitedByRate ? 'ScaleUpLimit' : 'TooManyReplicas', limit: maximumAllowed };
+  if (desired < minReplicas) return { replicas: minReplicas, reason: 'TooFewReplicas' };
+  if (desired > maximumAllowed) return { replicas: maximumAllowed, reason: limitedByRate ? 'ScaleUpLimit' : 'TooManyReplicas' };
   return { replicas: desired, reason: 'DesiredWithinRange' };
 }
 
@@ -355,12 +354,7 @@ export function normalizeLegacy(
   }
 
   const converted = convertWithRules(current, maxRecommendation, args.minReplicas, args.maxReplicas, args.scaleUpLimitFactor, args.scaleUpLimitMinimum);
-  return finish(current, maxRecommendation, converted, stabilized, recommendations, steps, {
-    TooFewReplicas: 'minReplicas',
-    TooManyReplicas: 'maxReplicas',
-    ScaleUpLimit: 'legacyScaleUpLimit',
-    ScaleDownLimit: 'scaleDownPolicy',
-  });
+  return finish(current, maxRecommendation, converted, stabilized, recommendations, steps, true);
 }
 
 // ---------------------------------------------------------------- scale events

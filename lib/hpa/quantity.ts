@@ -217,19 +217,30 @@ export function milliToBig(m: Milli): bigint {
   return m.big ?? BigInt(m.n);
 }
 
-/** a + b, exactly: number arithmetic while the result stays a safe integer. */
-export function addMilli(a: Milli, b: Milli): Milli {
-  if (a.big === undefined && b.big === undefined) {
-    if (a.n === 0) return b;
-    const t = a.n + b.n;
-    if (Number.isSafeInteger(t)) return { n: t };
-  }
-  return milliFromBig(milliToBig(a) + milliToBig(b));
-}
+/** An exact running total of milli values: number arithmetic while it stays a safe integer. */
+export class MilliTotal {
+  private n = 0;
+  private big: bigint | undefined;
 
-/** Saturates at the int64 limits, where upstream's int64 sums would overflow. */
-export function saturateMilli(m: Milli): Milli {
-  return m.big === undefined ? m : milliFromBig(saturateInt64(m.big));
+  add(m: Milli): void {
+    if (this.big === undefined && m.big === undefined) {
+      const t = this.n + m.n;
+      if (Number.isSafeInteger(t)) {
+        this.n = t;
+        return;
+      }
+    }
+    this.big = this.exact + milliToBig(m);
+  }
+
+  get exact(): bigint {
+    return this.big ?? BigInt(this.n);
+  }
+
+  /** The total, saturated at the int64 limits where upstream's int64 sums would overflow. */
+  get saturated(): Milli {
+    return this.big === undefined ? { n: this.n } : milliFromBig(saturateInt64(this.big));
+  }
 }
 
 const milliCache = new Map<string, Milli>();
@@ -278,35 +289,21 @@ export function sign(q: Quantity): number {
   return q.unscaled > 0n ? 1 : q.unscaled < 0n ? -1 : 0;
 }
 
-const SI_SUFFIX: Record<number, string> = { [-9]: 'n', [-6]: 'u', [-3]: 'm', 0: '', 3: 'k', 6: 'M', 9: 'G', 12: 'T', 15: 'P', 18: 'E' };
-const formatCache = new Map<bigint, string>();
+const SI_SUFFIX: Record<number, string> = { [-3]: 'm', 0: '', 3: 'k', 6: 'M', 9: 'G', 12: 'T', 15: 'P', 18: 'E' };
 
 /** resource.NewMilliQuantity(milli, DecimalSI).String(), e.g. 1500n -> "1500m", 2000n -> "2". */
 export function formatMilli(milli: bigint): QuantityString {
-  const cached = formatCache.get(milli);
-  if (cached !== undefined) return cached;
-  let out: string;
-  if (milli === 0n) {
-    out = '0';
-  } else {
-    // int64Amount.AsCanonicalBytes: strip factors of ten, then align the exponent to a multiple of 3.
-    let amount = milli;
-    let exponent = -3;
-    while ((amount >= 10n || amount <= -10n) && amount % 10n === 0n) {
-      amount /= 10n;
-      exponent++;
-    }
-    const r = ((exponent % 3) + 3) % 3;
-    if (r === 1) {
-      amount *= 10n;
-      exponent -= 1;
-    } else if (r === 2) {
-      amount *= 100n;
-      exponent -= 2;
-    }
-    out = `${amount}${SI_SUFFIX[exponent]}`;
+  if (milli === 0n) return '0';
+  // int64Amount.AsCanonicalBytes: strip factors of ten, then align the exponent down to a multiple of 3.
+  const text = milli.toString();
+  let end = text.length;
+  while (end > 1 && text.charCodeAt(end - 1) === 48) end--;
+  let exponent = -3 + (text.length - end);
+  let digits = text.slice(0, end);
+  const r = ((exponent % 3) + 3) % 3;
+  if (r !== 0) {
+    digits += r === 1 ? '0' : '00';
+    exponent -= r;
   }
-  if (formatCache.size >= MILLI_CACHE_LIMIT) formatCache.clear();
-  formatCache.set(milli, out);
-  return out;
+  return digits + SI_SUFFIX[exponent];
 }

@@ -113,7 +113,27 @@ interface PlanState {
 
 const zeroStatus: HorizontalPodAutoscalerStatus = { currentReplicas: 0, desiredReplicas: 0 };
 
+/** Input the library cannot act on (a corrupt stored history, a malformed tolerance): names the HPA and the field. */
+export class ReconcileInputError extends Error {
+  override readonly name = 'ReconcileInputError';
+  constructor(
+    readonly hpa: string,
+    message: string,
+  ) {
+    super(`${hpa}: ${message}`);
+  }
+}
+
 export function planReconcile(input: ReconcileInput): ReconcilePlan {
+  try {
+    return plan(input);
+  } catch (e) {
+    const m = input.hpa?.metadata;
+    throw new ReconcileInputError(`${m?.namespace ?? 'default'}/${m?.name ?? '?'}`, errorText(e));
+  }
+}
+
+function plan(input: ReconcileInput): ReconcilePlan {
   const now = input.now;
   const hpa = applyDefaults(input.hpa);
   const state: PlanState = {
@@ -402,9 +422,17 @@ function tolerancesFor(hpa: HorizontalPodAutoscaler, settings: ControllerSetting
   const t = { ...settings.tolerance };
   const behavior = hpa.spec.behavior;
   if (!behavior || !settings.featureGates.HPAConfigurableTolerance) return t;
-  if (behavior.scaleDown?.tolerance !== undefined) t.scaleDown = toFloat(parseQuantity(behavior.scaleDown.tolerance));
-  if (behavior.scaleUp?.tolerance !== undefined) t.scaleUp = toFloat(parseQuantity(behavior.scaleUp.tolerance));
+  if (behavior.scaleDown?.tolerance !== undefined) t.scaleDown = tolerance(behavior.scaleDown.tolerance, 'scaleDown');
+  if (behavior.scaleUp?.tolerance !== undefined) t.scaleUp = tolerance(behavior.scaleUp.tolerance, 'scaleUp');
   return t;
+}
+
+function tolerance(value: string, direction: string): number {
+  try {
+    return toFloat(parseQuantity(value));
+  } catch (e) {
+    throw new Error(`spec.behavior.${direction}.tolerance: ${errorText(e)}`);
+  }
 }
 
 /** Other HPAs (same namespace) whose selector matches any of our pods, as upstream hpasControllingPodsUnderSelector. */

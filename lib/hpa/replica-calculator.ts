@@ -9,13 +9,12 @@ import {
   INT64_MAX,
   INT64_MIN,
   MILLI_ZERO,
-  addMilli,
   milliFromBig,
+  MilliTotal,
   milliToBig,
   parseMilli,
   QuantityError,
   saturateInt64,
-  saturateMilli,
   type Milli,
 } from './quantity.js';
 import type {
@@ -27,6 +26,7 @@ import type {
   MetricStatus,
   MetricTarget,
   MetricValueStatus,
+  ObjectMetricSource,
   PodInfo,
   PodMetric,
   PodMetricSample,
@@ -132,22 +132,19 @@ function failure(reason: string, conditionError: string, error: string): MetricO
   return { ok: false, reason, message: UNABLE_PREFIX + conditionError, eventMessage: conditionError, error };
 }
 
-/** Runs calc; on a CalcError fails with conditionError(text) for the condition and wrap(conditionError) for the error. */
-function guarded<T>(reason: string, calc: () => T, conditionError: (e: string) => string, wrap: (e: string) => string): T {
-  try {
-    return calc();
-  } catch (err) {
-    if (!(err instanceof CalcError)) throw err;
-    const inner = conditionError(err.message);
-    throw new Failure(failure(reason, inner, wrap(inner)));
-  }
-}
-
 function fail(reason: string, conditionError: string, error: string): never {
   throw new Failure(failure(reason, conditionError, error));
 }
 
-const identity = (e: string): string => e;
+/**
+ * Turns an upstream calculator error into the metric's failure: the condition carries
+ * conditionPrefix + the error, and the returned error wraps that in errorPrefix.
+ */
+function failFrom(err: unknown, reason: string, conditionPrefix: string, errorPrefix: string): unknown {
+  if (!(err instanceof CalcError)) return err;
+  const conditionError = conditionPrefix + err.message;
+  return new Failure(failure(reason, conditionError, errorPrefix + conditionError));
+}
 
 // horizontal.go computeReplicasForMetric: one case per metric source type.
 function dispatch(metric: MetricSpec, ctx: ReplicaCalcContext, data: MetricData): MetricProposal {
@@ -155,7 +152,7 @@ function dispatch(metric: MetricSpec, ctx: ReplicaCalcContext, data: MetricData)
     case 'Resource': {
       const src = metric.resource;
       if (!src) return missingSource('FailedGetResourceMetric', 'resource');
-      const value = resourceStatusValue(ctx, data, src.name, '', src.target, 'FailedGetResourceMetric', (e) => `failed to get ${src.name} resource metric value: ${e}`);
+      const value = resourceStatusValue(ctx, data, src.name, '', src.target, 'FailedGetResourceMetric', `failed to get ${src.name} resource metric value: `);
       return {
         ...value.proposal,
         metricName: value.metricName,
@@ -165,7 +162,7 @@ function dispatch(metric: MetricSpec, ctx: ReplicaCalcContext, data: MetricData)
     case 'ContainerResource': {
       const src = metric.containerResource;
       if (!src) return missingSource('FailedGetContainerResourceMetric', 'containerResource');
-      const value = resourceStatusValue(ctx, data, src.name, src.container, src.target, 'FailedGetContainerResourceMetric', (e) => `failed to get ${src.container} container metric value: ${e}`);
+      const value = resourceStatusValue(ctx, data, src.name, src.container, src.target, 'FailedGetContainerResourceMetric', `failed to get ${src.container} container metric value: `);
       return {
         ...value.proposal,
         metricName: value.metricName,
@@ -200,20 +197,29 @@ function resourceStatusValue(
   container: string,
   target: MetricTarget,
   reason: string,
-  wrap: (e: string) => string,
+  errorPrefix: string,
 ): { proposal: Calculated; metricName: string; current: MetricValueStatus } {
   const kind = container === '' ? 'resource' : 'container resource';
   if (target.averageValue !== undefined) {
-    const targetMilli = milliToBig(parseMilli(target.averageValue));
-    const proposal = guarded(reason, () => rawResourceReplicas(ctx, data, resource, container, targetMilli), (e) => `failed to get ${resource} usage: ${e}`, wrap);
+    const targetUsage = milliToBig(parseMilli(target.averageValue));
+    let proposal: Calculated;
+    try {
+      proposal = rawResourceReplicas(ctx, data, resource, container, targetUsage);
+    } catch (err) {
+      throw failFrom(err, reason, `failed to get ${resource} usage: `, errorPrefix);
+    }
     return { proposal, metricName: `${resource} ${kind}`, current: { averageValue: formatMilli(proposal.rawMilli) } };
   }
   if (target.averageUtilization === undefined) {
     const text = 'invalid resource metric source: neither an average utilization target nor an average value (usage) target was set';
-    return fail(reason, text, wrap(text));
+    return fail(reason, text, errorPrefix + text);
   }
-  const targetUtilization = target.averageUtilization;
-  const proposal = guarded(reason, () => resourceReplicas(ctx, data, resource, container, targetUtilization), (e) => `failed to get ${resource} utilization: ${e}`, wrap);
+  let proposal: Calculated;
+  try {
+    proposal = resourceReplicas(ctx, data, resource, container, target.averageUtilization);
+  } catch (err) {
+    throw failFrom(err, reason, `failed to get ${resource} utilization: `, errorPrefix);
+  }
   return {
     proposal,
     metricName: `${resource} ${kind} utilization (percentage of request)`,
@@ -276,14 +282,18 @@ function resourceMetrics(data: MetricData, resource: string, container: string):
 
 // getPodMetrics: a pod with no containers, or a container without the resource, has no sample.
 function podUsage(m: PodMetric, resource: string): Milli | undefined {
-  if (m.containers.length === 0) return undefined;
-  let sum = MILLI_ZERO;
-  for (const c of m.containers) {
+  const containers = m.containers;
+  if (containers.length === 0) return undefined;
+  const first = containers[0].usage[resource];
+  if (first === undefined) return undefined;
+  if (containers.length === 1) return parseMilli(first);
+  const total = new MilliTotal();
+  for (const c of containers) {
     const usage = c.usage[resource];
     if (usage === undefined) return undefined;
-    sum = addMilli(sum, parseMilli(usage));
+    total.add(parseMilli(usage));
   }
-  return saturateMilli(sum);
+  return total.saturated;
 }
 
 // getContainerMetrics: the named container's usage, if reported.
@@ -311,36 +321,36 @@ function calculateRequests(pods: PodInfo[], container: string, resource: string)
 }
 
 function podRequest(pod: PodInfo, container: string, resource: string): Milli {
-  let request = MILLI_ZERO;
+  const total = new MilliTotal();
   for (const c of pod.containers) {
     if (container === '' || container === c.name) {
       const q = c.requests[resource];
       if (q === undefined) throw new CalcError(`missing request for ${resource} in container ${c.name} of Pod ${pod.name}`);
-      request = addMilli(request, parseMilli(q));
+      total.add(parseMilli(q));
     }
     // Container names are unique inside a pod (upstream returns at the first match, even for "").
-    if (container === c.name) return saturateMilli(request);
+    if (container === c.name) return total.saturated;
   }
   if (container !== '') throw new CalcError(`container ${container} not found in Pod ${pod.name}`);
-  return saturateMilli(request);
+  return total.saturated;
 }
 
 // metrics/utilization.go GetResourceUtilizationRatio, with exact totals.
 function resourceUtilizationRatio(metrics: Map<string, PodSample>, requests: Map<string, Milli>, targetUtilization: number) {
-  let metricsTotal = MILLI_ZERO;
-  let requestsTotal = MILLI_ZERO;
+  const metricsTotal = new MilliTotal();
+  const requestsTotal = new MilliTotal();
   let entries = 0;
-  for (const [pod, metric] of metrics) {
+  metrics.forEach((metric, pod) => {
     const request = requests.get(pod);
     // Metrics for pods without requests are extraneous.
-    if (request === undefined) continue;
-    metricsTotal = addMilli(metricsTotal, metric.value);
-    requestsTotal = addMilli(requestsTotal, request);
+    if (request === undefined) return;
+    metricsTotal.add(metric.value);
+    requestsTotal.add(request);
     entries++;
-  }
-  const requested = milliToBig(requestsTotal);
+  });
+  const requested = requestsTotal.exact;
   if (requested === 0n) throw new CalcError('no metrics returned matched known pods');
-  const used = milliToBig(metricsTotal);
+  const used = metricsTotal.exact;
   const percentage = (used * 100n) / requested;
   const utilization = percentage > BigInt(INT32_MAX) ? INT32_MAX : percentage < BigInt(INT32_MIN) ? INT32_MIN : Number(percentage);
   return { usageRatio: utilization / targetUtilization, utilization, rawMilli: used / BigInt(entries) };
@@ -348,9 +358,9 @@ function resourceUtilizationRatio(metrics: Map<string, PodSample>, requests: Map
 
 // metrics/utilization.go GetMetricUsageRatio: the plain average over every sample.
 function metricUsageRatio(metrics: Map<string, PodSample>, targetUsage: bigint) {
-  let total = MILLI_ZERO;
-  for (const metric of metrics.values()) total = addMilli(total, metric.value);
-  const usage = milliToBig(total) / BigInt(metrics.size);
+  const total = new MilliTotal();
+  metrics.forEach((metric) => total.add(metric.value));
+  const usage = total.exact / BigInt(metrics.size);
   return { usageRatio: Number(usage) / Number(targetUsage), usage };
 }
 
@@ -365,12 +375,10 @@ function resourceReplicas(ctx: ReplicaCalcContext, data: MetricData, resource: s
   const requests = calculateRequests(ctx.pods, container, resource);
 
   const { usageRatio, utilization, rawMilli } = resourceUtilizationRatio(metrics, requests, targetUtilization);
-  const result = (replicas: number): Calculated => ({ replicas, utilization, rawMilli, timestamp });
-
   const scaleUpWithUnready = groups.unready.size > 0 && usageRatio > 1.0;
   if (!scaleUpWithUnready && groups.missing.size === 0) {
-    if (isWithin(ctx.tolerances, usageRatio)) return result(ctx.currentReplicas);
-    return result(ceilInt32(usageRatio * groups.readyPodCount));
+    const replicas = isWithin(ctx.tolerances, usageRatio) ? ctx.currentReplicas : ceilInt32(usageRatio * groups.readyPodCount);
+    return { replicas, utilization, rawMilli, timestamp };
   }
 
   if (groups.missing.size > 0) {
@@ -387,7 +395,7 @@ function resourceReplicas(ctx: ReplicaCalcContext, data: MetricData, resource: s
   if (scaleUpWithUnready) for (const pod of groups.unready) metrics.set(pod, ZERO_SAMPLE);
 
   const newUsageRatio = resourceUtilizationRatio(metrics, requests, targetUtilization).usageRatio;
-  return result(rebalancedReplicas(ctx, usageRatio, newUsageRatio, metrics.size));
+  return { replicas: rebalancedReplicas(ctx, usageRatio, newUsageRatio, metrics.size), utilization, rawMilli, timestamp };
 }
 
 /** The recomputed proposal, unless it is within tolerance or would reverse the direction. */
@@ -469,31 +477,20 @@ function podsMetric(metric: MetricSpec, ctx: ReplicaCalcContext, data: MetricDat
   const src = metric.pods;
   if (!src) return missingSource('FailedGetPodsMetric', 'pods');
   const reason = 'FailedGetPodsMetric';
-  const wrap = (e: string) => `failed to get pods metric value: ${e}`;
+  const errorPrefix = 'failed to get pods metric value: ';
   const target = targetMilli(src.target, 'averageValue');
   if (target === undefined) {
     const text = 'invalid pods metric source: no average value target was set';
-    return fail(reason, text, wrap(text));
+    return fail(reason, text, errorPrefix + text);
   }
   const name = src.metric.name;
-  const calc = guarded(
-    reason,
-    () => {
-      let items: PodMetricSample[];
-      try {
-        items = fetched(data.podCustomMetrics) ?? [];
-        if (items.length === 0) throw new CalcError('no metrics returned from custom metrics API');
-      } catch (err) {
-        if (err instanceof CalcError) throw new CalcError(`unable to get metric ${name}: ${err.message}`);
-        throw err;
-      }
-      const samples = new Map<string, PodSample>();
-      for (const m of items) samples.set(m.pod, { value: parseMilli(m.value) });
-      return { ...plainMetricReplicas(ctx, samples, target, ''), timestamp: items[0].timestamp };
-    },
-    identity,
-    wrap,
-  );
+  let calc: { replicas: number; usage: bigint; timestamp: Timestamp };
+  try {
+    const { samples, timestamp } = customMetrics(data, name);
+    calc = { ...plainMetricReplicas(ctx, samples, target, ''), timestamp };
+  } catch (err) {
+    throw failFrom(err, reason, '', errorPrefix);
+  }
   return {
     replicas: calc.replicas,
     timestamp: calc.timestamp,
@@ -503,71 +500,97 @@ function podsMetric(metric: MetricSpec, ctx: ReplicaCalcContext, data: MetricDat
   };
 }
 
+/** metrics client GetRawMetric (custom.metrics.k8s.io, one value per pod), as GetMetricReplicas wraps its errors. */
+function customMetrics(data: MetricData, name: string): { samples: Map<string, PodSample>; timestamp: Timestamp } {
+  try {
+    const items = fetched(data.podCustomMetrics) ?? [];
+    if (items.length === 0) throw new CalcError('no metrics returned from custom metrics API');
+    const samples = new Map<string, PodSample>();
+    for (const m of items) samples.set(m.pod, { value: parseMilli(m.value) });
+    return { samples, timestamp: items[0].timestamp };
+  } catch (err) {
+    if (err instanceof CalcError) throw new CalcError(`unable to get metric ${name}: ${err.message}`);
+    throw err;
+  }
+}
+
+/** metrics client GetObjectMetric, as GetObject(PerPod)MetricReplicas wrap its errors. */
+function objectUsage(data: MetricData, ctx: ReplicaCalcContext, src: ObjectMetricSource): { usage: bigint; timestamp: Timestamp } {
+  try {
+    const sample = fetched(data.objectMetric);
+    if (sample === undefined) throw new CalcError('no metrics returned from custom metrics API');
+    return { usage: milliToBig(parseMilli(sample.value)), timestamp: sample.timestamp };
+  } catch (err) {
+    // Upstream's argument order puts the error last: "…: Kind on ns name/err".
+    const ref = src.describedObject;
+    if (err instanceof CalcError) throw new CalcError(`unable to get metric ${src.metric.name}: ${ref.kind} on ${ctx.namespace ?? ''} ${ref.name}/${err.message}`);
+    throw err;
+  }
+}
+
 // computeStatusForObjectMetric + GetObjectMetricReplicas / GetObjectPerPodMetricReplicas.
 function objectMetric(metric: MetricSpec, ctx: ReplicaCalcContext, data: MetricData): MetricProposal {
   const src = metric.object;
   if (!src) return missingSource('FailedGetObjectMetric', 'object');
   const reason = 'FailedGetObjectMetric';
-  const wrap = (e: string) => `failed to get object metric value: ${e}`;
+  const errorPrefix = 'failed to get object metric value: ';
   const name = src.metric.name;
-  const ref = src.describedObject;
-  const namespace = ctx.namespace ?? '';
-  const objectUsage = (): { usage: bigint; timestamp: Timestamp } => {
-    try {
-      const sample = fetched(data.objectMetric);
-      if (sample === undefined) throw new CalcError('no metrics returned from custom metrics API');
-      return { usage: milliToBig(parseMilli(sample.value)), timestamp: sample.timestamp };
-    } catch (err) {
-      // Upstream's argument order puts the error last: "…: Kind on ns name/err".
-      if (err instanceof CalcError) throw new CalcError(`unable to get metric ${name}: ${ref.kind} on ${namespace} ${ref.name}/${err.message}`);
-      throw err;
-    }
-  };
   const value = src.target.type === 'Value' ? targetMilli(src.target, 'value') : undefined;
   if (value !== undefined) {
-    const calc = guarded(
-      reason,
-      () => {
-        const { usage } = objectUsage();
-        return { usage, replicas: usageRatioReplicaCount(ctx, Number(usage) / Number(value)) };
-      },
-      identity,
-      wrap,
-    );
+    let usage: bigint;
+    let replicas: number;
+    try {
+      usage = objectUsage(data, ctx, src).usage;
+      replicas = usageRatioReplicaCount(ctx, Number(usage) / Number(value));
+    } catch (err) {
+      throw failFrom(err, reason, '', errorPrefix);
+    }
     return {
-      replicas: calc.replicas,
+      replicas,
       // Upstream quirk: GetObjectMetricReplicas drops the metric's timestamp and returns the zero time.
       timestamp: ZERO_TIME,
-      rawMilli: calc.usage,
-      metricName: `${ref.kind} metric ${name}`,
-      status: { type: 'Object', object: { describedObject: ref, metric: identifier(src.metric), current: { value: formatMilli(calc.usage) } } },
+      rawMilli: usage,
+      metricName: `${src.describedObject.kind} metric ${name}`,
+      status: { type: 'Object', object: { describedObject: src.describedObject, metric: identifier(src.metric), current: { value: formatMilli(usage) } } },
     };
   }
   const average = src.target.type === 'AverageValue' ? targetMilli(src.target, 'averageValue') : undefined;
   if (average !== undefined) {
-    const calc = guarded(
-      reason,
-      () => {
-        const { usage, timestamp } = objectUsage();
-        let replicas = ctx.statusReplicas;
-        const usageRatio = Number(usage) / (Number(average) * replicas);
-        if (!isWithin(ctx.tolerances, usageRatio)) replicas = ceilInt32(Number(usage) / Number(average));
-        return { replicas, usage: ceilInt64(Number(usage) / ctx.statusReplicas), timestamp };
-      },
-      identity,
-      (e) => wrap(`failed to get ${name} object metric: ${e}`),
-    );
+    let sample: { usage: bigint; timestamp: Timestamp };
+    try {
+      sample = objectUsage(data, ctx, src);
+    } catch (err) {
+      throw failFrom(err, reason, '', `${errorPrefix}failed to get ${name} object metric: `);
+    }
+    const usage = Number(sample.usage);
+    let replicas = ctx.statusReplicas;
+    if (!isWithin(ctx.tolerances, usage / (Number(average) * replicas))) replicas = ceilInt32(usage / Number(average));
+    const perPod = ceilInt64(usage / ctx.statusReplicas);
     return {
-      replicas: calc.replicas,
-      timestamp: calc.timestamp,
-      rawMilli: calc.usage,
+      replicas,
+      timestamp: sample.timestamp,
+      rawMilli: perPod,
       // Upstream quirks: the per-pod Object status has no describedObject (Go's zero value) and an "external metric" name.
       metricName: `external metric ${name}(${formatLabelSelector(src.metric.selector)})`,
-      status: { type: 'Object', object: { describedObject: { kind: '', name: '' }, metric: identifier(src.metric), current: { averageValue: formatMilli(calc.usage) } } },
+      status: { type: 'Object', object: { describedObject: { kind: '', name: '' }, metric: identifier(src.metric), current: { averageValue: formatMilli(perPod) } } },
     };
   }
   const text = 'invalid object metric source: neither a value target nor an average value target was set';
-  return fail(reason, text, wrap(text));
+  return fail(reason, text, errorPrefix + text);
+}
+
+/** metrics client GetExternalMetric (one value per series), as GetExternal(PerPod)MetricReplicas wrap its errors. */
+function externalValues(data: MetricData, ctx: ReplicaCalcContext, name: string, selectorText: string): { values: Milli[]; timestamp: Timestamp } {
+  try {
+    const items = fetched(data.externalMetrics) ?? [];
+    if (items.length === 0) throw new CalcError('no metrics returned from external metrics API');
+    const values: Milli[] = [];
+    for (const m of items) values.push(parseMilli(m.value));
+    return { values, timestamp: items[0].timestamp };
+  } catch (err) {
+    if (err instanceof CalcError) throw new CalcError(`unable to get external metric ${ctx.namespace ?? ''}/${name}/${selectorText}: ${err.message}`);
+    throw err;
+  }
 }
 
 // computeStatusForExternalMetric + GetExternalMetricReplicas / GetExternalPerPodMetricReplicas.
@@ -577,83 +600,69 @@ function externalMetric(metric: MetricSpec, ctx: ReplicaCalcContext, data: Metri
   const reason = 'FailedGetExternalMetric';
   const name = src.metric.name;
   const selectorText = formatLabelSelector(src.metric.selector);
-  const wrap = (e: string) => `failed to get ${name} external metric value: ${e}`;
-  const values = (): { values: bigint[]; timestamp: Timestamp } => {
-    try {
-      const items = fetched(data.externalMetrics) ?? [];
-      if (items.length === 0) throw new CalcError('no metrics returned from external metrics API');
-      return { values: items.map((m) => milliToBig(parseMilli(m.value))), timestamp: items[0].timestamp };
-    } catch (err) {
-      if (err instanceof CalcError) throw new CalcError(`unable to get external metric ${ctx.namespace ?? ''}/${name}/${selectorText}: ${err.message}`);
-      throw err;
-    }
-  };
+  const errorPrefix = `failed to get ${name} external metric value: `;
   const metricName = `external metric ${name}(${selectorText})`;
   const average = targetMilli(src.target, 'averageValue');
   if (average !== undefined) {
-    const calc = guarded(
-      reason,
-      () => {
-        const fetchedValues = values();
-        let usage = 0n;
-        for (const v of fetchedValues.values) {
-          usage = BigInt.asIntN(64, usage + v);
-          // Upstream: a negative running sum is taken for an int64 overflow.
-          if (usage < 0n) {
-            usage = INT64_MAX;
-            break;
-          }
-        }
-        let replicas = ctx.statusReplicas;
-        const usageRatio = Number(usage) / (Number(average) * replicas);
-        if (!isWithin(ctx.tolerances, usageRatio)) {
-          const result = Math.ceil(Number(usage) / Number(average));
-          replicas = result > INT32_MAX ? INT32_MAX : ceilInt32(result);
-        }
-        const average_ = Number(usage) >= 9223372036854775807 ? INT64_MAX : ceilInt64(Number(usage) / ctx.statusReplicas);
-        return { replicas, usage: average_, timestamp: fetchedValues.timestamp };
-      },
-      identity,
-      (e) => wrap(`failed to get ${name} external metric: ${e}`),
-    );
+    let fetchedValues: { values: Milli[]; timestamp: Timestamp };
+    try {
+      fetchedValues = externalValues(data, ctx, name, selectorText);
+    } catch (err) {
+      throw failFrom(err, reason, '', `${errorPrefix}failed to get ${name} external metric: `);
+    }
+    let total = 0n;
+    for (const v of fetchedValues.values) {
+      total = BigInt.asIntN(64, total + milliToBig(v));
+      // Upstream: a negative running sum is taken for an int64 overflow.
+      if (total < 0n) {
+        total = INT64_MAX;
+        break;
+      }
+    }
+    const usage = Number(total);
+    let replicas = ctx.statusReplicas;
+    if (!isWithin(ctx.tolerances, usage / (Number(average) * replicas))) {
+      const proposal = Math.ceil(usage / Number(average));
+      replicas = proposal > INT32_MAX ? INT32_MAX : ceilInt32(proposal);
+    }
+    const perPod = usage >= 9223372036854775807 ? INT64_MAX : ceilInt64(usage / ctx.statusReplicas);
     return {
-      replicas: calc.replicas,
-      timestamp: calc.timestamp,
-      rawMilli: calc.usage,
+      replicas,
+      timestamp: fetchedValues.timestamp,
+      rawMilli: perPod,
       metricName,
-      status: { type: 'External', external: { metric: identifier(src.metric), current: { averageValue: formatMilli(calc.usage) } } },
+      status: { type: 'External', external: { metric: identifier(src.metric), current: { averageValue: formatMilli(perPod) } } },
     };
   }
   const value = targetMilli(src.target, 'value');
   if (value !== undefined) {
-    const calc = guarded(
-      reason,
-      () => {
-        let usage = 0n;
-        for (const v of values().values) {
-          // Upstream caps a positive overflow at MaxInt64.
-          if (v > 0n && usage > INT64_MAX - v) {
-            usage = INT64_MAX;
-            break;
-          }
-          usage = BigInt.asIntN(64, usage + v);
+    let usage = 0n;
+    let replicas: number;
+    try {
+      for (const v of externalValues(data, ctx, name, selectorText).values) {
+        const big = milliToBig(v);
+        // Upstream caps a positive overflow at MaxInt64.
+        if (big > 0n && usage > INT64_MAX - big) {
+          usage = INT64_MAX;
+          break;
         }
-        return { usage, replicas: usageRatioReplicaCount(ctx, Number(usage) / Number(value)) };
-      },
-      identity,
-      (e) => wrap(`failed to get external metric ${name}: ${e}`),
-    );
+        usage = BigInt.asIntN(64, usage + big);
+      }
+      replicas = usageRatioReplicaCount(ctx, Number(usage) / Number(value));
+    } catch (err) {
+      throw failFrom(err, reason, '', `${errorPrefix}failed to get external metric ${name}: `);
+    }
     return {
-      replicas: calc.replicas,
+      replicas,
       // Upstream quirk: GetExternalMetricReplicas drops the metric's timestamp and returns the zero time.
       timestamp: ZERO_TIME,
-      rawMilli: calc.usage,
+      rawMilli: usage,
       metricName,
-      status: { type: 'External', external: { metric: identifier(src.metric), current: { value: formatMilli(calc.usage) } } },
+      status: { type: 'External', external: { metric: identifier(src.metric), current: { value: formatMilli(usage) } } },
     };
   }
   const text = 'invalid external metric source: neither a value target nor an average value target was set';
-  return fail(reason, text, wrap(text));
+  return fail(reason, text, errorPrefix + text);
 }
 
 /** fmt "%+v" of a *metav1.LabelSelector (its generated String()), as upstream puts it in names and errors. */

@@ -174,3 +174,22 @@ describe('reconcile', () => {
     );
   });
 });
+
+describe('reconcile on bad input', () => {
+  it('throws a ReconcileInputError naming the HPA and the field, not a deep exception', async () => {
+    const { ReconcileInputError } = await import('../../lib/hpa/reconcile.js');
+    const corrupt = { recommendations: [{ timestamp: 'yesterday', replicas: 3 }], scaleUpEvents: [], scaleDownEvents: [] };
+    expect(() => reconcile(input({ replicas: 3, usage: [100, 100, 100], history: corrupt }))).toThrow(ReconcileInputError);
+    expect(() => reconcile(input({ replicas: 3, usage: [100, 100, 100], history: corrupt }))).toThrow(/shop\/web: recommendations\[0\]\.timestamp/);
+    expect(() => reconcile(input({ replicas: 3, usage: [100, 100, 100], behavior: { scaleUp: { tolerance: 'lots' } } }))).toThrow(
+      /spec\.behavior\.scaleUp\.tolerance/,
+    );
+  });
+
+  it('turns a malformed metric target into a metric error, as a failed metric', () => {
+    const bad: MetricSpec = { type: 'Resource', resource: { name: 'cpu', target: { type: 'AverageValue', averageValue: 'many' } } };
+    const r = reconcile(input({ replicas: 3, usage: [100, 100, 100], metrics: [bad] }));
+    expect(r.conditions.find((c) => c.type === 'ScalingActive')).toMatchObject({ status: 'False', reason: 'FailedGetResourceMetric' });
+    expect(r.conditions.find((c) => c.type === 'ScalingActive')?.message).toContain('averageValue');
+  });
+});

@@ -1,0 +1,319 @@
+// Reads a cycle's CloudWatchMetric objects with GetMetricData: one request for many
+// objects (see cloudwatch-plan), a value cached until a newer datapoint can exist,
+// throttling retried with backoff inside a deadline, and every call counted.
+import { GetMetricDataCommand, type CloudWatchClient, type GetMetricDataCommandOutput, type MetricDataResult } from '@aws-sdk/client-cloudwatch';
+import type { MetricSample, Timestamp } from '../hpa/types.js';
+import type { Clock } from '../sync/ports.js';
+import type { CloudWatchMetric } from './cloudwatch-types.js';
+import { DEFAULT_LOOKBACK_PERIODS, planRequests, specKey, windowFor, type PlannedRequest, type PlannedUnit, type QueryWindow } from './cloudwatch-plan.js';
+import { floatToMilliQuantity } from './float-quantity.js';
+
+export interface CloudWatchClients {
+  clientFor(region: string, roleArn?: string): CloudWatchClient;
+}
+
+export interface RetryOptions {
+  maxAttempts: number;
+  baseDelayMs: number;
+  maxDelayMs: number;
+  /** Retries stop when the next attempt would start later than this after the fetch began. */
+  deadlineMs: number;
+}
+
+export interface CloudWatchSourceOptions {
+  clients: CloudWatchClients;
+  /** Region of objects that name none. */
+  defaultRegion?: string;
+  lookbackPeriods?: number;
+  /** Seconds after a period ends before its datapoint is read (CloudWatch publishes late). */
+  publishDelaySeconds?: number;
+  retry?: Partial<RetryOptions>;
+  /** Measures the retry deadline; the cycle's own time is the `now` of each fetch. */
+  clock?: Clock;
+  sleep?: (ms: number) => Promise<void>;
+  /** GetMetricData requests in flight at once. */
+  concurrency?: number;
+}
+
+export interface CloudWatchStats {
+  /** GetMetricData calls sent, including retries and pages. */
+  calls: number;
+  throttled: number;
+  failedCalls: number;
+  /** MetricStat queries in calls that succeeded: what CloudWatch bills ($0.01 per 1,000). */
+  metricsRequested: number;
+  /** All MetricDataQuery entries sent (metric stats and expressions). */
+  queriesRequested: number;
+  /** Objects answered from the cache. */
+  cacheHits: number;
+  /** Distinct objects read from CloudWatch. */
+  objectsFetched: number;
+}
+
+export interface CloudWatchAnswer {
+  result: { value: MetricSample[]; error?: undefined } | { error: string; value?: undefined };
+  messages?: string[];
+}
+
+export const DEFAULT_PUBLISH_DELAY_SECONDS = 60;
+const DEFAULT_RETRY: RetryOptions = { maxAttempts: 6, baseDelayMs: 200, maxDelayMs: 5_000, deadlineMs: 10_000 };
+const MAX_PAGES = 100;
+const CACHE_IDLE_MS = 3_600_000;
+// Error names (query-compatible codes included) that mean "slow down".
+const THROTTLING = new Set([
+  'Throttling',
+  'ThrottlingException',
+  'ThrottledException',
+  'LimitExceeded',
+  'LimitExceededException',
+  'LimitExceededFault',
+  'TooManyRequestsException',
+  'RequestLimitExceeded',
+  'RequestThrottled',
+  'RequestThrottledException',
+]);
+
+type Outcome =
+  | { samples: MetricSample[]; messages: string[] }
+  | { error: string; messages: string[]; cacheable: boolean };
+
+interface CacheEntry {
+  end: number;
+  outcome: Outcome;
+  lastUsed: number;
+}
+
+interface Series {
+  id: string;
+  label?: string;
+  points: { t: number; v: number }[];
+  status?: string;
+  messages: string[];
+}
+
+interface Collected {
+  series: Map<string, Series[]>;
+  messages: string[];
+}
+
+function errorText(e: unknown): string {
+  if (e instanceof Error) return e.name && e.name !== 'Error' ? `${e.name}: ${e.message}` : e.message;
+  return String(e);
+}
+
+function rfc3339(epochSeconds: number): Timestamp {
+  return new Date(epochSeconds * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+function httpStatus(e: unknown): number | undefined {
+  const meta = (e as { $metadata?: { httpStatusCode?: number } } | undefined)?.$metadata;
+  return meta?.httpStatusCode;
+}
+
+export class CloudWatchSource {
+  private readonly cache = new Map<string, CacheEntry>();
+  private counters: CloudWatchStats = CloudWatchSource.zero();
+  private readonly retry: RetryOptions;
+  private readonly clock: Clock;
+  private readonly sleep: (ms: number) => Promise<void>;
+
+  constructor(private readonly options: CloudWatchSourceOptions) {
+    this.retry = { ...DEFAULT_RETRY, ...options.retry };
+    this.clock = options.clock ?? { now: () => new Date() };
+    this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
+  }
+
+  private static zero(): CloudWatchStats {
+    return { calls: 0, throttled: 0, failedCalls: 0, metricsRequested: 0, queriesRequested: 0, cacheHits: 0, objectsFetched: 0 };
+  }
+
+  stats(): CloudWatchStats {
+    return { ...this.counters };
+  }
+
+  resetStats(): void {
+    this.counters = CloudWatchSource.zero();
+  }
+
+  /** One answer per object, aligned; never throws for one object. */
+  async fetch(objects: CloudWatchMetric[], now: Date): Promise<CloudWatchAnswer[]> {
+    const nowMs = now.getTime();
+    const lookback = this.options.lookbackPeriods ?? DEFAULT_LOOKBACK_PERIODS;
+    const delay = this.options.publishDelaySeconds ?? DEFAULT_PUBLISH_DELAY_SECONDS;
+    const perObject: ({ key: string } | { error: string })[] = [];
+    const wanted = new Map<string, PlannedUnit>();
+    const outcomes = new Map<string, Outcome>();
+    for (const obj of objects) {
+      const region = obj.spec.region ?? this.options.defaultRegion;
+      if (!region) {
+        perObject.push({ error: 'no region: set spec.region or configure a default region' });
+        continue;
+      }
+      let key: string;
+      let window: QueryWindow;
+      try {
+        key = specKey(obj.spec, region);
+        window = windowFor(obj.spec, nowMs, delay, lookback);
+      } catch (e) {
+        perObject.push({ error: `invalid spec: ${errorText(e)}` });
+        continue;
+      }
+      perObject.push({ key });
+      if (outcomes.has(key) || wanted.has(key)) continue;
+      const cached = this.cache.get(key);
+      if (cached && cached.end === window.end) {
+        cached.lastUsed = nowMs;
+        this.counters.cacheHits++;
+        outcomes.set(key, cached.outcome);
+      } else {
+        wanted.set(key, { key, spec: obj.spec, region, window });
+      }
+    }
+
+    if (wanted.size) {
+      const deadline = this.clock.now().getTime() + this.retry.deadlineMs;
+      const requests = planRequests([...wanted.values()]);
+      await this.runAll(requests, async (req) => {
+        for (const [key, outcome] of await this.execute(req, wanted, deadline)) outcomes.set(key, outcome);
+      });
+      this.counters.objectsFetched += wanted.size;
+      for (const [key, unit] of wanted) {
+        const outcome = outcomes.get(key)!;
+        if ('samples' in outcome || outcome.cacheable) this.cache.set(key, { end: unit.window.end, outcome, lastUsed: nowMs });
+        else this.cache.delete(key);
+      }
+    }
+    for (const [key, entry] of this.cache) if (nowMs - entry.lastUsed > CACHE_IDLE_MS) this.cache.delete(key);
+
+    return objects.map((obj, i) => {
+      const name = `CloudWatchMetric ${obj.metadata.namespace ?? 'default'}/${obj.metadata.name}`;
+      const slot = perObject[i];
+      if ('error' in slot) return { result: { error: `${name}: ${slot.error}` } };
+      const outcome = outcomes.get(slot.key)!;
+      const messages = outcome.messages.length ? { messages: [...outcome.messages] } : {};
+      if ('error' in outcome) return { result: { error: `${name}: ${outcome.error}` }, ...messages };
+      return { result: { value: outcome.samples.map((s) => ({ ...s })) }, ...messages };
+    });
+  }
+
+  private async runAll(requests: PlannedRequest[], run: (r: PlannedRequest) => Promise<void>): Promise<void> {
+    let next = 0;
+    const worker = async () => {
+      while (next < requests.length) await run(requests[next++]);
+    };
+    await Promise.all(Array.from({ length: Math.min(this.options.concurrency ?? 4, requests.length) }, worker));
+  }
+
+  private async execute(req: PlannedRequest, units: Map<string, PlannedUnit>, deadline: number): Promise<Map<string, Outcome>> {
+    const out = new Map<string, Outcome>();
+    let collected: Collected;
+    try {
+      collected = await this.collect(req, deadline);
+    } catch (e) {
+      for (const u of req.units) out.set(u.key, { error: `GetMetricData failed: ${errorText(e)}`, messages: [], cacheable: false });
+      return out;
+    }
+    for (const u of req.units) out.set(u.key, this.outcome(units.get(u.key)!, u.returnId, u.ids, collected));
+    return out;
+  }
+
+  private async collect(req: PlannedRequest, deadline: number): Promise<Collected> {
+    const client = this.options.clients.clientFor(req.region, req.roleArn);
+    const collected: Collected = { series: new Map(), messages: [] };
+    const metricStats = req.queries.filter((q) => q.MetricStat).length;
+    let token: string | undefined;
+    let pages = 0;
+    do {
+      const page = await this.send(
+        client,
+        new GetMetricDataCommand({
+          MetricDataQueries: req.queries,
+          StartTime: new Date(req.startTime * 1000),
+          EndTime: new Date(req.endTime * 1000),
+          ScanBy: 'TimestampDescending',
+          NextToken: token,
+        }),
+        deadline,
+      );
+      this.counters.metricsRequested += metricStats;
+      this.counters.queriesRequested += req.queries.length;
+      for (const m of page.Messages ?? []) collected.messages.push(`${m.Code ?? 'Message'}: ${m.Value ?? ''}`);
+      for (const r of page.MetricDataResults ?? []) merge(collected.series, r);
+      token = page.NextToken;
+    } while (token && ++pages < MAX_PAGES);
+    if (token) collected.messages.push(`stopped after ${MAX_PAGES} pages of results`);
+    return collected;
+  }
+
+  private async send(client: CloudWatchClient, command: GetMetricDataCommand, deadline: number): Promise<GetMetricDataCommandOutput> {
+    for (let attempt = 1; ; attempt++) {
+      this.counters.calls++;
+      try {
+        return await client.send(command);
+      } catch (e) {
+        const throttled = e instanceof Error && THROTTLING.has(e.name);
+        if (throttled) this.counters.throttled++;
+        else this.counters.failedCalls++;
+        const retryable = throttled || (httpStatus(e) ?? 0) >= 500;
+        // Full jitter: calls throttled together do not retry together.
+        const wait = Math.min(this.retry.maxDelayMs, this.retry.baseDelayMs * 2 ** (attempt - 1)) * (0.5 + Math.random() / 2);
+        if (!retryable || attempt >= this.retry.maxAttempts || this.clock.now().getTime() + wait > deadline) {
+          if (retryable && e instanceof Error) e.message = `${e.message} (gave up after ${attempt} attempts)`;
+          throw e;
+        }
+        await this.sleep(wait);
+      }
+    }
+  }
+
+  private outcome(unit: PlannedUnit, returnId: string, ids: string[], collected: Collected): Outcome {
+    const { period, start, end } = unit.window;
+    const messages = [...collected.messages];
+    const statuses: string[] = [];
+    for (const id of ids) {
+      for (const s of collected.series.get(id) ?? []) {
+        messages.push(...s.messages);
+        if (s.status && s.status !== 'Complete') statuses.push(s.status);
+      }
+    }
+    if (statuses.includes('PartialData')) messages.push('PartialData: CloudWatch returned part of the data');
+    const forbidden = statuses.find((s) => s === 'Forbidden' || s === 'InternalError');
+    if (forbidden) return { error: `CloudWatch answered ${forbidden}`, messages, cacheable: false };
+
+    const samples: MetricSample[] = [];
+    for (const s of collected.series.get(returnId) ?? []) {
+      // The latest complete datapoint: its period has ended by the window's end.
+      let best: { t: number; v: number } | undefined;
+      for (const p of s.points) if (p.t >= start && p.t + period <= end && (!best || p.t > best.t)) best = p;
+      if (!best) continue;
+      const value = floatToMilliQuantity(best.v);
+      if (value === undefined) return { error: `datapoint at ${rfc3339(best.t)} is not a finite number`, messages, cacheable: false };
+      samples.push({ value, timestamp: rfc3339(best.t) });
+    }
+    if (samples.length) return { samples, messages };
+    const range = `between ${rfc3339(start)} and ${rfc3339(end)}`;
+    if (unit.spec.defaultValue !== undefined) {
+      messages.push(`no datapoint ${range}: using defaultValue ${unit.spec.defaultValue}`);
+      return { samples: [{ value: floatToMilliQuantity(unit.spec.defaultValue)!, timestamp: rfc3339(end) }], messages };
+    }
+    // A valid answer for this window: cached like a value, so an idle metric is not polled every cycle.
+    return { error: `no datapoint ${range} (set spec.defaultValue to use a value instead)`, messages, cacheable: true };
+  }
+}
+
+function merge(into: Map<string, Series[]>, r: MetricDataResult): void {
+  const id = r.Id ?? '';
+  const list = into.get(id) ?? [];
+  into.set(id, list);
+  // SEARCH returns several series under one id; pages continue each series by label.
+  let s = list.find((x) => x.label === r.Label);
+  if (!s) {
+    s = { id, label: r.Label, points: [], messages: [] };
+    list.push(s);
+  }
+  const ts = r.Timestamps ?? [];
+  const vs = r.Values ?? [];
+  for (let i = 0; i < ts.length && i < vs.length; i++) s.points.push({ t: Math.floor(ts[i].getTime() / 1000), v: vs[i] });
+  s.status = r.StatusCode ?? s.status;
+  for (const m of r.Messages ?? []) s.messages.push(`${m.Code ?? 'Message'}: ${m.Value ?? ''}`);
+}
