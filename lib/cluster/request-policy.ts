@@ -1,0 +1,162 @@
+// How one Kubernetes API call fails and is retried: bounded attempts with
+// backoff inside a per-call deadline, one token refresh on 401, and errors
+// that say what went wrong in the API server's own words.
+import { ApiException } from '@kubernetes/client-node';
+import { ClusterApiError } from '../sync/ports.js';
+
+/** What a call does, in RBAC terms (used for 403 and 404 messages). */
+export interface RequestTarget {
+  verb: 'get' | 'list' | 'patch';
+  group: string;
+  resource: string;
+  subresource?: string;
+  namespace: string;
+  name?: string;
+}
+
+export interface RetryPolicy {
+  /** Whole call, all attempts and backoff included. */
+  deadlineMs: number;
+  /** One attempt; cut to what is left of the deadline. */
+  attemptTimeoutMs: number;
+  maxAttempts: number;
+  baseBackoffMs: number;
+  maxBackoffMs: number;
+}
+
+export const defaultRetryPolicy: RetryPolicy = {
+  deadlineMs: 10_000,
+  attemptTimeoutMs: 4_000,
+  maxAttempts: 4,
+  baseBackoffMs: 200,
+  maxBackoffMs: 2_000,
+};
+
+/** A non-2xx answer to a raw request (the typed API throws ApiException instead). */
+export class HttpStatusError extends Error {
+  constructor(
+    readonly code: number,
+    readonly body: string,
+    readonly headers: Record<string, string>,
+  ) {
+    super(`HTTP ${code}`);
+  }
+}
+
+interface Failure {
+  status?: number;
+  /** message of a Kubernetes Status body, when the server sent one */
+  statusMessage?: string;
+  retryAfterMs?: number;
+  detail: string;
+}
+
+function statusMessageOf(body: unknown): string | undefined {
+  if (typeof body !== 'string' || body === '') return undefined;
+  try {
+    const parsed: unknown = JSON.parse(body);
+    if (parsed && typeof parsed === 'object' && 'message' in parsed && typeof parsed.message === 'string') {
+      return parsed.message;
+    }
+  } catch {
+    // not JSON: keep the raw text short
+  }
+  return body.length > 300 ? `${body.slice(0, 300)}…` : body;
+}
+
+function classify(err: unknown): Failure {
+  if (err instanceof ApiException || err instanceof HttpStatusError) {
+    const headers: Record<string, string> = err.headers ?? {};
+    const retryAfter = Number(headers['retry-after']);
+    return {
+      status: err.code,
+      statusMessage: statusMessageOf(err.body),
+      retryAfterMs: Number.isFinite(retryAfter) && retryAfter >= 0 ? retryAfter * 1000 : undefined,
+      detail: `HTTP ${err.code}`,
+    };
+  }
+  return { detail: err instanceof Error ? err.message : String(err) };
+}
+
+const retryableStatus = new Set([429, 500, 502, 503, 504]);
+
+export function describeTarget(t: RequestTarget): string {
+  const resource = t.subresource ? `${t.resource}/${t.subresource}` : t.resource;
+  const group = t.group === '' ? 'core' : t.group;
+  return `${t.verb} ${resource} (${group}) ${t.name ? `"${t.name}" ` : ''}in namespace "${t.namespace}"`;
+}
+
+function toClusterApiError(f: Failure, t: RequestTarget, timedOutMs?: number): ClusterApiError {
+  if (timedOutMs !== undefined) {
+    return new ClusterApiError(`${describeTarget(t)}: no answer within ${timedOutMs} ms`);
+  }
+  const qualified = t.group === '' ? t.resource : `${t.resource}.${t.group}`;
+  switch (f.status) {
+    case undefined:
+      return new ClusterApiError(`${describeTarget(t)}: ${f.detail}`);
+    case 403: {
+      const resource = t.subresource ? `${t.resource}/${t.subresource}` : t.resource;
+      const grant = `missing RBAC permission: verb "${t.verb}" on resource "${resource}" in API group "${t.group}" in namespace "${t.namespace}" (see infra/rbac.yaml)`;
+      return new ClusterApiError(`${f.statusMessage ? `${f.statusMessage}; ` : ''}${grant}`, 403);
+    }
+    case 404:
+      // The API server's own text, e.g. deployments.apps "web" not found.
+      return new ClusterApiError(
+        f.statusMessage ?? (t.name ? `${qualified} "${t.name}" not found` : 'the server could not find the requested resource'),
+        404,
+      );
+    default:
+      return new ClusterApiError(`${describeTarget(t)}: ${f.statusMessage ?? f.detail}`, f.status);
+  }
+}
+
+export interface CallHooks {
+  /** Called once on a 401; the call is then retried with a fresh token. */
+  onUnauthorized(): void;
+  sleep?: (ms: number) => Promise<void>;
+}
+
+const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** Runs fn with a per-attempt AbortSignal until it succeeds, fails for good, or the deadline passes. */
+export async function callWithPolicy<T>(
+  target: RequestTarget,
+  policy: RetryPolicy,
+  hooks: CallHooks,
+  fn: (signal: AbortSignal) => Promise<T>,
+): Promise<T> {
+  const sleep = hooks.sleep ?? realSleep;
+  const deadline = Date.now() + policy.deadlineMs;
+  let refreshed = false;
+  let attempt = 0;
+  for (;;) {
+    attempt++;
+    const remaining = deadline - Date.now();
+    const attemptMs = Math.max(1, Math.min(policy.attemptTimeoutMs, remaining));
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(), attemptMs);
+    try {
+      return await fn(controller.signal);
+    } catch (err) {
+      // Already explained (e.g. no connection details): not a transient failure.
+      if (err instanceof ClusterApiError) throw err;
+      const timedOut = controller.signal.aborted;
+      const f = classify(err);
+      if (f.status === 401 && !refreshed) {
+        refreshed = true;
+        hooks.onUnauthorized();
+        attempt--;
+        continue;
+      }
+      const retryable = timedOut || f.status === undefined || retryableStatus.has(f.status);
+      const backoff = Math.min(policy.maxBackoffMs, policy.baseBackoffMs * 2 ** (attempt - 1));
+      const wait = Math.max(backoff * (0.5 + Math.random() / 2), f.retryAfterMs ?? 0);
+      if (!retryable || attempt >= policy.maxAttempts || Date.now() + wait >= deadline) {
+        throw toClusterApiError(f, target, timedOut ? attemptMs : undefined);
+      }
+      await sleep(wait);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}

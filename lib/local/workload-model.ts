@@ -1,0 +1,460 @@
+// The workloads a local Kubernetes API server serves: scalable objects, their
+// pods, and the metrics those pods report. Pure: time only comes from the clock
+// passed in, names come from counters, so a virtual clock replays exactly.
+//
+// Pod life, as the kubelet and the ReplicaSet controller would show it:
+// created Pending → Running (startTime) after startDelaySeconds → Ready after
+// readyDelaySeconds more. Deleted pods get deletionTimestamp = now + grace and
+// vanish when it passes. CPU/memory usage: a workload's load divided over its
+// ready pods, plus a per-pod baseline.
+import type { Clock } from '../sync/ports.js';
+
+export type QuantityValue = number | string;
+export type MetricValue = QuantityValue | ((now: Date) => QuantityValue);
+export type PodsMetricValue = QuantityValue | ((pod: string, now: Date) => QuantityValue);
+
+export interface ContainerSpec {
+  name: string;
+  requests?: Record<string, string>;
+}
+
+/** What a workload's pods use in total: CPU in cores, memory in bytes. */
+export type LoadFunction = (now: Date) => { cpu?: number; memory?: number };
+
+export interface WorkloadSpec {
+  kind: string;
+  /** "apps/v1", "v1", or a custom resource's group/version */
+  apiVersion: string;
+  namespace: string;
+  name: string;
+  replicas: number;
+  /** Labels of its pods, and its selector. Absent: its scale has no selector. */
+  selector?: Record<string, string>;
+  containers?: ContainerSpec[];
+  load?: LoadFunction;
+}
+
+export interface ResourceType {
+  group: string;
+  version: string;
+  kind: string;
+  /** plural resource name */
+  resource: string;
+  namespaced: boolean;
+  scale: boolean;
+}
+
+export interface ModelOptions {
+  clock: Clock;
+  startDelaySeconds?: number;
+  readyDelaySeconds?: number;
+  terminationGraceSeconds?: number;
+  metricsWindowSeconds?: number;
+  /** Usage of every running pod before its share of the load. */
+  baseline?: { cpu: number; memory: number };
+}
+
+interface PodState {
+  name: string;
+  uid: string;
+  labels: Record<string, string>;
+  containers: ContainerSpec[];
+  createdMs: number;
+  deletionMs?: number;
+  ordinal?: number;
+  owner: Workload;
+}
+
+interface Workload {
+  spec: WorkloadSpec;
+  type: ResourceType;
+  uid: string;
+  createdMs: number;
+  resourceVersion: number;
+  generation: number;
+  templateHash: string;
+}
+
+export interface SeriesValue {
+  labels?: Record<string, string>;
+}
+
+/** Kinds every cluster serves. */
+export const builtInTypes: ResourceType[] = [
+  { group: 'apps', version: 'v1', kind: 'Deployment', resource: 'deployments', namespaced: true, scale: true },
+  { group: 'apps', version: 'v1', kind: 'StatefulSet', resource: 'statefulsets', namespaced: true, scale: true },
+  { group: 'apps', version: 'v1', kind: 'ReplicaSet', resource: 'replicasets', namespaced: true, scale: true },
+  { group: 'apps', version: 'v1', kind: 'DaemonSet', resource: 'daemonsets', namespaced: true, scale: false },
+  { group: '', version: 'v1', kind: 'ReplicationController', resource: 'replicationcontrollers', namespaced: true, scale: true },
+  { group: '', version: 'v1', kind: 'Pod', resource: 'pods', namespaced: true, scale: false },
+  { group: '', version: 'v1', kind: 'Service', resource: 'services', namespaced: true, scale: false },
+  { group: '', version: 'v1', kind: 'Namespace', resource: 'namespaces', namespaced: false, scale: false },
+  { group: 'networking.k8s.io', version: 'v1', kind: 'Ingress', resource: 'ingresses', namespaced: true, scale: false },
+];
+
+const DEFAULT_CONTAINERS: ContainerSpec[] = [{ name: 'app', requests: { cpu: '100m', memory: '128Mi' } }];
+const NAME_CHARS = 'bcdfghjklmnpqrstvwxz2456789';
+
+function rfc3339(ms: number): string {
+  return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace(/\.000Z$/, 'Z');
+}
+
+/** A number as a Kubernetes quantity: integers plain, fractions in milli-units. */
+export function toQuantity(v: QuantityValue): string {
+  if (typeof v === 'string') return v;
+  return Number.isInteger(v) ? String(v) : `${Math.round(v * 1000)}m`;
+}
+
+function nameSuffix(n: number, len: number): string {
+  let s = '';
+  let x = n;
+  for (let i = 0; i < len; i++) {
+    s = NAME_CHARS[x % NAME_CHARS.length] + s;
+    x = Math.floor(x / NAME_CHARS.length);
+  }
+  return s;
+}
+
+function hashOf(s: string): number {
+  let h = 2166136261;
+  for (const ch of s) h = Math.imul(h ^ ch.charCodeAt(0), 16777619) >>> 0;
+  return h;
+}
+
+export function groupOf(apiVersion: string): { group: string; version: string } {
+  const i = apiVersion.indexOf('/');
+  return i < 0 ? { group: '', version: apiVersion } : { group: apiVersion.slice(0, i), version: apiVersion.slice(i + 1) };
+}
+
+export class WorkloadModel {
+  readonly clock: Clock;
+  private readonly startMs: number;
+  private readonly readyMs: number;
+  private readonly graceMs: number;
+  private readonly windowSeconds: number;
+  private readonly baseline: { cpu: number; memory: number };
+  private readonly types: ResourceType[] = [...builtInTypes];
+  private readonly workloads = new Map<string, Workload>();
+  private pods: PodState[] = [];
+  private counter = 0;
+  private resourceVersion = 1000;
+  private readonly podsMetrics = new Map<string, { value: PodsMetricValue; labels?: Record<string, string> }[]>();
+  private readonly objectMetrics = new Map<string, { value: MetricValue; labels?: Record<string, string> }[]>();
+  private readonly externalMetrics = new Map<string, { value: MetricValue; labels?: Record<string, string> }[]>();
+
+  constructor(opts: ModelOptions) {
+    this.clock = opts.clock;
+    this.startMs = (opts.startDelaySeconds ?? 2) * 1000;
+    this.readyMs = (opts.readyDelaySeconds ?? 10) * 1000;
+    this.graceMs = (opts.terminationGraceSeconds ?? 30) * 1000;
+    this.windowSeconds = opts.metricsWindowSeconds ?? 15;
+    this.baseline = opts.baseline ?? { cpu: 0.002, memory: 32 * 1024 * 1024 };
+  }
+
+  // ---- set-up ----
+
+  /** A custom resource (CRD); scale: it serves the scale subresource. */
+  defineResource(t: Omit<ResourceType, 'namespaced'> & { namespaced?: boolean }): void {
+    if (this.typeOf(t.group, t.kind)) throw new Error(`kind ${t.kind} in group "${t.group}" is already defined`);
+    this.types.push({ namespaced: true, ...t });
+  }
+
+  resourceTypes(): readonly ResourceType[] {
+    return this.types;
+  }
+
+  addWorkload(spec: WorkloadSpec): void {
+    const { group } = groupOf(spec.apiVersion);
+    const type = this.typeOf(group, spec.kind);
+    if (!type) throw new Error(`unknown kind ${spec.kind} in group "${group}": define it first`);
+    if (!type.scale) throw new Error(`${type.resource} have no scale subresource`);
+    const key = this.key(spec.namespace, type, spec.name);
+    if (this.workloads.has(key)) throw new Error(`${key} already exists`);
+    const w: Workload = {
+      spec: { ...spec, containers: spec.containers ?? DEFAULT_CONTAINERS },
+      type,
+      uid: this.uid(),
+      createdMs: this.clock.now().getTime(),
+      resourceVersion: ++this.resourceVersion,
+      generation: 1,
+      templateHash: nameSuffix(hashOf(key), 5) + nameSuffix(hashOf(`${key}#`), 5),
+    };
+    this.workloads.set(key, w);
+    this.reconcile(w);
+  }
+
+  setLoad(namespace: string, kind: string, name: string, load: LoadFunction | undefined): void {
+    this.workload(namespace, kind, name).spec.load = load;
+  }
+
+  setPodsMetric(namespace: string, metric: string, value: PodsMetricValue, labels?: Record<string, string>): void {
+    this.upsert(this.podsMetrics, `${namespace}/${metric}`, value, labels);
+  }
+
+  setObjectMetric(namespace: string, object: { kind: string; name: string }, metric: string, value: MetricValue, labels?: Record<string, string>): void {
+    this.upsert(this.objectMetrics, `${namespace}/${object.kind}/${object.name}/${metric}`, value, labels);
+  }
+
+  /** One series per distinct label set. */
+  setExternalMetric(namespace: string, metric: string, value: MetricValue, labels?: Record<string, string>): void {
+    this.upsert(this.externalMetrics, `${namespace}/${metric}`, value, labels);
+  }
+
+  // ---- what the API server reads ----
+
+  typeOf(group: string, kind: string): ResourceType | undefined {
+    return this.types.find((t) => t.group === group && t.kind === kind);
+  }
+
+  typeByResource(group: string, version: string, resource: string): ResourceType | undefined {
+    return this.types.find((t) => t.group === group && t.version === version && t.resource === resource);
+  }
+
+  /** The autoscaling/v1 Scale of a workload, or undefined when there is none. */
+  scale(namespace: string, type: ResourceType, name: string): Record<string, unknown> | undefined {
+    const w = this.workloads.get(this.key(namespace, type, name));
+    if (!w) return undefined;
+    this.sweep();
+    const status: Record<string, unknown> = { replicas: this.activePods(w).length };
+    if (w.spec.selector) status.selector = selectorString(w.spec.selector);
+    return {
+      kind: 'Scale',
+      apiVersion: 'autoscaling/v1',
+      metadata: {
+        name,
+        namespace,
+        uid: w.uid,
+        resourceVersion: String(w.resourceVersion),
+        creationTimestamp: rfc3339(w.createdMs),
+      },
+      spec: { replicas: w.spec.replicas },
+      status,
+    };
+  }
+
+  /** Sets spec.replicas (what PATCH/PUT of /scale does); returns false when the workload does not exist. */
+  setReplicas(namespace: string, type: ResourceType, name: string, replicas: number): boolean {
+    const w = this.workloads.get(this.key(namespace, type, name));
+    if (!w) return false;
+    if (w.spec.replicas !== replicas) {
+      w.spec.replicas = replicas;
+      w.resourceVersion = ++this.resourceVersion;
+      w.generation++;
+      this.reconcile(w);
+    }
+    return true;
+  }
+
+  replicasOf(namespace: string, kind: string, name: string): number {
+    return this.workload(namespace, kind, name).spec.replicas;
+  }
+
+  /** Pods of a namespace as v1 Pod objects. */
+  podObjects(namespace: string): Record<string, unknown>[] {
+    this.sweep();
+    const now = this.clock.now().getTime();
+    return this.pods.filter((p) => p.owner.spec.namespace === namespace).map((p) => this.podObject(p, now));
+  }
+
+  /** metrics.k8s.io PodMetrics of the running pods of a namespace. */
+  podMetrics(namespace: string): Record<string, unknown>[] {
+    this.sweep();
+    const now = this.clock.now();
+    const nowMs = now.getTime();
+    const out: Record<string, unknown>[] = [];
+    const shares = new Map<Workload, { cpu: number; memory: number }>();
+    for (const p of this.pods) {
+      if (p.owner.spec.namespace !== namespace || !this.isRunning(p, nowMs)) continue;
+      let share = shares.get(p.owner);
+      if (!share) {
+        const ready = this.pods.filter((q) => q.owner === p.owner && q.deletionMs === undefined && this.isReady(q, nowMs)).length;
+        const load = p.owner.spec.load?.(now) ?? {};
+        share = { cpu: ready ? (load.cpu ?? 0) / ready : 0, memory: ready ? (load.memory ?? 0) / ready : 0 };
+        shares.set(p.owner, share);
+      }
+      const mine = p.deletionMs === undefined && this.isReady(p, nowMs) ? share : { cpu: 0, memory: 0 };
+      const n = p.containers.length;
+      out.push({
+        kind: 'PodMetrics',
+        apiVersion: 'metrics.k8s.io/v1beta1',
+        metadata: { name: p.name, namespace, labels: p.labels, creationTimestamp: rfc3339(nowMs) },
+        timestamp: rfc3339(nowMs),
+        window: `${this.windowSeconds}s`,
+        containers: p.containers.map((c) => ({
+          name: c.name,
+          usage: {
+            cpu: `${Math.round(((this.baseline.cpu + mine.cpu) / n) * 1e9)}n`,
+            memory: `${Math.round((this.baseline.memory + mine.memory) / n / 1024)}Ki`,
+          },
+        })),
+      });
+    }
+    return out;
+  }
+
+  /** custom.metrics.k8s.io values of a Pods metric, for the running pods of a namespace. */
+  podsMetricValues(namespace: string, metric: string): { pod: string; labels: Record<string, string>; metricLabels?: Record<string, string>; value: string }[] {
+    const series = this.podsMetrics.get(`${namespace}/${metric}`) ?? [];
+    this.sweep();
+    const now = this.clock.now();
+    const running = this.pods.filter((p) => p.owner.spec.namespace === namespace && this.isRunning(p, now.getTime()));
+    return series.flatMap((s) =>
+      running.map((p) => ({
+        pod: p.name,
+        labels: p.labels,
+        metricLabels: s.labels,
+        value: toQuantity(typeof s.value === 'function' ? s.value(p.name, now) : s.value),
+      })),
+    );
+  }
+
+  objectMetricValues(namespace: string, kind: string, name: string, metric: string): { metricLabels?: Record<string, string>; value: string }[] {
+    return this.evaluate(this.objectMetrics.get(`${namespace}/${kind}/${name}/${metric}`));
+  }
+
+  externalMetricValues(namespace: string, metric: string): { metricLabels?: Record<string, string>; value: string }[] {
+    return this.evaluate(this.externalMetrics.get(`${namespace}/${metric}`));
+  }
+
+  // ---- internals ----
+
+  private evaluate(series: { value: MetricValue; labels?: Record<string, string> }[] | undefined) {
+    const now = this.clock.now();
+    return (series ?? []).map((s) => ({
+      metricLabels: s.labels,
+      value: toQuantity(typeof s.value === 'function' ? s.value(now) : s.value),
+    }));
+  }
+
+  private upsert<V>(map: Map<string, { value: V; labels?: Record<string, string> }[]>, key: string, value: V, labels?: Record<string, string>) {
+    const list = map.get(key) ?? [];
+    const same = (a?: Record<string, string>, b?: Record<string, string>) => selectorString(a ?? {}) === selectorString(b ?? {});
+    const i = list.findIndex((s) => same(s.labels, labels));
+    if (i >= 0) list[i] = { value, labels };
+    else list.push({ value, labels });
+    map.set(key, list);
+  }
+
+  private key(namespace: string, type: ResourceType, name: string): string {
+    return `${type.group}/${type.resource}/${namespace}/${name}`;
+  }
+
+  private workload(namespace: string, kind: string, name: string): Workload {
+    for (const w of this.workloads.values()) {
+      if (w.spec.namespace === namespace && w.spec.kind === kind && w.spec.name === name) return w;
+    }
+    throw new Error(`no ${kind} ${namespace}/${name}`);
+  }
+
+  private uid(): string {
+    const n = ++this.counter;
+    return `00000000-0000-4000-8000-${n.toString(16).padStart(12, '0')}`;
+  }
+
+  private activePods(w: Workload): PodState[] {
+    return this.pods.filter((p) => p.owner === w && p.deletionMs === undefined);
+  }
+
+  private isRunning(p: PodState, nowMs: number): boolean {
+    return nowMs >= p.createdMs + this.startMs;
+  }
+
+  private isReady(p: PodState, nowMs: number): boolean {
+    return nowMs >= p.createdMs + this.startMs + this.readyMs;
+  }
+
+  /** Terminated pods leave once their grace period is over. */
+  private sweep(): void {
+    const now = this.clock.now().getTime();
+    this.pods = this.pods.filter((p) => p.deletionMs === undefined || now < p.deletionMs);
+  }
+
+  private reconcile(w: Workload): void {
+    this.sweep();
+    const nowMs = this.clock.now().getTime();
+    const active = this.activePods(w);
+    const want = w.spec.replicas;
+    if (active.length < want) {
+      const used = new Set(active.map((p) => p.ordinal));
+      for (let i = active.length, ordinal = 0; i < want; i++) {
+        let name: string;
+        let podOrdinal: number | undefined;
+        if (w.type.kind === 'StatefulSet') {
+          while (used.has(ordinal)) ordinal++;
+          podOrdinal = ordinal;
+          used.add(ordinal);
+          name = `${w.spec.name}-${ordinal}`;
+        } else {
+          const suffix = nameSuffix(hashOf(`${w.uid}/${++this.counter}`), 5);
+          name = w.type.kind === 'Deployment' ? `${w.spec.name}-${w.templateHash}-${suffix}` : `${w.spec.name}-${suffix}`;
+        }
+        const labels = { ...(w.spec.selector ?? {}) };
+        if (w.type.kind === 'Deployment') labels['pod-template-hash'] = w.templateHash;
+        if (w.type.kind === 'StatefulSet') labels['statefulset.kubernetes.io/pod-name'] = name;
+        this.pods.push({ name, uid: this.uid(), labels, containers: w.spec.containers ?? DEFAULT_CONTAINERS, createdMs: nowMs, ordinal: podOrdinal, owner: w });
+      }
+    } else if (active.length > want) {
+      // StatefulSets remove the highest ordinals; ReplicaSets prefer pending, then unready, then the newest pods.
+      const rank = (p: PodState) => (this.isRunning(p, nowMs) ? (this.isReady(p, nowMs) ? 2 : 1) : 0);
+      const victims = [...active]
+        .sort((a, b) =>
+          w.type.kind === 'StatefulSet' ? (b.ordinal ?? 0) - (a.ordinal ?? 0) : rank(a) - rank(b) || b.createdMs - a.createdMs,
+        )
+        .slice(0, active.length - want);
+      for (const p of victims) p.deletionMs = nowMs + this.graceMs;
+      this.sweep();
+    }
+  }
+
+  private podObject(p: PodState, nowMs: number): Record<string, unknown> {
+    const w = p.owner;
+    const running = this.isRunning(p, nowMs);
+    const ready = this.isReady(p, nowMs);
+    const startMs = p.createdMs + this.startMs;
+    const metadata: Record<string, unknown> = {
+      name: p.name,
+      namespace: w.spec.namespace,
+      uid: p.uid,
+      labels: p.labels,
+      creationTimestamp: rfc3339(p.createdMs),
+      resourceVersion: String(this.resourceVersion),
+      ownerReferences: [{ apiVersion: w.spec.apiVersion, kind: w.type.kind === 'Deployment' ? 'ReplicaSet' : w.type.kind, name: w.type.kind === 'Deployment' ? `${w.spec.name}-${w.templateHash}` : w.spec.name, uid: w.uid, controller: true }],
+    };
+    if (p.deletionMs !== undefined) {
+      metadata.deletionTimestamp = rfc3339(p.deletionMs);
+      metadata.deletionGracePeriodSeconds = this.graceMs / 1000;
+    }
+    const status: Record<string, unknown> = {
+      phase: running ? 'Running' : 'Pending',
+      conditions: [
+        { type: 'PodScheduled', status: 'True', lastTransitionTime: rfc3339(p.createdMs) },
+        {
+          type: 'Ready',
+          status: ready ? 'True' : 'False',
+          lastTransitionTime: rfc3339(ready ? startMs + this.readyMs : running ? startMs : p.createdMs),
+        },
+      ],
+    };
+    if (running) {
+      status.startTime = rfc3339(startMs);
+      status.podIP = `10.0.${(hashOf(p.uid) >> 8) & 255}.${hashOf(p.uid) & 255}`;
+    }
+    return {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata,
+      spec: {
+        containers: p.containers.map((c) => ({ name: c.name, image: 'registry.k8s.io/pause:3.10', resources: { requests: c.requests ?? {} } })),
+      },
+      status,
+    };
+  }
+}
+
+/** matchLabels as a selector string, sorted by key (as labels.SelectorFromSet().String()). */
+export function selectorString(labels: Record<string, string>): string {
+  return Object.keys(labels)
+    .sort()
+    .map((k) => `${k}=${labels[k]}`)
+    .join(',');
+}

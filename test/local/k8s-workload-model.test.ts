@@ -1,0 +1,72 @@
+import { describe, expect, it } from 'vitest';
+import { WorkloadModel, toQuantity } from '../../lib/local/workload-model.js';
+import { VirtualClock } from '../cluster/fixture.js';
+
+function setup() {
+  const clock = new VirtualClock();
+  const model = new WorkloadModel({ clock, startDelaySeconds: 1, readyDelaySeconds: 4, terminationGraceSeconds: 10, baseline: { cpu: 0, memory: 0 } });
+  return { clock, model };
+}
+const names = (pods: Record<string, unknown>[]) => pods.map((p) => (p.metadata as { name: string }).name);
+const deleting = (pods: Record<string, unknown>[]) => pods.filter((p) => (p.metadata as { deletionTimestamp?: string }).deletionTimestamp);
+
+describe('WorkloadModel', () => {
+  it('keeps StatefulSet ordinals: new pods take the lowest free, scale-down removes the highest', () => {
+    const { clock, model } = setup();
+    const sts = model.typeOf('apps', 'StatefulSet')!;
+    model.addWorkload({ kind: 'StatefulSet', apiVersion: 'apps/v1', namespace: 'ns', name: 'db', replicas: 3, selector: { app: 'db' } });
+    expect(names(model.podObjects('ns'))).toEqual(['db-0', 'db-1', 'db-2']);
+    model.setReplicas('ns', sts, 'db', 1);
+    expect(names(deleting(model.podObjects('ns')))).toEqual(['db-1', 'db-2']);
+    expect(model.scale('ns', sts, 'db')).toMatchObject({ spec: { replicas: 1 }, status: { replicas: 1, selector: 'app=db' } });
+    clock.advance(10);
+    expect(names(model.podObjects('ns'))).toEqual(['db-0']);
+    model.setReplicas('ns', sts, 'db', 2);
+    expect(names(model.podObjects('ns'))).toEqual(['db-0', 'db-1']);
+  });
+
+  it('removes pending, then unready, then the newest pods of a Deployment first', () => {
+    const { clock, model } = setup();
+    const dep = model.typeOf('apps', 'Deployment')!;
+    model.addWorkload({ kind: 'Deployment', apiVersion: 'apps/v1', namespace: 'ns', name: 'web', replicas: 2, selector: { app: 'web' } });
+    const original = names(model.podObjects('ns'));
+    clock.advance(5); // ready
+    model.setReplicas('ns', dep, 'web', 4);
+    clock.advance(2); // the two new pods run, unready
+    model.setReplicas('ns', dep, 'web', 3);
+    model.setReplicas('ns', dep, 'web', 5); // two pending ones
+    model.setReplicas('ns', dep, 'web', 2);
+    const gone = names(deleting(model.podObjects('ns')));
+    expect(gone).toHaveLength(4); // one at 4→3, three at 5→2
+    expect(gone.some((n) => original.includes(n))).toBe(false);
+  });
+
+  it('divides the load over ready pods and reports no metrics for pending pods', () => {
+    const { clock, model } = setup();
+    const dep = model.typeOf('apps', 'Deployment')!;
+    model.addWorkload({ kind: 'Deployment', apiVersion: 'apps/v1', namespace: 'ns', name: 'web', replicas: 2, selector: { app: 'web' }, load: () => ({ cpu: 0.8, memory: 2048 }) });
+    expect(model.podMetrics('ns')).toEqual([]);
+    clock.advance(5);
+    model.setReplicas('ns', dep, 'web', 4);
+    clock.advance(1);
+    const usage = model.podMetrics('ns').map((m) => (m.containers as { usage: { cpu: string; memory: string } }[])[0].usage);
+    expect(usage).toEqual([
+      { cpu: '400000000n', memory: '1Ki' },
+      { cpu: '400000000n', memory: '1Ki' },
+      { cpu: '0n', memory: '0Ki' },
+      { cpu: '0n', memory: '0Ki' },
+    ]);
+  });
+
+  it('serves settable custom and external metric values, functions of time and pod', () => {
+    const { clock, model } = setup();
+    model.addWorkload({ kind: 'Deployment', apiVersion: 'apps/v1', namespace: 'ns', name: 'web', replicas: 1, selector: { app: 'web' } });
+    clock.advance(1);
+    model.setPodsMetric('ns', 'rps', (pod) => pod.length);
+    model.setExternalMetric('ns', 'queue', (now) => now.getUTCSeconds() + 0.25);
+    expect(model.podsMetricValues('ns', 'rps')[0].value).toBe(String(names(model.podObjects('ns'))[0].length));
+    expect(model.externalMetricValues('ns', 'queue')).toEqual([{ metricLabels: undefined, value: '1250m' }]);
+    expect(toQuantity(2)).toBe('2');
+    expect(() => model.addWorkload({ kind: 'Foo', apiVersion: 'x.io/v1', namespace: 'ns', name: 'f', replicas: 1 })).toThrow('unknown kind Foo');
+  });
+});
