@@ -320,6 +320,7 @@ function computeReplicasForMetrics(
 
   const podNames = new Set(pods.map((p) => p.name));
   const ctx = {
+    namespace,
     currentReplicas: scale.specReplicas,
     statusReplicas: scale.statusReplicas,
     pods,
@@ -341,7 +342,7 @@ function computeReplicasForMetrics(
     decision.metrics.push(entry);
     if (!outcome.ok) {
       entry.error = { reason: outcome.reason, message: outcome.message };
-      state.events.push({ type: 'Warning', reason: outcome.reason, message: stripConditionPrefix(outcome.message) });
+      state.events.push({ type: 'Warning', reason: outcome.reason, message: outcome.eventMessage });
       if (invalid === 0) firstInvalid = outcome;
       invalid++;
       return;
@@ -362,11 +363,11 @@ function computeReplicasForMetrics(
 
   // Upstream: all metrics invalid, or some invalid while the rest would scale down → do nothing.
   if (invalid >= specs.length || (invalid > 0 && replicas < scale.specReplicas)) {
-    const first = firstInvalid ?? { ok: false as const, reason: 'InvalidMetricSourceType', message: 'no metrics' };
+    const first = firstInvalid ?? { reason: 'InvalidMetricSourceType', message: 'no metrics', error: 'no metrics' };
     setCondition('ScalingActive', 'False', first.reason, first.message);
     decision.skipped = {
       reason: first.reason,
-      message: `invalid metrics (${invalid} invalid out of ${specs.length}), first error is: ${stripConditionPrefix(first.message)}`,
+      message: `invalid metrics (${invalid} invalid out of ${specs.length}), first error is: ${first.error}`,
     };
     decision.winner = undefined;
     return undefined;
@@ -541,11 +542,6 @@ function deepEqual(a: unknown, b: unknown): boolean {
   const keys = new Set([...Object.keys(ra), ...Object.keys(rb)]);
   for (const k of keys) if (!deepEqual(ra[k], rb[k])) return false;
   return true;
-}
-
-const conditionPrefix = 'the HPA was unable to compute the replica count: ';
-function stripConditionPrefix(message: string): string {
-  return message.startsWith(conditionPrefix) ? message.slice(conditionPrefix.length) : message;
 }
 
 function errorText(e: unknown): string {
