@@ -1,0 +1,81 @@
+// kubectl-like rendering: aligned tables, short ages, HPA targets.
+import type { HorizontalPodAutoscaler, MetricSpec, MetricStatus, MetricTarget, MetricValueStatus } from '../hpa/types.js';
+
+/** Columns separated by three spaces, as kubectl prints them. */
+export function table(header: string[], rows: string[][]): string {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  return [header, ...rows].map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]))).join('   ')).join('\n') + '\n';
+}
+
+/** kubectl's short human duration: 45s, 5m3s, 42m, 5h3m, 20h, 3d4h, 12d, 2y45d. */
+export function age(ms: number): string {
+  const s = Math.max(0, Math.floor(ms / 1000));
+  const m = Math.floor(s / 60);
+  const h = Math.floor(m / 60);
+  const d = Math.floor(h / 24);
+  if (s < 120) return `${s}s`;
+  if (m < 10) return s % 60 === 0 ? `${m}m` : `${m}m${s % 60}s`;
+  if (h < 3) return `${m}m`;
+  if (h < 8) return m % 60 === 0 ? `${h}h` : `${h}h${m % 60}m`;
+  if (h < 48) return `${h}h`;
+  if (d < 8) return h % 24 === 0 ? `${d}d` : `${d}d${h % 24}h`;
+  if (d < 365 * 2) return `${d}d`;
+  return `${Math.floor(d / 365)}y${d % 365}d`;
+}
+
+function currentFor(spec: MetricSpec, statuses: MetricStatus[]): MetricValueStatus | undefined {
+  const same = (s: MetricStatus): boolean => {
+    if (s.type !== spec.type) return false;
+    switch (spec.type) {
+      case 'Resource':
+        return s.resource?.name === spec.resource?.name;
+      case 'ContainerResource':
+        return s.containerResource?.name === spec.containerResource?.name && s.containerResource?.container === spec.containerResource?.container;
+      case 'Pods':
+        return s.pods?.metric.name === spec.pods?.metric.name;
+      case 'Object':
+        return s.object?.metric.name === spec.object?.metric.name;
+      case 'External':
+        return s.external?.metric.name === spec.external?.metric.name;
+    }
+  };
+  const s = statuses.find(same);
+  return s && (s.resource ?? s.containerResource ?? s.pods ?? s.object ?? s.external)?.current;
+}
+
+function targetOf(spec: MetricSpec): { name: string; target: MetricTarget } | undefined {
+  if (spec.resource) return { name: spec.resource.name, target: spec.resource.target };
+  if (spec.containerResource) return { name: `${spec.containerResource.name}(${spec.containerResource.container})`, target: spec.containerResource.target };
+  if (spec.pods) return { name: spec.pods.metric.name, target: spec.pods.target };
+  if (spec.object) return { name: spec.object.metric.name, target: spec.object.target };
+  if (spec.external) return { name: spec.external.metric.name, target: spec.external.target };
+  return undefined;
+}
+
+/** One metric as "current/target": "cpu: 72%/60%", "qps: 1500m/1 (avg)". */
+export function formatMetric(spec: MetricSpec, statuses: MetricStatus[]): string {
+  const t = targetOf(spec);
+  if (!t) return '<unknown>';
+  const cur = currentFor(spec, statuses);
+  const unknown = '<unknown>';
+  switch (t.target.type) {
+    case 'Utilization':
+      return `${t.name}: ${cur?.averageUtilization !== undefined ? `${cur.averageUtilization}%` : unknown}/${t.target.averageUtilization}%`;
+    case 'AverageValue': {
+      const avg = spec.type === 'Object' || spec.type === 'External' ? ' (avg)' : '';
+      return `${t.name}: ${cur?.averageValue ?? unknown}/${t.target.averageValue}${avg}`;
+    }
+    case 'Value':
+      return `${t.name}: ${cur?.value ?? unknown}/${t.target.value}`;
+  }
+}
+
+/** The TARGETS column: the first four metrics, then "+ N more...". */
+export function formatTargets(hpa: HorizontalPodAutoscaler, wide = false): string {
+  const specs = hpa.spec.metrics ?? [];
+  if (specs.length === 0) return '<none>';
+  const statuses = hpa.status?.currentMetrics ?? [];
+  const shown = wide ? specs : specs.slice(0, 4);
+  const list = shown.map((s) => formatMetric(s, statuses)).join(', ');
+  return specs.length > shown.length ? `${list} + ${specs.length - shown.length} more...` : list;
+}

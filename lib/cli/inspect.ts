@@ -1,0 +1,162 @@
+// `shpa get` and `shpa describe`: reading autoscalers back, kubectl-style.
+import type { Command } from 'commander';
+import { stringify } from 'yaml';
+import type { HorizontalPodAutoscaler } from '../hpa/types.js';
+import { KIND_HPA, type StoredSpec } from '../store/index.js';
+import type { AutoscalerRecord } from '../sync/ports.js';
+import { CliError, resolveContext } from './context.js';
+import { age, formatMetric, formatTargets, table } from './format.js';
+import { kindByAlias } from './kinds.js';
+
+interface GetOptions {
+  namespace?: string;
+  allNamespaces?: boolean;
+  output?: string;
+  kind: string;
+}
+
+export function registerInspect(program: Command): void {
+  program
+    .command('get')
+    .description('list autoscalers (like kubectl get hpa)')
+    .argument('[name]', 'one autoscaler')
+    .option('-n, --namespace <ns>', 'namespace', 'default')
+    .option('-A, --all-namespaces', 'every namespace')
+    .option('-o, --output <format>', 'wide, yaml or json')
+    .option('-k, --kind <kind>', 'hpa or cloudwatchmetric', 'hpa')
+    .action(async (name: string | undefined, opts: GetOptions, cmd: Command) => {
+      if (opts.output && !['wide', 'yaml', 'json'].includes(opts.output)) throw new CliError(`unknown output format "${opts.output}": use wide, yaml or json`);
+      const handler = kindByAlias(opts.kind);
+      if (!handler) throw new CliError(`unknown kind "${opts.kind}": use hpa or cloudwatchmetric`);
+      const ctx = resolveContext(cmd);
+      const cluster = ctx.cluster();
+      const snap = await ctx.store.loadCluster(cluster);
+      for (const b of snap.broken) process.stderr.write(`warning: ${b.error}\n`);
+      const inScope = (ns: string, n: string) => (opts.allNamespaces || ns === opts.namespace) && (!name || n === name);
+      const now = Date.now();
+      if (handler.kind !== KIND_HPA) {
+        const objs = snap.cloudWatchMetrics.filter((m) => inScope(m.metadata.namespace ?? 'default', m.metadata.name));
+        if (name && objs.length === 0) throw notFound(handler.resource, name, opts.namespace, cluster);
+        if (opts.output === 'yaml' || opts.output === 'json') return print(objs, opts.output, Boolean(name));
+        const rows = objs.map((m) => [...(opts.allNamespaces ? [m.metadata.namespace ?? 'default'] : []), m.metadata.name, String(m.spec.queries.length), age(now - Date.parse(m.metadata.creationTimestamp ?? ''))]);
+        return out(objs.length === 0 ? noResources(opts) : table([...(opts.allNamespaces ? ['NAMESPACE'] : []), 'NAME', 'QUERIES', 'AGE'], rows));
+      }
+      const recs = snap.autoscalers.filter((a) => inScope(a.namespace, a.name)).sort((a, b) => a.namespace.localeCompare(b.namespace) || a.name.localeCompare(b.name));
+      if (name && recs.length === 0) throw notFound(handler.resource, name, opts.namespace, cluster);
+      if (opts.output === 'yaml' || opts.output === 'json') return print(recs.map((r) => r.hpa), opts.output, Boolean(name));
+      if (recs.length === 0) return out(noResources(opts));
+      const wide = opts.output === 'wide';
+      const header = [...(opts.allNamespaces ? ['NAMESPACE'] : []), 'NAME', 'REFERENCE', 'TARGETS', 'MINPODS', 'MAXPODS', 'REPLICAS', 'AGE', ...(wide ? ['DESIRED', 'LAST SCALE', 'CONDITIONS'] : [])];
+      const rows = recs.map((r) => {
+        const h = r.hpa;
+        const st = h.status;
+        const row = [
+          ...(opts.allNamespaces ? [r.namespace] : []),
+          r.name,
+          `${h.spec.scaleTargetRef.kind}/${h.spec.scaleTargetRef.name}`,
+          formatTargets(h, wide),
+          h.spec.minReplicas === undefined ? '<unset>' : String(h.spec.minReplicas),
+          String(h.spec.maxReplicas),
+          st ? String(st.currentReplicas) : '<unknown>',
+          age(now - Date.parse(h.metadata.creationTimestamp ?? r.createdAt)),
+        ];
+        if (wide) {
+          row.push(st ? String(st.desiredReplicas) : '<unknown>', st?.lastScaleTime ? age(now - Date.parse(st.lastScaleTime)) : '<none>', (st?.conditions ?? []).filter((c) => c.status === 'True').map((c) => c.type).join(',') || '<none>');
+        }
+        return row;
+      });
+      out(table(header, rows));
+    });
+
+  program
+    .command('describe')
+    .description('show one autoscaler in detail (like kubectl describe hpa)')
+    .argument('<name>')
+    .option('-n, --namespace <ns>', 'namespace', 'default')
+    .action(async (name: string, opts: { namespace: string }, cmd: Command) => {
+      const ctx = resolveContext(cmd);
+      const cluster = ctx.cluster();
+      const rec = await ctx.store.getAutoscaler(cluster, opts.namespace, name);
+      if (!rec) throw notFound('horizontalpodautoscaler.autoscaling', name, opts.namespace, cluster);
+      out(describe(rec, cluster, new Date()));
+    });
+}
+
+function out(s: string): void {
+  process.stdout.write(s);
+}
+
+function noResources(opts: GetOptions): string {
+  return opts.allNamespaces ? 'No resources found\n' : `No resources found in ${opts.namespace} namespace.\n`;
+}
+
+function notFound(resource: string, name: string, ns: string | undefined, cluster: string): CliError {
+  return new CliError(`${resource} "${name}" not found in namespace "${ns ?? 'default'}" of cluster "${cluster}": list them with "shpa get -A"`);
+}
+
+function print(objs: (HorizontalPodAutoscaler | StoredSpec)[], format: 'yaml' | 'json', single: boolean): void {
+  const value = single ? objs[0] : { apiVersion: 'v1', kind: 'List', items: objs };
+  out(format === 'json' ? JSON.stringify(value, null, 2) + '\n' : stringify(value));
+}
+
+/** The text of `shpa describe`. */
+export function describe(rec: AutoscalerRecord, cluster: string, now: Date): string {
+  const h = rec.hpa;
+  const st = h.status;
+  const kv: [string, string][] = [
+    ['Name:', rec.name],
+    ['Namespace:', rec.namespace],
+    ['Cluster:', cluster],
+    ['Labels:', pairs(h.metadata.labels)],
+    ['Annotations:', pairs(h.metadata.annotations)],
+    ['CreationTimestamp:', new Date(h.metadata.creationTimestamp ?? rec.createdAt).toUTCString()],
+    ['Reference:', `${h.spec.scaleTargetRef.kind}/${h.spec.scaleTargetRef.name}`],
+    ['Metrics:', '( current / target )'],
+  ];
+  for (const m of h.spec.metrics ?? []) {
+    const [label, value] = formatMetric(m, st?.currentMetrics ?? []).split(': ');
+    kv.push([`  ${m.type === 'Resource' || m.type === 'ContainerResource' ? `resource ${label} on pods` : `"${label}" (${m.type.toLowerCase()} metric)`}:`, value.replace('/', ' / ')]);
+  }
+  kv.push(
+    ['Min replicas:', String(h.spec.minReplicas ?? '<unset>')],
+    ['Max replicas:', String(h.spec.maxReplicas)],
+    ['Behavior:', h.spec.behavior ? behaviorText(h) : '<default>'],
+    [`${h.spec.scaleTargetRef.kind} pods:`, st ? `${st.currentReplicas} current / ${st.desiredReplicas} desired` : '<unknown>'],
+  );
+  const w = Math.max(...kv.map(([k]) => k.length)) + 1;
+  let s = kv.map(([k, v]) => `${k.padEnd(w)}${v}`).join('\n') + '\n';
+  const conditions = st?.conditions ?? [];
+  s += 'Conditions:\n';
+  s += conditions.length === 0 ? '  <none>\n' : indent(table(['Type', 'Status', 'Reason', 'Message'], [['----', '------', '------', '-------'], ...conditions.map((c) => [c.type, c.status, c.reason ?? '', c.message ?? ''])]));
+  const events: [number, string, string][] = [
+    ...rec.history.scaleUpEvents.map((e): [number, string, string] => [Date.parse(e.timestamp), 'SuccessfulRescale', `Scaled up by ${e.change} replica(s)`]),
+    ...rec.history.scaleDownEvents.map((e): [number, string, string] => [Date.parse(e.timestamp), 'SuccessfulRescale', `Scaled down by ${e.change} replica(s)`]),
+  ];
+  if (st?.lastScaleTime && !events.some(([t]) => t === Date.parse(st.lastScaleTime!))) {
+    events.push([Date.parse(st.lastScaleTime), 'SuccessfulRescale', `New size: ${st.desiredReplicas}`]);
+  }
+  events.sort((a, b) => b[0] - a[0]);
+  s += 'Events:\n';
+  s += events.length === 0 ? '  <none>\n' : indent(table(['Type', 'Reason', 'Age', 'From', 'Message'], [['----', '------', '----', '----', '-------'], ...events.map(([t, r, m]) => ['Normal', r, age(now.getTime() - t), 'shpa', m])]));
+  const recs = [...(rec.history.recommendations ?? [])].sort((a, b) => Date.parse(b.timestamp) - Date.parse(a.timestamp));
+  s += 'Recommendations (latest time each count was recommended):\n';
+  s += recs.length === 0 ? '  <none>\n' : indent(table(['Replicas', 'Age'], recs.map((r) => [String(r.replicas), age(now.getTime() - Date.parse(r.timestamp))])));
+  return s;
+}
+
+function pairs(m: Record<string, string> | undefined): string {
+  const e = Object.entries(m ?? {});
+  return e.length === 0 ? '<none>' : e.map(([k, v]) => `${k}=${v}`).join('\n' + ' '.repeat(20));
+}
+
+function behaviorText(h: HorizontalPodAutoscaler): string {
+  const b = h.spec.behavior!;
+  const rule = (dir: string, r = b.scaleUp) =>
+    r ? `${dir}: window ${r.stabilizationWindowSeconds ?? 'default'}s, select ${r.selectPolicy ?? 'Max'}, ${(r.policies ?? []).map((p) => `${p.value} ${p.type} per ${p.periodSeconds}s`).join('; ') || 'no policies'}` : `${dir}: default`;
+  return `${rule('scale up', b.scaleUp)}; ${rule('scale down', b.scaleDown)}`;
+}
+
+function indent(s: string): string {
+  return s.replace(/^(?=.)/gm, '  ');
+}
+

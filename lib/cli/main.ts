@@ -1,0 +1,50 @@
+// The `shpa` command line.
+import { realpathSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Command, CommanderError } from 'commander';
+import { registerApply } from './apply.js';
+import { addGlobalOptions, CliError, resolveContext } from './context.js';
+import { registerDemo } from './demo.js';
+import { registerInspect } from './inspect.js';
+import { registerManage } from './manage.js';
+import { registerSimulate } from './simulate.js';
+
+export function buildProgram(): Command {
+  const program = addGlobalOptions(new Command('shpa'))
+    .description('serverless Horizontal Pod Autoscaler for Amazon EKS')
+    .showHelpAfterError()
+    .exitOverride();
+  registerApply(program);
+  registerInspect(program);
+  registerManage(program);
+  registerDemo(program);
+  registerSimulate(program);
+  return program;
+}
+
+/** Runs the CLI; every failure becomes one line on stderr and exit code 1. */
+export async function main(argv: string[]): Promise<void> {
+  const program = buildProgram();
+  try {
+    await program.parseAsync(argv);
+  } catch (e) {
+    if (e instanceof CommanderError) {
+      process.exitCode = e.exitCode;
+      return;
+    }
+    process.exitCode = 1;
+    const explained = e instanceof CliError ? e.message : explainFor(program, e);
+    process.stderr.write(`error: ${explained ?? (e instanceof Error ? e.message : String(e))}\n`);
+  }
+}
+
+function explainFor(program: Command, e: unknown): string | undefined {
+  try {
+    return resolveContext(program).explain(e);
+  } catch {
+    return undefined;
+  }
+}
+
+const entry = process.argv[1] && realpathSync(process.argv[1]);
+if (entry === fileURLToPath(import.meta.url)) await main(process.argv);

@@ -1,0 +1,85 @@
+// Reading -f FILE|DIR|- into documents, each with where it came from, so that an
+// error can name file:line of the offending field.
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { extname, join } from 'node:path';
+import { isMap, isSeq, LineCounter, parseAllDocuments, type Document } from 'yaml';
+
+export interface SourceDocument {
+  file: string;
+  /** 1-based line of the document's start. */
+  line: number;
+  value: unknown;
+  /** file:line of a field path such as "spec.metrics[0].resource.name" (nearest existing parent). */
+  locate(path: string): string;
+}
+
+export interface SourceFile {
+  file: string;
+  documents: SourceDocument[];
+  /** Syntax errors, each "file:line: message". */
+  errors: string[];
+}
+
+const EXTENSIONS = new Set(['.yaml', '.yml', '.json']);
+
+/** The files named by -f arguments: a directory contributes its .yaml/.yml/.json files, sorted. */
+export function expandPaths(paths: string[]): string[] {
+  return paths.flatMap((p) => {
+    if (p === '-') return [p];
+    let st;
+    try {
+      st = statSync(p);
+    } catch {
+      throw new Error(`${p}: no such file or directory`);
+    }
+    if (!st.isDirectory()) return [p];
+    return readdirSync(p)
+      .filter((f) => EXTENSIONS.has(extname(f)))
+      .sort()
+      .map((f) => join(p, f));
+  });
+}
+
+export function readSource(file: string, stdin: () => string): SourceFile {
+  const text = file === '-' ? stdin() : readFileSync(file, 'utf8');
+  return parseSource(file === '-' ? '<stdin>' : file, text);
+}
+
+export function parseSource(file: string, text: string): SourceFile {
+  const lines = new LineCounter();
+  const docs = parseAllDocuments(text, { lineCounter: lines });
+  const out: SourceFile = { file, documents: [], errors: [] };
+  for (const doc of Array.isArray(docs) ? docs : [docs]) {
+    const line = lines.linePos(doc.range[0]).line;
+    for (const e of doc.errors) out.errors.push(`${file}:${e.linePos?.[0].line ?? line}: ${e.message.split('\n')[0]}`);
+    if (doc.errors.length > 0) continue;
+    const value: unknown = doc.toJS();
+    if (value === null || value === undefined) continue;
+    out.documents.push({ file, line, value, locate: (path) => `${file}:${lineOf(doc, lines, path) ?? line}` });
+  }
+  return out;
+}
+
+/** "spec.metrics[0].resource" -> ["spec", "metrics", 0, "resource"]; "labels[a.b]" keeps "a.b". */
+export function splitPath(path: string): (string | number)[] {
+  const parts: (string | number)[] = [];
+  const re = /([^.[\]]+)|\[([^\]]*)\]/g;
+  for (let m; (m = re.exec(path)); ) parts.push(m[1] ?? (/^\d+$/.test(m[2]) ? Number(m[2]) : m[2]));
+  return parts;
+}
+
+function lineOf(doc: Document, lines: LineCounter, path: string): number | undefined {
+  const parts = splitPath(path);
+  for (let n = parts.length; n > 0; n--) {
+    const node = doc.getIn(parts.slice(0, n), true) as { range?: [number, number, number] } | undefined;
+    const parent = n > 1 ? doc.getIn(parts.slice(0, n - 1), true) : doc.contents;
+    // The key's line is where the user reads the field; fall back to the value's.
+    if (isMap(parent)) {
+      const pair = parent.items.find((p) => (p.key as { value?: unknown } | null)?.value === parts[n - 1]);
+      const range = (pair?.key as { range?: [number, number, number] } | null)?.range;
+      if (range) return lines.linePos(range[0]).line;
+    }
+    if (isSeq(parent) && node?.range) return lines.linePos(node.range[0]).line;
+  }
+  return undefined;
+}

@@ -1,0 +1,452 @@
+// AutoscalerStore on DynamoDB, plus the spec and cluster management the CLI needs.
+// Every write is conditional on the version read; see docs/store.md for the layout.
+import { createHash, randomUUID } from 'node:crypto';
+import { ConditionalCheckFailedException, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import {
+  DeleteCommand,
+  DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  paginateQuery,
+  type PutCommandInput,
+} from '@aws-sdk/lib-dynamodb';
+import type { AwsCredentialIdentity } from '@smithy/types';
+import type { HorizontalPodAutoscaler, ScalingHistory } from '../hpa/types.js';
+import type { CloudWatchMetric } from '../metrics/cloudwatch-types.js';
+import { stableKey } from '../metrics/stable-key.js';
+import {
+  VersionConflictError,
+  type AutoscalerRecord,
+  type AutoscalerStateUpdate,
+  type AutoscalerStore,
+  type BrokenRecord,
+  type ClusterRecord,
+  type ClusterSnapshot,
+} from '../sync/ports.js';
+import {
+  DEFAULT_WRITE_POLICY,
+  compactState,
+  expandHistory,
+  historyHorizonSeconds,
+  needsWrite,
+  type CompactState,
+  type WritePolicy,
+} from './history.js';
+import {
+  CLUSTERS_PK,
+  CYCLE_SK,
+  KIND_CLOUDWATCH,
+  KIND_HPA,
+  LEASES_PK,
+  clusterPk,
+  decodeState,
+  encodeState,
+  kindOfPrefix,
+  parseSk,
+  specSk,
+  stateSk,
+  type SpecItem,
+  type SpecKind,
+} from './items.js';
+import { DEFAULT_TABLE_NAME } from './table.js';
+
+export type ApplyOutcome = 'created' | 'configured' | 'unchanged';
+export type StoredSpec = HorizontalPodAutoscaler | CloudWatchMetric;
+
+export interface DynamoClientOptions {
+  endpoint?: string;
+  region?: string;
+  credentials?: AwsCredentialIdentity;
+  /** Attempts per request, throttling and transient errors retried with backoff (SDK standard mode). */
+  maxAttempts?: number;
+}
+
+export interface DynamoStoreOptions extends DynamoClientOptions {
+  client?: DynamoDBClient;
+  tableName?: string;
+  writePolicy?: Partial<WritePolicy>;
+  /** The controller's --horizontal-pod-autoscaler-downscale-stabilization (seconds), for history pruning. */
+  legacyDownscaleWindowSeconds?: number;
+  /** saveState calls closer than this to the cluster's cycle marker belong to the same cycle. */
+  cycleGapMs?: number;
+}
+
+const EMPTY_HISTORY: ScalingHistory = { recommendations: null, scaleUpEvents: [], scaleDownEvents: [] };
+
+export function createDynamoClient(o: DynamoClientOptions): DynamoDBClient {
+  return new DynamoDBClient({
+    region: o.region ?? 'us-east-1',
+    ...(o.endpoint ? { endpoint: o.endpoint } : {}),
+    ...(o.credentials ? { credentials: o.credentials } : {}),
+    maxAttempts: o.maxAttempts ?? 6,
+    retryMode: 'standard',
+  });
+}
+
+export function createDynamoStore(o: DynamoStoreOptions): DynamoStore {
+  return new DynamoStore(o.client ?? createDynamoClient(o), o);
+}
+
+/** What loadCluster saw of one autoscaler, to judge the next saveState against. */
+interface Seen {
+  uid: string;
+  stored?: CompactState;
+}
+
+export class DynamoStore implements AutoscalerStore {
+  readonly tableName: string;
+  readonly doc: DynamoDBDocumentClient;
+  /** Write capacity units consumed so far, as DynamoDB reported them. */
+  writeUnits = 0;
+  writes = 0;
+  private readonly policy: WritePolicy;
+  private readonly legacyWindow: number;
+  private readonly cycleGapMs: number;
+  private readonly seen = new Map<string, Map<string, Seen>>();
+  private readonly markers = new Map<string, number>();
+
+  constructor(
+    readonly client: DynamoDBClient,
+    o: Omit<DynamoStoreOptions, 'client'> = {},
+  ) {
+    this.tableName = o.tableName ?? DEFAULT_TABLE_NAME;
+    this.doc = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
+    this.policy = { ...DEFAULT_WRITE_POLICY, ...o.writePolicy };
+    this.legacyWindow = o.legacyDownscaleWindowSeconds ?? 300;
+    this.cycleGapMs = o.cycleGapMs ?? 2000;
+  }
+
+  // ---- AutoscalerStore (the sync) ----
+
+  async loadCluster(cluster: string): Promise<ClusterSnapshot> {
+    const specs: SpecItem[] = [];
+    const states = new Map<string, Record<string, unknown>>();
+    let marker: number | undefined;
+    const pages = paginateQuery(
+      { client: this.doc },
+      { TableName: this.tableName, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': clusterPk(cluster) }, ConsistentRead: true },
+    );
+    for await (const page of pages) {
+      for (const item of page.Items ?? []) {
+        const sk = String(item.sk);
+        if (sk === CYCLE_SK) {
+          marker = Number(item.at);
+          continue;
+        }
+        const parsed = parseSk(sk);
+        const kind = parsed && kindOfPrefix(parsed.prefix);
+        if (kind === 'state') states.set(`${parsed!.namespace}/${parsed!.name}`, item);
+        else if (kind) specs.push(item as SpecItem);
+      }
+    }
+    if (marker !== undefined) this.markers.set(cluster, marker);
+
+    const snapshot: ClusterSnapshot = { autoscalers: [], cloudWatchMetrics: [], broken: [] };
+    const seen = new Map<string, Seen>();
+    for (const item of specs) {
+      const { namespace, name } = parseSk(item.sk)!;
+      const broken = (error: string): BrokenRecord => ({ cluster, namespace, name, error });
+      let doc: StoredSpec;
+      try {
+        doc = decodeSpec(item);
+      } catch (e) {
+        snapshot.broken.push(broken(`${item.kind ?? 'item'} ${namespace}/${name}: ${(e as Error).message}`));
+        continue;
+      }
+      if (doc.kind === KIND_CLOUDWATCH) {
+        snapshot.cloudWatchMetrics.push(doc);
+        continue;
+      }
+      const uid = doc.metadata.uid ?? '';
+      const stateItem = states.get(`${namespace}/${name}`);
+      let state: ReturnType<typeof decodeState> | undefined;
+      try {
+        state = stateItem && decodeState(stateItem);
+      } catch (e) {
+        snapshot.broken.push(broken(`state of ${namespace}/${name}: ${(e as Error).message}`));
+        continue;
+      }
+      const mine = state && state.uid === uid ? state : undefined;
+      const record: AutoscalerRecord = {
+        cluster,
+        namespace,
+        name,
+        hpa: mine?.status ? { ...doc, status: mine.status } : doc,
+        history: mine ? expandHistory(mine, marker) : EMPTY_HISTORY,
+        // A state left by a deleted autoscaler of the same name is overwritten, conditionally.
+        version: state?.v ?? 0,
+        createdAt: item.ct,
+        updatedAt: mine && mine.ut > item.ut ? mine.ut : item.ut,
+      };
+      seen.set(`${namespace}/${name}@${record.version}`, { uid, stored: mine });
+      snapshot.autoscalers.push(record);
+    }
+    this.seen.set(cluster, seen);
+    return snapshot;
+  }
+
+  async saveState(record: AutoscalerRecord, update: AutoscalerStateUpdate, now: Date): Promise<number> {
+    const nowMs = now.getTime();
+    const uid = record.hpa.metadata.uid ?? '';
+    const marker = await this.touchMarker(record.cluster, nowMs);
+    const horizon = historyHorizonSeconds(record.hpa.spec.behavior, this.legacyWindow);
+    const next = compactState(record.history, update, nowMs - horizon * 1000, marker, nowMs);
+    const seenKey = `${record.namespace}/${record.name}`;
+    const before = this.seen.get(record.cluster)?.get(`${seenKey}@${record.version}`);
+    const prev = before && before.uid === uid ? before.stored : undefined;
+    if (prev && !needsWrite(prev, next, nowMs, this.staggered(seenKey))) return record.version;
+
+    const version = record.version + 1;
+    const token = randomUUID();
+    const key = { pk: clusterPk(record.cluster), sk: stateSk(record.namespace, record.name) };
+    await this.conditionalPut(
+      {
+        TableName: this.tableName,
+        Item: encodeState(key, uid, version, token, next, now),
+        ...versionCondition(record.version),
+      },
+      token,
+      () => new VersionConflictError(`${record.cluster}/${seenKey}`, record.version),
+    );
+    let seen = this.seen.get(record.cluster);
+    if (!seen) this.seen.set(record.cluster, (seen = new Map()));
+    seen.set(`${seenKey}@${version}`, { uid, stored: next });
+    return version;
+  }
+
+  async acquireLease(name: string, owner: string, now: Date, ttlSeconds: number): Promise<boolean> {
+    try {
+      await this.put({
+        TableName: this.tableName,
+        Item: { pk: LEASES_PK, sk: name, owner, exp: now.getTime() + ttlSeconds * 1000 },
+        ConditionExpression: 'attribute_not_exists(pk) OR #exp <= :now OR #owner = :owner',
+        ExpressionAttributeNames: { '#exp': 'exp', '#owner': 'owner' },
+        ExpressionAttributeValues: { ':now': now.getTime(), ':owner': owner },
+      });
+      return true;
+    } catch (e) {
+      if (e instanceof ConditionalCheckFailedException) return false;
+      throw e;
+    }
+  }
+
+  async releaseLease(name: string, owner: string): Promise<void> {
+    try {
+      await this.doc.send(
+        new DeleteCommand({
+          TableName: this.tableName,
+          Key: { pk: LEASES_PK, sk: name },
+          ConditionExpression: '#owner = :owner',
+          ExpressionAttributeNames: { '#owner': 'owner' },
+          ExpressionAttributeValues: { ':owner': owner },
+        }),
+      );
+    } catch (e) {
+      // Expired and taken by someone else: nothing of ours to release.
+      if (!(e instanceof ConditionalCheckFailedException)) throw e;
+    }
+  }
+
+  // ---- Specs (the CLI) ----
+
+  /** Stores a validated, defaulted object; never touches an autoscaler's state. */
+  async applySpec(cluster: string, obj: StoredSpec, now: Date): Promise<ApplyOutcome> {
+    const namespace = obj.metadata.namespace ?? 'default';
+    const key = { pk: clusterPk(cluster), sk: specSk(obj.kind, namespace, obj.metadata.name) };
+    const existing = await this.getSpecItem(key);
+    const old = existing && decodeSpec(existing);
+    if (old && stableKey(userFields(old)) === stableKey(userFields(obj))) return 'unchanged';
+    const metadata = {
+      ...obj.metadata,
+      namespace,
+      uid: old?.metadata.uid ?? randomUUID(),
+      creationTimestamp: old?.metadata.creationTimestamp ?? now.toISOString(),
+      generation: (old?.metadata.generation ?? 0) + 1,
+    };
+    delete metadata.resourceVersion;
+    const { status: _status, ...rest } = obj as HorizontalPodAutoscaler;
+    const version = existing?.v ?? 0;
+    const item: SpecItem = {
+      ...key,
+      kind: obj.kind,
+      doc: JSON.stringify({ ...rest, metadata }),
+      v: version + 1,
+      ct: existing?.ct ?? now.toISOString(),
+      ut: now.toISOString(),
+    };
+    const token = randomUUID();
+    await this.conditionalPut({ TableName: this.tableName, Item: { ...item, w: token }, ...versionCondition(version) }, token, () => new VersionConflictError(`${cluster}/${namespace}/${obj.metadata.name}`, version));
+    return old ? 'configured' : 'created';
+  }
+
+  async getSpec(cluster: string, kind: SpecKind, namespace: string, name: string): Promise<StoredSpec | undefined> {
+    const item = await this.getSpecItem({ pk: clusterPk(cluster), sk: specSk(kind, namespace, name) });
+    return item && decodeSpec(item);
+  }
+
+  /** One autoscaler with its status and history (two consistent reads). */
+  async getAutoscaler(cluster: string, namespace: string, name: string): Promise<AutoscalerRecord | undefined> {
+    const pk = clusterPk(cluster);
+    const [spec, state, marker] = await Promise.all([
+      this.getSpecItem({ pk, sk: specSk(KIND_HPA, namespace, name) }),
+      this.doc.send(new GetCommand({ TableName: this.tableName, Key: { pk, sk: stateSk(namespace, name) }, ConsistentRead: true })),
+      this.doc.send(new GetCommand({ TableName: this.tableName, Key: { pk, sk: CYCLE_SK }, ConsistentRead: true })),
+    ]);
+    if (!spec) return undefined;
+    const doc = decodeSpec(spec) as HorizontalPodAutoscaler;
+    const decoded = state.Item && decodeState(state.Item);
+    const mine = decoded && decoded.uid === doc.metadata.uid ? decoded : undefined;
+    return {
+      cluster,
+      namespace,
+      name,
+      hpa: mine?.status ? { ...doc, status: mine.status } : doc,
+      history: mine ? expandHistory(mine, marker.Item ? Number(marker.Item.at) : undefined) : EMPTY_HISTORY,
+      version: decoded?.v ?? 0,
+      createdAt: spec.ct,
+      updatedAt: mine && mine.ut > spec.ut ? mine.ut : spec.ut,
+    };
+  }
+
+  /** Deletes a spec (and an autoscaler's state); false when there was none. */
+  async deleteSpec(cluster: string, kind: SpecKind, namespace: string, name: string): Promise<boolean> {
+    const pk = clusterPk(cluster);
+    try {
+      await this.doc.send(
+        new DeleteCommand({ TableName: this.tableName, Key: { pk, sk: specSk(kind, namespace, name) }, ConditionExpression: 'attribute_exists(pk)' }),
+      );
+    } catch (e) {
+      if (e instanceof ConditionalCheckFailedException) return false;
+      throw e;
+    }
+    // A state item left behind by a failure here is ignored (its uid matches no spec).
+    if (kind === KIND_HPA) await this.doc.send(new DeleteCommand({ TableName: this.tableName, Key: { pk, sk: stateSk(namespace, name) } }));
+    return true;
+  }
+
+  // ---- Clusters ----
+
+  async putCluster(rec: ClusterRecord, now: Date): Promise<ApplyOutcome> {
+    const key = { pk: CLUSTERS_PK, sk: rec.name };
+    const existing = (await this.doc.send(new GetCommand({ TableName: this.tableName, Key: key, ConsistentRead: true }))).Item;
+    const old = existing && decodeCluster(existing);
+    if (old && stableKey(old) === stableKey(rec)) return 'unchanged';
+    const version = existing ? Number(existing.v) : 0;
+    const token = randomUUID();
+    await this.conditionalPut(
+      { TableName: this.tableName, Item: { ...key, ...rec, v: version + 1, w: token, ct: existing?.ct ?? now.toISOString(), ut: now.toISOString() }, ...versionCondition(version) },
+      token,
+      () => new VersionConflictError(`cluster ${rec.name}`, version),
+    );
+    return old ? 'configured' : 'created';
+  }
+
+  async getCluster(name: string): Promise<ClusterRecord | undefined> {
+    const r = await this.doc.send(new GetCommand({ TableName: this.tableName, Key: { pk: CLUSTERS_PK, sk: name }, ConsistentRead: true }));
+    return r.Item && decodeCluster(r.Item);
+  }
+
+  async listClusters(): Promise<ClusterRecord[]> {
+    const out: ClusterRecord[] = [];
+    const pages = paginateQuery(
+      { client: this.doc },
+      { TableName: this.tableName, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': CLUSTERS_PK }, ConsistentRead: true },
+    );
+    for await (const page of pages) for (const item of page.Items ?? []) out.push(decodeCluster(item));
+    return out;
+  }
+
+  async removeCluster(name: string): Promise<boolean> {
+    try {
+      await this.doc.send(new DeleteCommand({ TableName: this.tableName, Key: { pk: CLUSTERS_PK, sk: name }, ConditionExpression: 'attribute_exists(pk)' }));
+      return true;
+    } catch (e) {
+      if (e instanceof ConditionalCheckFailedException) return false;
+      throw e;
+    }
+  }
+
+  // ---- internals ----
+
+  private async getSpecItem(key: { pk: string; sk: string }): Promise<SpecItem | undefined> {
+    const r = await this.doc.send(new GetCommand({ TableName: this.tableName, Key: key, ConsistentRead: true }));
+    return r.Item as SpecItem | undefined;
+  }
+
+  private async put(input: PutCommandInput): Promise<void> {
+    const r = await this.doc.send(new PutCommand({ ...input, ReturnConsumedCapacity: 'TOTAL' }));
+    this.writes++;
+    this.writeUnits += r.ConsumedCapacity?.CapacityUnits ?? 0;
+  }
+
+  /**
+   * A put that lost its condition is a conflict, unless the item holds our own token:
+   * the SDK retried a write whose first attempt succeeded but whose answer was lost.
+   */
+  private async conditionalPut(input: PutCommandInput, token: string, conflict: () => Error): Promise<void> {
+    try {
+      await this.put(input);
+    } catch (e) {
+      if (!(e instanceof ConditionalCheckFailedException)) throw e;
+      const now = await this.doc.send(new GetCommand({ TableName: this.tableName, Key: { pk: input.Item!.pk, sk: input.Item!.sk }, ConsistentRead: true }));
+      if (now.Item?.w !== token) throw conflict();
+    }
+  }
+
+  /** Metric refreshes spread over the second half of the maximum age, so they do not all fall in one cycle. */
+  private staggered(key: string): WritePolicy {
+    const half = Math.floor(this.policy.metricsMaxAgeMs / 2);
+    const h = createHash('sha1').update(key).digest().readUInt32BE(0);
+    return { ...this.policy, metricsMaxAgeMs: this.policy.metricsMaxAgeMs - (half > 0 ? h % half : 0) };
+  }
+
+  /** The cluster's cycle marker: the time of the first saveState of its latest cycle. */
+  private async touchMarker(cluster: string, nowMs: number): Promise<number> {
+    const known = this.markers.get(cluster);
+    if (known !== undefined && nowMs - known < this.cycleGapMs) return known;
+    try {
+      await this.put({
+        TableName: this.tableName,
+        Item: { pk: clusterPk(cluster), sk: CYCLE_SK, at: nowMs },
+        ConditionExpression: 'attribute_not_exists(pk) OR #at < :at',
+        ExpressionAttributeNames: { '#at': 'at' },
+        ExpressionAttributeValues: { ':at': nowMs },
+      });
+    } catch (e) {
+      // A later marker is already there (another writer's clock): ours still dates this cycle.
+      if (!(e instanceof ConditionalCheckFailedException)) throw e;
+    }
+    this.markers.set(cluster, nowMs);
+    return nowMs;
+  }
+}
+
+function versionCondition(version: number): Pick<PutCommandInput, 'ConditionExpression' | 'ExpressionAttributeValues'> {
+  return version === 0
+    ? { ConditionExpression: 'attribute_not_exists(pk)' }
+    : { ConditionExpression: 'v = :v', ExpressionAttributeValues: { ':v': version } };
+}
+
+function decodeSpec(item: SpecItem): StoredSpec {
+  const doc = JSON.parse(item.doc) as StoredSpec;
+  if (typeof doc !== 'object' || doc === null || typeof doc.metadata?.name !== 'string' || typeof doc.spec !== 'object') {
+    throw new Error('stored document is not an object with metadata.name and spec');
+  }
+  if (doc.kind !== item.kind) throw new Error(`stored kind ${String(doc.kind)} does not match ${item.kind}`);
+  doc.metadata.resourceVersion = String(item.v);
+  return doc;
+}
+
+/** What the user wrote: the server-set metadata left out. */
+function userFields(o: StoredSpec): unknown {
+  const { uid: _u, creationTimestamp: _c, generation: _g, resourceVersion: _r, ...metadata } = o.metadata;
+  return { apiVersion: o.apiVersion, kind: o.kind, metadata, spec: o.spec };
+}
+
+function decodeCluster(item: Record<string, unknown>): ClusterRecord {
+  const rec: ClusterRecord = { name: String(item.sk), region: String(item.region) };
+  if (typeof item.roleArn === 'string') rec.roleArn = item.roleArn;
+  if (typeof item.endpoint === 'string') rec.endpoint = item.endpoint;
+  if (typeof item.caData === 'string') rec.caData = item.caData;
+  return rec;
+}
