@@ -1,6 +1,113 @@
-// `shpa simulate`. CONTRACT (owned by the demo/simulator helper).
-import type { Command } from 'commander';
+// `shpa simulate`: what would these autoscalers have done on this trace?
+import { readFileSync, writeFileSync } from 'node:fs';
+import { basename, resolve } from 'node:path';
+import { InvalidArgumentError, type Command } from 'commander';
+import { renderHtmlReport } from '../report/html.js';
+import type { AutoscalerReport } from '../report/model.js';
+import { renderReplicasChart, renderSummaryTable } from '../report/terminal.js';
+import { HpaFileError, readHpas } from '../sim/hpa-file.js';
+import { DEFAULT_REQUESTS, simulate } from '../sim/simulate.js';
+import { parseTrace, TraceError } from '../sim/trace.js';
+
+export interface SimulateCliOptions {
+  file: string[];
+  trace: string;
+  syncPeriod: number;
+  readyDelay: number;
+  request: Record<string, string>;
+  initialReplicas?: number;
+  report?: string;
+  chart: boolean;
+}
+
+/** True where escape codes are welcome: a terminal, not CI, no NO_COLOR. */
+export function useColor(stream: NodeJS.WriteStream = process.stdout): boolean {
+  return Boolean(stream.isTTY) && !process.env.CI && process.env.NO_COLOR === undefined;
+}
+
+function positiveInt(name: string) {
+  return (v: string): number => {
+    const n = Number(v);
+    if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError(`${name} must be a non-negative integer, got ${JSON.stringify(v)}`);
+    return n;
+  };
+}
+
+function request(v: string, prev: Record<string, string>): Record<string, string> {
+  const m = /^([a-z0-9.\-/]+)=(.+)$/i.exec(v);
+  if (!m) throw new InvalidArgumentError(`--request expects RESOURCE=QUANTITY (e.g. cpu=500m), got ${JSON.stringify(v)}`);
+  return { ...prev, [m[1]]: m[2] };
+}
+
+/** Runs the simulation and writes what the user asked for; returns the process exit code. */
+export function runSimulate(opts: SimulateCliOptions, out: NodeJS.WritableStream = process.stdout, err: NodeJS.WritableStream = process.stderr): number {
+  try {
+    const traceText = readFileSync(opts.trace, 'utf8');
+    const trace = parseTrace(traceText, opts.trace);
+    const reports: AutoscalerReport[] = [];
+    for (const file of opts.file) {
+      const hpas = readHpas(readFileSync(file, 'utf8'), file);
+      for (const hpa of hpas) {
+        const id = `${hpa.metadata.namespace ?? 'default'}/${hpa.metadata.name}`;
+        reports.push(
+          simulate(hpa, trace, {
+            syncPeriodSeconds: opts.syncPeriod,
+            readyDelaySeconds: opts.readyDelay,
+            requests: opts.request,
+            initialReplicas: opts.initialReplicas,
+            name: opts.file.length > 1 ? `${basename(file)}: ${id}` : id,
+          }),
+        );
+      }
+    }
+    const span = (trace.times[trace.times.length - 1] - trace.times[0]) / 60_000;
+    out.write(
+      `trace ${opts.trace}: ${trace.times.length} points over ${span.toFixed(0)} min (${trace.series.join(', ')}); sync every ${opts.syncPeriod}s, pods ready after ${opts.readyDelay}s\n\n`,
+    );
+    out.write(renderSummaryTable(reports));
+    if (opts.chart) {
+      const color = out === process.stdout && useColor();
+      for (const r of reports) out.write(`\n${renderReplicasChart(r, { color })}`);
+    }
+    if (opts.report) {
+      const path = resolve(opts.report);
+      writeFileSync(
+        path,
+        renderHtmlReport({
+          title: 'shpa simulate',
+          subtitle: `trace ${basename(opts.trace)}, sync period ${opts.syncPeriod}s, pod ready delay ${opts.readyDelay}s`,
+          autoscalers: reports,
+        }),
+      );
+      out.write(`\nreport: ${path}\n`);
+    }
+    return 0;
+  } catch (e) {
+    if (e instanceof TraceError || e instanceof HpaFileError) err.write(`error: ${e.message}\n`);
+    else if ((e as NodeJS.ErrnoException).code === 'ENOENT') err.write(`error: no such file: ${(e as NodeJS.ErrnoException).path}\n`);
+    else throw e;
+    return 1;
+  }
+}
 
 export function registerSimulate(program: Command): void {
-  program.command('simulate').description('replay a metric trace through an HPA (not implemented yet)');
+  program
+    .command('simulate')
+    .description('replay a metric trace through one or more HPAs and report how replicas would evolve')
+    .requiredOption('-f, --file <file>', 'HPA YAML/JSON file (repeat to compare behaviors)', (v: string, p: string[]) => [...p, v], [] as string[])
+    .requiredOption('--trace <csv>', 'metric trace: timestamp and value columns, or a CloudWatch CSV export')
+    .option('--sync-period <seconds>', 'seconds between syncs', positiveInt('--sync-period'), 15)
+    .option('--ready-delay <seconds>', 'seconds from pod creation to Ready', positiveInt('--ready-delay'), 30)
+    .option('--request <resource=quantity>', 'per-pod request for Utilization targets (repeatable)', request, { ...DEFAULT_REQUESTS })
+    .option('--initial-replicas <n>', 'replicas at the start (default: minReplicas)', positiveInt('--initial-replicas'))
+    .option('--report <file.html>', 'write an HTML report')
+    .option('--no-chart', 'do not print the terminal charts')
+    .action((opts: SimulateCliOptions) => {
+      if (opts.syncPeriod < 1) {
+        process.stderr.write('error: --sync-period must be at least 1\n');
+        process.exitCode = 1;
+        return;
+      }
+      process.exitCode = runSimulate(opts);
+    });
 }

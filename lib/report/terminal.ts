@@ -1,0 +1,67 @@
+// Terminal output: an asciichart of replicas over time and a summary table.
+import asciichart from 'asciichart';
+import type { AutoscalerReport } from './model.js';
+
+/** Every n-th sample so a series fits in `width` columns (keeping each bucket's max, so spikes show). */
+function fit(values: number[], width: number): number[] {
+  if (values.length <= width) return values;
+  const out: number[] = [];
+  const per = values.length / width;
+  for (let i = 0; i < width; i++) {
+    const bucket = values.slice(Math.floor(i * per), Math.max(Math.floor((i + 1) * per), Math.floor(i * per) + 1));
+    out.push(Math.max(...bucket));
+  }
+  return out;
+}
+
+export interface ChartOptions {
+  /** Columns for the plot itself. */
+  width?: number;
+  height?: number;
+  /** ANSI colors: only on a TTY outside CI. */
+  color?: boolean;
+}
+
+/** Replicas (and desired replicas, where they differ) over time. */
+export function renderReplicasChart(a: AutoscalerReport, opts: ChartOptions = {}): string {
+  if (a.times.length === 0) return `${a.name}: no samples\n`;
+  const width = opts.width ?? 72;
+  const replicas = fit(a.replicas, width);
+  const desired = fit(a.desired, width);
+  const max = Math.max(...replicas, ...desired);
+  const min = Math.min(...replicas, ...desired);
+  const height = opts.height ?? Math.min(12, Math.max(4, max - min));
+  const chart = asciichart.plot([replicas, desired], {
+    height,
+    min,
+    max: max === min ? min + 1 : max,
+    colors: opts.color ? [asciichart.blue, asciichart.yellow] : undefined,
+    format: (x: number) => x.toFixed(0).padStart(5),
+  });
+  const span = (a.times[a.times.length - 1] - a.times[0]) / 60_000;
+  const legend = opts.color
+    ? `${asciichart.blue}── replicas${asciichart.reset}  ${asciichart.yellow}── desired${asciichart.reset}`
+    : 'replicas, desired (overlaid)';
+  return `${a.name}: ${legend}  over ${span.toFixed(0)} min\n${chart}\n`;
+}
+
+function duration(seconds: number): string {
+  if (seconds < 60) return `${seconds}s`;
+  const m = Math.round(seconds / 60);
+  return m < 60 ? `${m}m` : `${Math.floor(m / 60)}h${String(m % 60).padStart(2, '0')}m`;
+}
+
+/** One row per autoscaler: the figures to compare behaviors by. */
+export function renderSummaryTable(reports: AutoscalerReport[]): string {
+  const head = ['AUTOSCALER', 'MIN', 'MAX', 'SCALE EVENTS', 'ABOVE TARGET', 'POD-MINUTES'];
+  const rows = reports.map((r) => [
+    r.name,
+    String(r.summary.minReplicas),
+    String(r.summary.maxReplicas),
+    String(r.summary.scaleEvents),
+    duration(r.summary.secondsAboveTarget),
+    r.summary.podMinutes.toFixed(0),
+  ]);
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  return [head, ...rows].map((r) => r.map((c, i) => c.padEnd(widths[i])).join('   ').trimEnd()).join('\n') + '\n';
+}

@@ -1,0 +1,31 @@
+import { describe, expect, it } from 'vitest';
+import { dayLoad, demoTrace } from '../../lib/sim/demo-trace.js';
+import { liveLine, progressBar } from '../../lib/sim/live.js';
+import { valueAt } from '../../lib/sim/trace.js';
+
+describe('demo trace', () => {
+  it('is a day with a spike at noon and a slow decline', () => {
+    const start = new Date(Date.UTC(2025, 2, 4));
+    const t = demoTrace(start);
+    expect(t.times.length).toBe(24 * 60 + 1);
+    expect(t.times[t.times.length - 1] - t.times[0]).toBe(24 * 3600_000);
+    expect(valueAt(t, 0, start.getTime() + 12.25 * 3600_000)).toBe(4);
+    expect(dayLoad(3)).toBe(0.3);
+    // the decline after the spike is gradual: no step larger than a few percent per minute
+    for (let h = 12.5; h < 16; h += 1 / 60) expect(dayLoad(h) - dayLoad(h + 1 / 60)).toBeLessThan(0.02);
+    expect(dayLoad(16)).toBeCloseTo(1);
+  });
+});
+
+describe('live output', () => {
+  it('one line per autoscaler, arrow only when it changes', () => {
+    const row = { name: 'demo/web', load: 2, metrics: 'cpu 92%/60%', current: 4, desired: 7, reason: 'ScaleUpLimit' };
+    expect(liveLine(row, 10)).toMatch(/^demo\/web\s+load\s+2\.00\s+cpu 92%\/60%\s+replicas 4 → 7\s+ScaleUpLimit$/);
+    expect(liveLine({ ...row, desired: 4, reason: '' }, 10)).toMatch(/replicas 4$/);
+  });
+
+  it('progress bar, ASCII without a TTY', () => {
+    expect(progressBar(5, 10, 10, '12:00', true)).toBe('[#####.....]  50% 12:00');
+    expect(progressBar(20, 10, 4, 'end')).toBe('[████] 100% end');
+  });
+});

@@ -1,0 +1,145 @@
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runSimulate, type SimulateCliOptions } from '../../lib/cli/simulate.js';
+import type { HorizontalPodAutoscaler } from '../../lib/hpa/types.js';
+import { readHpas } from '../../lib/sim/hpa-file.js';
+import { DEFAULT_REQUESTS, simulate } from '../../lib/sim/simulate.js';
+import { parseTrace } from '../../lib/sim/trace.js';
+
+const examples = join(import.meta.dirname, '../../examples');
+
+function constantTrace(value: number, minutes: number): string {
+  let s = 'timestamp,value\n';
+  for (let m = 0; m <= minutes; m++) s += `${m * 60},${value}\n`;
+  return s;
+}
+
+/** (second, replicas) at each change of spec.replicas. */
+function changes(times: number[], replicas: number[], initial: number): [number, number][] {
+  const out: [number, number][] = [];
+  let prev = initial;
+  replicas.forEach((r, i) => {
+    if (r !== prev) out.push([(times[i] - times[0]) / 1000, r]);
+    prev = r;
+  });
+  return out;
+}
+
+class Sink {
+  text = '';
+  write(s: string): boolean {
+    this.text += s;
+    return true;
+  }
+}
+
+function cli(opts: Partial<SimulateCliOptions>): { code: number; out: string; err: string } {
+  const out = new Sink();
+  const err = new Sink();
+  const code = runSimulate(
+    { file: [], trace: '', syncPeriod: 15, readyDelay: 30, request: DEFAULT_REQUESTS, chart: false, ...opts },
+    out as unknown as NodeJS.WritableStream,
+    err as unknown as NodeJS.WritableStream,
+  );
+  return { code, out: out.text, err: err.text };
+}
+
+describe('simulate', () => {
+  it('the Kubernetes docs scale-down example: 80 -> 10 with Pods 4/60s and Percent 10/60s, selectPolicy Max', () => {
+    const hpa: HorizontalPodAutoscaler = {
+      apiVersion: 'autoscaling/v2',
+      kind: 'HorizontalPodAutoscaler',
+      metadata: { name: 'docs', namespace: 'default' },
+      spec: {
+        scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'docs' },
+        minReplicas: 10,
+        maxReplicas: 100,
+        metrics: [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 50 } } }],
+        behavior: {
+          scaleDown: {
+            stabilizationWindowSeconds: 0,
+            selectPolicy: 'Max',
+            policies: [
+              { type: 'Pods', value: 4, periodSeconds: 60 },
+              { type: 'Percent', value: 10, periodSeconds: 60 },
+            ],
+          },
+        },
+      },
+    };
+    const r = simulate(hpa, parseTrace(constantTrace(0.5, 20)), { syncPeriodSeconds: 15, readyDelaySeconds: 30, initialReplicas: 80 });
+    // Percent: floor(start × 0.9) while above 40, then Pods (−4) removes more; one step per 60 s period; minReplicas 10 last.
+    const expected = [72, 64, 57, 51, 45, 40, 36, 32, 28, 24, 20, 16, 12, 10];
+    expect(changes(r.times, r.replicas, 80)).toEqual(expected.map((n, i) => [i * 60, n]));
+    expect(r.summary).toMatchObject({ minReplicas: 10, maxReplicas: 72, scaleEvents: expected.length });
+    expect(r.decisions.length).toBeGreaterThanOrEqual(expected.length);
+  });
+
+  it('CPU example on the spike trace: up to ceil(11 cores / 0.6) = 19 pods, back near the base load after the window', () => {
+    const [hpa] = readHpas(readFileSync(join(examples, 'cpu-utilization.yaml'), 'utf8'), 'cpu-utilization.yaml');
+    const trace = parseTrace(readFileSync(join(examples, 'traces/cpu-spike.csv'), 'utf8'));
+    const r = simulate(hpa, trace, { syncPeriodSeconds: 15, readyDelaySeconds: 30 });
+    expect(r.summary.maxReplicas).toBe(19);
+    // first sync: 2 cores on minReplicas 2 = 100%/60% -> ceil(2 × 100/60) = 4
+    expect(r.replicas[0]).toBe(4);
+    // 08:30 spike starts: the default scale-up policies (double or +4 per 15 s) reach 19 within a minute and a half.
+    const spikeAt = r.times.findIndex((t) => t >= Date.parse('2025-03-04T08:30:00Z'));
+    expect(r.replicas[spikeAt + 6]).toBe(19);
+    // Base load 1.7–2.3 cores at 60% of 1 core: 3 or 4 pods at the end.
+    expect(r.replicas[r.replicas.length - 1]).toBeGreaterThanOrEqual(3);
+    expect(r.replicas[r.replicas.length - 1]).toBeLessThanOrEqual(4);
+    expect(r.summary.secondsAboveTarget).toBeGreaterThan(0);
+    expect(r.metrics[0].current.some((v) => v !== null && v > 60)).toBe(true);
+  });
+
+  it('SQS example on a CloudWatch export: ceil(2650 messages / 100 per pod) = 27 workers at the peak', () => {
+    const [hpa] = readHpas(readFileSync(join(examples, 'sqs-backlog.yaml'), 'utf8'), 'sqs-backlog.yaml');
+    const trace = parseTrace(readFileSync(join(examples, 'traces/sqs-backlog-cloudwatch.csv'), 'utf8'));
+    const r = simulate(hpa, trace, { syncPeriodSeconds: 15, readyDelaySeconds: 30 });
+    expect(r.summary.maxReplicas).toBe(27);
+    expect(r.replicas[0]).toBe(2); // ceil(150 / 100)
+  });
+
+  it('compares several files on one trace and writes the report', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'shpa-sim-'));
+    const report = join(dir, 'out.html');
+    const res = cli({
+      file: [join(examples, 'cpu-utilization.yaml'), join(examples, 'two-metrics-behavior.yaml')],
+      trace: join(examples, 'traces/cpu-and-memory.csv'),
+      report,
+    });
+    expect(res.err).toBe('');
+    expect(res.code).toBe(0);
+    expect(res.out).toMatch(/cpu-utilization\.yaml: demo\/web/);
+    expect(res.out).toMatch(/two-metrics-behavior\.yaml: demo\/api/);
+    const html = readFileSync(report, 'utf8');
+    expect(html).toContain('"name":"two-metrics-behavior.yaml: demo/api"');
+    expect(html).toContain('memory (Resource AverageValue)');
+  });
+
+  it('names the field of an invalid HPA and the line of a bad CSV row', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'shpa-sim-'));
+    const bad = join(dir, 'bad.yaml');
+    writeFileSync(
+      bad,
+      readFileSync(join(examples, 'cpu-utilization.yaml'), 'utf8').replace('maxReplicas: 20', 'maxReplicas: 0'),
+    );
+    const trace = join(dir, 't.csv');
+    writeFileSync(trace, constantTrace(1, 3));
+    const r1 = cli({ file: [bad], trace });
+    expect(r1.code).toBe(1);
+    expect(r1.err).toMatch(/bad\.yaml:14: spec\.maxReplicas/);
+
+    writeFileSync(trace, 'timestamp,value\n0,1\n60,x\n');
+    const r2 = cli({ file: [join(examples, 'cpu-utilization.yaml')], trace });
+    expect(r2.code).toBe(1);
+    expect(r2.err).toBe(`error: ${trace}:3: value "x" is not a number\n`);
+
+    writeFileSync(trace, constantTrace(1, 3));
+    const r3 = cli({ file: [join(dir, 'missing.yaml')], trace });
+    expect(r3.code).toBe(1);
+    expect(r3.err).toMatch(/no such file: .*missing\.yaml/);
+  });
+});
