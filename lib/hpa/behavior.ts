@@ -1,6 +1,5 @@
 // Upstream horizontal.go: normalizeDesiredReplicas (legacy, no behavior) and
 // normalizeDesiredReplicasWithBehaviors, stabilization and rate policies, scale events.
-// CONTRACT (owned by the behavior helper): keep these exports and signatures.
 //
 // History kept bounded, equivalently to upstream: a recommendation older than every window
 // in use is never counted again, so besides reusing one such slot as upstream does we drop

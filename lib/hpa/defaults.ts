@@ -1,5 +1,4 @@
 // API server defaulting (pkg/apis/autoscaling/v2/defaults.go) and the controller's defaults.
-// CONTRACT (owned by the validation helper): keep these exports and signatures.
 import type {
   ControllerSettings,
   FeatureGates,

@@ -1,5 +1,4 @@
 // Kubernetes resource.Quantity: parse, MilliValue (rounds up, saturates at int64), format.
-// CONTRACT (owned by the replica-calculator helper): keep these exports and signatures.
 // Follows k8s.io/apimachinery/pkg/api/resource (quantity.go, amount.go, suffix.go).
 import type { QuantityString } from './types.js';
 

@@ -3,6 +3,7 @@
 // the write's outcome, because upstream's status, events and history depend on it.
 import { normalizeLegacy, normalizeWithBehavior, recordScaleEvent, type NormalizeResult, type NormalizeStep } from './behavior.js';
 import { applyDefaults } from './defaults.js';
+import { parseGroupVersion } from './name-rules.js';
 import { parseQuantity, toFloat } from './quantity.js';
 import { computeReplicasForMetric, type MetricData, type MetricOutcome } from './replica-calculator.js';
 import { matchesLabels, parseSelector, SelectorError, type Selector } from './selector.js';
@@ -157,7 +158,8 @@ function plan(input: ReconcileInput): ReconcilePlan {
     setConditionInList(state.conditions, type, status, reason, message, now);
 
   // Upstream: an unparsable scaleTargetRef.apiVersion or a failed scale read → AbleToScale False FailedGetScale.
-  const scaleError = groupVersionError(hpa.spec.scaleTargetRef.apiVersion) ?? input.scale.error;
+  const gv = parseGroupVersion(hpa.spec.scaleTargetRef.apiVersion ?? '');
+  const scaleError = ('error' in gv ? gv.error : undefined) ?? input.scale.error;
   if (scaleError !== undefined || input.scale.value === undefined) {
     const message = scaleError ?? 'scale not available';
     state.events.push({ type: 'Warning', reason: 'FailedGetScale', message });
@@ -470,14 +472,6 @@ function onlySelectedPods(data: MetricData, podNames: Set<string>): MetricData {
   const pm = data.podMetrics;
   if (!pm?.value) return data;
   return { ...data, podMetrics: { value: pm.value.filter((m) => podNames.has(m.pod)) } };
-}
-
-/** Upstream schema.ParseGroupVersion: "" or "v1" or "group/version"; more slashes are an error. */
-function groupVersionError(apiVersion: string | undefined): string | undefined {
-  if (!apiVersion || apiVersion === '/') return undefined;
-  const parts = apiVersion.split('/');
-  if (parts.length > 2) return `unexpected GroupVersion string: ${apiVersion}`;
-  return undefined;
 }
 
 // Date#toISOString is slow enough to matter at thousands of syncs; one clock reading serves the whole sync.

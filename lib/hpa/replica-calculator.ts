@@ -1,6 +1,5 @@
 // Upstream pkg/controller/podautoscaler/replica_calculator.go and the per-metric
 // dispatch of horizontal.go (computeReplicasForMetric and its helpers).
-// CONTRACT (owned by the replica-calculator helper): keep these exports and signatures.
 import { groupPods, InputError, instantOf, removeMetricsForPods, ZERO_TIME, type PodSample } from './pod-groups.js';
 import {
   formatMilli,

@@ -1,5 +1,5 @@
 // Label selectors as upstream apimachinery labels.Parse and metav1.LabelSelectorAsSelector.
-// CONTRACT (owned by the behavior helper): keep these exports and signatures.
+import { isQualifiedName, isValidLabelValue } from './name-rules.js';
 import type { LabelSelector } from './types.js';
 
 export class SelectorError extends Error {
@@ -34,59 +34,6 @@ export function isEmptySelector(sel: Selector): boolean {
   return !sel.nothing && sel.requirements.length === 0;
 }
 
-// ---- Label key and value validation (apimachinery util/validation) ----
-
-const QUALIFIED_NAME_FMT = '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]';
-const QUALIFIED_NAME_RE = new RegExp(`^${QUALIFIED_NAME_FMT}$`);
-const QUALIFIED_NAME_MSG = "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
-const DNS1123_LABEL_FMT = '[a-z0-9]([-a-z0-9]*[a-z0-9])?';
-const DNS1123_SUBDOMAIN_FMT = `${DNS1123_LABEL_FMT}(\\.${DNS1123_LABEL_FMT})*`;
-const DNS1123_SUBDOMAIN_RE = new RegExp(`^${DNS1123_SUBDOMAIN_FMT}$`);
-const DNS1123_SUBDOMAIN_MSG =
-  "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character";
-const LABEL_VALUE_FMT = `(${QUALIFIED_NAME_FMT})?`;
-const LABEL_VALUE_RE = new RegExp(`^${LABEL_VALUE_FMT}$`);
-const LABEL_VALUE_MSG =
-  "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
-
-function regexError(msg: string, fmt: string, ...examples: string[]): string {
-  return `${msg} (e.g. ${examples.map((e) => `'${e}', `).join('or ')}regex used for validation is '${fmt}')`;
-}
-
-/** validation.IsQualifiedName: [DNS-subdomain "/"] name, name at most 63 characters. */
-function qualifiedNameErrors(value: string): string[] {
-  const errs: string[] = [];
-  const parts = value.split('/');
-  let name: string;
-  if (parts.length === 1) {
-    name = parts[0];
-  } else if (parts.length === 2) {
-    const prefix = parts[0];
-    name = parts[1];
-    if (prefix.length === 0) errs.push('prefix part must be non-empty');
-    else {
-      if (prefix.length > 253) errs.push('prefix part must be no more than 253 characters');
-      if (!DNS1123_SUBDOMAIN_RE.test(prefix)) errs.push(`prefix part ${regexError(DNS1123_SUBDOMAIN_MSG, DNS1123_SUBDOMAIN_FMT, 'example.com')}`);
-    }
-  } else {
-    return [
-      `a qualified name ${regexError(QUALIFIED_NAME_MSG, QUALIFIED_NAME_FMT, 'MyName', 'my.name', '123-abc')} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')`,
-    ];
-  }
-  if (name.length === 0) errs.push('name part must be non-empty');
-  else if (name.length > 63) errs.push('name part must be no more than 63 characters');
-  if (!QUALIFIED_NAME_RE.test(name)) errs.push(`name part ${regexError(QUALIFIED_NAME_MSG, QUALIFIED_NAME_FMT, 'MyName', 'my.name', '123-abc')}`);
-  return errs;
-}
-
-/** validation.IsValidLabelValue: empty, or at most 63 characters of the qualified-name alphabet. */
-function labelValueErrors(value: string): string[] {
-  const errs: string[] = [];
-  if (value.length > 63) errs.push('must be no more than 63 characters');
-  if (!LABEL_VALUE_RE.test(value)) errs.push(regexError(LABEL_VALUE_MSG, LABEL_VALUE_FMT, 'MyValue', 'my_value', '12345'));
-  return errs;
-}
-
 function invalid(path: string, value: string, errs: string[]): string {
   return `${path}: Invalid value: ${JSON.stringify(value)}: ${errs.join('; ')}`;
 }
@@ -102,7 +49,7 @@ function isInt64(s: string): boolean {
 function newRequirement(key: string, operator: Requirement['operator'], values: string[], path: string): Requirement {
   const errs: string[] = [];
   const at = (field: string) => (path ? `${path}.${field}` : field);
-  const keyErrs = qualifiedNameErrors(key);
+  const keyErrs = isQualifiedName(key);
   if (keyErrs.length > 0) errs.push(invalid(at('key'), key, keyErrs));
   const shown = () => `[${values.map((v) => JSON.stringify(v)).join(',')}]`;
   switch (operator) {
@@ -128,7 +75,7 @@ function newRequirement(key: string, operator: Requirement['operator'], values: 
       break;
   }
   values.forEach((v, i) => {
-    const valueErrs = labelValueErrors(v);
+    const valueErrs = isValidLabelValue(v);
     if (valueErrs.length > 0) errs.push(invalid(`${at('values')}[${i}][${key}]`, v, valueErrs));
   });
   if (errs.length === 1) throw new Error(errs[0]);
@@ -273,7 +220,7 @@ class Parser {
       ({ tok, lit: key } = this.consume(true));
     }
     if (tok !== Tok.Identifier) throw new Error(`found '${key}', expected: identifier`);
-    const keyErrs = qualifiedNameErrors(key);
+    const keyErrs = isQualifiedName(key);
     if (keyErrs.length > 0) throw new Error(invalid('key', key, keyErrs));
     const next = this.lookahead(true).tok;
     if (operator === undefined && (next === Tok.End || next === Tok.Comma)) operator = 'exists';

@@ -1,6 +1,5 @@
 // Upstream pkg/apis/autoscaling/validation (ValidateHorizontalPodAutoscaler) for autoscaling/v2,
 // as the API server runs it on create, plus JSON type checks so any decoded YAML can be passed in.
-// CONTRACT (owned by the validation helper): keep these exports and signatures.
 import { DEFAULT_FEATURE_GATES } from './defaults.js';
 import {
   FieldPath,
