@@ -1,0 +1,138 @@
+// The scheduled sync Lambda: wiring only. createSyncHandler takes the adapters, so
+// tests and the demo run this same handler on local parts and a virtual clock.
+import { Logger } from '@aws-lambda-powertools/logger';
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import { Metrics } from '@aws-lambda-powertools/metrics';
+import middy from '@middy/core';
+import type { Context, ScheduledEvent } from 'aws-lambda';
+import { createClusterAccess, type KubernetesCluster } from '../lib/cluster/index.js';
+import { cloudWatchClients } from '../lib/metrics/cloudwatch-clients.js';
+import { createMetricsAccess } from '../lib/metrics/metrics-access.js';
+import { createDynamoStore } from '../lib/store/index.js';
+import { loadSyncConfig } from '../lib/sync/config.js';
+import { runInvocation, type InvocationConfig, type InvocationDeps, type InvocationReport, type SleepingClock } from '../lib/sync/invocation.js';
+import type { ClusterRecord } from '../lib/sync/ports.js';
+import { logCycle, type SourceStats } from './sync-log.js';
+
+export interface SyncAdapters extends InvocationDeps {
+  /** Cumulative counters of the metric sources, for the cycle line and EMF. */
+  sourceStats?(): SourceStats;
+}
+
+export interface SyncHandlerDeps {
+  config: InvocationConfig;
+  /** Made on the first invocation and kept by the warm instance (clients, tokens, caches). */
+  adapters: () => SyncAdapters;
+  logger: Logger;
+  emf: Metrics;
+  /** Two EMF metrics per autoscaler (default true). */
+  autoscalerMetrics?: boolean;
+}
+
+export type SyncResult = Pick<InvocationReport, 'owner' | 'held' | 'lost' | 'cycles' | 'stoppedBecause' | 'errors'>;
+
+export function createSyncHandler(deps: SyncHandlerDeps) {
+  let adapters: SyncAdapters | undefined;
+  const { logger, emf, config } = deps;
+  return middy<ScheduledEvent, SyncResult, Error, Context>()
+    .use(injectLambdaContext(logger))
+    .handler(async (_event, context) => {
+      if (!adapters) {
+        adapters = deps.adapters();
+        emf.captureColdStartMetric();
+      }
+      const a = adapters;
+      let last = a.sourceStats?.();
+      const report = await runInvocation(a, config, {
+        owner: context.awsRequestId,
+        remainingMs: context.getRemainingTimeInMillis(),
+        onCycle: (cycle) => {
+          const now = a.sourceStats?.();
+          const delta = now && last ? diff(now, last) : undefined;
+          last = now;
+          logCycle(logger, emf, cycle, delta, { autoscalerMetrics: deps.autoscalerMetrics ?? true });
+        },
+      });
+      if (report.lost.length > 0) {
+        logger.info('lease held by another invocation: not syncing these clusters', { lease: { lost: report.lost, owner: report.owner } });
+      }
+      for (const e of report.errors) logger.error('invocation error', { invocationError: e });
+      const result: SyncResult = {
+        owner: report.owner,
+        held: report.held,
+        lost: report.lost,
+        cycles: report.cycles,
+        stoppedBecause: report.stoppedBecause,
+        errors: report.errors,
+      };
+      logger.info('invocation', { invocation: result });
+      return result;
+    });
+}
+
+function diff(now: SourceStats, before: SourceStats): SourceStats {
+  return {
+    cloudWatchCalls: now.cloudWatchCalls - before.cloudWatchCalls,
+    cloudWatchMetricsRequested: now.cloudWatchMetricsRequested - before.cloudWatchMetricsRequested,
+    clusterMetricsCalls: now.clusterMetricsCalls - before.clusterMetricsCalls,
+  };
+}
+
+export const systemClock: SleepingClock = {
+  now: () => new Date(),
+  sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+};
+
+/** The real adapters: DynamoDB, EKS, CloudWatch, with the Lambda role's credentials. */
+export function awsAdapters(config: InvocationConfig & { tableName: string; region: string }): SyncAdapters {
+  const clusters = new Map<string, KubernetesCluster>();
+  const byName = new Map(config.clusters.map((c) => [c.name, c]));
+  const clusterFor = (record: ClusterRecord): KubernetesCluster => {
+    let c = clusters.get(record.name);
+    if (!c) clusters.set(record.name, (c = createClusterAccess(record, { clock: systemClock })));
+    return c;
+  };
+  const metrics = createMetricsAccess({
+    clusterMetrics: (name) => {
+      const record = byName.get(name);
+      if (!record) throw new Error(`cluster ${name} is not configured`);
+      return clusterFor(record);
+    },
+    cloudWatch: { ...cloudWatchClients(), defaultRegion: config.region },
+    clock: systemClock,
+  });
+  return {
+    store: createDynamoStore({ region: config.region, tableName: config.tableName }),
+    cluster: clusterFor,
+    metrics,
+    clock: systemClock,
+    sourceStats: () => {
+      const s = metrics.stats();
+      return { cloudWatchCalls: s.cloudWatch.calls, cloudWatchMetricsRequested: s.cloudWatch.metricsRequested, clusterMetricsCalls: s.clusterCalls };
+    },
+  };
+}
+
+const env = process.env;
+const logger = new Logger({ serviceName: 'serverless-hpa' });
+const emf = new Metrics({ namespace: env.SHPA_METRICS_NAMESPACE ?? 'ServerlessHPA', serviceName: 'serverless-hpa' });
+
+/** The Lambda entry point; a bad configuration fails every invocation with its message. */
+export const handler = (() => {
+  try {
+    const config = loadSyncConfig(env);
+    return createSyncHandler({
+      config,
+      adapters: () => awsAdapters(config),
+      logger,
+      emf,
+      autoscalerMetrics: env.SHPA_AUTOSCALER_METRICS !== 'false',
+    });
+  } catch (e) {
+    const message = (e as Error).message;
+    return async () => {
+      logger.error('configuration error', { configError: message });
+      throw new Error(`serverless-hpa configuration: ${message}`);
+    };
+  }
+})();

@@ -1,0 +1,142 @@
+// `osls package` on serverless.yml, offline: fake credentials, no ambient AWS
+// config, and (where the kernel allows) inside an empty network namespace, so
+// any attempt to reach AWS or the internet fails the packaging.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const root = join(import.meta.dirname, '..', '..');
+const require = createRequire(import.meta.url);
+const iam = require('../../infra/iam-policy.cjs') as {
+  parseClusters(text: string, region: string): { name: string; region: string; roleArn?: string }[];
+};
+
+const offline = spawnSync('unshare', ['-rn', 'true'], { stdio: 'ignore' }).status === 0;
+const ROLE = 'arn:aws:iam::123456789012:role/shpa-prod';
+const CW_ROLE = 'arn:aws:iam::210987654321:role/metrics-reader';
+
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+function osls(out: string, params: string[]) {
+  const cmd = [process.execPath, join(root, 'node_modules/osls/bin/serverless.js'), 'package', '--region', 'eu-west-1', '--stage', 'test', '--package', out, ...params.map((p) => `--param=${p}`)];
+  const env = {
+    PATH: process.env.PATH ?? '',
+    HOME: mkdtempSync(join(tmpdir(), 'shpa-home-')),
+    AWS_ACCESS_KEY_ID: 'test',
+    AWS_SECRET_ACCESS_KEY: 'test',
+    AWS_REGION: 'eu-west-1',
+    AWS_CONFIG_FILE: '/dev/null',
+    AWS_SHARED_CREDENTIALS_FILE: '/dev/null',
+    SLS_TELEMETRY_DISABLED: '1',
+    SLS_NOTIFICATIONS_MODE: 'off',
+  };
+  const [bin, ...args] = offline ? ['unshare', '-rn', ...cmd] : cmd;
+  return spawnSync(bin, args, { cwd: root, env, encoding: 'utf8', timeout: 240_000 });
+}
+
+describe('serverless.yml packaged offline', () => {
+  let out: string;
+  let template: Json;
+  let packaged: ReturnType<typeof osls>;
+
+  beforeAll(() => {
+    out = mkdtempSync(join(tmpdir(), 'shpa-package-'));
+    packaged = osls(out, [`clusters=prod,other:us-west-2:${ROLE}`, `assumeRoleArns=${CW_ROLE}`, 'dryRun=true']);
+    if (packaged.status === 0) template = JSON.parse(readFileSync(join(out, 'cloudformation-template-update-stack.json'), 'utf8'));
+  }, 300_000);
+
+  afterAll(() => rmSync(out, { recursive: true, force: true }));
+
+  it('packages without network access', () => {
+    expect(packaged.stderr + packaged.stdout).toContain('Service packaged');
+    expect(packaged.status).toBe(0);
+    if (!offline) console.warn('unshare -rn unavailable: packaged with the network present');
+  });
+
+  it('schedules the sync every minute', () => {
+    const rules = Object.values(template.Resources as Json).filter((r: Json) => r.Type === 'AWS::Events::Rule');
+    expect(rules).toHaveLength(1);
+    expect(rules[0].Properties.ScheduleExpression).toBe('rate(1 minute)');
+    expect(rules[0].Properties.State).toBe('ENABLED');
+  });
+
+  it('creates the table: pk/sk strings, on demand, point-in-time recovery, encryption, retained', () => {
+    const table = template.Resources.AutoscalerTable;
+    expect(table.Type).toBe('AWS::DynamoDB::Table');
+    expect(table.DeletionPolicy).toBe('Retain');
+    expect(table.Properties).toMatchObject({
+      TableName: 'serverless-hpa-test',
+      BillingMode: 'PAY_PER_REQUEST',
+      KeySchema: [
+        { AttributeName: 'pk', KeyType: 'HASH' },
+        { AttributeName: 'sk', KeyType: 'RANGE' },
+      ],
+      PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+      SSESpecification: { SSEEnabled: true },
+    });
+  });
+
+  it('runs nodejs22.x with the configured memory, timeout and environment', () => {
+    const fn = template.Resources.SyncLambdaFunction.Properties;
+    expect(fn).toMatchObject({ Runtime: 'nodejs22.x', MemorySize: 512, Timeout: 90, Handler: 'functions/sync.handler' });
+    const env = fn.Environment.Variables;
+    expect(JSON.parse(env.SHPA_CLUSTERS)).toEqual([
+      { name: 'prod', region: 'eu-west-1' },
+      { name: 'other', region: 'us-west-2', roleArn: ROLE },
+    ]);
+    expect(env).toMatchObject({ SHPA_TABLE: 'serverless-hpa-test', SHPA_SYNC_PERIOD_SECONDS: '15', SHPA_DRY_RUN: 'true' });
+  });
+
+  it('grants least privilege: named resources, "*" only for cloudwatch:GetMetricData', () => {
+    const statements: Json[] = template.Resources.IamRoleLambdaExecution.Properties.Policies.flatMap((p: Json) => p.PolicyDocument.Statement);
+    const list = (v: unknown) => (Array.isArray(v) ? v : [v]);
+    for (const s of statements) {
+      for (const action of list(s.Action)) expect(action).not.toMatch(/\*/);
+      const wildcard = list(s.Resource).some((r) => r === '*');
+      if (wildcard) expect(list(s.Action)).toEqual(['cloudwatch:GetMetricData']);
+    }
+    const byAction = (a: string) => statements.filter((s) => list(s.Action).includes(a)).flatMap((s) => list(s.Resource));
+    expect(byAction('dynamodb:Query')).toEqual([{ 'Fn::GetAtt': ['AutoscalerTable', 'Arn'] }]);
+    expect(byAction('dynamodb:PutItem')).toEqual([{ 'Fn::GetAtt': ['AutoscalerTable', 'Arn'] }]);
+    // The cluster behind a role is described with that role; only the local one is named here.
+    expect(byAction('eks:DescribeCluster')).toEqual([{ 'Fn::Sub': 'arn:${AWS::Partition}:eks:eu-west-1:${AWS::AccountId}:cluster/prod' }]);
+    expect(byAction('sts:AssumeRole').sort()).toEqual([CW_ROLE, ROLE].sort());
+    expect(byAction('logs:PutLogEvents')).toHaveLength(1);
+  });
+
+  it('ships one bundled ESM handler', () => {
+    const zip = join(out, 'serverless-hpa.zip');
+    const listing = spawnSync('unzip', ['-l', zip], { encoding: 'utf8' });
+    expect(listing.stdout).toMatch(/functions\/sync\.mjs/);
+    expect(listing.stdout).not.toMatch(/node_modules/);
+    console.info(`package: ${statSync(zip).size} bytes zipped; ${listing.stdout.trim().split('\n').at(-1)}`);
+  });
+});
+
+describe('cluster parameter', () => {
+  it('reads name, region and role, and names the bad entry', () => {
+    expect(iam.parseClusters(`a, b:us-east-2 ,c:eu-west-3:${ROLE}`, 'eu-west-1')).toEqual([
+      { name: 'a', region: 'eu-west-1' },
+      { name: 'b', region: 'us-east-2' },
+      { name: 'c', region: 'eu-west-3', roleArn: ROLE },
+    ]);
+    expect(() => iam.parseClusters('', 'eu-west-1')).toThrow(/param "clusters" is empty/);
+    expect(() => iam.parseClusters('a,a', 'eu-west-1')).toThrow(/"a" is listed twice/);
+    expect(() => iam.parseClusters('a:mars', 'eu-west-1')).toThrow(/invalid region "mars"/);
+    expect(() => iam.parseClusters('a:eu-west-1:arn:aws:iam::1:user/x', 'eu-west-1')).toThrow(/not an IAM role ARN/);
+  });
+
+  it('refuses to package without clusters', () => {
+    const out = mkdtempSync(join(tmpdir(), 'shpa-package-'));
+    try {
+      const r = osls(out, []);
+      expect(r.status).not.toBe(0);
+      expect(r.stdout + r.stderr).toMatch(/param "clusters" is empty/);
+    } finally {
+      rmSync(out, { recursive: true, force: true });
+    }
+  }, 120_000);
+});
