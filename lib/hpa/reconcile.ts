@@ -226,8 +226,11 @@ function plan(input: ReconcileInput): ReconcilePlan {
   return { input, desiredReplicas, rescale, decision, state };
 }
 
+/** Pure: the plan is left as it was, so one plan can be completed both ways. */
 export function completeReconcile(plan: ReconcilePlan, scaleWriteError?: string): ReconcileResult {
-  const { state, input, decision } = plan;
+  const { input } = plan;
+  const decision = { ...plan.decision };
+  const state = { ...plan.state, conditions: plan.state.conditions.map((c) => ({ ...c })) };
   const now = input.now;
   const oldStatus = input.hpa.status;
   const events = [...state.events];

@@ -104,6 +104,7 @@ export class DynamoStore implements AutoscalerStore {
   private readonly cycleGapMs: number;
   private readonly seen = new Map<string, Map<string, Seen>>();
   private readonly markers = new Map<string, number>();
+  private readonly markerWrites = new Map<string, { at: number; done: Promise<number> }>();
 
   constructor(
     readonly client: DynamoDBClient,
@@ -401,9 +402,18 @@ export class DynamoStore implements AutoscalerStore {
   }
 
   /** The cluster's cycle marker: the time of the first saveState of its latest cycle. */
-  private async touchMarker(cluster: string, nowMs: number): Promise<number> {
+  private touchMarker(cluster: string, nowMs: number): Promise<number> {
     const known = this.markers.get(cluster);
-    if (known !== undefined && nowMs - known < this.cycleGapMs) return known;
+    if (known !== undefined && nowMs - known < this.cycleGapMs) return Promise.resolve(known);
+    // Parallel saves of one cycle share one marker write instead of racing their own.
+    const inFlight = this.markerWrites.get(cluster);
+    if (inFlight && nowMs - inFlight.at < this.cycleGapMs) return inFlight.done;
+    const done = this.writeMarker(cluster, nowMs).finally(() => this.markerWrites.delete(cluster));
+    this.markerWrites.set(cluster, { at: nowMs, done });
+    return done;
+  }
+
+  private async writeMarker(cluster: string, nowMs: number): Promise<number> {
     try {
       await this.put({
         TableName: this.tableName,

@@ -175,7 +175,7 @@ export async function runCycle(deps: CycleDeps, req: CycleRequest): Promise<Cycl
   const selectors = namespaceSelectors(work);
   await Promise.all(
     work.map((unit) =>
-      unit.limit(() => settle(unit, answers, pods, selectors, deps, req.options, deadline, calls)),
+      unit.limit(() => settle(unit, answers, pods, selectors, deps, req.options, deadline, calls, started)),
     ),
   );
 
@@ -262,6 +262,8 @@ async function settle(
   options: SyncOptions,
   deadline: Deadline,
   calls: CycleCalls,
+  /** One clock reading per cycle: the store keys history on it, so every autoscaler must see the same time. */
+  now: Date,
 ): Promise<void> {
   const { record, report } = unit;
   if (report.outcome === 'failed' || report.outcome === 'skipped') return;
@@ -284,7 +286,7 @@ async function settle(
       history: record.history,
       otherHpaSelectors: (selectors.get(nsKey) ?? []).filter((s) => s.name !== record.name),
       settings: options.settings,
-      now: deps.clock.now(),
+      now: now,
     });
   } catch (e) {
     fail(report, 'failed', 'reconcile', e);
@@ -300,7 +302,7 @@ async function settle(
     try {
       deadline.check('saving state');
       calls.saveState++;
-      await deps.store.saveState(record, update(result), deps.clock.now());
+      await deps.store.saveState(record, update(result), now);
       report.stored = 'written';
     } catch (e) {
       storeFailure(report, e);
@@ -315,12 +317,11 @@ async function settle(
     fail(report, 'skipped', 'deadline', e);
     return;
   }
-  // completeReconcile updates the plan's state in place: the tentative result works on a copy.
-  const tentative = completeReconcile(structuredClone(plan));
+  const tentative = completeReconcile(plan);
   let version: number;
   try {
     calls.saveState++;
-    version = await deps.store.saveState(record, update(tentative), deps.clock.now());
+    version = await deps.store.saveState(record, update(tentative), now);
   } catch (e) {
     // Nothing was written: the decision is reported, the scale left alone.
     describe(report, tentative, 'failed');
@@ -341,7 +342,7 @@ async function settle(
     report.errors.push({ stage: 'updateScale', message });
     try {
       calls.saveState++;
-      await deps.store.saveState({ ...record, version }, update(result), deps.clock.now());
+      await deps.store.saveState({ ...record, version }, update(result), now);
       report.stored = 'written';
     } catch (e2) {
       storeFailure(report, e2);

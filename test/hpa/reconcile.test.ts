@@ -193,3 +193,17 @@ describe('reconcile on bad input', () => {
     expect(r.conditions.find((c) => c.type === 'ScalingActive')?.message).toContain('averageValue');
   });
 });
+
+describe('completeReconcile', () => {
+  it('leaves the plan unchanged, so one plan can be completed as success and as failure', () => {
+    const plan = planReconcile(input({ replicas: 4, usage: [900, 900, 900, 900] }));
+    const before = structuredClone(plan);
+    const ok = completeReconcile(plan);
+    const failed = completeReconcile(plan, 'boom');
+    expect(plan).toEqual(before);
+    expect(ok.conditions.find((c) => c.type === 'AbleToScale')?.reason).toBe('SucceededRescale');
+    expect(failed.conditions.find((c) => c.type === 'AbleToScale')?.reason).toBe('FailedUpdateScale');
+    expect(ok.decision.desiredReplicas).toBe(6);
+    expect(failed.decision.desiredReplicas).toBe(4);
+  });
+});

@@ -209,6 +209,28 @@ for (const server of servers) {
       expect(await store.removeCluster(name)).toBe(false);
     });
 
+    it('parallel saves of one cycle write the cycle marker once', async () => {
+      const c = cluster();
+      const names = ['a', 'b', 'c', 'd', 'e'];
+      for (const name of names) await created(c, name);
+      const counting = storeVia(db.endpoint);
+      let markerPuts = 0;
+      counting.doc.middlewareStack.add(
+        (next, context) => async (args) => {
+          // the document client's put, with its plain (unmarshalled) item
+          const item = (args.input as { Item?: { sk?: unknown } }).Item;
+          if (context.commandName === 'PutItemCommand' && item?.sk === 'cycle') markerPuts++;
+          return next(args);
+        },
+        { step: 'initialize' },
+      );
+      const { autoscalers } = await counting.loadCluster(c);
+      const history = { recommendations: [{ replicas: 3, timestamp: at(15).toISOString() }], scaleUpEvents: [], scaleDownEvents: [] };
+      const versions = await Promise.all(autoscalers.map((rec) => counting.saveState(rec, { status: status(3, 55), history }, at(15))));
+      expect(versions).toEqual(names.map(() => 1));
+      expect(markerPuts).toBe(1);
+    });
+
     describe('faults', () => {
       it('throttling is retried with backoff', async () => {
         const c = cluster();
