@@ -1,6 +1,100 @@
-// `shpa demo`. CONTRACT (owned by the demo/simulator helper).
-import type { Command } from 'commander';
+// `shpa demo` (`npm start`): the sync handler at work on local parts, a day in a minute.
+import { readFileSync } from 'node:fs';
+import { InvalidArgumentError, type Command } from 'commander';
+import { runDemo, type DemoResult } from '../demo/run.js';
+import { EXAMPLES_DIR } from '../demo/scenario.js';
+import { demoTrace } from '../sim/demo-trace.js';
+import { parseTrace, TraceError, type Trace } from '../sim/trace.js';
+import { CliError } from './context.js';
+import { useColor } from './simulate.js';
+
+export interface DemoCliOptions {
+  /** Wall seconds for the whole trace; 0: as fast as it goes. */
+  duration: number;
+  /** Virtual seconds per wall second; overrides duration. */
+  speed?: number;
+  trace?: string;
+  syncPeriod: number;
+  /** false with --no-report. */
+  report: boolean;
+  out: string;
+}
+
+export const DEFAULT_OUT_DIR = '.shpa/demo';
+
+function number(name: string, min: number, integer = false) {
+  return (v: string): number => {
+    const n = Number(v);
+    if (v.trim() === '' || !Number.isFinite(n) || n < min || (integer && !Number.isInteger(n))) {
+      throw new InvalidArgumentError(`${name} must be ${integer ? 'an integer' : 'a number'} ≥ ${min}, got ${JSON.stringify(v)}`);
+    }
+    return n;
+  };
+}
+
+/** The built-in day (yesterday, UTC), or the file's first series as the relative load. */
+function loadTrace(file: string | undefined): { trace: Trace; name: string } {
+  if (!file) {
+    const now = new Date();
+    return { trace: demoTrace(new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() - 1)), 60), name: 'a day (quiet night, lunchtime spike ×4, slow decline)' };
+  }
+  try {
+    return { trace: parseTrace(readFileSync(file, 'utf8'), file), name: `trace ${file}` };
+  } catch (e) {
+    if (e instanceof TraceError) throw new CliError(e.message);
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') throw new CliError(`--trace: no such file: ${file}`);
+    throw e;
+  }
+}
+
+/** Runs the demo as the command line asked; Ctrl-C (or SIGTERM) stops it after the current sync, a second one at once. */
+export async function demoCommand(opts: DemoCliOptions, out: NodeJS.WriteStream = process.stdout): Promise<DemoResult> {
+  const { trace, name } = loadTrace(opts.trace);
+  const span = trace.times[trace.times.length - 1] - trace.times[0];
+  if (span < opts.syncPeriod * 1000) throw new CliError(`the trace spans ${span / 1000} s, less than one sync period (${opts.syncPeriod} s)`);
+  const speed = opts.speed ?? (opts.duration > 0 ? span / 1000 / opts.duration : Infinity);
+  // The SDK's notice about future Node versions says nothing about a local demo.
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+  const abort = new AbortController();
+  const onSignal = () => {
+    if (abort.signal.aborted) process.exit(130);
+    abort.abort();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  try {
+    const result = await runDemo({
+      trace,
+      traceName: name,
+      syncPeriodSeconds: opts.syncPeriod,
+      speed,
+      examplesDir: EXAMPLES_DIR,
+      outDir: opts.report ? opts.out : undefined,
+      out,
+      tty: Boolean(out.isTTY) && !process.env.CI,
+      color: useColor(out),
+      columns: out.columns,
+      signal: abort.signal,
+    });
+    if (result.interrupted) process.exitCode = 130;
+    return result;
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
+}
 
 export function registerDemo(program: Command): void {
-  program.command('demo').description('run the autoscaler locally on embedded parts (not implemented yet)');
+  program
+    .command('demo')
+    .description('run the real sync handler locally (embedded DynamoDB, Kubernetes API, CloudWatch) through a day of load on a virtual clock')
+    .option('--duration <seconds>', 'wall seconds for the whole trace (0: as fast as it goes)', number('--duration', 0), 60)
+    .option('--speed <factor>', 'virtual seconds per wall second, e.g. 1440 for a day a minute (overrides --duration)', number('--speed', 0.001))
+    .option('--trace <csv>', 'relative load over time (1 = a normal daytime hour): timestamp and value columns, or a CloudWatch CSV export')
+    .option('--sync-period <seconds>', 'virtual seconds between syncs', number('--sync-period', 1, true), 60)
+    .option('--out <dir>', 'where report.html and decisions.jsonl go', DEFAULT_OUT_DIR)
+    .option('--no-report', 'write no files: live lines and terminal charts only')
+    .action(async (opts: DemoCliOptions) => {
+      await demoCommand(opts);
+    });
 }

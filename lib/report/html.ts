@@ -31,6 +31,8 @@ const CLIENT = `
   var width = Math.max(480, Math.min(1100, root.clientWidth || 900));
   function utc(s) { return uPlot.tzDate(new Date(s * 1000), 'Etc/UTC'); }
   function el(tag, cls, text) { var e = document.createElement(tag); if (cls) e.className = cls; if (text !== undefined) e.textContent = text; return e; }
+  // Axis ticks: 1.07G rather than 1,073,741,824 (memory in bytes).
+  function short(v) { var a = Math.abs(v); return a >= 1e9 ? +(v / 1e9).toFixed(2) + 'G' : a >= 1e6 ? +(v / 1e6).toFixed(2) + 'M' : a >= 1e4 ? +(v / 1e3).toFixed(1) + 'k' : String(+v.toFixed(3)); }
   function ts(ms) { return new Date(ms).toISOString().replace('T', ' ').replace(/\\.\\d+Z$/, 'Z'); }
   report.autoscalers.forEach(function (a, idx) {
     var sec = el('section', 'autoscaler'); sec.id = 'autoscaler-' + idx;
@@ -50,6 +52,7 @@ const CLIENT = `
     a.metrics.forEach(function (m) {
       var c = el('div', 'chart metric'); sec.appendChild(c);
       new uPlot({ title: m.label, width: width, height: 220, tzDate: utc, scales: { x: { time: true } },
+        axes: [{}, { values: function (u, splits) { return splits.map(short); } }],
         series: [{}, { label: 'current', stroke: '#9467bd', width: 2, spanGaps: false }, { label: 'target', stroke: '#d62728', dash: [4, 4] }] },
         [x, m.current, a.times.map(function () { return m.target; })], c);
     });

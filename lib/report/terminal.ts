@@ -31,11 +31,12 @@ export function renderReplicasChart(a: AutoscalerReport, opts: ChartOptions = {}
   const max = Math.max(...replicas, ...desired);
   const min = Math.min(...replicas, ...desired);
   const height = opts.height ?? Math.min(12, Math.max(4, max - min));
-  const chart = asciichart.plot([replicas, desired], {
+  // Replicas drawn last, over desired: desired shows only where it differs.
+  const chart = asciichart.plot([desired, replicas], {
     height,
     min,
     max: max === min ? min + 1 : max,
-    colors: opts.color ? [asciichart.blue, asciichart.yellow] : undefined,
+    colors: opts.color ? [asciichart.yellow, asciichart.blue] : undefined,
     format: (x: number) => x.toFixed(0).padStart(5),
   });
   const span = (a.times[a.times.length - 1] - a.times[0]) / 60_000;

@@ -44,7 +44,16 @@ export function formatNumber(x: number): string {
   return Math.abs(x) >= 100 ? x.toFixed(0) : Math.abs(x) >= 10 ? x.toFixed(1) : x.toFixed(2);
 }
 
-/** "cpu 92%/60%" or "jobs-backlog 130/100 (error: ...)". */
+const BINARY = ['Ki', 'Mi', 'Gi', 'Ti', 'Pi', 'Ei'];
+
+/** A number in the binary unit a target quantity was written in ("1Gi" -> Gi), else as is. */
+function formatLike(x: number, t: MetricTarget): string {
+  const q = t.type === 'Value' ? t.value : t.type === 'AverageValue' ? t.averageValue : undefined;
+  const k = BINARY.findIndex((u) => q?.endsWith(u));
+  return k < 0 ? formatNumber(x) : `${formatNumber(Number((x / 1024 ** (k + 1)).toPrecision(3)))}${BINARY[k]}`;
+}
+
+/** "cpu 92%/60%", "memory 1.18Gi/1Gi" or "jobs-backlog FailedGetExternalMetric". */
 export function metricsText(d: Decision): string {
   return d.metrics
     .map((m) => {
@@ -52,7 +61,7 @@ export function metricsText(d: Decision): string {
       if (!m.target) return m.name;
       const pct = m.target.type === 'Utilization' ? '%' : '';
       const cur = currentNumber(m.target, m.current);
-      return `${m.name} ${cur === undefined ? '?' : formatNumber(cur)}${pct}/${formatNumber(targetNumber(m.target))}${pct}`;
+      return `${m.name} ${cur === undefined ? '?' : formatLike(cur, m.target)}${pct}/${formatLike(targetNumber(m.target), m.target)}${pct}`;
     })
     .join(', ');
 }

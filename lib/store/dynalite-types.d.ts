@@ -1,4 +1,4 @@
-// dynalite ships no types: the part the tests use.
+// dynalite ships no types: the part we use.
 declare module 'dynalite' {
   import type { Server } from 'node:http';
   interface DynaliteOptions {

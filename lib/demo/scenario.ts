@@ -1,0 +1,93 @@
+// What the demo runs: the examples, applied through `shpa apply`'s validation and the
+// store, and a workload for each autoscaler's target whose usage follows the trace's
+// relative load (1 = a normal daytime hour), mapped per example as below.
+import { fileURLToPath } from 'node:url';
+import type { HorizontalPodAutoscaler } from '../hpa/types.js';
+import { checkFile } from '../cli/apply.js';
+import { expandPaths } from '../cli/manifests.js';
+import type { LocalCloudWatch } from '../local/cloudwatch-server.js';
+import type { WorkloadModel } from '../local/workload-model.js';
+import type { CloudWatchMetric } from '../metrics/cloudwatch-types.js';
+import { KIND_HPA, type DynamoStore } from '../store/index.js';
+
+export const EXAMPLES_DIR = fileURLToPath(new URL('../../examples/', import.meta.url));
+
+const GI = 1024 ** 3;
+
+/** How a workload's pods are sized and what they use in total at relative load l (CPU in cores, memory in bytes). */
+export interface UsageProfile {
+  requests: Record<string, string>;
+  usage(l: number): { cpu: number; memory: number };
+}
+
+/** The examples' workloads, by namespace/name; any other target gets DEFAULT_PROFILE. */
+export const PROFILES: Record<string, UsageProfile> = {
+  'demo/web': { requests: { cpu: '500m', memory: '256Mi' }, usage: (l) => ({ cpu: 2 * l, memory: 0.5 * GI }) },
+  'demo/api': { requests: { cpu: '500m', memory: '1Gi' }, usage: (l) => ({ cpu: 3 * l, memory: (2 + l) * GI }) },
+  'demo/worker': { requests: { cpu: '250m', memory: '256Mi' }, usage: (l) => ({ cpu: 0.5 * l, memory: 0.5 * GI }) },
+};
+export const DEFAULT_PROFILE: UsageProfile = { requests: { cpu: '500m', memory: '512Mi' }, usage: (l) => ({ cpu: 2 * l, memory: GI }) };
+
+/** CloudWatch metrics by metric name: the value at relative load l (an SQS backlog of 300 messages at l = 1). */
+export const CLOUDWATCH_PROFILES: Record<string, (l: number) => number> = {
+  ApproximateNumberOfMessagesVisible: (l) => 300 * l,
+};
+const DEFAULT_CLOUDWATCH_PROFILE = (l: number) => 100 * l;
+
+export interface AppliedExamples {
+  hpas: HorizontalPodAutoscaler[];
+  cloudWatchMetrics: CloudWatchMetric[];
+  /** kubectl-style lines: "horizontalpodautoscaler.autoscaling/web created". */
+  lines: string[];
+}
+
+/** Validates every file first (as `shpa apply` does), then stores each object; an invalid file stops the demo with its errors. */
+export async function applyExamples(store: DynamoStore, cluster: string, dir: string, now: Date): Promise<AppliedExamples> {
+  const checked = expandPaths([dir]).map((f) => checkFile(f, undefined));
+  const errors = checked.flatMap((c) => ('errors' in c ? c.errors : []));
+  if (errors.length > 0) throw new Error(`invalid examples:\n${errors.join('\n')}`);
+  const out: AppliedExamples = { hpas: [], cloudWatchMetrics: [], lines: [] };
+  for (const c of checked) {
+    if (!('objects' in c)) continue;
+    for (const { handler, object } of c.objects) {
+      const outcome = await store.applySpec(cluster, object, now);
+      out.lines.push(`${handler.resource}/${object.metadata.name} ${outcome}`);
+      if (object.kind === KIND_HPA) out.hpas.push(object as HorizontalPodAutoscaler);
+      else out.cloudWatchMetrics.push(object as CloudWatchMetric);
+    }
+  }
+  if (out.hpas.length === 0) throw new Error(`no HorizontalPodAutoscaler in ${dir}`);
+  return out;
+}
+
+export function autoscalerKey(hpa: HorizontalPodAutoscaler): string {
+  return `${hpa.metadata.namespace ?? 'default'}/${hpa.metadata.name}`;
+}
+
+/** Creates each autoscaler's target at minReplicas with its usage following `loadAt`, and a CloudWatch series per metric the CloudWatchMetrics read. */
+export function populate(model: WorkloadModel, cloudWatch: LocalCloudWatch, applied: AppliedExamples, loadAt: (ms: number) => number): void {
+  for (const hpa of applied.hpas) {
+    const ref = hpa.spec.scaleTargetRef;
+    const namespace = hpa.metadata.namespace ?? 'default';
+    const profile = PROFILES[`${namespace}/${ref.name}`] ?? DEFAULT_PROFILE;
+    model.addWorkload({
+      kind: ref.kind,
+      apiVersion: ref.apiVersion ?? 'apps/v1',
+      namespace,
+      name: ref.name,
+      replicas: hpa.spec.minReplicas ?? 1,
+      selector: { app: ref.name },
+      containers: [{ name: 'app', requests: profile.requests }],
+      load: (now) => profile.usage(loadAt(now.getTime())),
+    });
+  }
+  for (const cwm of applied.cloudWatchMetrics) {
+    for (const q of cwm.spec.queries) {
+      if (!q.metricStat) continue;
+      const { metric, period } = q.metricStat;
+      const value = CLOUDWATCH_PROFILES[metric.metricName] ?? DEFAULT_CLOUDWATCH_PROFILE;
+      // One raw point a minute: the statistic over a period is then what the load was.
+      cloudWatch.setSeriesFunction(metric, (s) => value(loadAt(s * 1000)), Math.min(60, period));
+    }
+  }
+}
