@@ -195,35 +195,3 @@ const goals = [
   [`≤ 1.2 API calls per autoscaler`, big.apiCallsPerAutoscaler <= 1.2, `${big.apiCallsPerAutoscaler}`],
 ] as const;
 for (const [goal, ok, got] of goals) console.log(`${ok ? 'MET ' : 'MISS'} ${goal}: ${got}`);
-
-// The Lambda bundle as serverless.yml builds it: size, and cold import in fresh processes.
-{
-  const { build } = await import('esbuild');
-  const { mkdtempSync, statSync, rmSync } = await import('node:fs');
-  const { tmpdir } = await import('node:os');
-  const { join } = await import('node:path');
-  const { spawnSync } = await import('node:child_process');
-  const dir = mkdtempSync(join(tmpdir(), 'shpa-bundle-'));
-  const outfile = join(dir, 'sync.mjs');
-  await build({
-    entryPoints: [join(import.meta.dirname, '..', 'functions', 'sync.ts')],
-    bundle: true,
-    minify: true,
-    platform: 'node',
-    target: 'node20',
-    format: 'esm',
-    mainFields: ['module', 'main'],
-    outfile,
-    banner: { js: "import { createRequire as __shpaCreateRequire } from 'module'; const require = __shpaCreateRequire(import.meta.url);" },
-    logLevel: 'error',
-  });
-  const env = { PATH: process.env.PATH, AWS_REGION: 'us-east-1', SHPA_TABLE: 't', SHPA_CLUSTERS: '[{"name":"a"}]' };
-  const times = Array.from({ length: 7 }, () => {
-    const r = spawnSync(process.execPath, ['-e', `const t=performance.now();import(${JSON.stringify(outfile)}).then(()=>console.log(performance.now()-t))`], { env, encoding: 'utf8' });
-    return Number(r.stdout.trim());
-  }).sort((a, b) => a - b);
-  const size = statSync(outfile).size;
-  console.log(`bundle: ${(size / 1024).toFixed(0)} KiB minified; cold import median ${times[3].toFixed(0)} ms (min ${times[0].toFixed(0)}), load average ${(await import('node:os')).loadavg()[0].toFixed(1)}`);
-  console.log(`${size <= 1024 * 1024 ? 'MET ' : 'MISS'} bundle ≤ 1 MB; ${times[3] <= 250 ? 'MET ' : 'MISS'} cold import ≤ 250 ms`);
-  rmSync(dir, { recursive: true, force: true });
-}

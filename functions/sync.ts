@@ -5,7 +5,7 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import middy from '@middy/core';
 import type { Context, ScheduledEvent } from 'aws-lambda';
-import { createClusterAccess, type KubernetesCluster } from '../lib/cluster/index.js';
+import { createClusterAccess, type AwsCredentials, type KubernetesCluster } from '../lib/cluster/index.js';
 import { cloudWatchClients } from '../lib/metrics/cloudwatch-clients.js';
 import { createMetricsAccess } from '../lib/metrics/metrics-access.js';
 import { createDynamoStore } from '../lib/store/index.js';
@@ -83,13 +83,34 @@ export const systemClock: SleepingClock = {
   sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
 };
 
+/** Local servers in place of AWS (tests, demo): never set in the Lambda. */
+export interface LocalEndpoints {
+  dynamoDb: string;
+  cloudWatch: string;
+  credentials: AwsCredentials;
+  /** Bearer token of clusters given with endpoint and caData. */
+  clusterToken: string;
+}
+
+export interface AdapterOptions {
+  clock?: SleepingClock;
+  local?: LocalEndpoints;
+  /** Attempts per Kubernetes and metrics call; default: their retry policies. */
+  maxAttempts?: number;
+}
+
 /** The real adapters: DynamoDB, EKS, CloudWatch, with the Lambda role's credentials. */
-export function awsAdapters(config: InvocationConfig & { tableName: string; region: string }): SyncAdapters {
+export function awsAdapters(config: InvocationConfig & { tableName: string; region: string }, options: AdapterOptions = {}): SyncAdapters {
+  const { clock = systemClock, local, maxAttempts } = options;
+  const retry = maxAttempts === undefined ? undefined : { maxAttempts };
   const clusters = new Map<string, KubernetesCluster>();
   const byName = new Map(config.clusters.map((c) => [c.name, c]));
   const clusterFor = (record: ClusterRecord): KubernetesCluster => {
     let c = clusters.get(record.name);
-    if (!c) clusters.set(record.name, (c = createClusterAccess(record, { clock: systemClock })));
+    if (!c) {
+      const access = local ? { token: local.clusterToken, credentials: local.credentials } : {};
+      clusters.set(record.name, (c = createClusterAccess(record, { clock, retry, ...access })));
+    }
     return c;
   };
   const metrics = createMetricsAccess({
@@ -98,14 +119,17 @@ export function awsAdapters(config: InvocationConfig & { tableName: string; regi
       if (!record) throw new Error(`cluster ${name} is not configured`);
       return clusterFor(record);
     },
-    cloudWatch: { ...cloudWatchClients(), defaultRegion: config.region },
-    clock: systemClock,
+    cloudWatch: { ...cloudWatchClients(local && { endpoint: local.cloudWatch, credentials: local.credentials }), defaultRegion: config.region },
+    clock,
+    retry,
+    sleep: (ms) => clock.sleep(ms),
   });
+  const dynamo = local ? { endpoint: local.dynamoDb, credentials: local.credentials } : {};
   return {
-    store: createDynamoStore({ region: config.region, tableName: config.tableName }),
+    store: createDynamoStore({ region: config.region, tableName: config.tableName, ...dynamo }),
     cluster: clusterFor,
     metrics,
-    clock: systemClock,
+    clock,
     sourceStats: () => {
       const s = metrics.stats();
       return { cloudWatchCalls: s.cloudWatch.calls, cloudWatchMetricsRequested: s.cloudWatch.metricsRequested, clusterMetricsCalls: s.clusterCalls };
@@ -113,9 +137,16 @@ export function awsAdapters(config: InvocationConfig & { tableName: string; regi
   };
 }
 
+/** The function's Powertools logger (level from POWERTOOLS_LOG_LEVEL) and EMF metrics. */
+export function createTelemetry(metricsNamespace = 'ServerlessHPA'): { logger: Logger; emf: Metrics } {
+  return {
+    logger: new Logger({ serviceName: 'serverless-hpa' }),
+    emf: new Metrics({ namespace: metricsNamespace, serviceName: 'serverless-hpa' }),
+  };
+}
+
 const env = process.env;
-const logger = new Logger({ serviceName: 'serverless-hpa' });
-const emf = new Metrics({ namespace: env.SHPA_METRICS_NAMESPACE ?? 'ServerlessHPA', serviceName: 'serverless-hpa' });
+const { logger, emf } = createTelemetry(env.SHPA_METRICS_NAMESPACE);
 
 /** The Lambda entry point; a bad configuration fails every invocation with its message. */
 export const handler = (() => {

@@ -1,44 +1,6 @@
-// Kubernetes objects (as @kubernetes/client-node or the raw JSON gives them)
-// into the inputs lib/hpa reads.
-import type { V1Pod, V1Scale } from '@kubernetes/client-node';
-import type { MetricSample, PodInfo, PodMetric, PodMetricSample, ScaleInfo, Timestamp } from '../hpa/types.js';
-
-/** RFC 3339 with second precision, as metav1.Time serialises. */
-export function toTimestamp(d: Date | string | undefined): Timestamp | undefined {
-  if (d === undefined) return undefined;
-  if (typeof d === 'string') return d;
-  return d.toISOString().replace(/\.000Z$/, 'Z');
-}
-
-export function podInfoOf(pod: V1Pod): PodInfo {
-  const ready = pod.status?.conditions?.find((c) => c.type === 'Ready');
-  const info: PodInfo = {
-    name: pod.metadata?.name ?? '',
-    phase: pod.status?.phase ?? '',
-    containers: (pod.spec?.containers ?? []).map((c) => ({ name: c.name, requests: { ...(c.resources?.requests ?? {}) } })),
-  };
-  if (pod.metadata?.labels) info.labels = { ...pod.metadata.labels };
-  if (ready) {
-    info.ready = ready.status as PodInfo['ready'];
-    const t = toTimestamp(ready.lastTransitionTime);
-    if (t) info.readyTransitionTime = t;
-  }
-  const start = toTimestamp(pod.status?.startTime);
-  if (start) info.startTime = start;
-  const deletion = toTimestamp(pod.metadata?.deletionTimestamp);
-  if (deletion) info.deletionTimestamp = deletion;
-  return info;
-}
-
-export function scaleInfoOf(scale: V1Scale): ScaleInfo {
-  return {
-    specReplicas: scale.spec?.replicas ?? 0,
-    statusReplicas: scale.status?.replicas ?? 0,
-    selector: scale.status?.selector ?? '',
-  };
-}
-
-// ---- raw JSON of the aggregated APIs ----
+// Kubernetes API answers (raw JSON, untrusted) into the inputs lib/hpa reads.
+// Every field is checked; a wrong one is named by its path.
+import type { MetricSample, PodInfo, PodMetric, PodMetricSample, ScaleInfo } from '../hpa/types.js';
 
 type Json = Record<string, unknown>;
 
@@ -63,6 +25,13 @@ class Reader {
   }
   num(v: unknown, path: string): number {
     return typeof v === 'number' && Number.isFinite(v) ? v : this.fail(path, 'a number');
+  }
+  optStr(v: unknown, path: string): string | undefined {
+    return v === undefined || v === null ? undefined : this.str(v, path);
+  }
+  /** A map of strings (labels, resource requests). */
+  strings(v: unknown, path: string): Record<string, string> {
+    return Object.fromEntries(Object.entries(this.obj(v, path)).map(([k, x]) => [k, this.str(x, `${path}.${k}`)]));
   }
   items(body: unknown, kind: string): Json[] {
     const list = this.obj(body, 'response');
@@ -99,10 +68,10 @@ export function podMetricsOf(body: unknown): PodMetric[] {
       containers: r.arr(item.containers ?? [], `items[${i}].containers`).map((c, j) => {
         const path = `items[${i}].containers[${j}]`;
         const container = r.obj(c, path);
-        const usage = r.obj(container.usage ?? {}, `${path}.usage`);
+        const usage = container.usage ?? {};
         return {
           name: r.str(container.name, `${path}.name`),
-          usage: Object.fromEntries(Object.entries(usage).map(([k, v]) => [k, r.str(v, `${path}.usage.${k}`)])),
+          usage: r.strings(usage, `${path}.usage`),
         };
       }),
     };
@@ -146,8 +115,8 @@ export function externalMetricSamplesOf(body: unknown): MetricSample[] {
   }));
 }
 
-/** autoscaling/v1 Scale of a custom resource, as raw JSON. */
-export function scaleInfoOfJson(body: unknown): ScaleInfo {
+/** autoscaling/v1 Scale. */
+export function scaleInfoOf(body: unknown): ScaleInfo {
   const r = new Reader('Scale');
   const scale = r.obj(body, 'response');
   const spec = r.obj(scale.spec ?? {}, 'spec');
@@ -171,4 +140,42 @@ export function apiResourcesOf(body: unknown): { name: string; kind: string; nam
       namespaced: o.namespaced === true,
     };
   });
+}
+
+/** One page of a core/v1 PodList, and the token of the next page ("" on the last). */
+export function podListOf(body: unknown): { pods: PodInfo[]; continue: string } {
+  const r = new Reader('PodList');
+  const pods = r.items(body, 'PodList').map((item, i) => podInfoOf(r, item, `items[${i}]`));
+  const meta = r.obj(r.obj(body, 'response').metadata ?? {}, 'metadata');
+  return { pods, continue: r.optStr(meta.continue, 'metadata.continue') ?? '' };
+}
+
+function podInfoOf(r: Reader, pod: Json, at: string): PodInfo {
+  const meta = r.obj(pod.metadata ?? {}, `${at}.metadata`);
+  const spec = r.obj(pod.spec ?? {}, `${at}.spec`);
+  const status = r.obj(pod.status ?? {}, `${at}.status`);
+  const info: PodInfo = {
+    name: r.optStr(meta.name, `${at}.metadata.name`) ?? '',
+    phase: r.optStr(status.phase, `${at}.status.phase`) ?? '',
+    containers: r.arr(spec.containers ?? [], `${at}.spec.containers`).map((c, j) => {
+      const path = `${at}.spec.containers[${j}]`;
+      const container = r.obj(c, path);
+      const resources = r.obj(container.resources ?? {}, `${path}.resources`);
+      return { name: r.str(container.name, `${path}.name`), requests: r.strings(resources.requests ?? {}, `${path}.resources.requests`) };
+    }),
+  };
+  if (meta.labels !== undefined && meta.labels !== null) info.labels = r.strings(meta.labels, `${at}.metadata.labels`);
+  const conditions = r.arr(status.conditions ?? [], `${at}.status.conditions`).map((c, j) => r.obj(c, `${at}.status.conditions[${j}]`));
+  const j = conditions.findIndex((c) => c.type === 'Ready');
+  if (j >= 0) {
+    const path = `${at}.status.conditions[${j}]`;
+    info.ready = r.str(conditions[j].status, `${path}.status`) as PodInfo['ready'];
+    const t = r.optStr(conditions[j].lastTransitionTime, `${path}.lastTransitionTime`);
+    if (t) info.readyTransitionTime = t;
+  }
+  const start = r.optStr(status.startTime, `${at}.status.startTime`);
+  if (start) info.startTime = start;
+  const deletion = r.optStr(meta.deletionTimestamp, `${at}.metadata.deletionTimestamp`);
+  if (deletion) info.deletionTimestamp = deletion;
+  return info;
 }

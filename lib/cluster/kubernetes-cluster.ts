@@ -1,37 +1,20 @@
 // One cluster's Kubernetes API, as a sync cycle uses it: /scale of any
 // target, pods and pod metrics listed once per namespace per cycle, and the
-// custom and external metrics APIs. All calls go through the real
-// @kubernetes/client-node over HTTPS with a bearer token.
+// custom and external metrics APIs. Every call goes through the real
+// @kubernetes/client-node request pipeline (ServerConfiguration → RequestContext
+// → the configuration's httpApi) over HTTPS with a bearer token; answers are
+// parsed by convert.ts. Only the client's lower layers are imported (deep
+// paths): its package index pulls in every generated model and the kubeconfig
+// stack, over a megabyte in the Lambda bundle.
 import https from 'node:https';
-import {
-  AppsV1Api,
-  CoreV1Api,
-  CustomObjectsApi,
-  HttpMethod,
-  Observable,
-  PatchStrategy,
-  ServerConfiguration,
-  createConfiguration,
-  setHeaderOptions,
-  type Configuration,
-  type ConfigurationOptions,
-  type ObservableMiddleware,
-  type RequestContext,
-  type SecurityAuthentication,
-  type V1Scale,
-} from '@kubernetes/client-node';
+import type { Configuration, RequestContext, SecurityAuthentication } from '@kubernetes/client-node';
+import { createConfiguration } from '@kubernetes/client-node/dist/gen/configuration.js';
+import { HttpMethod } from '@kubernetes/client-node/dist/gen/http/http.js';
+import { ServerConfiguration } from '@kubernetes/client-node/dist/gen/servers.js';
 import type { CrossVersionObjectReference, MetricIdentifier, MetricSample, PodInfo, PodMetric, PodMetricSample, ScaleInfo } from '../hpa/types.js';
 import { fromLabelSelector, selectorToString } from '../hpa/selector.js';
 import { ClusterApiError, type Clock, type ClusterAccess, type ClusterMetricsApi } from '../sync/ports.js';
-import {
-  externalMetricSamplesOf,
-  objectMetricSampleOf,
-  podInfoOf,
-  podMetricSamplesOf,
-  podMetricsOf,
-  scaleInfoOf,
-  scaleInfoOfJson,
-} from './convert.js';
+import { externalMetricSamplesOf, objectMetricSampleOf, podListOf, podMetricSamplesOf, podMetricsOf, scaleInfoOf } from './convert.js';
 import type { TokenProvider } from './eks-token.js';
 import { HttpStatusError, callWithPolicy, defaultRetryPolicy, describeTarget, type RequestTarget, type RetryPolicy } from './request-policy.js';
 import { ResourceResolver, type ResourceRef } from './resources.js';
@@ -62,11 +45,16 @@ const EXTERNAL_METRICS = '/apis/external.metrics.k8s.io/v1beta1';
 
 interface Client {
   config: Configuration;
-  auth: SecurityAuthentication;
   agent: https.Agent;
-  apps: AppsV1Api;
-  core: CoreV1Api;
-  custom: CustomObjectsApi;
+}
+
+/** One API request; the answer is JSON. */
+interface ApiRequest {
+  method: HttpMethod;
+  path: string;
+  query?: Record<string, string>;
+  /** Sent as JSON with this Content-Type. */
+  body?: { json: unknown; contentType: string };
 }
 
 /** Sets the current bearer token and the agent that trusts the cluster CA (kept alive across calls). */
@@ -84,18 +72,30 @@ class BearerAuth implements SecurityAuthentication {
   }
 }
 
-function signalMiddleware(signal: AbortSignal): ObservableMiddleware {
-  return {
-    pre: (ctx) => {
-      ctx.setSignal(signal);
-      return new Observable(Promise.resolve(ctx));
-    },
-    post: (res) => new Observable(Promise.resolve(res)),
-  };
+/** Sends one request as the generated APIs do: context from the base server, auth, then the configuration's httpApi. */
+async function send(c: Client, req: ApiRequest, signal: AbortSignal): Promise<unknown> {
+  const ctx = c.config.baseServer.makeRequestContext(req.path, req.method);
+  for (const [k, v] of Object.entries(req.query ?? {})) ctx.setQueryParam(k, v);
+  ctx.setHeaderParam('Accept', 'application/json');
+  if (req.body) {
+    ctx.setHeaderParam('Content-Type', req.body.contentType);
+    ctx.setBody(JSON.stringify(req.body.json));
+  }
+  await c.config.authMethods.default?.applySecurityAuthentication(ctx);
+  ctx.setSignal(signal);
+  const res = await c.config.httpApi.send(ctx).toPromise();
+  const text = await res.body.text();
+  if (res.httpStatusCode < 200 || res.httpStatusCode > 299) throw new HttpStatusError(res.httpStatusCode, text, res.headers);
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw new Error(`${req.method} ${req.path}: answer is not JSON`);
+  }
 }
 
-function withSignal(signal: AbortSignal): ConfigurationOptions<ObservableMiddleware> {
-  return { middleware: [signalMiddleware(signal)], middlewareMergeStrategy: 'append' };
+/** The REST path of a resource collection: /api/v1 for the core group, /apis/<group>/<version> otherwise. */
+function groupVersionPath(group: string, version: string): string {
+  return group === '' ? `/api/${version}` : `/apis/${group}/${version}`;
 }
 
 function seg(s: string): string {
@@ -122,7 +122,7 @@ export class KubernetesCluster implements ClusterAccess, ClusterMetricsApi {
     this.policy = { ...defaultRetryPolicy, ...opts.retry };
     this.memoTtlMs = opts.memoTtlMs ?? 30_000;
     this.resolver = new ResourceResolver((path) =>
-      this.call({ verb: 'get', group: '', resource: 'discovery', namespace: '', name: path }, (c, signal) => this.rawGet(c, path, {}, signal)),
+      this.request({ verb: 'get', group: '', resource: 'discovery', namespace: '', name: path }, { method: HttpMethod.GET, path }),
     );
   }
 
@@ -166,13 +166,16 @@ export class KubernetesCluster implements ClusterAccess, ClusterMetricsApi {
   listPods(namespace: string): Promise<PodInfo[]> {
     return this.once(`pods/${namespace}`, async () => {
       const pods: PodInfo[] = [];
-      let cont: string | undefined;
+      const target: RequestTarget = { verb: 'list', group: '', resource: 'pods', namespace };
+      const path = `/api/v1/namespaces/${seg(namespace)}/pods`;
+      let cont = '';
       do {
-        const page = await this.call({ verb: 'list', group: '', resource: 'pods', namespace }, (c, signal) =>
-          c.core.listNamespacedPod({ namespace, limit: this.opts.podPageSize ?? 500, _continue: cont }, withSignal(signal)),
-        );
-        for (const p of page.items) pods.push(podInfoOf(p));
-        cont = page.metadata?._continue || undefined;
+        const query: Record<string, string> = { limit: String(this.opts.podPageSize ?? 500) };
+        if (cont) query.continue = cont;
+        const body = await this.request(target, { method: HttpMethod.GET, path, query });
+        const page = this.decode(target, () => podListOf(body));
+        pods.push(...page.pods);
+        cont = page.continue;
       } while (cont);
       return pods;
     });
@@ -181,7 +184,7 @@ export class KubernetesCluster implements ClusterAccess, ClusterMetricsApi {
   listPodMetrics(namespace: string): Promise<PodMetric[]> {
     return this.once(`podmetrics/${namespace}`, async () => {
       const target: RequestTarget = { verb: 'list', group: 'metrics.k8s.io', resource: 'pods', namespace };
-      const body = await this.call(target, (c, signal) => this.rawGet(c, `${METRICS}/namespaces/${seg(namespace)}/pods`, {}, signal));
+      const body = await this.request(target, { method: HttpMethod.GET, path: `${METRICS}/namespaces/${seg(namespace)}/pods` });
       return this.decode(target, () => podMetricsOf(body));
     });
   }
@@ -193,7 +196,7 @@ export class KubernetesCluster implements ClusterAccess, ClusterMetricsApi {
     const metricSelector = metricSelectorString(metric);
     if (metricSelector) query.metricLabelSelector = metricSelector;
     const path = `${CUSTOM_METRICS}/namespaces/${seg(namespace)}/pods/*/${seg(metric.name)}`;
-    const body = await this.call(target, (c, signal) => this.rawGet(c, path, query, signal));
+    const body = await this.request(target, { method: HttpMethod.GET, path, query });
     return this.decode(target, () => podMetricSamplesOf(body));
   }
 
@@ -210,7 +213,7 @@ export class KubernetesCluster implements ClusterAccess, ClusterMetricsApi {
       ? { verb: 'get', group: 'custom.metrics.k8s.io', resource: 'metrics', namespace: describedObject.name, name: metric.name }
       : { verb: 'get', group: 'custom.metrics.k8s.io', resource, subresource: metric.name, namespace, name: describedObject.name };
     const metricSelector = metricSelectorString(metric);
-    const body = await this.call(target, (c, signal) => this.rawGet(c, path, metricSelector ? { metricLabelSelector: metricSelector } : {}, signal));
+    const body = await this.request(target, { method: HttpMethod.GET, path, query: metricSelector ? { metricLabelSelector: metricSelector } : {} });
     return this.decode(target, () => objectMetricSampleOf(body));
   }
 
@@ -218,7 +221,7 @@ export class KubernetesCluster implements ClusterAccess, ClusterMetricsApi {
     const target: RequestTarget = { verb: 'list', group: 'external.metrics.k8s.io', resource: metric.name, namespace };
     const selector = metricSelectorString(metric);
     const path = `${EXTERNAL_METRICS}/namespaces/${seg(namespace)}/${seg(metric.name)}`;
-    const body = await this.call(target, (c, signal) => this.rawGet(c, path, selector ? { labelSelector: selector } : {}, signal));
+    const body = await this.request(target, { method: HttpMethod.GET, path, query: selector ? { labelSelector: selector } : {} });
     return this.decode(target, () => externalMetricSamplesOf(body));
   }
 
@@ -267,38 +270,26 @@ export class KubernetesCluster implements ClusterAccess, ClusterMetricsApi {
     }
   }
 
+  private scalePath(namespace: string, name: string, t: ResourceRef): string {
+    return `${groupVersionPath(t.group, t.version)}/namespaces/${seg(namespace)}/${seg(t.resource)}/${seg(name)}/scale`;
+  }
+
   private async readScale(namespace: string, name: string, t: ResourceRef): Promise<ScaleInfo> {
     const target: RequestTarget = { verb: 'get', group: t.group, resource: t.resource, subresource: 'scale', namespace, name };
-    return this.call(target, async (c, signal) => {
-      const o = withSignal(signal);
-      const p = { name, namespace };
-      const typed = (s: Promise<V1Scale>) => s.then(scaleInfoOf);
-      if (t.group === 'apps' && t.resource === 'deployments') return typed(c.apps.readNamespacedDeploymentScale(p, o));
-      if (t.group === 'apps' && t.resource === 'statefulsets') return typed(c.apps.readNamespacedStatefulSetScale(p, o));
-      if (t.group === 'apps' && t.resource === 'replicasets') return typed(c.apps.readNamespacedReplicaSetScale(p, o));
-      if (t.group === '' && t.resource === 'replicationcontrollers') return typed(c.core.readNamespacedReplicationControllerScale(p, o));
-      const body: unknown = await c.custom.getNamespacedCustomObjectScale({ ...p, group: t.group, version: t.version, plural: t.resource }, o);
-      return this.decode(target, () => scaleInfoOfJson(body));
-    });
+    const body = await this.request(target, { method: HttpMethod.GET, path: this.scalePath(namespace, name, t) });
+    return this.decode(target, () => scaleInfoOf(body));
   }
 
   private async patchScale(namespace: string, name: string, t: ResourceRef, replicas: number): Promise<void> {
     const target: RequestTarget = { verb: 'patch', group: t.group, resource: t.resource, subresource: 'scale', namespace, name };
-    const body = { spec: { replicas } };
-    await this.call(target, async (c, signal) => {
-      const o = setHeaderOptions('Content-Type', PatchStrategy.MergePatch, withSignal(signal));
-      const p = { name, namespace, body };
-      if (t.group === 'apps' && t.resource === 'deployments') return void (await c.apps.patchNamespacedDeploymentScale(p, o));
-      if (t.group === 'apps' && t.resource === 'statefulsets') return void (await c.apps.patchNamespacedStatefulSetScale(p, o));
-      if (t.group === 'apps' && t.resource === 'replicasets') return void (await c.apps.patchNamespacedReplicaSetScale(p, o));
-      if (t.group === '' && t.resource === 'replicationcontrollers') return void (await c.core.patchNamespacedReplicationControllerScale(p, o));
-      await c.custom.patchNamespacedCustomObjectScale({ ...p, group: t.group, version: t.version, plural: t.resource }, o);
-    });
+    // PatchStrategy.MergePatch of the typed client: the API server needs this Content-Type, and CRDs take no strategic merge.
+    const body = { json: { spec: { replicas } }, contentType: 'application/merge-patch+json' };
+    await this.request(target, { method: HttpMethod.PATCH, path: this.scalePath(namespace, name, t), body });
   }
 
-  private call<T>(target: RequestTarget, fn: (c: Client, signal: AbortSignal) => Promise<T>): Promise<T> {
+  private request(target: RequestTarget, req: ApiRequest): Promise<unknown> {
     return callWithPolicy(target, this.policy, { onUnauthorized: () => this.opts.tokens.invalidate(), sleep: this.opts.sleep }, async (signal) =>
-      fn(await this.connect(), signal),
+      send(await this.connect(), req, signal),
     );
   }
 
@@ -306,9 +297,11 @@ export class KubernetesCluster implements ClusterAccess, ClusterMetricsApi {
     if (!this.client) {
       this.client = this.opts.connect().then(({ endpoint, caPem }) => {
         const agent = new https.Agent({ ca: caPem, keepAlive: true });
-        const auth = new BearerAuth(this.opts.tokens, agent);
-        const config = createConfiguration({ baseServer: new ServerConfiguration(endpoint.replace(/\/+$/, ''), {}), authMethods: { default: auth } });
-        return { config, auth, agent, apps: new AppsV1Api(config), core: new CoreV1Api(config), custom: new CustomObjectsApi(config) };
+        const config = createConfiguration({
+          baseServer: new ServerConfiguration(endpoint.replace(/\/+$/, ''), {}),
+          authMethods: { default: new BearerAuth(this.opts.tokens, agent) },
+        });
+        return { config, agent };
       });
       // A failed DescribeCluster is retried on the next call, not cached.
       this.client.catch(() => {
@@ -316,22 +309,5 @@ export class KubernetesCluster implements ClusterAccess, ClusterMetricsApi {
       });
     }
     return this.client;
-  }
-
-  /** A GET through the client's own request pipeline (auth, agent, fetch) for APIs it has no typed call for. */
-  private async rawGet(c: Client, path: string, query: Record<string, string>, signal: AbortSignal): Promise<unknown> {
-    const ctx = c.config.baseServer.makeRequestContext(path, HttpMethod.GET);
-    for (const [k, v] of Object.entries(query)) ctx.setQueryParam(k, v);
-    ctx.setHeaderParam('Accept', 'application/json');
-    await c.auth.applySecurityAuthentication(ctx);
-    ctx.setSignal(signal);
-    const res = await c.config.httpApi.send(ctx).toPromise();
-    const text = await res.body.text();
-    if (res.httpStatusCode < 200 || res.httpStatusCode > 299) throw new HttpStatusError(res.httpStatusCode, text, res.headers);
-    try {
-      return JSON.parse(text) as unknown;
-    } catch {
-      throw new Error(`GET ${path}: answer is not JSON`);
-    }
   }
 }

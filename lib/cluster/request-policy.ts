@@ -1,7 +1,6 @@
 // How one Kubernetes API call fails and is retried: bounded attempts with
 // backoff inside a per-call deadline, one token refresh on 401, and errors
 // that say what went wrong in the API server's own words.
-import { ApiException } from '@kubernetes/client-node';
 import { ClusterApiError } from '../sync/ports.js';
 
 /** What a call does, in RBAC terms (used for 403 and 404 messages). */
@@ -32,7 +31,7 @@ export const defaultRetryPolicy: RetryPolicy = {
   maxBackoffMs: 2_000,
 };
 
-/** A non-2xx answer to a raw request (the typed API throws ApiException instead). */
+/** A non-2xx answer of the API server. */
 export class HttpStatusError extends Error {
   constructor(
     readonly code: number,
@@ -65,9 +64,8 @@ function statusMessageOf(body: unknown): string | undefined {
 }
 
 function classify(err: unknown): Failure {
-  if (err instanceof ApiException || err instanceof HttpStatusError) {
-    const headers: Record<string, string> = err.headers ?? {};
-    const retryAfter = Number(headers['retry-after']);
+  if (err instanceof HttpStatusError) {
+    const retryAfter = Number(err.headers['retry-after']);
     return {
       status: err.code,
       statusMessage: statusMessageOf(err.body),

@@ -184,6 +184,12 @@ describe('pods', () => {
     expect(() => selectPods(pods, 'app in (web')).toThrow(SelectorError);
   });
 
+  it('names what is wrong with a malformed pod list', async () => {
+    server.faults.add({ path: '/api/v1/namespaces/default/pods', status: 200 });
+    // a 200 Status body is not a PodList
+    await expect(access.listPods('default')).rejects.toThrow(/list pods \(core\) in namespace "default": unexpected answer: PodList: kind is not "PodList"/);
+  });
+
   it('pages through large namespaces', async () => {
     const a = accessFor(server, clock, { podPageSize: 3 });
     expect(await a.listPods('default')).toHaveLength(9);

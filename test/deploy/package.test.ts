@@ -112,7 +112,11 @@ describe('serverless.yml packaged offline', () => {
     const listing = spawnSync('unzip', ['-l', zip], { encoding: 'utf8' });
     expect(listing.stdout).toMatch(/functions\/sync\.mjs/);
     expect(listing.stdout).not.toMatch(/node_modules/);
-    console.info(`package: ${statSync(zip).size} bytes zipped; ${listing.stdout.trim().split('\n').at(-1)}`);
+    // Goal of the issue: ≤ 1 MB minified (test/deploy/bundle.test.ts says what is in it).
+    const handlerBytes = Number(/^\s*(\d+)\s.*functions\/sync\.mjs$/m.exec(listing.stdout)?.[1]);
+    expect(handlerBytes).toBeGreaterThan(0);
+    expect(handlerBytes).toBeLessThanOrEqual(1_000_000);
+    console.info(`package: ${statSync(zip).size} bytes zipped; functions/sync.mjs ${handlerBytes} bytes; ${listing.stdout.trim().split('\n').at(-1)}`);
   });
 });
 

@@ -1,19 +1,16 @@
 // The sync handler wired to real local parts: dynalite (DynamoDB over HTTP), the
 // local Kubernetes API server (HTTPS, real @kubernetes/client-node) with its
 // workload model, and the local CloudWatch endpoint (real SDK client), all on one
-// virtual clock. Each "instance" is a new handler with new adapters (a cold start).
-import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
-import { Logger } from '@aws-lambda-powertools/logger';
-import { Metrics } from '@aws-lambda-powertools/metrics';
+// virtual clock. Each "instance" is a new handler with new adapters (a cold start),
+// made by the function module's own factories: the source, or its esbuild bundle.
 import type { Context, ScheduledEvent } from 'aws-lambda';
-import { createSyncHandler, type SyncAdapters, type SyncResult } from '../../functions/sync.js';
+import * as source from '../../functions/sync.js';
+import type { SyncResult } from '../../functions/sync.js';
 import { applyDefaults } from '../../lib/hpa/defaults.js';
 import type { HorizontalPodAutoscaler } from '../../lib/hpa/types.js';
-import { createClusterAccess } from '../../lib/cluster/index.js';
 import { startLocalCloudWatch, type LocalCloudWatch } from '../../lib/local/cloudwatch-server.js';
 import { startK8sApiServer, type K8sApiServer } from '../../lib/local/k8s-api-server.js';
 import { WorkloadModel } from '../../lib/local/workload-model.js';
-import { createMetricsAccess } from '../../lib/metrics/metrics-access.js';
 import type { CloudWatchMetric } from '../../lib/metrics/cloudwatch-types.js';
 import { createDynamoStore, ensureTable, type DynamoStore } from '../../lib/store/index.js';
 import type { InvocationConfig, SleepingClock } from '../../lib/sync/invocation.js';
@@ -44,9 +41,12 @@ export interface Instance {
   lines: Record<string, unknown>[];
 }
 
+/** What the harness uses of functions/sync.ts. */
+export type SyncModule = Pick<typeof source, 'createSyncHandler' | 'awsAdapters' | 'createTelemetry'>;
+
 let counter = 0;
 
-export async function startHarness(): Promise<Harness> {
+export async function startHarness(fn: SyncModule = source): Promise<Harness> {
   const clock = {
     t: START,
     now: () => new Date(clock.t),
@@ -71,22 +71,12 @@ export async function startHarness(): Promise<Harness> {
     safetyMarginMs: 5_000,
   };
 
+  const local = { dynamoDb: dynamo.endpoint, cloudWatch: cloudWatch.url, credentials: TEST_CREDENTIALS, clusterToken: k8s.token };
   const newInstance = (): Instance => {
     const lines: Record<string, unknown>[] = [];
-    const logger = new Logger({ serviceName: 'serverless-hpa', logLevel: 'DEBUG' });
-    const emf = new Metrics({ namespace: 'ServerlessHPA', serviceName: 'serverless-hpa' });
-    const adapters = (): SyncAdapters => {
-      const access = createClusterAccess(cluster, { token: k8s.token, clock, retry: { maxAttempts: 1 } });
-      const metrics = createMetricsAccess({
-        clusterMetrics: () => access,
-        cloudWatch: { client: new CloudWatchClient({ endpoint: cloudWatch.url, region: TEST_REGION, credentials: TEST_CREDENTIALS, maxAttempts: 1 }), defaultRegion: TEST_REGION },
-        clock,
-        retry: { maxAttempts: 1 },
-        sleep: clock.sleep,
-      });
-      return { store: createDynamoStore(dynamoOptions), cluster: () => access, metrics, clock };
-    };
-    const handler = createSyncHandler({ config, adapters, logger, emf, autoscalerMetrics: false });
+    const { logger, emf } = fn.createTelemetry();
+    const adapters = () => fn.awsAdapters({ ...config, tableName: table, region: TEST_REGION }, { clock, local, maxAttempts: 1 });
+    const handler = fn.createSyncHandler({ config, adapters, logger, emf, autoscalerMetrics: false });
     return {
       lines,
       async invoke(id = `req-${++counter}`) {

@@ -1,9 +1,16 @@
-// The sync handler end to end on real local parts and a virtual clock (see sync-harness.ts).
+// The sync handler end to end on real local parts and a virtual clock (see sync-harness.ts),
+// from the source and from the esbuild bundle that ships (same options as serverless.yml).
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import { afterEach, describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import * as source from '../../functions/sync.js';
 import { clusterPk, KIND_HPA, specSk } from '../../lib/store/items.js';
 import { leaseName } from '../../lib/sync/invocation.js';
-import { BACKLOG_METRIC, backlogMetric, backlogObject, CLUSTER, hpa, START, startHarness, type Harness, type Instance } from './sync-harness.js';
+import { bundleSync } from '../deploy/bundle.js';
+import { BACKLOG_METRIC, backlogMetric, backlogObject, CLUSTER, hpa, START, startHarness, type Harness, type Instance, type SyncModule } from './sync-harness.js';
 
 const MIN = 60_000;
 const T_UP = START + 2 * MIN;
@@ -18,6 +25,7 @@ interface Tick {
   steps: string[];
 }
 
+let fn: SyncModule;
 let harnesses: Harness[] = [];
 afterEach(async () => {
   await Promise.all(harnesses.map((h) => h.stop()));
@@ -25,7 +33,7 @@ afterEach(async () => {
 });
 
 async function arrange(replicas = 2): Promise<Harness> {
-  const h = await startHarness();
+  const h = await startHarness(fn);
   harnesses.push(h);
   h.model.addWorkload({ kind: 'Deployment', apiVersion: 'apps/v1', namespace: 'apps', name: 'web', replicas, selector: { app: 'web' }, containers: [{ name: 'app', requests: { cpu: '500m' } }] });
   const now = h.clock.now();
@@ -62,7 +70,28 @@ async function run(h: Harness, minutes: number, coldStartAt: number[] = []): Pro
     });
 }
 
-describe('sync handler end to end', () => {
+let bundleDir: string | undefined;
+afterAll(() => bundleDir && rmSync(bundleDir, { recursive: true, force: true }));
+
+const modules: [string, () => Promise<SyncModule>][] = [
+  ['source', async () => source],
+  [
+    'esbuild bundle',
+    async () => {
+      bundleDir = mkdtempSync(join(tmpdir(), 'shpa-bundle-'));
+      // Under node_modules, vitest leaves the import to Node's own ESM loader, as Lambda loads it
+      // (createRequire banner, CJS interop); elsewhere it would transform the bundle itself.
+      const { file } = await bundleSync(join(bundleDir, 'node_modules', 'shpa-bundle'));
+      return (await import(pathToFileURL(file).href)) as SyncModule;
+    },
+  ],
+];
+
+describe.each(modules)('sync handler end to end (%s)', (_, load) => {
+  beforeAll(async () => {
+    fn = await load();
+  });
+
   it('scales up by the default policies, holds for the stabilization window, then scales down; a cold start changes nothing', async () => {
     const warm = await arrange();
     const ticks = await run(warm, 18);
