@@ -53,8 +53,6 @@ export async function demoCommand(opts: DemoCliOptions, out: NodeJS.WriteStream 
   const span = trace.times[trace.times.length - 1] - trace.times[0];
   if (span < opts.syncPeriod * 1000) throw new CliError(`the trace spans ${span / 1000} s, less than one sync period (${opts.syncPeriod} s)`);
   const speed = opts.speed ?? (opts.duration > 0 ? span / 1000 / opts.duration : Infinity);
-  // The SDK's notice about future Node versions says nothing about a local demo.
-  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   const abort = new AbortController();
   const onSignal = () => {
     if (abort.signal.aborted) process.exit(130);

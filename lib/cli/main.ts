@@ -24,6 +24,8 @@ export function buildProgram(): Command {
 
 /** Runs the CLI; every failure becomes one line on stderr and exit code 1. */
 export async function main(argv: string[]): Promise<void> {
+  // The SDK's notice about future Node versions is not the user's business mid-command.
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   const program = buildProgram();
   try {
     await program.parseAsync(argv);
