@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { isDeepStrictEqual } from 'node:util';
 import { normalizeLegacy, normalizeWithBehavior } from '../lib/hpa/behavior.js';
-import { DEFAULT_CONTROLLER_SETTINGS, DEFAULT_FEATURE_GATES } from '../lib/hpa/defaults.js';
+import { applyDefaults, DEFAULT_CONTROLLER_SETTINGS, DEFAULT_FEATURE_GATES } from '../lib/hpa/defaults.js';
 import { milliValue, parseQuantity } from '../lib/hpa/quantity.js';
 import { reconcile, type ReconcileInput } from '../lib/hpa/reconcile.js';
 import { computeReplicasForMetric, type MetricData } from '../lib/hpa/replica-calculator.js';
@@ -130,7 +130,8 @@ const checks: Record<string, Check> = {
         hpa,
         scale,
         pods: (v.pods as ReconcileInput['pods']) ?? [],
-        metrics: (hpa.spec.metrics ?? []).map((m) => reconcileData(v, m)),
+        // aligned with the metrics reconcile will use: the defaulted ones (cpu 80% when none are given)
+        metrics: (applyDefaults(hpa).spec.metrics ?? []).map((m) => reconcileData(v, m)),
         history: {
           recommendations: (v.recommendations as ReconcileInput['history']['recommendations']) ?? null,
           scaleUpEvents: (v.scaleUpEvents as []) ?? [],

@@ -16,6 +16,11 @@ describe('conformance runner', () => {
     expect(byName['unknown kind']).toEqual(['unknown kind "teleport"']);
   });
 
+  it('passes our own vectors (paths the public sample does not take)', () => {
+    const failed = runVectorFiles([join(here, 'vectors')]).filter((r) => r.failures.length > 0);
+    expect(failed.map((r) => `${r.name}: ${r.failures.join('; ')}`)).toEqual([]);
+  });
+
   it.skipIf(!existsSync(publicVectors))('passes every public vector', () => {
     const failed = runVectorFiles([publicVectors]).filter((r) => r.failures.length > 0);
     expect(failed.map((r) => `${r.name}: ${r.failures.join('; ')}`)).toEqual([]);
