@@ -209,21 +209,7 @@ export function calculateScaleUpLimitWithScalingRules(
   rules: HPAScalingRules,
   now: Date,
 ): number {
-  if (rules.selectPolicy === 'Disabled') return currentReplicas;
-  const pickMin = rules.selectPolicy === 'Min'; // the smallest change up is the lowest limit
-  let result = pickMin ? MAX_INT32 : MIN_INT32;
-  const t = nowMs(now);
-  let proposed = 0; // upstream keeps the previous proposal for a policy of another type (validation rejects those)
-  for (const policy of rules.policies ?? []) {
-    const added = changeInPeriod(policy.periodSeconds, scaleUpEvents, t, 'scaleUpEvents');
-    const deleted = changeInPeriod(policy.periodSeconds, scaleDownEvents, t, 'scaleDownEvents');
-    const periodStart = i32(i32(currentReplicas - added) + deleted);
-    if (policy.type === 'Pods') proposed = i32(periodStart + policy.value);
-    // Rounded up so that a small percentage still adds a pod.
-    else if (policy.type === 'Percent') proposed = floatToInt32(Math.ceil(periodStart * (1 + policy.value / 100)));
-    result = pickMin ? Math.min(result, proposed) : Math.max(result, proposed);
-  }
-  return result;
+  return policyLimit('scaleUp', currentReplicas, scaleUpEvents, scaleDownEvents, rules, now);
 }
 
 /** Upstream calculateScaleDownLimitWithBehaviors. */
@@ -234,19 +220,35 @@ export function calculateScaleDownLimitWithBehaviors(
   rules: HPAScalingRules,
   now: Date,
 ): number {
+  return policyLimit('scaleDown', currentReplicas, scaleUpEvents, scaleDownEvents, rules, now);
+}
+
+/** The replica limit the policies allow in one direction, from the replicas at each period's start. */
+function policyLimit(
+  direction: Direction,
+  currentReplicas: number,
+  scaleUpEvents: ScaleEvent[],
+  scaleDownEvents: ScaleEvent[],
+  rules: HPAScalingRules,
+  now: Date,
+): number {
   if (rules.selectPolicy === 'Disabled') return currentReplicas;
-  const pickMax = rules.selectPolicy === 'Min'; // the smallest change down is the highest limit
-  let result = pickMax ? MIN_INT32 : MAX_INT32;
+  const up = direction === 'scaleUp';
+  // The largest change ('Max') is the highest limit up and the lowest limit down; 'Min' the reverse.
+  const highest = up === (rules.selectPolicy !== 'Min');
+  let result = highest ? MIN_INT32 : MAX_INT32;
   const t = nowMs(now);
-  let proposed = 0; // as above
+  let proposed = 0; // upstream keeps the previous proposal for a policy of another type (validation rejects those)
   for (const policy of rules.policies ?? []) {
     const added = changeInPeriod(policy.periodSeconds, scaleUpEvents, t, 'scaleUpEvents');
     const deleted = changeInPeriod(policy.periodSeconds, scaleDownEvents, t, 'scaleDownEvents');
     const periodStart = i32(i32(currentReplicas - added) + deleted);
-    if (policy.type === 'Pods') proposed = i32(periodStart - policy.value);
-    // Truncated (Go int32 conversion), not rounded.
-    else if (policy.type === 'Percent') proposed = floatToInt32(periodStart * (1 - policy.value / 100));
-    result = pickMax ? Math.max(result, proposed) : Math.min(result, proposed);
+    if (policy.type === 'Pods') proposed = i32(up ? periodStart + policy.value : periodStart - policy.value);
+    else if (policy.type === 'Percent') {
+      // Up: rounded up, so that a small percentage still adds a pod. Down: truncated (Go int32 conversion).
+      proposed = up ? floatToInt32(Math.ceil(periodStart * (1 + policy.value / 100))) : floatToInt32(periodStart * (1 - policy.value / 100));
+    }
+    result = highest ? Math.max(result, proposed) : Math.min(result, proposed);
   }
   return result;
 }

@@ -256,27 +256,23 @@ function groupSettings(ctx: ReplicaCalcContext) {
   };
 }
 
-function fetched<T>(value: Fetched<T> | undefined): T | undefined {
-  if (value === undefined) return undefined;
-  if (value.error !== undefined) throw new CalcError(value.error);
-  return value.value;
+/** A metrics API answer's items: the call's error, or no items at all, is an upstream error (prefix as its caller wraps it). */
+function itemsOf<T>(answer: Fetched<T[]> | undefined, api: string, prefix: string): T[] {
+  if (answer?.error !== undefined) throw new CalcError(prefix + answer.error);
+  const items = answer?.value ?? [];
+  if (items.length === 0) throw new CalcError(`${prefix}no metrics returned from ${api} metrics API`);
+  return items;
 }
 
 /** metrics client GetResourceMetric: per-pod sums over containers (or the one named container). */
 function resourceMetrics(data: MetricData, resource: string, container: string): { samples: Map<string, PodSample>; timestamp: Timestamp } {
-  try {
-    const items = fetched(data.podMetrics) ?? [];
-    if (items.length === 0) throw new CalcError('no metrics returned from resource metrics API');
-    const samples = new Map<string, PodSample>();
-    for (const m of items) {
-      const value = container === '' ? podUsage(m, resource) : containerUsage(m, resource, container);
-      if (value !== undefined) samples.set(m.pod, { value, timestamp: m.timestamp, windowSeconds: m.windowSeconds });
-    }
-    return { samples, timestamp: items[0].timestamp };
-  } catch (err) {
-    if (err instanceof CalcError) throw new CalcError(`unable to get metrics for resource ${resource}: ${err.message}`);
-    throw err;
+  const items = itemsOf(data.podMetrics, 'resource', `unable to get metrics for resource ${resource}: `);
+  const samples = new Map<string, PodSample>();
+  for (const m of items) {
+    const value = container === '' ? podUsage(m, resource) : containerUsage(m, resource, container);
+    if (value !== undefined) samples.set(m.pod, { value, timestamp: m.timestamp, windowSeconds: m.windowSeconds });
   }
+  return { samples, timestamp: items[0].timestamp };
 }
 
 // getPodMetrics: a pod with no containers, or a container without the resource, has no sample.
@@ -458,8 +454,7 @@ function readyPodsCount(ctx: ReplicaCalcContext): number {
 function usageRatioReplicaCount(ctx: ReplicaCalcContext, usageRatio: number): number {
   if (ctx.currentReplicas === 0) return ceilInt32(usageRatio);
   if (isWithin(ctx.tolerances, usageRatio)) return ctx.currentReplicas;
-  const proposal = usageRatio * readyPodsCount(ctx);
-  return proposal > INT32_MAX ? INT32_MAX : ceilInt32(proposal);
+  return ceilInt32(usageRatio * readyPodsCount(ctx));
 }
 
 function targetMilli(target: MetricTarget, field: 'value' | 'averageValue'): bigint | undefined {
@@ -501,30 +496,21 @@ function podsMetric(metric: MetricSpec, ctx: ReplicaCalcContext, data: MetricDat
 
 /** metrics client GetRawMetric (custom.metrics.k8s.io, one value per pod), as GetMetricReplicas wraps its errors. */
 function customMetrics(data: MetricData, name: string): { samples: Map<string, PodSample>; timestamp: Timestamp } {
-  try {
-    const items = fetched(data.podCustomMetrics) ?? [];
-    if (items.length === 0) throw new CalcError('no metrics returned from custom metrics API');
-    const samples = new Map<string, PodSample>();
-    for (const m of items) samples.set(m.pod, { value: parseMilli(m.value) });
-    return { samples, timestamp: items[0].timestamp };
-  } catch (err) {
-    if (err instanceof CalcError) throw new CalcError(`unable to get metric ${name}: ${err.message}`);
-    throw err;
-  }
+  const items = itemsOf(data.podCustomMetrics, 'custom', `unable to get metric ${name}: `);
+  const samples = new Map<string, PodSample>();
+  for (const m of items) samples.set(m.pod, { value: parseMilli(m.value) });
+  return { samples, timestamp: items[0].timestamp };
 }
 
 /** metrics client GetObjectMetric, as GetObject(PerPod)MetricReplicas wrap its errors. */
 function objectUsage(data: MetricData, ctx: ReplicaCalcContext, src: ObjectMetricSource): { usage: bigint; timestamp: Timestamp } {
-  try {
-    const sample = fetched(data.objectMetric);
-    if (sample === undefined) throw new CalcError('no metrics returned from custom metrics API');
-    return { usage: milliToBig(parseMilli(sample.value)), timestamp: sample.timestamp };
-  } catch (err) {
-    // Upstream's argument order puts the error last: "…: Kind on ns name/err".
-    const ref = src.describedObject;
-    if (err instanceof CalcError) throw new CalcError(`unable to get metric ${src.metric.name}: ${ref.kind} on ${ctx.namespace ?? ''} ${ref.name}/${err.message}`);
-    throw err;
-  }
+  const answer = data.objectMetric;
+  const ref = src.describedObject;
+  // Upstream's argument order puts the error last: "…: Kind on ns name/err".
+  const prefix = `unable to get metric ${src.metric.name}: ${ref.kind} on ${ctx.namespace ?? ''} ${ref.name}/`;
+  if (answer?.error !== undefined) throw new CalcError(prefix + answer.error);
+  if (answer?.value === undefined) throw new CalcError(`${prefix}no metrics returned from custom metrics API`);
+  return { usage: milliToBig(parseMilli(answer.value.value)), timestamp: answer.value.timestamp };
 }
 
 // computeStatusForObjectMetric + GetObjectMetricReplicas / GetObjectPerPodMetricReplicas.
@@ -580,16 +566,10 @@ function objectMetric(metric: MetricSpec, ctx: ReplicaCalcContext, data: MetricD
 
 /** metrics client GetExternalMetric (one value per series), as GetExternal(PerPod)MetricReplicas wrap its errors. */
 function externalValues(data: MetricData, ctx: ReplicaCalcContext, name: string, selectorText: string): { values: Milli[]; timestamp: Timestamp } {
-  try {
-    const items = fetched(data.externalMetrics) ?? [];
-    if (items.length === 0) throw new CalcError('no metrics returned from external metrics API');
-    const values: Milli[] = [];
-    for (const m of items) values.push(parseMilli(m.value));
-    return { values, timestamp: items[0].timestamp };
-  } catch (err) {
-    if (err instanceof CalcError) throw new CalcError(`unable to get external metric ${ctx.namespace ?? ''}/${name}/${selectorText}: ${err.message}`);
-    throw err;
-  }
+  const items = itemsOf(data.externalMetrics, 'external', `unable to get external metric ${ctx.namespace ?? ''}/${name}/${selectorText}: `);
+  const values: Milli[] = [];
+  for (const m of items) values.push(parseMilli(m.value));
+  return { values, timestamp: items[0].timestamp };
 }
 
 // computeStatusForExternalMetric + GetExternalMetricReplicas / GetExternalPerPodMetricReplicas.
@@ -620,10 +600,8 @@ function externalMetric(metric: MetricSpec, ctx: ReplicaCalcContext, data: Metri
     }
     const usage = Number(total);
     let replicas = ctx.statusReplicas;
-    if (!isWithin(ctx.tolerances, usage / (Number(average) * replicas))) {
-      const proposal = Math.ceil(usage / Number(average));
-      replicas = proposal > INT32_MAX ? INT32_MAX : ceilInt32(proposal);
-    }
+    if (!isWithin(ctx.tolerances, usage / (Number(average) * replicas))) replicas = ceilInt32(usage / Number(average));
+    // Upstream: a total at MaxInt64 is reported as is, not divided by the replicas.
     const perPod = usage >= 9223372036854775807 ? INT64_MAX : ceilInt64(usage / ctx.statusReplicas);
     return {
       replicas,

@@ -210,8 +210,7 @@ class Validator {
     const maxRead = this.int32(s.maxReplicas, path.child('maxReplicas'));
     if (maxRead !== BAD) {
       const maxReplicas = maxRead ?? 0; // Go's zero value when absent
-      if (maxReplicas === 0) this.add(required(path.child('maxReplicas'), 'must be set and greater than 0'));
-      else if (maxReplicas < 0) this.add(invalid(path.child('maxReplicas'), maxReplicas, 'must be greater than or equal to 1'));
+      if (maxReplicas < 1) this.add(invalid(path.child('maxReplicas'), maxReplicas, 'must be greater than 0'));
       if (typeof minReplicas === 'number' && maxReplicas < minReplicas) {
         this.add(invalid(path.child('maxReplicas'), maxReplicas, 'must be greater than or equal to `minReplicas`'));
       }

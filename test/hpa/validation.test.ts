@@ -85,9 +85,10 @@ describe('validateHPA: error cases (upstream errorCases)', () => {
     ['name with / and %', hpa({ scaleTargetRef: { kind: 'ReplicationController', name: 'a/b' } }), 'spec.scaleTargetRef.name', 'Invalid', "may not contain '/'"],
     ['minReplicas -1', hpa({ scaleTargetRef: {}, minReplicas: -1 }), 'spec.minReplicas', 'Invalid', 'must be greater than or equal to 0'],
     ['maxReplicas below minReplicas', hpa({ scaleTargetRef: {}, minReplicas: 7 }), 'spec.maxReplicas', 'Invalid', 'must be greater than or equal to `minReplicas`'],
-    ['maxReplicas 0', hpa({ maxReplicas: 0 }), 'spec.maxReplicas', 'Required', 'must be set and greater than 0'],
-    ['maxReplicas missing', hpa({ maxReplicas: undefined }), 'spec.maxReplicas', 'Required', 'must be set and greater than 0'],
-    ['maxReplicas -3', hpa({ maxReplicas: -3, minReplicas: undefined }), 'spec.maxReplicas', 'Invalid', 'must be greater than or equal to 1'],
+    // Upstream validateHorizontalPodAutoscalerSpec: MaxReplicas < 1 (absent decodes as 0) is one Invalid error.
+    ['maxReplicas 0', hpa({ maxReplicas: 0 }), 'spec.maxReplicas', 'Invalid', 'must be greater than 0'],
+    ['maxReplicas missing', hpa({ maxReplicas: undefined }), 'spec.maxReplicas', 'Invalid', 'must be greater than 0'],
+    ['maxReplicas -3', hpa({ maxReplicas: -3, minReplicas: undefined }), 'spec.maxReplicas', 'Invalid', 'must be greater than 0'],
     [
       'utilization and averageValue both set',
       hpa({ metrics: [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 70, averageValue: '300m' } } }] }),
@@ -217,6 +218,13 @@ describe('validateHPA: error cases (upstream errorCases)', () => {
       expect(e.message).toContain(detail);
     });
   }
+
+  it('words a missing or non-positive maxReplicas as upstream does, in one error', () => {
+    for (const maxReplicas of [undefined, 0, -3]) {
+      const errors = errorsOf(validateHPA(hpa({ maxReplicas, minReplicas: undefined }))).filter((e) => e.field === 'spec.maxReplicas');
+      expect(errors.map(formatFieldError)).toEqual([`spec.maxReplicas: Invalid value: ${maxReplicas ?? 0}: must be greater than 0`]);
+    }
+  });
 });
 
 describe('validateHPA: behavior (upstream TestValidateBehavior)', () => {
