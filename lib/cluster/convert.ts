@@ -128,8 +128,8 @@ export function scaleInfoOf(body: unknown): ScaleInfo {
   };
 }
 
-/** An APIResourceList: resource name → kind, namespaced (for discovery). */
-export function apiResourcesOf(body: unknown): { name: string; kind: string; namespaced: boolean }[] {
+/** An APIResourceList: resource name → kind (for discovery). */
+export function apiResourcesOf(body: unknown): { name: string; kind: string }[] {
   const r = new Reader('APIResourceList');
   const list = r.obj(body, 'response');
   return r.arr(list.resources ?? [], 'resources').map((res, i) => {
@@ -137,7 +137,6 @@ export function apiResourcesOf(body: unknown): { name: string; kind: string; nam
     return {
       name: r.str(o.name, `resources[${i}].name`),
       kind: r.str(o.kind, `resources[${i}].kind`),
-      namespaced: o.namespaced === true,
     };
   });
 }

@@ -28,8 +28,6 @@ export interface ClusterAccessOptions {
   /** A fixed bearer token (local API server). */
   token?: string;
   retry?: Partial<RetryPolicy>;
-  /** How long DescribeCluster's answer is reused; default 1 h. */
-  endpointTtlMs?: number;
   memoTtlMs?: number;
   podPageSize?: number;
 }
@@ -84,14 +82,12 @@ export function createClusterAccess(cluster: ClusterRecord, opts: ClusterAccessO
       ? staticTokenProvider(opts.token)
       : createEksTokenProvider({ clusterName: cluster.name, region: cluster.region, credentials: credentials!, clock }));
 
-  const endpointTtlMs = opts.endpointTtlMs ?? 3_600_000;
-  let described: { at: number; value: ClusterConnection } | undefined;
+  // Called until it succeeds once: the KubernetesCluster keeps the connection for its life.
   async function connect(): Promise<ClusterConnection> {
     if (cluster.endpoint) {
       if (!cluster.caData) throw new ClusterApiError(`cluster ${cluster.name}: endpoint is set but caData is missing`);
       return { endpoint: cluster.endpoint, caPem: caPemOf(cluster.caData) };
     }
-    if (described && clock.now().getTime() - described.at < endpointTtlMs) return described.value;
     const eks = opts.eks ?? new EKSClient({ region: cluster.region, credentials });
     let out;
     try {
@@ -104,8 +100,7 @@ export function createClusterAccess(cluster: ClusterRecord, opts: ClusterAccessO
     if (!endpoint || !ca) {
       throw new ClusterApiError(`DescribeCluster ${cluster.name}: no endpoint or certificate authority (cluster status ${out.cluster?.status ?? 'unknown'})`);
     }
-    described = { at: clock.now().getTime(), value: { endpoint, caPem: caPemOf(ca) } };
-    return described.value;
+    return { endpoint, caPem: caPemOf(ca) };
   }
 
   return new KubernetesCluster(cluster.name, {

@@ -121,15 +121,14 @@ export class KubernetesCluster implements ClusterAccess, ClusterMetricsApi {
   ) {
     this.policy = { ...defaultRetryPolicy, ...opts.retry };
     this.memoTtlMs = opts.memoTtlMs ?? 30_000;
-    this.resolver = new ResourceResolver((path) =>
-      this.request({ verb: 'get', group: '', resource: 'discovery', namespace: '', name: path }, { method: HttpMethod.GET, path }),
-    );
+    this.resolver = new ResourceResolver((path) => this.request({ verb: 'get', nonResourceURL: path }, { method: HttpMethod.GET, path }));
   }
 
-  /** Starts a sync cycle: pods and pod metrics are listed afresh, once per namespace. */
+  /** Starts a sync cycle: pods, pod metrics and discovery are read afresh, once per namespace or group. */
   beginCycle(): void {
     this.memo.clear();
     this.knownReplicas.clear();
+    this.resolver.reset();
   }
 
   /** Closes kept-alive connections. */
@@ -138,7 +137,7 @@ export class KubernetesCluster implements ClusterAccess, ClusterMetricsApi {
   }
 
   async getScale(namespace: string, ref: CrossVersionObjectReference): Promise<ScaleInfo> {
-    const target = await this.scaleTarget(namespace, ref);
+    const target = await this.resolve(ref, true);
     const info = await this.readScale(namespace, ref.name, target);
     this.knownReplicas.set(this.scaleKey(namespace, ref.name, target), { at: this.nowMs(), replicas: info.specReplicas });
     return info;
@@ -148,7 +147,7 @@ export class KubernetesCluster implements ClusterAccess, ClusterMetricsApi {
     if (!Number.isInteger(replicas) || replicas < 0) {
       throw new ClusterApiError(`spec.replicas must be a non-negative integer, got ${replicas}`);
     }
-    const target = await this.scaleTarget(namespace, ref);
+    const target = await this.resolve(ref, true);
     const key = this.scaleKey(namespace, ref.name, target);
     const known = this.knownReplicas.get(key);
     if (known && this.fresh(known.at) && known.replicas === replicas) return;
@@ -256,10 +255,6 @@ export class KubernetesCluster implements ClusterAccess, ClusterMetricsApi {
       if (err instanceof ClusterApiError) throw err;
       throw new ClusterApiError(`unable to determine resource for ${ref.kind} "${ref.name}": ${(err as Error).message}`);
     }
-  }
-
-  private scaleTarget(namespace: string, ref: CrossVersionObjectReference): Promise<ResourceRef> {
-    return this.resolve(ref, true);
   }
 
   private decode<T>(target: RequestTarget, f: () => T): T {

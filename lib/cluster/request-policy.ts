@@ -4,13 +4,21 @@
 import { ClusterApiError } from '../sync/ports.js';
 
 /** What a call does, in RBAC terms (used for 403 and 404 messages). */
-export interface RequestTarget {
+export type RequestTarget = ResourceTarget | NonResourceTarget;
+
+export interface ResourceTarget {
   verb: 'get' | 'list' | 'patch';
   group: string;
   resource: string;
   subresource?: string;
   namespace: string;
   name?: string;
+}
+
+/** Discovery (/api/v1, /apis/<group>/<version>): RBAC nonResourceURLs. */
+export interface NonResourceTarget {
+  verb: 'get';
+  nonResourceURL: string;
 }
 
 export interface RetryPolicy {
@@ -79,30 +87,37 @@ function classify(err: unknown): Failure {
 const retryableStatus = new Set([429, 500, 502, 503, 504]);
 
 export function describeTarget(t: RequestTarget): string {
+  if ('nonResourceURL' in t) return `${t.verb} ${t.nonResourceURL}`;
   const resource = t.subresource ? `${t.resource}/${t.subresource}` : t.resource;
   const group = t.group === '' ? 'core' : t.group;
   return `${t.verb} ${resource} (${group}) ${t.name ? `"${t.name}" ` : ''}in namespace "${t.namespace}"`;
+}
+
+function missingPermission(t: RequestTarget): string {
+  if ('nonResourceURL' in t) {
+    return `missing RBAC permission: verb "${t.verb}" on non-resource URL "${t.nonResourceURL}" (the built-in system:discovery role grants it)`;
+  }
+  const resource = t.subresource ? `${t.resource}/${t.subresource}` : t.resource;
+  return `missing RBAC permission: verb "${t.verb}" on resource "${resource}" in API group "${t.group}" in namespace "${t.namespace}" (see infra/rbac.yaml)`;
+}
+
+function notFoundText(t: RequestTarget): string {
+  if ('nonResourceURL' in t || !t.name) return 'the server could not find the requested resource';
+  return `${t.group === '' ? t.resource : `${t.resource}.${t.group}`} "${t.name}" not found`;
 }
 
 function toClusterApiError(f: Failure, t: RequestTarget, timedOutMs?: number): ClusterApiError {
   if (timedOutMs !== undefined) {
     return new ClusterApiError(`${describeTarget(t)}: no answer within ${timedOutMs} ms`);
   }
-  const qualified = t.group === '' ? t.resource : `${t.resource}.${t.group}`;
   switch (f.status) {
     case undefined:
       return new ClusterApiError(`${describeTarget(t)}: ${f.detail}`);
-    case 403: {
-      const resource = t.subresource ? `${t.resource}/${t.subresource}` : t.resource;
-      const grant = `missing RBAC permission: verb "${t.verb}" on resource "${resource}" in API group "${t.group}" in namespace "${t.namespace}" (see infra/rbac.yaml)`;
-      return new ClusterApiError(`${f.statusMessage ? `${f.statusMessage}; ` : ''}${grant}`, 403);
-    }
+    case 403:
+      return new ClusterApiError(`${f.statusMessage ? `${f.statusMessage}; ` : ''}${missingPermission(t)}`, 403);
     case 404:
       // The API server's own text, e.g. deployments.apps "web" not found.
-      return new ClusterApiError(
-        f.statusMessage ?? (t.name ? `${qualified} "${t.name}" not found` : 'the server could not find the requested resource'),
-        404,
-      );
+      return new ClusterApiError(f.statusMessage ?? notFoundText(t), 404);
     default:
       return new ClusterApiError(`${describeTarget(t)}: ${f.statusMessage ?? f.detail}`, f.status);
   }

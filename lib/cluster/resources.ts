@@ -1,5 +1,7 @@
 // Kind → REST resource, as upstream's RESTMapper does it: a table for the
-// built-in kinds, discovery (cached per group/version) for everything else.
+// built-in kinds, discovery (per group/version, per cycle) for everything else.
+import { parseGroupVersion } from '../hpa/name-rules.js';
+import { ClusterApiError } from '../sync/ports.js';
 import { apiResourcesOf } from './convert.js';
 
 export interface ResourceRef {
@@ -8,15 +10,6 @@ export interface ResourceRef {
   /** plural resource name, e.g. "deployments" */
   resource: string;
   kind: string;
-}
-
-export function parseApiVersion(apiVersion: string | undefined): { group: string; version: string } {
-  const v = apiVersion ?? '';
-  const parts = v.split('/');
-  if (v === '') return { group: '', version: '' };
-  if (parts.length === 1) return { group: '', version: parts[0] };
-  if (parts.length === 2 && parts[0] && parts[1]) return { group: parts[0], version: parts[1] };
-  throw new Error(`unexpected GroupVersion string: ${v}`);
 }
 
 const builtIn: Record<string, { resource: string; version: string }> = {
@@ -37,9 +30,16 @@ export class ResourceResolver {
 
   constructor(private readonly get: DiscoveryGet) {}
 
+  /** Forgets discovery, so CRDs installed or changed since are seen (upstream resets its RESTMapper every 30 s). */
+  reset(): void {
+    this.lists.clear();
+  }
+
   /** needScale: the resource must serve the scale subresource (an HPA target). */
   async resolve(apiVersion: string | undefined, kind: string, needScale: boolean): Promise<ResourceRef> {
-    const { group, version } = parseApiVersion(apiVersion);
+    const gv = parseGroupVersion(apiVersion ?? '');
+    if ('error' in gv) throw new Error(gv.error);
+    const { group, version } = gv;
     const known = builtIn[`${group}/${kind}`];
     if (known) return { group, version: known.version, resource: known.resource, kind };
     // Upstream maps the group of scaleTargetRef.apiVersion; a ref with no apiVersion only finds core kinds.
@@ -57,7 +57,11 @@ export class ResourceResolver {
     const path = group === '' ? `/api/${version}` : `/apis/${group}/${version}`;
     let p = this.lists.get(path);
     if (!p) {
-      p = this.get(path).then(apiResourcesOf);
+      // An unknown group or version is a 404: no kinds there, as upstream's RESTMapper sees it.
+      p = this.get(path).then(apiResourcesOf, (err: unknown) => {
+        if (err instanceof ClusterApiError && err.statusCode === 404) return [];
+        throw err;
+      });
       // A failed discovery is not cached: the next call asks again.
       p.catch(() => this.lists.delete(path));
       this.lists.set(path, p);

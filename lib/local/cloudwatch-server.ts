@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { tokenizeExpression, type ExpressionToken } from '../metrics/cloudwatch-expression.js';
 import { stableKey } from '../metrics/stable-key.js';
+import { PendingTimers } from './pending-timers.js';
 
 export interface LocalMetric {
   namespace: string;
@@ -126,6 +127,7 @@ export class LocalCloudWatch {
   private readonly generators = new Map<string, Generator>();
   private readonly faults: LocalFault[] = [];
   private readonly clock: () => number;
+  private readonly timers = new PendingTimers();
 
   constructor(
     private readonly server: Server,
@@ -165,6 +167,7 @@ export class LocalCloudWatch {
   }
 
   close(): Promise<void> {
+    this.timers.cancelAll();
     return new Promise((resolve) => {
       this.server.closeAllConnections();
       this.server.close(() => resolve());
@@ -192,7 +195,7 @@ export class LocalCloudWatch {
       } catch {
         throw new RequestError(400, 'SerializationException', 'SerializationException;Sender', 'body is not JSON');
       }
-      if (this.latencyMs > 0) await new Promise((r) => setTimeout(r, this.latencyMs));
+      if (this.latencyMs > 0) await this.timers.delay(this.latencyMs);
       const fault = this.faults.shift();
       if (fault) throw FAULTS[fault];
       if (operation !== 'GetMetricData') throw new RequestError(400, 'UnknownOperationException', 'UnknownOperation;Sender', `operation ${operation} is not served here`);
@@ -454,10 +457,8 @@ function combine(a: Value, b: Value, op: (x: number, y: number) => number | unde
 export async function startLocalCloudWatch(options: LocalCloudWatchOptions = {}): Promise<LocalCloudWatch> {
   let instance: LocalCloudWatch | undefined;
   const server = createServer((req, res) => {
-    instance!.handle(req, res).catch((e: unknown) => {
-      res.statusCode = 500;
-      res.end(String(e));
-    });
+    // Only reading the body can reject (the client went away): there is no one to answer.
+    instance!.handle(req, res).catch(() => res.destroy());
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;

@@ -7,6 +7,7 @@ import { createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { generate } from 'selfsigned';
 import { matchesLabels, parseSelector } from '../hpa/selector.js';
+import { PendingTimers } from './pending-timers.js';
 import { forbiddenMessage, requestAttributes, type RequestAttributes } from './k8s-rbac.js';
 import { WorkloadModel, type ResourceType } from './workload-model.js';
 
@@ -400,8 +401,11 @@ export async function startK8sApiServer(opts: K8sApiServerOptions = {}): Promise
     res.end(JSON.stringify(payload));
   }
 
+  const timers = new PendingTimers();
+
   const server = createServer({ key, cert }, (req, res) => {
-    void handle(req, res);
+    // Only reading the body can reject (the client went away): there is no one to answer.
+    handle(req, res).catch(() => res.destroy());
   });
 
   async function handle(req: IncomingMessage, res: ServerResponse) {
@@ -435,7 +439,7 @@ export async function startK8sApiServer(opts: K8sApiServerOptions = {}): Promise
       const fault = faults.find((f) => f.left > 0 && (!f.method || f.method === method) && (typeof f.path === 'string' ? f.path === path : f.path.test(path)));
       if (fault) {
         fault.left--;
-        if (fault.latencyMs) await new Promise((r) => setTimeout(r, fault.latencyMs));
+        if (fault.latencyMs) await timers.delay(fault.latencyMs);
         if (fault.hang) {
           record.status = -1;
           return; // the socket stays open until the client gives up or the server stops
@@ -489,6 +493,7 @@ export async function startK8sApiServer(opts: K8sApiServerOptions = {}): Promise
       return requestLog.filter((r) => r.method === method && (typeof path === 'string' ? r.path === path : path.test(r.path))).length;
     },
     stop() {
+      timers.cancelAll();
       return new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();

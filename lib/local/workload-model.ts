@@ -7,6 +7,7 @@
 // readyDelaySeconds more. Deleted pods get deletionTimestamp = now + grace and
 // vanish when it passes. CPU/memory usage: a workload's load divided over its
 // ready pods, plus a per-pod baseline.
+import { parseGroupVersion } from '../hpa/name-rules.js';
 import type { Clock } from '../sync/ports.js';
 
 export type QuantityValue = number | string;
@@ -121,11 +122,6 @@ function hashOf(s: string): number {
   return h;
 }
 
-export function groupOf(apiVersion: string): { group: string; version: string } {
-  const i = apiVersion.indexOf('/');
-  return i < 0 ? { group: '', version: apiVersion } : { group: apiVersion.slice(0, i), version: apiVersion.slice(i + 1) };
-}
-
 export class WorkloadModel {
   readonly clock: Clock;
   private readonly startMs: number;
@@ -164,7 +160,9 @@ export class WorkloadModel {
   }
 
   addWorkload(spec: WorkloadSpec): void {
-    const { group } = groupOf(spec.apiVersion);
+    const gv = parseGroupVersion(spec.apiVersion);
+    if ('error' in gv) throw new Error(gv.error);
+    const { group } = gv;
     const type = this.typeOf(group, spec.kind);
     if (!type) throw new Error(`unknown kind ${spec.kind} in group "${group}": define it first`);
     if (!type.scale) throw new Error(`${type.resource} have no scale subresource`);

@@ -248,9 +248,17 @@ export class CloudWatchSource {
   private async send(client: CloudWatchClient, command: GetMetricDataCommand, deadline: number): Promise<GetMetricDataCommandOutput> {
     for (let attempt = 1; ; attempt++) {
       this.counters.calls++;
+      // An attempt may take what is left of the deadline: a call that hangs must not hold up the cycle.
+      const remaining = Math.max(1, deadline - this.clock.now().getTime());
+      const timeout = new AbortController();
+      const timer = setTimeout(() => timeout.abort(), remaining);
       try {
-        return await client.send(command);
+        return await client.send(command, { abortSignal: timeout.signal });
       } catch (e) {
+        if (timeout.signal.aborted) {
+          this.counters.failedCalls++;
+          throw new Error(`no answer within ${remaining} ms`);
+        }
         const throttled = e instanceof Error && THROTTLING.has(e.name);
         if (throttled) this.counters.throttled++;
         else this.counters.failedCalls++;
@@ -262,6 +270,8 @@ export class CloudWatchSource {
           throw e;
         }
         await this.sleep(wait);
+      } finally {
+        clearTimeout(timer);
       }
     }
   }

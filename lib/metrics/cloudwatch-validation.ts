@@ -1,6 +1,7 @@
 // Validation of shpa.dev/v1 CloudWatchMetric documents, with field paths as for HPAs.
 // The rules are CloudWatch's GetMetricData rules, checked before anything is stored.
-import type { FieldError } from '../hpa/validation.js';
+import type { FieldError } from '../hpa/field-path.js';
+import { isDNS1123Label, isDNS1123Subdomain } from '../hpa/name-rules.js';
 import type { CloudWatchMetric } from './cloudwatch-types.js';
 import { ExpressionSyntaxError, referencedIds, tokenizeExpression, usesAllMetrics } from './cloudwatch-expression.js';
 import { statisticProblem } from './cloudwatch-statistic.js';
@@ -17,8 +18,6 @@ const UNITS = new Set(
 const ID = /^[a-z][a-zA-Z0-9_]*$/;
 const REGION = /^[a-z]{2}(-gov|-iso[a-z]?)?-[a-z]+-\d{1,2}$/;
 const ROLE_ARN = /^arn:aws(-cn|-us-gov|-iso(-[a-z])?)?:iam::\d{12}:role\/[\w+=,.@/-]{1,512}$/;
-const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
-const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 
 type Obj = Record<string, unknown>;
 
@@ -254,10 +253,11 @@ export function validateCloudWatchMetric(input: unknown): CloudWatchMetricValida
   if (doc.kind !== 'CloudWatchMetric') c.add('kind', 'NotSupported', 'must be "CloudWatchMetric"', doc.kind);
   const meta = c.object('metadata', doc.metadata, true);
   if (meta) {
-    const name = c.string('metadata.name', meta.name, true, 253);
-    if (name && !DNS_SUBDOMAIN.test(name)) c.add('metadata.name', 'Invalid', 'must be a lowercase RFC 1123 subdomain', name);
-    const ns = c.string('metadata.namespace', meta.namespace, false, 63);
-    if (ns && !DNS_LABEL.test(ns)) c.add('metadata.namespace', 'Invalid', 'must be a lowercase RFC 1123 label', ns);
+    // Upstream's ObjectMeta rules: name a DNS-1123 subdomain, namespace a DNS-1123 label.
+    const name = c.string('metadata.name', meta.name, true, Infinity);
+    for (const m of name ? isDNS1123Subdomain(name) : []) c.add('metadata.name', 'Invalid', m, name);
+    const ns = c.string('metadata.namespace', meta.namespace, false, Infinity);
+    for (const m of ns ? isDNS1123Label(ns) : []) c.add('metadata.namespace', 'Invalid', m, ns);
   }
   const spec = c.object('spec', doc.spec, true);
   if (spec) {

@@ -56,6 +56,33 @@ describe('scale subresource', () => {
     await expect(access.getScale('default', { kind: 'Deployment', name: 'web' })).rejects.toThrow('no matches for kind "Deployment" in group ""');
   });
 
+  it('reads discovery afresh each cycle, so a kind added since is found', async () => {
+    await access.getScale('default', { kind: 'Worker', name: 'queue', apiVersion: 'example.com/v1' });
+    model.defineResource({ group: 'example.com', version: 'v1', kind: 'Batch', resource: 'batches', scale: true });
+    model.addWorkload({ kind: 'Batch', apiVersion: 'example.com/v1', namespace: 'default', name: 'nightly', replicas: 1, selector: { app: 'nightly' } });
+    const ref = { kind: 'Batch', name: 'nightly', apiVersion: 'example.com/v1' };
+    await expect(access.getScale('default', ref)).rejects.toThrow('no matches for kind "Batch"');
+    access.beginCycle();
+    expect(await access.getScale('default', ref)).toMatchObject({ specReplicas: 1 });
+    expect(server.count('GET', '/apis/example.com/v1')).toBe(2);
+  });
+
+  it('names an unknown group as a kind with no match, not as the 404 of its discovery', async () => {
+    await expect(access.getScale('default', { kind: 'Worker', name: 'queue', apiVersion: 'typo.example.com/v1' })).rejects.toThrow(
+      'no matches for kind "Worker" in version "typo.example.com/v1"',
+    );
+  });
+
+  it('names a denied discovery as a non-resource URL', async () => {
+    const denied = await startCluster({ authorize: (a) => a.resourceRequest });
+    const a = accessFor(denied.server, denied.clock);
+    const err = await a.getScale('default', { kind: 'Worker', name: 'queue', apiVersion: 'example.com/v1' }).catch((e: unknown) => e);
+    expect(err).toMatchObject({ statusCode: 403 });
+    expect((err as Error).message).toContain('missing RBAC permission: verb "get" on non-resource URL "/apis/example.com/v1"');
+    await a.close();
+    await denied.server.stop();
+  });
+
   it('never patches a value it just read, and validates replicas', async () => {
     const ref = targets[0].ref;
     await access.getScale('default', ref);

@@ -1,7 +1,8 @@
 // The local API server on the wire: HTTPS with its own CA, auth, shapes, errors, faults.
 import { request } from 'node:https';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { K8sApiServer } from '../../lib/local/k8s-api-server.js';
+import { PendingTimers } from '../../lib/local/pending-timers.js';
 import { startCluster } from '../cluster/fixture.js';
 
 let server: K8sApiServer;
@@ -83,5 +84,34 @@ describe('local Kubernetes API server', () => {
     server.faults.add({ path: scale, hang: true, times: 1 });
     await expect(call('GET', scale, { timeoutMs: 200 })).rejects.toThrow('timeout');
     expect(server.requestLog.slice(before).map((r) => r.status)).toEqual([503, 200, -1]);
+  });
+
+  it('survives a client that goes away in the middle of its body', async () => {
+    const req = request(`${server.url}${scale}`, { method: 'PATCH', ca: server.caPem, headers: { authorization: `Bearer ${server.token}`, 'content-length': '100' } });
+    req.on('error', () => undefined);
+    req.write('{"spec":');
+    await new Promise((r) => setTimeout(r, 50));
+    req.destroy();
+    await new Promise((r) => setTimeout(r, 50));
+    expect((await call('GET', scale)).status).toBe(200);
+  });
+});
+
+describe('PendingTimers', () => {
+  it('cancels every pending delay at once', () => {
+    vi.useFakeTimers();
+    try {
+      const timers = new PendingTimers();
+      let done = 0;
+      void timers.delay(1_000).then(() => done++);
+      void timers.delay(2_000).then(() => done++);
+      expect(vi.getTimerCount()).toBe(2);
+      timers.cancelAll();
+      expect(vi.getTimerCount()).toBe(0);
+      vi.advanceTimersByTime(5_000);
+      expect(done).toBe(0);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

@@ -66,3 +66,26 @@ describe.each([1, 100, 1000])('%i autoscalers over 60 simulated minutes at a 15 
     });
   });
 });
+
+describe('a GetMetricData call that does not answer', () => {
+  it('fails the objects when the deadline passes instead of holding up the cycle', async () => {
+    server.clearSeries();
+    server.latencyMs = 5_000;
+    try {
+      const metrics = createMetricsAccess({
+        clusterMetrics: () => {
+          throw new Error('no cluster metrics in this test');
+        },
+        cloudWatch: cloudWatchClients({ endpoint: server.url, credentials: { accessKeyId: 'test', secretAccessKey: 'test' } }),
+        retry: { deadlineMs: 300 },
+      });
+      const started = Date.now();
+      const [a] = await metrics.fetchAll([{ type: 'CloudWatch', cluster: 'c1', namespace: 'workers', source: queueMetric('slow', 'queue-0') }], new Date(now));
+      expect(Date.now() - started).toBeLessThan(2_000);
+      expect(a.result.error).toBe('CloudWatchMetric workers/slow: GetMetricData failed: no answer within 300 ms');
+      expect(metrics.stats().cloudWatch).toMatchObject({ calls: 1, failedCalls: 1, metricsRequested: 0 });
+    } finally {
+      server.latencyMs = 0;
+    }
+  });
+});
