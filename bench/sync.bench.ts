@@ -7,10 +7,11 @@
 // batches of 500. Steady state: figures are per cycle, averaged over one minute
 // (4 cycles, 15 s apart) after 6 minutes of warm-up.
 import { DEFAULT_CONTROLLER_SETTINGS, applyDefaults } from '../lib/hpa/defaults.js';
-import type { HorizontalPodAutoscaler, PodInfo, PodMetric } from '../lib/hpa/types.js';
+import type { HorizontalPodAutoscaler, MetricSpec, PodInfo, PodMetric } from '../lib/hpa/types.js';
 import { createDynamoStore, ensureTable } from '../lib/store/index.js';
 import { runCycle } from '../lib/sync/cycle.js';
 import type { ClusterRecord, MetricAnswer, MetricQuery, MetricsAccess } from '../lib/sync/ports.js';
+import { hpa } from '../test/store/fixtures.js';
 import { startDynalite, TEST_CREDENTIALS, TEST_REGION } from '../test/support/dynamo.js';
 import { MemoryCluster, newCallLog, sequentialRoundTrips, type CallLog } from '../test/sync/fakes.js';
 
@@ -44,7 +45,7 @@ function pods(deployment: string, now: number): { pods: PodInfo[]; metrics: PodM
       startTime: started,
       containers: [{ name: 'app', requests: { cpu: '500m' } }],
     })),
-    metrics: list.map((pod) => ({ pod, timestamp: new Date(now - 10_000).toISOString(), windowSeconds: 30, containers: [{ name: 'app', usage: { cpu: '250m' } }] })),
+    metrics: list.map((pod) => ({ pod, timestamp: new Date(now - 10_000).toISOString(), windowSeconds: 30, containers: [{ name: 'app', usage: { cpu: '300m' } }] })),
   };
 }
 
@@ -71,21 +72,11 @@ class BenchMetrics implements MetricsAccess {
   }
 }
 
+/** The store tests' autoscaler (CPU at 60 %, here exactly on target) plus a CloudWatch backlog at 10 per pod. */
 function autoscaler(namespace: string, name: string): HorizontalPodAutoscaler {
-  return applyDefaults({
-    apiVersion: 'autoscaling/v2',
-    kind: 'HorizontalPodAutoscaler',
-    metadata: { name, namespace },
-    spec: {
-      scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name },
-      minReplicas: 1,
-      maxReplicas: 50,
-      metrics: [
-        { type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 50 } } },
-        { type: 'External', external: { metric: { name: `backlog-${name}` }, target: { type: 'AverageValue', averageValue: '10' } } },
-      ],
-    },
-  });
+  const base = hpa(name, namespace, 50);
+  const backlog: MetricSpec = { type: 'External', external: { metric: { name: `backlog-${name}` }, target: { type: 'AverageValue', averageValue: '10' } } };
+  return applyDefaults({ ...base, spec: { ...base.spec, metrics: [...(base.spec.metrics ?? []), backlog] } });
 }
 
 async function scenario(count: number) {

@@ -20,8 +20,13 @@ export interface LogOptions {
 const SECRET = [/k8s-aws-v1\.[A-Za-z0-9_-]+/g, /(Bearer|Authorization:?)\s+[^\s"']+/gi, /(X-Amz-Signature|X-Amz-Credential|X-Amz-Security-Token)=[^&\s"']+/gi];
 
 /** Tokens and signatures never reach the log, whatever an error message carries. */
-export function redact(text: string): string {
+function redact(text: string): string {
   return SECRET.reduce((t, re) => t.replace(re, (m) => `${m.split(/[=.\s]/)[0]}…[redacted]`), text);
+}
+
+/** A copy of a log payload with every string redacted (strings, not the JSON text: a match must not eat an escape). */
+export function redactAll<T>(value: T): T {
+  return JSON.parse(JSON.stringify(value, (_k, v: unknown) => (typeof v === 'string' ? redact(v) : v))) as T;
 }
 
 export function decisionLine(r: AutoscalerReport, cycleStartedAt: string): Record<string, unknown> {
@@ -42,7 +47,7 @@ export function decisionLine(r: AutoscalerReport, cycleStartedAt: string): Recor
     metricMessages: r.metricMessages,
     errors: r.errors.length > 0 ? r.errors : undefined,
   };
-  return JSON.parse(redact(JSON.stringify(line))) as Record<string, unknown>;
+  return redactAll(line);
 }
 
 export function logCycle(logger: Logger, emf: Metrics, cycle: CycleReport, sources: SourceStats | undefined, options: LogOptions): void {
@@ -66,7 +71,7 @@ export function logCycle(logger: Logger, emf: Metrics, cycle: CycleReport, sourc
       counts: cycle.counts,
       calls: cycle.calls,
       sources,
-      clusters: JSON.parse(redact(JSON.stringify(cycle.clusters))) as unknown,
+      clusters: redactAll(cycle.clusters),
     },
   });
   emf.addMetric('CycleDuration', MetricUnit.Milliseconds, cycle.durationMs);

@@ -9,10 +9,10 @@ import { createClusterAccess, type AwsCredentials, type KubernetesCluster } from
 import { cloudWatchClients } from '../lib/metrics/cloudwatch-clients.js';
 import { createMetricsAccess } from '../lib/metrics/metrics-access.js';
 import { createDynamoStore } from '../lib/store/index.js';
-import { loadSyncConfig } from '../lib/sync/config.js';
+import { loadSyncConfig, type SyncConfig } from '../lib/sync/config.js';
 import { runInvocation, type InvocationConfig, type InvocationDeps, type InvocationReport, type SleepingClock } from '../lib/sync/invocation.js';
 import type { ClusterRecord } from '../lib/sync/ports.js';
-import { logCycle, type SourceStats } from './sync-log.js';
+import { logCycle, redactAll, type SourceStats } from './sync-log.js';
 
 export interface SyncAdapters extends InvocationDeps {
   /** Cumulative counters of the metric sources, for the cycle line and EMF. */
@@ -56,14 +56,15 @@ export function createSyncHandler(deps: SyncHandlerDeps) {
       if (report.lost.length > 0) {
         logger.info('lease held by another invocation: not syncing these clusters', { lease: { lost: report.lost, owner: report.owner } });
       }
-      for (const e of report.errors) logger.error('invocation error', { invocationError: e });
+      const errors = redactAll(report.errors);
+      for (const e of errors) logger.error('invocation error', { invocationError: e });
       const result: SyncResult = {
         owner: report.owner,
         held: report.held,
         lost: report.lost,
         cycles: report.cycles,
         stoppedBecause: report.stoppedBecause,
-        errors: report.errors,
+        errors,
       };
       logger.info('invocation', { invocation: result });
       return result;
@@ -100,7 +101,7 @@ export interface AdapterOptions {
 }
 
 /** The real adapters: DynamoDB, EKS, CloudWatch, with the Lambda role's credentials. */
-export function awsAdapters(config: InvocationConfig & { tableName: string; region: string }, options: AdapterOptions = {}): SyncAdapters {
+export function awsAdapters(config: SyncConfig, options: AdapterOptions = {}): SyncAdapters {
   const { clock = systemClock, local, maxAttempts } = options;
   const retry = maxAttempts === undefined ? undefined : { maxAttempts };
   const clusters = new Map<string, KubernetesCluster>();

@@ -1,12 +1,12 @@
 // `shpa demo` (`npm start`): the sync handler at work on local parts, a day in a minute.
 import { readFileSync } from 'node:fs';
-import { InvalidArgumentError, type Command } from 'commander';
+import type { Command } from 'commander';
 import { runDemo, type DemoResult } from '../demo/run.js';
 import { EXAMPLES_DIR } from '../demo/scenario.js';
 import { demoTrace } from '../sim/demo-trace.js';
 import { parseTrace, TraceError, type Trace } from '../sim/trace.js';
 import { CliError } from './context.js';
-import { useColor } from './simulate.js';
+import { numberOption, useColor } from './simulate.js';
 
 export interface DemoCliOptions {
   /** Wall seconds for the whole trace; 0: as fast as it goes. */
@@ -21,16 +21,6 @@ export interface DemoCliOptions {
 }
 
 export const DEFAULT_OUT_DIR = '.shpa/demo';
-
-function number(name: string, min: number, integer = false) {
-  return (v: string): number => {
-    const n = Number(v);
-    if (v.trim() === '' || !Number.isFinite(n) || n < min || (integer && !Number.isInteger(n))) {
-      throw new InvalidArgumentError(`${name} must be ${integer ? 'an integer' : 'a number'} ≥ ${min}, got ${JSON.stringify(v)}`);
-    }
-    return n;
-  };
-}
 
 /** The built-in day (yesterday, UTC), or the file's first series as the relative load. */
 function loadTrace(file: string | undefined): { trace: Trace; name: string } {
@@ -86,10 +76,10 @@ export function registerDemo(program: Command): void {
   program
     .command('demo')
     .description('run the real sync handler locally (embedded DynamoDB, Kubernetes API, CloudWatch) through a day of load on a virtual clock')
-    .option('--duration <seconds>', 'wall seconds for the whole trace (0: as fast as it goes)', number('--duration', 0), 60)
-    .option('--speed <factor>', 'virtual seconds per wall second, e.g. 1440 for a day a minute (overrides --duration)', number('--speed', 0.001))
+    .option('--duration <seconds>', 'wall seconds for the whole trace (0: as fast as it goes)', numberOption('--duration', 0), 60)
+    .option('--speed <factor>', 'virtual seconds per wall second, e.g. 1440 for a day a minute (overrides --duration)', numberOption('--speed', 0.001))
     .option('--trace <csv>', 'relative load over time (1 = a normal daytime hour): timestamp and value columns, or a CloudWatch CSV export')
-    .option('--sync-period <seconds>', 'virtual seconds between syncs', number('--sync-period', 1, true), 60)
+    .option('--sync-period <seconds>', 'virtual seconds between syncs', numberOption('--sync-period', 1, true), 60)
     .option('--out <dir>', 'where report.html and decisions.jsonl go', DEFAULT_OUT_DIR)
     .option('--no-report', 'write no files: live lines and terminal charts only')
     .action(async (opts: DemoCliOptions) => {

@@ -25,10 +25,13 @@ export function useColor(stream: NodeJS.WriteStream = process.stdout): boolean {
   return Boolean(stream.isTTY) && !process.env.CI && process.env.NO_COLOR === undefined;
 }
 
-function positiveInt(name: string) {
+/** A commander parser for a number option ≥ min, the option named in its error. */
+export function numberOption(name: string, min: number, integer = false) {
   return (v: string): number => {
     const n = Number(v);
-    if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError(`${name} must be a non-negative integer, got ${JSON.stringify(v)}`);
+    if (v.trim() === '' || !Number.isFinite(n) || n < min || (integer && !Number.isInteger(n))) {
+      throw new InvalidArgumentError(`${name} must be ${integer ? 'an integer' : 'a number'} ≥ ${min}, got ${JSON.stringify(v)}`);
+    }
     return n;
   };
 }
@@ -96,18 +99,13 @@ export function registerSimulate(program: Command): void {
     .description('replay a metric trace through one or more HPAs and report how replicas would evolve')
     .requiredOption('-f, --file <file>', 'HPA YAML/JSON file (repeat to compare behaviors)', (v: string, p: string[]) => [...p, v], [] as string[])
     .requiredOption('--trace <csv>', 'metric trace: timestamp and value columns, or a CloudWatch CSV export')
-    .option('--sync-period <seconds>', 'seconds between syncs', positiveInt('--sync-period'), 15)
-    .option('--ready-delay <seconds>', 'seconds from pod creation to Ready', positiveInt('--ready-delay'), 30)
+    .option('--sync-period <seconds>', 'seconds between syncs', numberOption('--sync-period', 1, true), 15)
+    .option('--ready-delay <seconds>', 'seconds from pod creation to Ready', numberOption('--ready-delay', 0, true), 30)
     .option('--request <resource=quantity>', 'per-pod request for Utilization targets (repeatable)', request, { ...DEFAULT_REQUESTS })
-    .option('--initial-replicas <n>', 'replicas at the start (default: minReplicas)', positiveInt('--initial-replicas'))
+    .option('--initial-replicas <n>', 'replicas at the start (default: minReplicas)', numberOption('--initial-replicas', 0, true))
     .option('--report <file.html>', 'write an HTML report')
     .option('--no-chart', 'do not print the terminal charts')
     .action((opts: SimulateCliOptions) => {
-      if (opts.syncPeriod < 1) {
-        process.stderr.write('error: --sync-period must be at least 1\n');
-        process.exitCode = 1;
-        return;
-      }
       process.exitCode = runSimulate(opts);
     });
 }

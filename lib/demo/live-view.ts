@@ -28,40 +28,25 @@ export class LiveView {
 
   /** After tick `done` (1-based) at `time`: rows of every autoscaler, `changed` those worth a scrolled line. */
   tick(done: number, time: string, rows: LiveRow[], changed: boolean[], notes: string[] = []): void {
-    const events = [...notes, ...rows.filter((_, i) => changed[i]).map((r) => `${time}  ${liveLine(r, this.nameWidth)}`)];
+    const line = (r: LiveRow) => `${time}  ${liveLine(r, this.nameWidth)}`;
+    const events = [...notes, ...rows.filter((_, i) => changed[i]).map(line)];
     if (this.opts.tty) {
-      const footer = [...rows.map((r) => `${time}  ${liveLine(r, this.nameWidth)}`), progressBar(done, this.opts.totalTicks, BAR_WIDTH, time)];
-      this.redraw(events, footer);
+      this.redraw(events, [...rows.map(line), progressBar(done, this.opts.totalTicks, BAR_WIDTH, time)]);
       return;
     }
-    const first = this.lastDecile < 0;
+    // The first sync shows every autoscaler, later ones what changed.
+    const lines = this.lastDecile < 0 ? [...notes, ...rows.map(line)] : events;
     const decile = Math.floor((done / this.opts.totalTicks) * 10);
-    const lines = first ? rows.map((r) => `${time}  ${liveLine(r, this.nameWidth)}`) : events;
     if (decile !== this.lastDecile) lines.push(progressBar(done, this.opts.totalTicks, BAR_WIDTH, time, true));
     this.lastDecile = decile;
     if (lines.length > 0) this.out.write(`${lines.join('\n')}\n`);
   }
 
-  /** A line outside the tick rhythm (e.g. an error), kept above the footer. */
-  note(line: string): void {
-    if (this.opts.tty && this.footerLines > 0) this.redraw([line], undefined);
-    else this.out.write(`${line}\n`);
-  }
-
-  /** Leaves the last footer on screen and moves below it. */
-  end(): void {
-    this.footerLines = 0;
-  }
-
-  private footer: string[] = [];
-
-  private redraw(scroll: string[], footer: string[] | undefined): void {
-    if (footer) this.footer = footer.map((l) => this.fit(l));
+  private redraw(scroll: string[], footer: string[]): void {
     // Cursor up over the old footer, clear to the end of the screen, print the new lines and footer.
     const up = this.footerLines > 0 ? `\u001b[${this.footerLines}F\u001b[J` : '';
-    const body = [...scroll, ...this.footer];
-    this.out.write(`${up}${body.join('\n')}\n`);
-    this.footerLines = this.footer.length;
+    this.out.write(`${up}${[...scroll, ...footer.map((l) => this.fit(l))].join('\n')}\n`);
+    this.footerLines = footer.length;
   }
 
   private fit(line: string): string {

@@ -1,14 +1,10 @@
 // The real sync handler (functions/sync.ts) wired to the local parts, its log lines
 // captured instead of printed: they are what the demo shows and reports.
-import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
 import { Logger, type LogItem } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import type { Context, ScheduledEvent } from 'aws-lambda';
-import { createSyncHandler, type SyncAdapters, type SyncResult } from '../../functions/sync.js';
-import { createClusterAccess } from '../cluster/index.js';
+import { awsAdapters, createSyncHandler, type SyncResult } from '../../functions/sync.js';
 import { DEFAULT_CONTROLLER_SETTINGS } from '../hpa/defaults.js';
-import { createMetricsAccess } from '../metrics/metrics-access.js';
-import { createDynamoStore } from '../store/index.js';
 import type { InvocationConfig } from '../sync/invocation.js';
 import type { ClusterRecord } from '../sync/ports.js';
 import type { VirtualClock } from './local-stack.js';
@@ -54,31 +50,9 @@ export async function localSyncHandler(o: LocalHandlerOptions): Promise<{ invoke
     options: { settings: DEFAULT_CONTROLLER_SETTINGS, dryRun: false, concurrency: 8, writeBudgetMs: 1_000 },
     safetyMarginMs: 5_000,
   };
-  const { clock } = o;
-  const adapters = (): SyncAdapters => {
-    const access = createClusterAccess(o.cluster, { token: o.token, clock, retry: { maxAttempts: 1 } });
-    const metrics = createMetricsAccess({
-      clusterMetrics: () => access,
-      cloudWatch: {
-        client: new CloudWatchClient({ endpoint: o.cloudWatchEndpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, maxAttempts: 1 }),
-        defaultRegion: LOCAL_REGION,
-      },
-      clock,
-      retry: { maxAttempts: 1 },
-      sleep: clock.sleep,
-    });
-    const store = createDynamoStore({ endpoint: o.dynamoEndpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, tableName: o.tableName, maxAttempts: 2 });
-    return {
-      store,
-      cluster: () => access,
-      metrics,
-      clock,
-      sourceStats: () => {
-        const s = metrics.stats();
-        return { cloudWatchCalls: s.cloudWatch.calls, cloudWatchMetricsRequested: s.cloudWatch.metricsRequested, clusterMetricsCalls: s.clusterCalls };
-      },
-    };
-  };
+  // The Lambda's own adapters, pointed at the local servers.
+  const local = { dynamoDb: o.dynamoEndpoint, cloudWatch: o.cloudWatchEndpoint, credentials: LOCAL_CREDENTIALS, clusterToken: o.token };
+  const adapters = () => awsAdapters({ ...config, tableName: o.tableName, region: LOCAL_REGION }, { clock: o.clock, local, maxAttempts: 1 });
   const logger = new CapturingLogger({ serviceName: 'serverless-hpa' });
   // EMF lines would go straight to stdout: off for the demo (read when Metrics objects are made, as in the handler's cold start).
   const emf = await metricsOff(() => new Metrics({ namespace: 'ServerlessHPA', serviceName: 'serverless-hpa' }));

@@ -33,7 +33,6 @@ export interface PodTimings {
   readyDelaySeconds: number;
 }
 
-/** dynalite on 127.0.0.1 (test/support/dynamo.ts has the same for tests). */
 /** Starts the three servers; if one fails, the others are stopped before the error is thrown. */
 export async function startLocalStack(clock: VirtualClock, pods: PodTimings): Promise<LocalStack> {
   const stops: (() => Promise<void>)[] = [];

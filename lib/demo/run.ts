@@ -11,7 +11,7 @@ import { renderHtmlReport } from '../report/html.js';
 import type { AutoscalerReport } from '../report/model.js';
 import { ReportRecorder } from '../report/recorder.js';
 import { renderReplicasChart, renderSummaryTable } from '../report/terminal.js';
-import { decisionText, limitingReason, metricsText, metricValues } from '../sim/explain.js';
+import { decisionText, limitingReason, logEntry, metricsText, metricValues } from '../sim/explain.js';
 import type { LiveRow } from '../sim/live.js';
 import { metricLabel, targetOf } from '../sim/simulate.js';
 import { valueAt, type Trace } from '../sim/trace.js';
@@ -190,11 +190,7 @@ export async function runDemo(o: DemoOptions): Promise<DemoResult> {
           readyPods: readyPods(stack.model, namespace, ref.name),
           metrics: d?.decision ? metricValues(d.decision, a.hpa.spec.metrics?.length ?? 0) : [],
           rescaled: patched,
-          // As in the simulator: scalings, events, errors and each change of what limits the autoscaler.
-          log:
-            patched || (d?.events?.length ?? 0) > 0 || errors.length > 0 || reason !== a.lastReason
-              ? [text, reason && `[${reason}]`, ...errors].filter(Boolean).join(' ')
-              : undefined,
+          log: logEntry(text, reason, a.lastReason, patched, d?.events?.length ?? 0, errors),
         });
         rows.push({
           name: a.key,
@@ -215,7 +211,6 @@ export async function runDemo(o: DemoOptions): Promise<DemoResult> {
         if (wait > 0) await sleep(wait, undefined, { signal: o.signal }).catch(() => undefined);
       }
     }
-    view.end();
     result.interrupted = result.ticks < plannedTicks;
   } finally {
     await stack.stop();

@@ -53,13 +53,18 @@ export interface Report {
 export function summarize(a: Omit<AutoscalerReport, 'summary'>, intervalSeconds: number, scaleEvents: number): AutoscalerSummary {
   let above = 0;
   let pods = 0;
+  // A loop, not Math.min(...replicas): spreading a month of samples overflows the call stack.
+  let min = Infinity;
+  let max = -Infinity;
   for (let i = 0; i < a.times.length; i++) {
     if (a.metrics.some((m) => (m.current[i] ?? -Infinity) > m.target)) above += intervalSeconds;
     pods += a.replicas[i] * intervalSeconds;
+    min = Math.min(min, a.replicas[i]);
+    max = Math.max(max, a.replicas[i]);
   }
   return {
-    minReplicas: a.replicas.length ? Math.min(...a.replicas) : 0,
-    maxReplicas: a.replicas.length ? Math.max(...a.replicas) : 0,
+    minReplicas: a.times.length ? min : 0,
+    maxReplicas: a.times.length ? max : 0,
     scaleEvents,
     secondsAboveTarget: above,
     podMinutes: pods / 60,

@@ -77,6 +77,15 @@ export function decisionText(d: Decision, events: HpaEvent[]): string {
   return parts.join('; ');
 }
 
+/**
+ * The decision-log entry of one sync, or undefined when it is not worth one: the log keeps what an
+ * operator reviews, scalings, events, errors and each change of what limits the autoscaler.
+ */
+export function logEntry(text: string, reason: string, previousReason: string, scaled: boolean, events: number, errors: string[] = []): string | undefined {
+  if (!scaled && events === 0 && errors.length === 0 && reason === previousReason) return undefined;
+  return [text, reason && `[${reason}]`, ...errors].filter(Boolean).join(' ');
+}
+
 /** Each metric's current value in its target's terms, by spec index; null where it could not be read. */
 export function metricValues(d: Decision, count: number): (number | null)[] {
   const out: (number | null)[] = new Array(count).fill(null);

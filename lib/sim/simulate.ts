@@ -3,10 +3,10 @@
 import { applyDefaults, DEFAULT_CONTROLLER_SETTINGS } from '../hpa/defaults.js';
 import type { MetricData } from '../hpa/replica-calculator.js';
 import { reconcile } from '../hpa/reconcile.js';
-import type { ControllerSettings, HorizontalPodAutoscaler, MetricSpec, ScalingHistory } from '../hpa/types.js';
+import type { ControllerSettings, HorizontalPodAutoscaler, MetricSpec, MetricTarget, ScalingHistory } from '../hpa/types.js';
 import type { AutoscalerReport } from '../report/model.js';
 import { ReportRecorder } from '../report/recorder.js';
-import { decisionText, limitingReason, metricsText, metricValues, targetNumber } from './explain.js';
+import { decisionText, limitingReason, logEntry, metricValues, targetNumber } from './explain.js';
 import { seriesFor, valueAt, type Trace } from './trace.js';
 import { milliQuantity, SimWorkload } from './workload.js';
 
@@ -24,16 +24,6 @@ export interface SimulateOptions {
   name?: string;
 }
 
-/** One sync's outcome, for live display. */
-export interface SimTick {
-  time: Date;
-  load: number[];
-  currentReplicas: number;
-  desiredReplicas: number;
-  metrics: string;
-  reason: string;
-}
-
 export const DEFAULT_REQUESTS: Record<string, string> = { cpu: '1', memory: '1Gi' };
 
 /** The trace series a metric reads: a column named like the metric, else the first. */
@@ -48,10 +38,13 @@ export function metricName(m: MetricSpec): string {
   );
 }
 
+function metricTarget(m: MetricSpec): MetricTarget | undefined {
+  return m.resource?.target ?? m.containerResource?.target ?? m.pods?.target ?? m.object?.target ?? m.external?.target;
+}
+
 /** "cpu (Resource Utilization)": how reports name a metric. */
 export function metricLabel(m: MetricSpec): string {
-  const target = m.resource?.target ?? m.containerResource?.target ?? m.pods?.target ?? m.object?.target ?? m.external?.target;
-  return `${metricName(m)} (${m.type} ${target?.type ?? '?'})`;
+  return `${metricName(m)} (${m.type} ${metricTarget(m)?.type ?? '?'})`;
 }
 
 /** What the metrics APIs would answer for one metric, given the trace's load (total, in the metric's unit). */
@@ -72,12 +65,7 @@ function metricData(m: MetricSpec, w: SimWorkload, load: number, now: Date): Met
   }
 }
 
-export function simulate(
-  input: HorizontalPodAutoscaler,
-  trace: Trace,
-  opts: SimulateOptions,
-  onTick?: (t: SimTick) => void,
-): AutoscalerReport {
+export function simulate(input: HorizontalPodAutoscaler, trace: Trace, opts: SimulateOptions): AutoscalerReport {
   const hpa = applyDefaults(input);
   const metrics = hpa.spec.metrics ?? [];
   const containerName = metrics.find((m) => m.containerResource)?.containerResource?.container;
@@ -118,13 +106,11 @@ export function simulate(
       now,
     });
     const d = result.decision;
-    const before = workload.replicas;
     if (d.rescale) workload.scale(d.desiredReplicas, now);
     history = result.history;
     current = { ...current, status: result.status };
 
     const reason = limitingReason(result.conditions);
-    const text = decisionText(d, result.events);
     recorder.add({
       time: t,
       load: loads[0] ?? valueAt(trace, 0, t),
@@ -133,17 +119,15 @@ export function simulate(
       readyPods: workload.readyCount(now),
       metrics: metricValues(d, metrics.length),
       rescaled: d.rescale,
-      // The log keeps what an operator reviews: scalings, events, and each change of what limits the autoscaler.
-      log: d.rescale || result.events.length > 0 || reason !== lastReason ? (reason ? `${text} [${reason}]` : text) : undefined,
+      log: logEntry(decisionText(d, result.events), reason, lastReason, d.rescale, result.events.length),
     });
     lastReason = reason;
-    onTick?.({ time: now, load: loads, currentReplicas: before, desiredReplicas: d.desiredReplicas, metrics: metricsText(d), reason });
   }
   return recorder.report();
 }
 
 /** The target in the terms of the metric's current value (percent for Utilization). */
 export function targetOf(m: MetricSpec): number {
-  const t = m.resource?.target ?? m.containerResource?.target ?? m.pods?.target ?? m.object?.target ?? m.external?.target;
+  const t = metricTarget(m);
   return t ? targetNumber(t) : 0;
 }

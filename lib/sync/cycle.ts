@@ -10,7 +10,7 @@
 // changed the autoscaler meanwhile) never acts on a stale spec.
 import pLimit from 'p-limit';
 import { applyDefaults } from '../hpa/defaults.js';
-import { completeReconcile, planReconcile, type ReconcilePlan, type ReconcileResult } from '../hpa/reconcile.js';
+import { completeReconcile, planReconcile, type ReconcileInput, type ReconcilePlan, type ReconcileResult } from '../hpa/reconcile.js';
 import type { MetricData } from '../hpa/replica-calculator.js';
 import type { ControllerSettings, Fetched, HorizontalPodAutoscaler, PodInfo, ScaleInfo } from '../hpa/types.js';
 import type { CloudWatchMetric } from '../metrics/cloudwatch-types.js';
@@ -69,6 +69,22 @@ interface Work {
   /** Index into the cycle's distinct queries, or the metric's own error, per defaulted spec.metrics entry. */
   metrics: ({ query: number } | { data: MetricData })[];
   report: AutoscalerReport;
+}
+
+/** Selectors of the autoscalers of each cluster/namespace. */
+type Selectors = Map<string, NonNullable<ReconcileInput['otherHpaSelectors']>>;
+
+/** What every autoscaler's reconcile and writes share. */
+interface SettleContext {
+  deps: CycleDeps;
+  options: SyncOptions;
+  deadline: Deadline;
+  calls: CycleCalls;
+  answers: MetricAnswer[];
+  pods: Map<string, Fetched<PodInfo[]>>;
+  selectors: Selectors;
+  /** One clock reading per cycle: the store keys history on it, so every autoscaler must see the same time. */
+  now: Date;
 }
 
 export async function runCycle(deps: CycleDeps, req: CycleRequest): Promise<CycleReport> {
@@ -172,12 +188,9 @@ export async function runCycle(deps: CycleDeps, req: CycleRequest): Promise<Cycl
   }
 
   // 4 + 5. Reconcile, record, patch: per cluster's limit, each autoscaler isolated.
-  const selectors = namespaceSelectors(work);
-  await Promise.all(
-    work.map((unit) =>
-      unit.limit(() => settle(unit, answers, pods, selectors, deps, req.options, deadline, calls, started)),
-    ),
-  );
+  const ctx: SettleContext = { deps, options: req.options, deadline, calls, answers, pods, selectors: namespaceSelectors(work), now: started };
+  // An unexpected throw (a lib/hpa bug) fails its own autoscaler, never the cycle.
+  await Promise.all(work.map((unit) => unit.limit(() => settle(unit, ctx).catch((e: unknown) => fail(unit.report, 'failed', 'reconcile', e)))));
 
   reports.sort((a, b) => key(a).localeCompare(key(b)));
   return {
@@ -240,8 +253,8 @@ function planMetrics(unit: Work, pods: Map<string, Fetched<PodInfo[]>>, queries:
 }
 
 /** Selectors of every autoscaler whose scale was read, per cluster/namespace. */
-function namespaceSelectors(work: Work[]): Map<string, { namespace: string; name: string; selector: string }[]> {
-  const out = new Map<string, { namespace: string; name: string; selector: string }[]>();
+function namespaceSelectors(work: Work[]): Selectors {
+  const out: Selectors = new Map();
   for (const unit of work) {
     const selector = unit.scale?.value?.selector;
     if (!selector) continue;
@@ -253,18 +266,8 @@ function namespaceSelectors(work: Work[]): Map<string, { namespace: string; name
   return out;
 }
 
-async function settle(
-  unit: Work,
-  answers: MetricAnswer[],
-  pods: Map<string, Fetched<PodInfo[]>>,
-  selectors: Map<string, { namespace: string; name: string; selector: string }[]>,
-  deps: CycleDeps,
-  options: SyncOptions,
-  deadline: Deadline,
-  calls: CycleCalls,
-  /** One clock reading per cycle: the store keys history on it, so every autoscaler must see the same time. */
-  now: Date,
-): Promise<void> {
+async function settle(unit: Work, ctx: SettleContext): Promise<void> {
+  const { deps, options, deadline, calls, answers, pods, selectors, now } = ctx;
   const { record, report } = unit;
   if (report.outcome === 'failed' || report.outcome === 'skipped') return;
   const nsKey = podsKey(record.cluster, record.namespace);
@@ -286,7 +289,7 @@ async function settle(
       history: record.history,
       otherHpaSelectors: (selectors.get(nsKey) ?? []).filter((s) => s.name !== record.name),
       settings: options.settings,
-      now: now,
+      now,
     });
   } catch (e) {
     fail(report, 'failed', 'reconcile', e);

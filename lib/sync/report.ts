@@ -2,16 +2,8 @@
 import type { Decision, HpaEvent } from '../hpa/reconcile.js';
 import type { HorizontalPodAutoscalerCondition } from '../hpa/types.js';
 
-export type SyncStage =
-  | 'load'
-  | 'cluster'
-  | 'getScale'
-  | 'listPods'
-  | 'metrics'
-  | 'reconcile'
-  | 'saveState'
-  | 'updateScale'
-  | 'deadline';
+/** Where an autoscaler's sync stopped. A failed read is not one: it reaches the reconcile, as upstream (FailedGetScale, FailedGet*Metric). */
+export type SyncStage = 'load' | 'reconcile' | 'saveState' | 'updateScale' | 'deadline';
 
 export interface StageError {
   stage: SyncStage;

@@ -7,6 +7,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadSyncConfig } from '../../lib/sync/config.js';
 
 const root = join(import.meta.dirname, '..', '..');
 const require = createRequire(import.meta.url);
@@ -17,6 +18,7 @@ const iam = require('../../infra/iam-policy.cjs') as {
 const offline = spawnSync('unshare', ['-rn', 'true'], { stdio: 'ignore' }).status === 0;
 const ROLE = 'arn:aws:iam::123456789012:role/shpa-prod';
 const CW_ROLE = 'arn:aws:iam::210987654321:role/metrics-reader';
+const SETTINGS = '{"downscaleStabilizationWindowSeconds":600}';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -44,7 +46,7 @@ describe('serverless.yml packaged offline', () => {
 
   beforeAll(() => {
     out = mkdtempSync(join(tmpdir(), 'shpa-package-'));
-    packaged = osls(out, [`clusters=prod,other:us-west-2:${ROLE}`, `assumeRoleArns=${CW_ROLE}`, 'dryRun=true']);
+    packaged = osls(out, [`clusters=prod,other:us-west-2:${ROLE}`, `assumeRoleArns=${CW_ROLE}`, 'dryRun=true', `controllerSettings=${SETTINGS}`]);
     if (packaged.status === 0) template = JSON.parse(readFileSync(join(out, 'cloudformation-template-update-stack.json'), 'utf8'));
   }, 300_000);
 
@@ -88,6 +90,10 @@ describe('serverless.yml packaged offline', () => {
       { name: 'other', region: 'us-west-2', roleArn: ROLE },
     ]);
     expect(env).toMatchObject({ SHPA_TABLE: 'serverless-hpa-test', SHPA_SYNC_PERIOD_SECONDS: '15', SHPA_DRY_RUN: 'true' });
+    // What the function reads: the environment as packaged is a valid configuration.
+    const config = loadSyncConfig({ ...env, AWS_REGION: 'eu-west-1' });
+    expect(config.options.settings.downscaleStabilizationWindowSeconds).toBe(600);
+    expect(config.options.dryRun).toBe(true);
   });
 
   it('grants least privilege: named resources, "*" only for cloudwatch:GetMetricData', () => {

@@ -64,6 +64,15 @@ describe('HTML report', () => {
     expect(table).toMatch(/demo\/worker\s+2\s+14\s+14\s+1m\s+\d+/);
   });
 
+  it('summarizes a month of 15 s samples', () => {
+    const n = 31 * 24 * 240;
+    const replicas = Array.from({ length: n }, (_, i) => 2 + (i % 7));
+    const times = replicas.map((_, i) => i * 15_000);
+    const a = { name: 'month', times, load: replicas, replicas, desired: replicas, readyPods: replicas, metrics: [], decisions: [] };
+    expect(summarize(a, 15, 0)).toMatchObject({ minReplicas: 2, maxReplicas: 8 });
+    expect(renderReplicasChart({ ...a, summary: summarize(a, 15, 0) })).toContain('8');
+  });
+
   it('terminal chart: no escape codes without color', () => {
     const plain = renderReplicasChart(report.autoscalers[1], { width: 40 });
     expect(plain).not.toContain('\u001b[');

@@ -43,6 +43,7 @@ vi.mock('../../lib/hpa/reconcile.js', () => {
   };
   const completeReconcile = (plan: ReconcilePlan, err?: string) => {
     const { input } = plan;
+    if (input.hpa.metadata.annotations?.['test/throw-complete']) throw new Error('unexpected state');
     const current = input.scale.value?.specReplicas ?? 0;
     const scaled = plan.rescale && err === undefined;
     const status = {
@@ -323,6 +324,19 @@ describe('isolation', () => {
     expect(byName.missing.decision?.skipped?.reason).toBe('FailedGetScale');
     expect(byName.ok).toMatchObject({ outcome: 'scaled', desiredReplicas: 2 });
     expect(report.counts).toMatchObject({ autoscalers: 4, broken: 1, failed: 1, scaled: 1, errors: 2 });
+  });
+
+  it('an unexpected error after planning stays with its autoscaler', async () => {
+    store.put(record('a', 'n', 'odd', [external('q')], { annotations: { 'test/throw-complete': 'yes' } }));
+    store.put(record('b', 'n', 'ok', [external('q')]));
+    addTarget('a', 'n', 'odd', 1);
+    addTarget('b', 'n', 'ok', 1);
+    metricValues.set('External:q', 2);
+    const report = await cycle(['a', 'b']);
+    const byName = Object.fromEntries(report.autoscalers.map((r) => [r.name, r]));
+    expect(byName.odd).toMatchObject({ outcome: 'failed', patched: false, errors: [{ stage: 'reconcile', message: 'unexpected state' }] });
+    expect(byName.ok).toMatchObject({ outcome: 'scaled', desiredReplicas: 2 });
+    expect(clusters.get('a')!.scales.get('n/Deployment/odd')!.specReplicas).toBe(1);
   });
 
   it('a metrics outage reaches every metric as an error, so nothing scales down', async () => {
