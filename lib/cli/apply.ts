@@ -2,9 +2,10 @@
 // that file is written; an invalid file changes nothing.
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
+import { formatFieldError } from '../hpa/validation.js';
 import type { StoredSpec } from '../store/index.js';
 import { CliError, resolveContext } from './context.js';
-import { formatFieldError, kindFor, type KindHandler } from './kinds.js';
+import { kindFor, type KindHandler } from './kinds.js';
 import { expandPaths, readSource, type SourceDocument } from './manifests.js';
 
 export function registerApply(program: Command): void {
@@ -15,7 +16,7 @@ export function registerApply(program: Command): void {
     .option('-n, --namespace <ns>', 'namespace for documents that name none')
     .action(async (opts: { filename: string[]; namespace?: string }, cmd: Command) => {
       const ctx = resolveContext(cmd);
-      const cluster = ctx.cluster();
+      const cluster = ctx.requireCluster();
       if (!(await ctx.store.getCluster(cluster))) {
         throw new CliError(`unknown cluster "${cluster}": add it with "shpa cluster add ${cluster} --cluster-region REGION"`);
       }

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-export const CLI_BUNDLE = join(root, 'dist', 'shpa.js');
+const CLI_BUNDLE = join(root, 'dist', 'shpa.js');
 
 /** Builds to a temporary file first, so a concurrent run never sees half a bundle. */
 export async function buildCli(): Promise<string> {

@@ -31,48 +31,84 @@ export function configPath(): string {
   return process.env.SHPA_CONFIG ?? join(homedir(), '.config', 'shpa', 'config.json');
 }
 
+const CONFIG_KEYS: (keyof GlobalOptions)[] = ['cluster', 'endpoint', 'table', 'region'];
+
 function readConfig(): GlobalOptions {
   const path = configPath();
   if (!existsSync(path)) return {};
+  let config: unknown;
   try {
-    return JSON.parse(readFileSync(path, 'utf8')) as GlobalOptions;
+    config = JSON.parse(readFileSync(path, 'utf8'));
   } catch (e) {
     throw new CliError(`cannot read ${path}: ${(e as Error).message}; fix or delete it`);
   }
+  if (typeof config !== 'object' || config === null || Array.isArray(config)) {
+    throw new CliError(`${path} is not a JSON object: write it as {"cluster": "NAME", "region": "REGION"}, or delete it`);
+  }
+  for (const key of CONFIG_KEYS) {
+    const value = (config as Record<string, unknown>)[key];
+    if (value !== undefined && typeof value !== 'string') throw new CliError(`${path}: "${key}" must be a string, not ${JSON.stringify(value)}`);
+  }
+  return config as GlobalOptions;
 }
 
-export interface Context {
-  store: DynamoStore;
+/** Where the command's store is, and the selected cluster: flags, then environment, then the config file. */
+export interface Settings {
   table: string;
   endpoint?: string;
   region: string;
-  /** The selected cluster; throws with a fix when none is. */
-  cluster(): string;
-  explain(e: unknown): string | undefined;
+  cluster?: string;
 }
 
-export function resolveContext(cmd: Command): Context {
+function resolveSettings(cmd: Command): Settings {
   const flags = cmd.optsWithGlobals<GlobalOptions>();
   const config = readConfig();
   const env = process.env;
   // An empty variable counts as unset.
-  const endpoint = flags.endpoint || env.SHPA_DYNAMODB_ENDPOINT || config.endpoint || undefined;
-  const region = flags.region || env.AWS_REGION || env.AWS_DEFAULT_REGION || config.region || 'us-east-1';
-  const table = flags.table || env.SHPA_TABLE || config.table || DEFAULT_TABLE_NAME;
-  const cluster = flags.cluster || env.SHPA_CLUSTER || config.cluster || undefined;
+  return {
+    endpoint: flags.endpoint || env.SHPA_DYNAMODB_ENDPOINT || config.endpoint || undefined,
+    region: flags.region || env.AWS_REGION || env.AWS_DEFAULT_REGION || config.region || 'us-east-1',
+    table: flags.table || env.SHPA_TABLE || config.table || DEFAULT_TABLE_NAME,
+    cluster: flags.cluster || env.SHPA_CLUSTER || config.cluster || undefined,
+  };
+}
+
+export interface Context extends Settings {
+  store: DynamoStore;
+  /** The selected cluster; throws with a fix when none is. */
+  requireCluster(): string;
+}
+
+export function resolveContext(cmd: Command): Context {
+  const settings = resolveSettings(cmd);
+  const { endpoint, region, table, cluster } = settings;
   // A local endpoint needs no real credentials; AWS's uses the default provider chain.
   const local = endpoint !== undefined && /^https?:\/\/(localhost|127\.|\[::1\])/.test(endpoint);
-  const credentials = local && !env.AWS_ACCESS_KEY_ID && !env.AWS_PROFILE ? { accessKeyId: 'local', secretAccessKey: 'local' } : undefined;
-  const store = createDynamoStore({ endpoint, region, tableName: table, credentials, maxAttempts: 3 });
+  const credentials = local && !process.env.AWS_ACCESS_KEY_ID && !process.env.AWS_PROFILE ? { accessKeyId: 'local', secretAccessKey: 'local' } : undefined;
   return {
-    store,
-    table,
-    endpoint,
-    region,
-    cluster() {
+    ...settings,
+    store: createDynamoStore({ endpoint, region, tableName: table, credentials, maxAttempts: 3 }),
+    requireCluster() {
       if (!cluster) throw new CliError('no cluster selected: pass --cluster NAME or set SHPA_CLUSTER (see "shpa cluster list")');
       return cluster;
     },
-    explain: (e) => explainStoreError(e, { tableName: table, endpoint, region }),
   };
+}
+
+/** The one line explaining a failure of `cmd`, with its fix where there is one. */
+export function explainFailure(cmd: Command, e: unknown): string {
+  if (e instanceof CliError) return e.message;
+  let settings: Settings | undefined;
+  try {
+    settings = resolveSettings(cmd);
+  } catch {
+    // The failure was reading the settings themselves: its own message says it.
+  }
+  const explained = settings && explainStoreError(e, { tableName: settings.table, endpoint: settings.endpoint, region: settings.region });
+  return explained ?? (e instanceof Error ? e.message : String(e));
+}
+
+/** kubectl's "not found", with where we looked and how to list what there is. */
+export function notFound(resource: string, name: string, namespace: string, cluster: string): CliError {
+  return new CliError(`${resource} "${name}" not found in namespace "${namespace}" of cluster "${cluster}": list them with "shpa get -A"`);
 }

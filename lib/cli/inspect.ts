@@ -1,15 +1,15 @@
 // `shpa get` and `shpa describe`: reading autoscalers back, kubectl-style.
 import type { Command } from 'commander';
 import { stringify } from 'yaml';
-import type { HorizontalPodAutoscaler } from '../hpa/types.js';
+import type { HorizontalPodAutoscaler, HPAScalingRules } from '../hpa/types.js';
 import { KIND_HPA, type StoredSpec } from '../store/index.js';
 import type { AutoscalerRecord } from '../sync/ports.js';
-import { CliError, resolveContext } from './context.js';
+import { CliError, notFound, resolveContext } from './context.js';
 import { age, formatMetric, formatTargets, table } from './format.js';
 import { kindByAlias } from './kinds.js';
 
 interface GetOptions {
-  namespace?: string;
+  namespace: string;
   allNamespaces?: boolean;
   output?: string;
   kind: string;
@@ -27,31 +27,32 @@ export function registerInspect(program: Command): void {
     .action(async (name: string | undefined, opts: GetOptions, cmd: Command) => {
       if (opts.output && !['wide', 'yaml', 'json'].includes(opts.output)) throw new CliError(`unknown output format "${opts.output}": use wide, yaml or json`);
       const handler = kindByAlias(opts.kind);
-      if (!handler) throw new CliError(`unknown kind "${opts.kind}": use hpa or cloudwatchmetric`);
       const ctx = resolveContext(cmd);
-      const cluster = ctx.cluster();
+      const cluster = ctx.requireCluster();
       const snap = await ctx.store.loadCluster(cluster);
       for (const b of snap.broken) process.stderr.write(`warning: ${b.error}\n`);
       const inScope = (ns: string, n: string) => (opts.allNamespaces || ns === opts.namespace) && (!name || n === name);
+      // -A: kubectl's leading NAMESPACE column.
+      const nsColumn = (ns: string): string[] => (opts.allNamespaces ? [ns] : []);
       const now = Date.now();
       if (handler.kind !== KIND_HPA) {
         const objs = snap.cloudWatchMetrics.filter((m) => inScope(m.metadata.namespace ?? 'default', m.metadata.name));
         if (name && objs.length === 0) throw notFound(handler.resource, name, opts.namespace, cluster);
         if (opts.output === 'yaml' || opts.output === 'json') return print(objs, opts.output, Boolean(name));
-        const rows = objs.map((m) => [...(opts.allNamespaces ? [m.metadata.namespace ?? 'default'] : []), m.metadata.name, String(m.spec.queries.length), age(now - Date.parse(m.metadata.creationTimestamp ?? ''))]);
-        return out(objs.length === 0 ? noResources(opts) : table([...(opts.allNamespaces ? ['NAMESPACE'] : []), 'NAME', 'QUERIES', 'AGE'], rows));
+        const rows = objs.map((m) => [...nsColumn(m.metadata.namespace ?? 'default'), m.metadata.name, String(m.spec.queries.length), age(now - Date.parse(m.metadata.creationTimestamp ?? ''))]);
+        return out(objs.length === 0 ? noResources(opts) : table([...nsColumn('NAMESPACE'), 'NAME', 'QUERIES', 'AGE'], rows));
       }
       const recs = snap.autoscalers.filter((a) => inScope(a.namespace, a.name)).sort((a, b) => a.namespace.localeCompare(b.namespace) || a.name.localeCompare(b.name));
       if (name && recs.length === 0) throw notFound(handler.resource, name, opts.namespace, cluster);
       if (opts.output === 'yaml' || opts.output === 'json') return print(recs.map((r) => r.hpa), opts.output, Boolean(name));
       if (recs.length === 0) return out(noResources(opts));
       const wide = opts.output === 'wide';
-      const header = [...(opts.allNamespaces ? ['NAMESPACE'] : []), 'NAME', 'REFERENCE', 'TARGETS', 'MINPODS', 'MAXPODS', 'REPLICAS', 'AGE', ...(wide ? ['DESIRED', 'LAST SCALE', 'CONDITIONS'] : [])];
+      const header = [...nsColumn('NAMESPACE'), 'NAME', 'REFERENCE', 'TARGETS', 'MINPODS', 'MAXPODS', 'REPLICAS', 'AGE', ...(wide ? ['DESIRED', 'LAST SCALE', 'CONDITIONS'] : [])];
       const rows = recs.map((r) => {
         const h = r.hpa;
         const st = h.status;
         const row = [
-          ...(opts.allNamespaces ? [r.namespace] : []),
+          ...nsColumn(r.namespace),
           r.name,
           `${h.spec.scaleTargetRef.kind}/${h.spec.scaleTargetRef.name}`,
           formatTargets(h, wide),
@@ -75,7 +76,7 @@ export function registerInspect(program: Command): void {
     .option('-n, --namespace <ns>', 'namespace', 'default')
     .action(async (name: string, opts: { namespace: string }, cmd: Command) => {
       const ctx = resolveContext(cmd);
-      const cluster = ctx.cluster();
+      const cluster = ctx.requireCluster();
       const rec = await ctx.store.getAutoscaler(cluster, opts.namespace, name);
       if (!rec) throw notFound('horizontalpodautoscaler.autoscaling', name, opts.namespace, cluster);
       out(describe(rec, cluster, new Date()));
@@ -88,10 +89,6 @@ function out(s: string): void {
 
 function noResources(opts: GetOptions): string {
   return opts.allNamespaces ? 'No resources found\n' : `No resources found in ${opts.namespace} namespace.\n`;
-}
-
-function notFound(resource: string, name: string, ns: string | undefined, cluster: string): CliError {
-  return new CliError(`${resource} "${name}" not found in namespace "${ns ?? 'default'}" of cluster "${cluster}": list them with "shpa get -A"`);
 }
 
 function print(objs: (HorizontalPodAutoscaler | StoredSpec)[], format: 'yaml' | 'json', single: boolean): void {
@@ -124,7 +121,8 @@ export function describe(rec: AutoscalerRecord, cluster: string, now: Date): str
     [`${h.spec.scaleTargetRef.kind} pods:`, st ? `${st.currentReplicas} current / ${st.desiredReplicas} desired` : '<unknown>'],
   );
   const w = Math.max(...kv.map(([k]) => k.length)) + 1;
-  let s = kv.map(([k, v]) => `${k.padEnd(w)}${v}`).join('\n') + '\n';
+  // A multi-line value (labels, annotations) continues in the value column.
+  let s = kv.map(([k, v]) => `${k.padEnd(w)}${v.replaceAll('\n', `\n${' '.repeat(w)}`)}`).join('\n') + '\n';
   const conditions = st?.conditions ?? [];
   s += 'Conditions:\n';
   s += conditions.length === 0 ? '  <none>\n' : indent(table(['Type', 'Status', 'Reason', 'Message'], [['----', '------', '------', '-------'], ...conditions.map((c) => [c.type, c.status, c.reason ?? '', c.message ?? ''])]));
@@ -144,14 +142,15 @@ export function describe(rec: AutoscalerRecord, cluster: string, now: Date): str
   return s;
 }
 
+/** One key=value per line, sorted by key, as kubectl prints labels and annotations. */
 function pairs(m: Record<string, string> | undefined): string {
-  const e = Object.entries(m ?? {});
-  return e.length === 0 ? '<none>' : e.map(([k, v]) => `${k}=${v}`).join('\n' + ' '.repeat(20));
+  const e = Object.entries(m ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return e.length === 0 ? '<none>' : e.map(([k, v]) => `${k}=${v}`).join('\n');
 }
 
 function behaviorText(h: HorizontalPodAutoscaler): string {
   const b = h.spec.behavior!;
-  const rule = (dir: string, r = b.scaleUp) =>
+  const rule = (dir: string, r: HPAScalingRules | undefined) =>
     r ? `${dir}: window ${r.stabilizationWindowSeconds ?? 'default'}s, select ${r.selectPolicy ?? 'Max'}, ${(r.policies ?? []).map((p) => `${p.value} ${p.type} per ${p.periodSeconds}s`).join('; ') || 'no policies'}` : `${dir}: default`;
   return `${rule('scale up', b.scaleUp)}; ${rule('scale down', b.scaleDown)}`;
 }

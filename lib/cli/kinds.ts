@@ -1,8 +1,9 @@
 // The kinds `shpa apply` accepts, each with its validation and defaulting.
 import { applyDefaults } from '../hpa/defaults.js';
-import { formatFieldError, validateHPA, type FieldError } from '../hpa/validation.js';
+import { validateHPA, type FieldError } from '../hpa/validation.js';
 import { validateCloudWatchMetric } from '../metrics/cloudwatch-validation.js';
 import { KIND_CLOUDWATCH, KIND_HPA, type SpecKind, type StoredSpec } from '../store/index.js';
+import { CliError } from './context.js';
 
 export type Checked = { ok: true; object: StoredSpec } | { ok: false; errors: FieldError[] };
 
@@ -52,9 +53,10 @@ export function kindFor(doc: unknown): KindHandler | FieldError {
   return byKind;
 }
 
-export function kindByAlias(alias: string): KindHandler | undefined {
+/** The kind a command-line name stands for (hpa, cwm, cloudwatchmetric.shpa.dev, ...). */
+export function kindByAlias(alias: string): KindHandler {
   const a = alias.toLowerCase();
-  return KINDS.find((k) => k.aliases.includes(a) || k.resource === a);
+  const handler = KINDS.find((k) => k.aliases.includes(a) || k.resource === a);
+  if (!handler) throw new CliError(`unknown kind "${alias}": use hpa or cloudwatchmetric`);
+  return handler;
 }
-
-export { formatFieldError };

@@ -3,7 +3,7 @@ import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Command, CommanderError } from 'commander';
 import { registerApply } from './apply.js';
-import { addGlobalOptions, CliError, resolveContext } from './context.js';
+import { addGlobalOptions, explainFailure } from './context.js';
 import { registerDemo } from './demo.js';
 import { registerInspect } from './inspect.js';
 import { registerManage } from './manage.js';
@@ -12,7 +12,8 @@ import { registerSimulate } from './simulate.js';
 export function buildProgram(): Command {
   const program = addGlobalOptions(new Command('shpa'))
     .description('serverless Horizontal Pod Autoscaler for Amazon EKS')
-    .showHelpAfterError()
+    // kubectl's way: the error, then where the usage is, not the whole help.
+    .showHelpAfterError('(add --help for usage)')
     .exitOverride();
   registerApply(program);
   registerInspect(program);
@@ -35,16 +36,7 @@ export async function main(argv: string[]): Promise<void> {
       return;
     }
     process.exitCode = 1;
-    const explained = e instanceof CliError ? e.message : explainFor(program, e);
-    process.stderr.write(`error: ${explained ?? (e instanceof Error ? e.message : String(e))}\n`);
-  }
-}
-
-function explainFor(program: Command, e: unknown): string | undefined {
-  try {
-    return resolveContext(program).explain(e);
-  } catch {
-    return undefined;
+    process.stderr.write(`error: ${explainFailure(program, e)}\n`);
   }
 }
 

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { ensureTable } from '../store/index.js';
 import type { ClusterRecord } from '../sync/ports.js';
-import { CliError, resolveContext } from './context.js';
+import { CliError, notFound, resolveContext } from './context.js';
 import { table } from './format.js';
 import { kindByAlias } from './kinds.js';
 
@@ -14,14 +14,14 @@ export function registerManage(program: Command): void {
     .argument('<name>')
     .option('-n, --namespace <ns>', 'namespace', 'default')
     .action(async (arg: string, opts: { namespace: string }, cmd: Command) => {
-      const [alias, name] = arg.includes('/') ? arg.split('/', 2) : ['hpa', arg];
+      const parts = arg.split('/');
+      // kubectl's rule for TYPE/NAME arguments.
+      if (parts.length > 2) throw new CliError(`"${arg}": arguments in resource/name form may not have more than one slash`);
+      const [alias, name] = parts.length === 2 ? parts : ['hpa', arg];
       const handler = kindByAlias(alias);
-      if (!handler) throw new CliError(`unknown kind "${alias}": use hpa or cloudwatchmetric`);
       const ctx = resolveContext(cmd);
-      const cluster = ctx.cluster();
-      if (!(await ctx.store.deleteSpec(cluster, handler.kind, opts.namespace, name))) {
-        throw new CliError(`${handler.resource} "${name}" not found in namespace "${opts.namespace}" of cluster "${cluster}": list them with "shpa get -A"`);
-      }
+      const cluster = ctx.requireCluster();
+      if (!(await ctx.store.deleteSpec(cluster, handler.kind, opts.namespace, name))) throw notFound(handler.resource, name, opts.namespace, cluster);
       process.stdout.write(`${handler.resource} "${name}" deleted\n`);
     });
 
@@ -50,8 +50,15 @@ export function registerManage(program: Command): void {
         if (!/^arn:aws[a-z-]*:iam::\d{12}:role\/.+$/.test(opts.roleArn)) throw new CliError(`--role-arn "${opts.roleArn}" is not an IAM role ARN (arn:aws:iam::123456789012:role/NAME)`);
         rec.roleArn = opts.roleArn;
       }
-      if (opts.apiEndpoint) rec.endpoint = opts.apiEndpoint;
-      if (opts.caFile) rec.caData = Buffer.from(readFileSync(opts.caFile)).toString('base64');
+      // The sync connects to an --api-endpoint over TLS with exactly this CA, and uses neither alone.
+      if (Boolean(opts.apiEndpoint) !== Boolean(opts.caFile)) throw new CliError('--api-endpoint and --ca-file go together: pass both, or neither to use eks:DescribeCluster');
+      if (opts.apiEndpoint && opts.caFile) {
+        if (!URL.canParse(opts.apiEndpoint) || new URL(opts.apiEndpoint).protocol !== 'https:') {
+          throw new CliError(`--api-endpoint "${opts.apiEndpoint}" is not an https URL (https://HOST[:PORT])`);
+        }
+        rec.endpoint = opts.apiEndpoint;
+        rec.caData = readCaFile(opts.caFile);
+      }
       await ensureTable(ctx.store.client, ctx.table);
       process.stdout.write(`cluster/${name} ${await ctx.store.putCluster(rec, new Date())}\n`);
     });
@@ -73,4 +80,15 @@ export function registerManage(program: Command): void {
       if (!(await ctx.store.removeCluster(name))) throw new CliError(`cluster "${name}" not found: see "shpa cluster list"`);
       process.stdout.write(`cluster/${name} removed\n`);
     });
+}
+
+function readCaFile(path: string): string {
+  let pem: string;
+  try {
+    pem = readFileSync(path, 'utf8');
+  } catch (e) {
+    throw new CliError(`--ca-file ${path}: cannot read it (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}): pass the API server's CA bundle (PEM)`);
+  }
+  if (!pem.includes('-----BEGIN CERTIFICATE-----')) throw new CliError(`--ca-file ${path} holds no PEM certificate (-----BEGIN CERTIFICATE-----)`);
+  return Buffer.from(pem).toString('base64');
 }

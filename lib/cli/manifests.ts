@@ -49,7 +49,7 @@ export function parseSource(file: string, text: string): SourceFile {
   const lines = new LineCounter();
   const docs = parseAllDocuments(text, { lineCounter: lines });
   const out: SourceFile = { file, documents: [], errors: [] };
-  for (const doc of Array.isArray(docs) ? docs : [docs]) {
+  for (const doc of docs) {
     const line = lines.linePos(doc.range[0]).line;
     for (const e of doc.errors) out.errors.push(`${file}:${e.linePos?.[0].line ?? line}: ${e.message.split('\n')[0]}`);
     if (doc.errors.length > 0) continue;

@@ -19,7 +19,6 @@ import {
   type AutoscalerRecord,
   type AutoscalerStateUpdate,
   type AutoscalerStore,
-  type BrokenRecord,
   type ClusterRecord,
   type ClusterSnapshot,
 } from '../sync/ports.js';
@@ -45,6 +44,7 @@ import {
   parseSk,
   specSk,
   stateSk,
+  type ItemKey,
   type SpecItem,
   type SpecKind,
 } from './items.js';
@@ -131,7 +131,7 @@ export class DynamoStore implements AutoscalerStore {
       for (const item of page.Items ?? []) {
         const sk = String(item.sk);
         if (sk === CYCLE_SK) {
-          marker = Number(item.at);
+          marker = markerTime(item);
           continue;
         }
         const parsed = parseSk(sk);
@@ -146,41 +146,18 @@ export class DynamoStore implements AutoscalerStore {
     const seen = new Map<string, Seen>();
     for (const item of specs) {
       const { namespace, name } = parseSk(item.sk)!;
-      const broken = (error: string): BrokenRecord => ({ cluster, namespace, name, error });
-      let doc: StoredSpec;
       try {
-        doc = decodeSpec(item);
+        const doc = decodeSpec(item);
+        if (doc.kind === KIND_CLOUDWATCH) {
+          snapshot.cloudWatchMetrics.push(doc);
+          continue;
+        }
+        const { record, mine } = toRecord(cluster, item, doc, states.get(`${namespace}/${name}`), marker);
+        seen.set(`${namespace}/${name}@${record.version}`, { uid: doc.metadata.uid ?? '', stored: mine });
+        snapshot.autoscalers.push(record);
       } catch (e) {
-        snapshot.broken.push(broken(`${item.kind ?? 'item'} ${namespace}/${name}: ${(e as Error).message}`));
-        continue;
+        snapshot.broken.push({ cluster, namespace, name, error: (e as Error).message });
       }
-      if (doc.kind === KIND_CLOUDWATCH) {
-        snapshot.cloudWatchMetrics.push(doc);
-        continue;
-      }
-      const uid = doc.metadata.uid ?? '';
-      const stateItem = states.get(`${namespace}/${name}`);
-      let state: ReturnType<typeof decodeState> | undefined;
-      try {
-        state = stateItem && decodeState(stateItem);
-      } catch (e) {
-        snapshot.broken.push(broken(`state of ${namespace}/${name}: ${(e as Error).message}`));
-        continue;
-      }
-      const mine = state && state.uid === uid ? state : undefined;
-      const record: AutoscalerRecord = {
-        cluster,
-        namespace,
-        name,
-        hpa: mine?.status ? { ...doc, status: mine.status } : doc,
-        history: mine ? expandHistory(mine, marker) : EMPTY_HISTORY,
-        // A state left by a deleted autoscaler of the same name is overwritten, conditionally.
-        version: state?.v ?? 0,
-        createdAt: item.ct,
-        updatedAt: mine && mine.ut > item.ut ? mine.ut : item.ut,
-      };
-      seen.set(`${namespace}/${name}@${record.version}`, { uid, stored: mine });
-      snapshot.autoscalers.push(record);
     }
     this.seen.set(cluster, seen);
     return snapshot;
@@ -198,42 +175,30 @@ export class DynamoStore implements AutoscalerStore {
     if (prev && !needsWrite(prev, next, nowMs, this.staggered(seenKey))) return record.version;
 
     const version = record.version + 1;
-    const token = randomUUID();
     const key = { pk: clusterPk(record.cluster), sk: stateSk(record.namespace, record.name) };
-    await this.conditionalPut(
-      {
-        TableName: this.tableName,
-        Item: encodeState(key, uid, version, token, next, now),
-        ...versionCondition(record.version),
-      },
-      token,
-      () => new VersionConflictError(`${record.cluster}/${seenKey}`, record.version),
-    );
+    await this.conditionalPut(encodeState(key, uid, version, next, now), record.version, () => new VersionConflictError(`${record.cluster}/${seenKey}`, record.version));
     let seen = this.seen.get(record.cluster);
     if (!seen) this.seen.set(record.cluster, (seen = new Map()));
     seen.set(`${seenKey}@${version}`, { uid, stored: next });
     return version;
   }
 
-  async acquireLease(name: string, owner: string, now: Date, ttlSeconds: number): Promise<boolean> {
-    try {
-      await this.put({
+  acquireLease(name: string, owner: string, now: Date, ttlSeconds: number): Promise<boolean> {
+    return conditionHolds(
+      this.put({
         TableName: this.tableName,
         Item: { pk: LEASES_PK, sk: name, owner, exp: now.getTime() + ttlSeconds * 1000 },
         ConditionExpression: 'attribute_not_exists(pk) OR #exp <= :now OR #owner = :owner',
         ExpressionAttributeNames: { '#exp': 'exp', '#owner': 'owner' },
         ExpressionAttributeValues: { ':now': now.getTime(), ':owner': owner },
-      });
-      return true;
-    } catch (e) {
-      if (e instanceof ConditionalCheckFailedException) return false;
-      throw e;
-    }
+      }),
+    );
   }
 
   async releaseLease(name: string, owner: string): Promise<void> {
-    try {
-      await this.doc.send(
+    // A failed condition: expired and taken by someone else, nothing of ours to release.
+    await conditionHolds(
+      this.doc.send(
         new DeleteCommand({
           TableName: this.tableName,
           Key: { pk: LEASES_PK, sk: name },
@@ -241,11 +206,8 @@ export class DynamoStore implements AutoscalerStore {
           ExpressionAttributeNames: { '#owner': 'owner' },
           ExpressionAttributeValues: { ':owner': owner },
         }),
-      );
-    } catch (e) {
-      // Expired and taken by someone else: nothing of ours to release.
-      if (!(e instanceof ConditionalCheckFailedException)) throw e;
-    }
+      ),
+    );
   }
 
   // ---- Specs (the CLI) ----
@@ -253,73 +215,53 @@ export class DynamoStore implements AutoscalerStore {
   /** Stores a validated, defaulted object; never touches an autoscaler's state. */
   async applySpec(cluster: string, obj: StoredSpec, now: Date): Promise<ApplyOutcome> {
     const namespace = obj.metadata.namespace ?? 'default';
+    const { status: _status, ...desired } = { ...obj, metadata: { ...obj.metadata, namespace } } as HorizontalPodAutoscaler;
     const key = { pk: clusterPk(cluster), sk: specSk(obj.kind, namespace, obj.metadata.name) };
-    const existing = await this.getSpecItem(key);
+    const existing = await this.getItem<SpecItem>(key);
     const old = existing && decodeSpec(existing);
-    if (old && stableKey(userFields(old)) === stableKey(userFields(obj))) return 'unchanged';
+    if (old && stableKey(userFields(old)) === stableKey(userFields(desired))) return 'unchanged';
     const metadata = {
-      ...obj.metadata,
-      namespace,
+      ...desired.metadata,
       uid: old?.metadata.uid ?? randomUUID(),
       creationTimestamp: old?.metadata.creationTimestamp ?? now.toISOString(),
-      generation: (old?.metadata.generation ?? 0) + 1,
+      // Upstream's HPA strategy (HPAGeneration): 1 on create, +1 only when the spec changes.
+      generation: (old?.metadata.generation ?? 0) + (old && stableKey(old.spec) === stableKey(desired.spec) ? 0 : 1),
     };
     delete metadata.resourceVersion;
-    const { status: _status, ...rest } = obj as HorizontalPodAutoscaler;
     const version = existing?.v ?? 0;
     const item: SpecItem = {
       ...key,
       kind: obj.kind,
-      doc: JSON.stringify({ ...rest, metadata }),
+      doc: JSON.stringify({ ...desired, metadata }),
       v: version + 1,
       ct: existing?.ct ?? now.toISOString(),
       ut: now.toISOString(),
     };
-    const token = randomUUID();
-    await this.conditionalPut({ TableName: this.tableName, Item: { ...item, w: token }, ...versionCondition(version) }, token, () => new VersionConflictError(`${cluster}/${namespace}/${obj.metadata.name}`, version));
+    await this.conditionalPut(item, version, () => new VersionConflictError(`${cluster}/${namespace}/${obj.metadata.name}`, version));
     return old ? 'configured' : 'created';
   }
 
   async getSpec(cluster: string, kind: SpecKind, namespace: string, name: string): Promise<StoredSpec | undefined> {
-    const item = await this.getSpecItem({ pk: clusterPk(cluster), sk: specSk(kind, namespace, name) });
+    const item = await this.getItem<SpecItem>({ pk: clusterPk(cluster), sk: specSk(kind, namespace, name) });
     return item && decodeSpec(item);
   }
 
-  /** One autoscaler with its status and history (two consistent reads). */
+  /** One autoscaler with its status and history (three consistent reads, in parallel). */
   async getAutoscaler(cluster: string, namespace: string, name: string): Promise<AutoscalerRecord | undefined> {
     const pk = clusterPk(cluster);
     const [spec, state, marker] = await Promise.all([
-      this.getSpecItem({ pk, sk: specSk(KIND_HPA, namespace, name) }),
-      this.doc.send(new GetCommand({ TableName: this.tableName, Key: { pk, sk: stateSk(namespace, name) }, ConsistentRead: true })),
-      this.doc.send(new GetCommand({ TableName: this.tableName, Key: { pk, sk: CYCLE_SK }, ConsistentRead: true })),
+      this.getItem<SpecItem>({ pk, sk: specSk(KIND_HPA, namespace, name) }),
+      this.getItem({ pk, sk: stateSk(namespace, name) }),
+      this.getItem({ pk, sk: CYCLE_SK }),
     ]);
     if (!spec) return undefined;
-    const doc = decodeSpec(spec) as HorizontalPodAutoscaler;
-    const decoded = state.Item && decodeState(state.Item);
-    const mine = decoded && decoded.uid === doc.metadata.uid ? decoded : undefined;
-    return {
-      cluster,
-      namespace,
-      name,
-      hpa: mine?.status ? { ...doc, status: mine.status } : doc,
-      history: mine ? expandHistory(mine, marker.Item ? Number(marker.Item.at) : undefined) : EMPTY_HISTORY,
-      version: decoded?.v ?? 0,
-      createdAt: spec.ct,
-      updatedAt: mine && mine.ut > spec.ut ? mine.ut : spec.ut,
-    };
+    return toRecord(cluster, spec, decodeSpec(spec) as HorizontalPodAutoscaler, state, marker ? markerTime(marker) : undefined).record;
   }
 
   /** Deletes a spec (and an autoscaler's state); false when there was none. */
   async deleteSpec(cluster: string, kind: SpecKind, namespace: string, name: string): Promise<boolean> {
     const pk = clusterPk(cluster);
-    try {
-      await this.doc.send(
-        new DeleteCommand({ TableName: this.tableName, Key: { pk, sk: specSk(kind, namespace, name) }, ConditionExpression: 'attribute_exists(pk)' }),
-      );
-    } catch (e) {
-      if (e instanceof ConditionalCheckFailedException) return false;
-      throw e;
-    }
+    if (!(await this.deleteExisting({ pk, sk: specSk(kind, namespace, name) }))) return false;
     // A state item left behind by a failure here is ignored (its uid matches no spec).
     if (kind === KIND_HPA) await this.doc.send(new DeleteCommand({ TableName: this.tableName, Key: { pk, sk: stateSk(namespace, name) } }));
     return true;
@@ -329,22 +271,17 @@ export class DynamoStore implements AutoscalerStore {
 
   async putCluster(rec: ClusterRecord, now: Date): Promise<ApplyOutcome> {
     const key = { pk: CLUSTERS_PK, sk: rec.name };
-    const existing = (await this.doc.send(new GetCommand({ TableName: this.tableName, Key: key, ConsistentRead: true }))).Item;
+    const existing = await this.getItem(key);
     const old = existing && decodeCluster(existing);
     if (old && stableKey(old) === stableKey(rec)) return 'unchanged';
     const version = existing ? Number(existing.v) : 0;
-    const token = randomUUID();
-    await this.conditionalPut(
-      { TableName: this.tableName, Item: { ...key, ...rec, v: version + 1, w: token, ct: existing?.ct ?? now.toISOString(), ut: now.toISOString() }, ...versionCondition(version) },
-      token,
-      () => new VersionConflictError(`cluster ${rec.name}`, version),
-    );
+    await this.conditionalPut({ ...key, ...rec, v: version + 1, ct: existing?.ct ?? now.toISOString(), ut: now.toISOString() }, version, () => new VersionConflictError(`cluster ${rec.name}`, version));
     return old ? 'configured' : 'created';
   }
 
   async getCluster(name: string): Promise<ClusterRecord | undefined> {
-    const r = await this.doc.send(new GetCommand({ TableName: this.tableName, Key: { pk: CLUSTERS_PK, sk: name }, ConsistentRead: true }));
-    return r.Item && decodeCluster(r.Item);
+    const item = await this.getItem({ pk: CLUSTERS_PK, sk: name });
+    return item && decodeCluster(item);
   }
 
   async listClusters(): Promise<ClusterRecord[]> {
@@ -357,21 +294,19 @@ export class DynamoStore implements AutoscalerStore {
     return out;
   }
 
-  async removeCluster(name: string): Promise<boolean> {
-    try {
-      await this.doc.send(new DeleteCommand({ TableName: this.tableName, Key: { pk: CLUSTERS_PK, sk: name }, ConditionExpression: 'attribute_exists(pk)' }));
-      return true;
-    } catch (e) {
-      if (e instanceof ConditionalCheckFailedException) return false;
-      throw e;
-    }
+  removeCluster(name: string): Promise<boolean> {
+    return this.deleteExisting({ pk: CLUSTERS_PK, sk: name });
   }
 
   // ---- internals ----
 
-  private async getSpecItem(key: { pk: string; sk: string }): Promise<SpecItem | undefined> {
-    const r = await this.doc.send(new GetCommand({ TableName: this.tableName, Key: key, ConsistentRead: true }));
-    return r.Item as SpecItem | undefined;
+  private async getItem<T = Record<string, unknown>>(key: ItemKey): Promise<T | undefined> {
+    return (await this.doc.send(new GetCommand({ TableName: this.tableName, Key: key, ConsistentRead: true }))).Item as T | undefined;
+  }
+
+  /** False when there was no such item. */
+  private deleteExisting(key: ItemKey): Promise<boolean> {
+    return conditionHolds(this.doc.send(new DeleteCommand({ TableName: this.tableName, Key: key, ConditionExpression: 'attribute_exists(pk)' })));
   }
 
   private async put(input: PutCommandInput): Promise<void> {
@@ -381,17 +316,16 @@ export class DynamoStore implements AutoscalerStore {
   }
 
   /**
-   * A put that lost its condition is a conflict, unless the item holds our own token:
-   * the SDK retried a write whose first attempt succeeded but whose answer was lost.
+   * Puts `item` if the stored one is still at `version` (absent for 0). A lost condition is a
+   * conflict, unless the item holds this write's random token `w`: the SDK retried a write
+   * whose first attempt succeeded but whose answer was lost.
    */
-  private async conditionalPut(input: PutCommandInput, token: string, conflict: () => Error): Promise<void> {
-    try {
-      await this.put(input);
-    } catch (e) {
-      if (!(e instanceof ConditionalCheckFailedException)) throw e;
-      const now = await this.doc.send(new GetCommand({ TableName: this.tableName, Key: { pk: input.Item!.pk, sk: input.Item!.sk }, ConsistentRead: true }));
-      if (now.Item?.w !== token) throw conflict();
-    }
+  private async conditionalPut<T extends ItemKey>(item: T, version: number, conflict: () => Error): Promise<void> {
+    const token = randomUUID();
+    const condition =
+      version === 0 ? { ConditionExpression: 'attribute_not_exists(pk)' } : { ConditionExpression: 'v = :v', ExpressionAttributeValues: { ':v': version } };
+    if (await conditionHolds(this.put({ TableName: this.tableName, Item: { ...item, w: token }, ...condition }))) return;
+    if ((await this.getItem({ pk: item.pk, sk: item.sk }))?.w !== token) throw conflict();
   }
 
   /** Metric refreshes spread over the second half of the maximum age, so they do not all fall in one cycle. */
@@ -414,37 +348,82 @@ export class DynamoStore implements AutoscalerStore {
   }
 
   private async writeMarker(cluster: string, nowMs: number): Promise<number> {
-    try {
-      await this.put({
+    // A failed condition: a later marker is already there (another writer's clock); ours still dates this cycle.
+    await conditionHolds(
+      this.put({
         TableName: this.tableName,
         Item: { pk: clusterPk(cluster), sk: CYCLE_SK, at: nowMs },
         ConditionExpression: 'attribute_not_exists(pk) OR #at < :at',
         ExpressionAttributeNames: { '#at': 'at' },
         ExpressionAttributeValues: { ':at': nowMs },
-      });
-    } catch (e) {
-      // A later marker is already there (another writer's clock): ours still dates this cycle.
-      if (!(e instanceof ConditionalCheckFailedException)) throw e;
-    }
+      }),
+    );
     this.markers.set(cluster, nowMs);
     return nowMs;
   }
 }
 
-function versionCondition(version: number): Pick<PutCommandInput, 'ConditionExpression' | 'ExpressionAttributeValues'> {
-  return version === 0
-    ? { ConditionExpression: 'attribute_not_exists(pk)' }
-    : { ConditionExpression: 'v = :v', ExpressionAttributeValues: { ':v': version } };
+/** True when the conditional write was made, false when its condition failed. */
+async function conditionHolds(write: Promise<unknown>): Promise<boolean> {
+  try {
+    await write;
+    return true;
+  } catch (e) {
+    if (e instanceof ConditionalCheckFailedException) return false;
+    throw e;
+  }
 }
 
+/** The marker's time, or undefined when the item does not hold one. */
+function markerTime(item: Record<string, unknown>): number | undefined {
+  return typeof item.at === 'number' ? item.at : undefined;
+}
+
+/** Throws an error naming the item when it cannot be read: it is reported, and `shpa delete` removes it. */
 function decodeSpec(item: SpecItem): StoredSpec {
-  const doc = JSON.parse(item.doc) as StoredSpec;
-  if (typeof doc !== 'object' || doc === null || typeof doc.metadata?.name !== 'string' || typeof doc.spec !== 'object') {
-    throw new Error('stored document is not an object with metadata.name and spec');
+  const where = `stored ${String(item.kind ?? 'item')} ${item.sk.split('#').slice(1).join('/')}`;
+  let doc: StoredSpec;
+  try {
+    doc = JSON.parse(item.doc) as StoredSpec;
+  } catch (e) {
+    throw new Error(`${where} cannot be read: ${(e as Error).message}`);
   }
-  if (doc.kind !== item.kind) throw new Error(`stored kind ${String(doc.kind)} does not match ${item.kind}`);
+  if (typeof doc !== 'object' || doc === null || typeof doc.metadata?.name !== 'string' || typeof doc.spec !== 'object') {
+    throw new Error(`${where} cannot be read: not an object with metadata.name and spec`);
+  }
+  if (doc.kind !== item.kind) throw new Error(`${where} cannot be read: its document is of kind ${String(doc.kind)}`);
   doc.metadata.resourceVersion = String(item.v);
   return doc;
+}
+
+/** An autoscaler as the sync sees it: the spec, with status and history only from a state of the same uid. */
+function toRecord(
+  cluster: string,
+  item: SpecItem,
+  doc: HorizontalPodAutoscaler,
+  stateItem: Record<string, unknown> | undefined,
+  marker: number | undefined,
+): { record: AutoscalerRecord; mine?: CompactState } {
+  const { namespace, name } = parseSk(item.sk)!;
+  let state: ReturnType<typeof decodeState> | undefined;
+  try {
+    state = stateItem && decodeState(stateItem);
+  } catch (e) {
+    throw new Error(`stored state of ${namespace}/${name} cannot be read: ${(e as Error).message}`);
+  }
+  const mine = state && state.uid === doc.metadata.uid ? state : undefined;
+  const record: AutoscalerRecord = {
+    cluster,
+    namespace,
+    name,
+    hpa: mine?.status ? { ...doc, status: mine.status } : doc,
+    history: mine ? expandHistory(mine, marker) : EMPTY_HISTORY,
+    // A state left by a deleted autoscaler of the same name is overwritten, conditionally.
+    version: state?.v ?? 0,
+    createdAt: item.ct,
+    updatedAt: mine && mine.ut > item.ut ? mine.ut : item.ut,
+  };
+  return { record, mine };
 }
 
 /** What the user wrote: the server-set metadata left out. */

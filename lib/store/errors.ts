@@ -1,4 +1,5 @@
 // One-line explanations, with the fix, of the ways talking to DynamoDB fails.
+import { VersionConflictError } from '../sync/ports.js';
 
 export interface StoreTarget {
   tableName: string;
@@ -23,6 +24,9 @@ export function explainStoreError(e: unknown, target: StoreTarget): string | und
   const where = target.endpoint ?? `AWS region ${target.region}`;
   const code = (e as { code?: string }).code ?? '';
   const name = e.name;
+  if (e instanceof VersionConflictError) {
+    return `${e.key} was changed by another writer while this command ran, so nothing was written: run the command again`;
+  }
   if (name === 'ResourceNotFoundException') {
     return `DynamoDB table "${target.tableName}" does not exist at ${where}: run "shpa init" to create it (or pass --table / set SHPA_TABLE)`;
   }

@@ -34,8 +34,6 @@ export interface StateItem extends ItemKey {
   /** uid of the spec this state belongs to: a re-created autoscaler starts afresh. */
   uid: string;
   v: number;
-  /** Token of the write that produced this version (recognizes our own retried write). */
-  w: string;
   st: string;
   rec?: string;
   open: boolean;
@@ -56,12 +54,11 @@ export function kindOfPrefix(prefix: string): SpecKind | 'state' | undefined {
   return (Object.keys(SPEC_PREFIX) as SpecKind[]).find((k) => SPEC_PREFIX[k] === prefix);
 }
 
-export function encodeState(key: ItemKey, uid: string, v: number, w: string, s: CompactState, now: Date): StateItem {
+export function encodeState(key: ItemKey, uid: string, v: number, s: CompactState, now: Date): StateItem {
   const item: StateItem = {
     ...key,
     uid,
     v,
-    w,
     st: JSON.stringify(s.status ?? {}),
     open: s.open,
     off: s.offsetMs,
@@ -75,7 +72,7 @@ export function encodeState(key: ItemKey, uid: string, v: number, w: string, s: 
 }
 
 /** Throws on an item this version cannot read (reported as a broken record). */
-export function decodeState(item: Record<string, unknown>): CompactState & { uid: string; v: number; w: string; ut: string } {
+export function decodeState(item: Record<string, unknown>): CompactState & { uid: string; v: number; ut: string } {
   const num = (x: unknown, f: string): number => {
     if (typeof x !== 'number' || !Number.isFinite(x)) throw new Error(`state attribute ${f} is not a number`);
     return x;
@@ -93,7 +90,6 @@ export function decodeState(item: Record<string, unknown>): CompactState & { uid
   return {
     uid: String(item.uid),
     v: num(item.v, 'v'),
-    w: String(item.w ?? ''),
     ut: String(item.ut ?? ''),
     status: 'desiredReplicas' in status ? status : undefined,
     rec: item.rec === undefined ? null : pairs<RecPair>(item.rec, 'rec'),

@@ -194,6 +194,39 @@ describe('shpa command line', () => {
     expect((await shpa(['get', 'api'])).code).toBe(1);
   });
 
+  it('delete takes KIND/NAME with one slash only, and never deletes another name', async () => {
+    const r = await shpa(['delete', 'hpa/web/x']);
+    expect([r.code, r.stderr]).toEqual([1, 'error: "hpa/web/x": arguments in resource/name form may not have more than one slash\n']);
+    expect((await shpa(['get', 'web'])).code).toBe(0);
+    const kind = await shpa(['delete', 'pod/web']);
+    expect([kind.code, kind.stderr]).toEqual([1, 'error: unknown kind "pod": use hpa or cloudwatchmetric\n']);
+  });
+
+  it('bad input to cluster add, a broken config file, a bad option: one line with the fix', async () => {
+    const add = (...args: string[]) => shpa(['cluster', 'add', 'edge', '--cluster-region', 'eu-west-1', ...args]);
+    const noCa = await add('--api-endpoint', 'https://127.0.0.1:6443');
+    expect([noCa.code, noCa.stderr]).toEqual([1, 'error: --api-endpoint and --ca-file go together: pass both, or neither to use eks:DescribeCluster\n']);
+    const missing = await add('--api-endpoint', 'https://127.0.0.1:6443', '--ca-file', join(dir, 'nope.pem'));
+    expect([missing.code, missing.stderr]).toEqual([1, `error: --ca-file ${join(dir, 'nope.pem')}: cannot read it (ENOENT): pass the API server's CA bundle (PEM)\n`]);
+    const notPem = await add('--api-endpoint', 'https://127.0.0.1:6443', '--ca-file', file('ca.txt', 'hello'));
+    expect(notPem.stderr).toBe(`error: --ca-file ${join(dir, 'ca.txt')} holds no PEM certificate (-----BEGIN CERTIFICATE-----)\n`);
+    const pem = file('ca.pem', '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n');
+    const plain = await add('--api-endpoint', 'http://127.0.0.1:6443', '--ca-file', pem);
+    expect(plain.stderr).toBe('error: --api-endpoint "http://127.0.0.1:6443" is not an https URL (https://HOST[:PORT])\n');
+    expect((await shpa(['cluster', 'list'])).stdout).not.toContain('edge');
+
+    for (const text of ['null', '[]', '{"cluster": 5}']) {
+      const config = file('config.json', text);
+      const r = await shpa(['get'], { env: { SHPA_CONFIG: config } });
+      expect(r.code).toBe(1);
+      expect(r.stderr).toMatch(new RegExp(`^error: ${config.replace(/[.\\/]/g, '\\$&')}.* (JSON object|must be a string)`));
+      expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    }
+
+    const option = await shpa(['get', '--bogus']);
+    expect([option.code, option.stderr]).toEqual([1, "error: unknown option '--bogus'\n(add --help for usage)\n"]);
+  });
+
   it('no cluster selected, DynamoDB unreachable, wrong credentials: one line with the fix', async () => {
     const none = await shpa(['get'], { env: { SHPA_CLUSTER: '' } });
     expect([none.code, none.stderr]).toEqual([1, 'error: no cluster selected: pass --cluster NAME or set SHPA_CLUSTER (see "shpa cluster list")\n']);

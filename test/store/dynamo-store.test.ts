@@ -65,6 +65,38 @@ for (const server of servers) {
       expect(after.hpa.status?.currentReplicas).toBe(3);
       expect(after.version).toBe(1);
       expect(after.history.recommendations?.map((r) => r.replicas)).toEqual([3]);
+      expect(await store.getAutoscaler(c, 'default', 'web')).toEqual(after);
+    });
+
+    it('generation grows only when the spec changes, as upstream HPAGeneration', async () => {
+      const c = cluster();
+      await created(c);
+      const labelled = hpa('web');
+      labelled.metadata.labels = { team: 'a' };
+      expect(await store.applySpec(c, labelled, at(10))).toBe('configured');
+      expect((await store.getSpec(c, KIND_HPA, 'default', 'web'))?.metadata).toMatchObject({ generation: 1, labels: { team: 'a' } });
+      expect(await store.applySpec(c, { ...labelled, spec: { ...labelled.spec, maxReplicas: 20 } }, at(20))).toBe('configured');
+      expect((await store.getSpec(c, KIND_HPA, 'default', 'web'))?.metadata.generation).toBe(2);
+    });
+
+    it('apply that lost a race to another apply is a VersionConflictError and overwrites nothing', async () => {
+      const c = cluster();
+      await created(c);
+      const racing = storeVia(db.endpoint);
+      let raced = false;
+      racing.doc.middlewareStack.add(
+        (next, context) => async (args) => {
+          // Another writer lands between this apply's read and its conditional put.
+          if (context.commandName === 'PutItemCommand' && !raced) {
+            raced = true;
+            expect(await store.applySpec(c, hpa('web', 'default', 30), at(5))).toBe('configured');
+          }
+          return next(args);
+        },
+        { step: 'initialize' },
+      );
+      await expect(racing.applySpec(c, hpa('web', 'default', 40), at(6))).rejects.toBeInstanceOf(VersionConflictError);
+      expect((await store.getSpec(c, KIND_HPA, 'default', 'web'))?.spec).toMatchObject({ maxReplicas: 30 });
     });
 
     it('loads specs, states and CloudWatchMetric objects of a cluster in one Query', async () => {
@@ -108,6 +140,21 @@ for (const server of servers) {
       expect(snap.autoscalers.map((a) => a.name)).toEqual(['good']);
       expect(snap.broken).toHaveLength(1);
       expect(snap.broken[0]).toMatchObject({ cluster: c, namespace: 'default', name: 'bad' });
+      expect(snap.broken[0].error).toMatch(/^stored HorizontalPodAutoscaler default\/bad cannot be read: /);
+      // Apply does not guess over it; delete removes it.
+      await expect(store.applySpec(c, hpa('bad'), at(1))).rejects.toThrow(/stored HorizontalPodAutoscaler default\/bad cannot be read/);
+      expect(await store.deleteSpec(c, KIND_HPA, 'default', 'bad')).toBe(true);
+      expect(await store.applySpec(c, hpa('bad'), at(2))).toBe('created');
+    });
+
+    it('an undecodable state is named, from the Query and from a single read alike', async () => {
+      const c = cluster();
+      const rec = await created(c);
+      await store.doc.send(new PutCommand({ TableName: 'shpa-test', Item: { pk: `c#${c}`, sk: 'st#default#web', uid: rec.hpa.metadata.uid, v: 3, st: '{oops' } }));
+      const snap = await store.loadCluster(c);
+      expect(snap.autoscalers).toEqual([]);
+      expect(snap.broken).toEqual([{ cluster: c, namespace: 'default', name: 'web', error: expect.stringMatching(/^stored state of default\/web cannot be read: /) }]);
+      await expect(store.getAutoscaler(c, 'default', 'web')).rejects.toThrow(/^stored state of default\/web cannot be read: /);
     });
 
     it('a stale version is a VersionConflictError and overwrites nothing', async () => {

@@ -5,7 +5,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { createServer, connect, type Server, type AddressInfo } from 'node:net';
+import { createServer, connect, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { ListTablesCommand } from '@aws-sdk/client-dynamodb';
@@ -58,7 +58,7 @@ export async function startDynamoDbLocal(): Promise<DynamoServer> {
   const javaArgs = [`-Djava.library.path=${join(dir, 'DynamoDBLocal_lib')}`, '-jar', join(dir, 'DynamoDBLocal.jar'), '-inMemory', '-sharedDb', '-port', '8000', '-disableTelemetry'];
   const child: ChildProcess = spawn(
     'unshare',
-    ['-rn', 'sh', '-c', 'ip link set lo up && exec "$0" -e "$1" "$2" "$3" "$4" "$5" "$6" "$7" "$8" "$9" "${10}" "${11}" "${12}"', process.execPath, INNER, sock, dir, ...javaArgs],
+    ['-rn', 'sh', '-c', 'ip link set lo up && exec "$@"', 'sh', process.execPath, '-e', INNER, sock, dir, ...javaArgs],
     { detached: true, stdio: ['ignore', 'ignore', 'pipe'] },
   );
   let stderr = '';
