@@ -5,7 +5,7 @@
 import { Writable } from 'node:stream';
 import { runDemo } from '../lib/demo/run.js';
 import { EXAMPLES_DIR } from '../lib/demo/scenario.js';
-import { demoTrace } from '../lib/sim/demo-trace.js';
+import { demoTrace } from '../lib/demo/demo-trace.js';
 
 const TARGET_MS = 40;
 const sink = new Writable({ write: (_c, _e, done) => done() });

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { runDemo, type DemoResult } from '../demo/run.js';
 import { EXAMPLES_DIR } from '../demo/scenario.js';
-import { demoTrace } from '../sim/demo-trace.js';
+import { demoTrace } from '../demo/demo-trace.js';
 import { parseTrace, TraceError, type Trace } from '../sim/trace.js';
 import { CliError } from './context.js';
 import { numberOption, useColor } from './simulate.js';

@@ -1,7 +1,7 @@
 // The demo's live output. On a terminal: scale events scroll, and a footer (one line
 // per autoscaler and the progress bar) is redrawn in place each tick. Elsewhere (a
 // pipe, CI): plain lines only, the events as they happen and the bar every 10%.
-import { liveLine, progressBar, type LiveRow } from '../sim/live.js';
+import { liveLine, progressBar, type LiveRow } from './live.js';
 
 export interface LiveViewOptions {
   /** Redraw in place with escape codes. */

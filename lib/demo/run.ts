@@ -12,7 +12,7 @@ import type { AutoscalerReport } from '../report/model.js';
 import { ReportRecorder } from '../report/recorder.js';
 import { renderReplicasChart, renderSummaryTable } from '../report/terminal.js';
 import { decisionText, limitingReason, logEntry, metricsText, metricValues } from '../sim/explain.js';
-import type { LiveRow } from '../sim/live.js';
+import type { LiveRow } from './live.js';
 import { metricLabel, targetOf } from '../sim/simulate.js';
 import { valueAt, type Trace } from '../sim/trace.js';
 import { createDynamoStore, ensureTable } from '../store/index.js';

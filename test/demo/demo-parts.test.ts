@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { dayLoad, demoTrace } from '../../lib/sim/demo-trace.js';
-import { liveLine, progressBar } from '../../lib/sim/live.js';
+import { dayLoad, demoTrace } from '../../lib/demo/demo-trace.js';
+import { liveLine, progressBar } from '../../lib/demo/live.js';
 import { valueAt } from '../../lib/sim/trace.js';
 
 describe('demo trace', () => {

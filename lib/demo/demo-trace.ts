@@ -1,6 +1,6 @@
 // The demo's day of traffic, as a relative load (1 = a normal daytime hour): quiet night,
 // morning rise, a lunchtime spike, a slow afternoon decline, evening fall. Each example maps it to its metric.
-import type { Trace } from './trace.js';
+import type { Trace } from '../sim/trace.js';
 
 const HOUR = 3600_000;
 
