@@ -74,6 +74,37 @@ export function formatMetric(spec: MetricSpec, statuses: MetricStatus[]): string
   }
 }
 
+/** One metric line of `describe`, worded as kubectl's describe of an autoscaling/v2 HPA: [label, "current / target"]. */
+export function describeMetric(spec: MetricSpec, statuses: MetricStatus[]): [string, string] {
+  const t = targetOf(spec);
+  if (!t) return [`<unknown metric type ${JSON.stringify(spec.type)}>`, ''];
+  const cur = currentFor(spec, statuses);
+  const unknown = '<unknown>';
+  const target = t.target;
+  const valueText = (current: string | undefined, wanted: string | undefined) => `${current ?? unknown} / ${wanted ?? unknown}`;
+  if (target.type === 'Utilization') {
+    const current = cur?.averageUtilization !== undefined ? `${cur.averageUtilization}% (${cur.averageValue ?? unknown})` : unknown;
+    const on = spec.containerResource ? `resource ${spec.containerResource.name} of container "${spec.containerResource.container}" on pods` : `resource ${t.name} on pods`;
+    return [`${on}  (as a percentage of request)`, valueText(current, target.averageUtilization !== undefined ? `${target.averageUtilization}%` : '<auto>')];
+  }
+  const average = target.type === 'AverageValue';
+  const current = average ? cur?.averageValue : cur?.value;
+  const wanted = average ? target.averageValue : target.value;
+  const kind = average ? 'target average value' : 'target value';
+  switch (spec.type) {
+    case 'Resource':
+      return [`resource ${t.name} on pods`, valueText(current, wanted)];
+    case 'ContainerResource':
+      return [`resource ${spec.containerResource?.name} of container "${spec.containerResource?.container}" on pods`, valueText(current, wanted)];
+    case 'Pods':
+      return [`"${t.name}" on pods`, valueText(current, wanted)];
+    case 'Object':
+      return [`"${t.name}" on ${spec.object?.describedObject.kind}/${spec.object?.describedObject.name} (${kind})`, valueText(current, wanted)];
+    default:
+      return [`"${t.name}" (${kind})`, valueText(current, wanted)];
+  }
+}
+
 /** The TARGETS column: the first four metrics, then "+ N more...". */
 export function formatTargets(hpa: HorizontalPodAutoscaler, wide = false): string {
   const specs = hpa.spec.metrics ?? [];

@@ -5,7 +5,7 @@ import type { HorizontalPodAutoscaler, HPAScalingRules } from '../hpa/types.js';
 import { KIND_HPA, type StoredSpec } from '../store/index.js';
 import type { AutoscalerRecord } from '../sync/ports.js';
 import { CliError, notFound, resolveContext } from './context.js';
-import { age, formatMetric, formatTargets, table } from './format.js';
+import { age, describeMetric, formatTargets, table } from './format.js';
 import { kindByAlias } from './kinds.js';
 
 interface GetOptions {
@@ -111,8 +111,8 @@ export function describe(rec: AutoscalerRecord, cluster: string, now: Date): str
     ['Metrics:', '( current / target )'],
   ];
   for (const m of h.spec.metrics ?? []) {
-    const [label, value] = formatMetric(m, st?.currentMetrics ?? []).split(': ');
-    kv.push([`  ${m.type === 'Resource' || m.type === 'ContainerResource' ? `resource ${label} on pods` : `"${label}" (${m.type.toLowerCase()} metric)`}:`, value.replace('/', ' / ')]);
+    const [label, value] = describeMetric(m, st?.currentMetrics ?? []);
+    kv.push([`  ${label}:`, value]);
   }
   kv.push(
     ['Min replicas:', String(h.spec.minReplicas ?? '<unset>')],

@@ -173,7 +173,7 @@ describe('shpa command line', () => {
     const d = await shpa(['describe', 'web']);
     expect(d.code).toBe(0);
     expect(d.stdout).toMatch(/Reference:\s+Deployment\/web/);
-    expect(d.stdout).toMatch(/resource cpu on pods:\s+72% \/ 60%/);
+    expect(d.stdout).toMatch(/resource cpu on pods  \(as a percentage of request\):\s+72% \(360m\) \/ 60%/);
     expect(d.stdout).toMatch(/Min replicas:\s+2\nMax replicas:\s+15/);
     expect(d.stdout).toMatch(/Deployment pods:\s+3 current \/ 4 desired/);
     expect(d.stdout).toMatch(/ScalingActive\s+True\s+ValidMetricFound/);

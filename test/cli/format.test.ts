@@ -1,7 +1,8 @@
 // kubectl's renderings, checked against the values upstream's printers give.
 import { describe as group, expect, it } from 'vitest';
 import { describe } from '../../lib/cli/inspect.js';
-import { age } from '../../lib/cli/format.js';
+import { age, describeMetric } from '../../lib/cli/format.js';
+import type { MetricSpec, MetricStatus } from '../../lib/hpa/types.js';
 import type { AutoscalerRecord } from '../../lib/sync/ports.js';
 import { hpa, status } from '../store/fixtures.js';
 
@@ -52,4 +53,24 @@ group('describe', () => {
     expect(lines[at + 1]).toBe(`${' '.repeat(column)}tier=front`);
     expect(lines[at + 2].slice(column)).toBe('note=x');
   });
+});
+
+group('describeMetric (kubectl describe hpa, autoscaling/v2)', () => {
+  const statuses: MetricStatus[] = [
+    { type: 'Resource', resource: { name: 'cpu', current: { averageUtilization: 72, averageValue: '360m' } } },
+    { type: 'Resource', resource: { name: 'memory', current: { averageValue: '300Mi' } } },
+    { type: 'ContainerResource', containerResource: { name: 'cpu', container: 'app', current: { averageUtilization: 40, averageValue: '200m' } } },
+    { type: 'Pods', pods: { metric: { name: 'rps' }, current: { averageValue: '12' } } },
+    { type: 'Object', object: { describedObject: { kind: 'Ingress', name: 'main' }, metric: { name: 'hits' }, current: { value: '2k' } } },
+    { type: 'External', external: { metric: { name: 'queue' }, current: { averageValue: '30' } } },
+  ];
+  it.each<[MetricSpec, [string, string]]>([
+    [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 60 } } }, ['resource cpu on pods  (as a percentage of request)', '72% (360m) / 60%']],
+    [{ type: 'Resource', resource: { name: 'memory', target: { type: 'AverageValue', averageValue: '256Mi' } } }, ['resource memory on pods', '300Mi / 256Mi']],
+    [{ type: 'ContainerResource', containerResource: { name: 'cpu', container: 'app', target: { type: 'Utilization', averageUtilization: 50 } } }, ['resource cpu of container "app" on pods  (as a percentage of request)', '40% (200m) / 50%']],
+    [{ type: 'Pods', pods: { metric: { name: 'rps' }, target: { type: 'AverageValue', averageValue: '10' } } }, ['"rps" on pods', '12 / 10']],
+    [{ type: 'Object', object: { describedObject: { kind: 'Ingress', name: 'main' }, metric: { name: 'hits' }, target: { type: 'Value', value: '1k' } } }, ['"hits" on Ingress/main (target value)', '2k / 1k']],
+    [{ type: 'External', external: { metric: { name: 'queue' }, target: { type: 'AverageValue', averageValue: '25' } } }, ['"queue" (target average value)', '30 / 25']],
+    [{ type: 'External', external: { metric: { name: 'other' }, target: { type: 'Value', value: '5' } } }, ['"other" (target value)', '<unknown> / 5']],
+  ])('%j', (spec, want) => expect(describeMetric(spec, statuses)).toEqual(want));
 });
