@@ -57,10 +57,13 @@ export function logCycle(logger: Logger, emf: Metrics, cycle: CycleReport, sourc
     else if (r.outcome === 'skipped') logger.warn('decision', line);
     else logger.info('decision', line);
     if (options.autoscalerMetrics && r.currentReplicas !== undefined) {
-      const m = emf.singleMetric();
-      m.addDimensions({ cluster: r.cluster, namespace: r.namespace, hpa: r.name });
-      m.addMetric('CurrentReplicas', MetricUnit.Count, r.currentReplicas);
-      if (r.desiredReplicas !== undefined) m.addMetric('DesiredReplicas', MetricUnit.Count, r.desiredReplicas);
+      // A single metric is flushed, dimensions and all, by its addMetric: one per value.
+      for (const [name, value] of [['CurrentReplicas', r.currentReplicas], ['DesiredReplicas', r.desiredReplicas]] as const) {
+        if (value === undefined) continue;
+        const m = emf.singleMetric();
+        m.addDimensions({ cluster: r.cluster, namespace: r.namespace, hpa: r.name });
+        m.addMetric(name, MetricUnit.Count, value);
+      }
     }
   }
   const clusterErrors = cycle.clusters.filter((c) => c.error).length;

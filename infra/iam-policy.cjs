@@ -1,12 +1,16 @@
 // The sync function's IAM statements and cluster list, computed at package time
 // from the `clusters` and `assumeRoleArns` params (see docs/deploy.md), so that
 // every resource is named: no wildcard except cloudwatch:GetMetricData, which
-// supports no resource-level permissions (AWS requires "*").
+// supports no resource-level permissions (AWS requires "*"). Also the operators'
+// dashboard body (infra/dashboard.json), the other package-time value serverless.yml needs.
 //
 // clusters: comma-separated entries `name`, `name:region` or `name:region:roleArn`
 // (a role in the cluster's account, assumed to describe and call that cluster).
 // assumeRoleArns: comma-separated extra roles (CloudWatchMetric objects in other accounts).
 'use strict';
+
+const { readFileSync } = require('node:fs');
+const { join } = require('node:path');
 
 const CLUSTER_NAME = /^[0-9A-Za-z][A-Za-z0-9\-_]*$/;
 const REGION = /^[a-z]{2}(-[a-z]+)+-\d+$/;
@@ -77,6 +81,22 @@ async function fromParams(resolveVariable) {
   return { region, clusters, roleArns };
 }
 
+/**
+ * The dashboard body: infra/dashboard.json as one line for Fn::Sub, which fills in
+ * ${AWS::Region}, ${SyncLambdaFunction}, ${SyncLogGroup} and ${MetricsNamespace}
+ * (CloudFormation takes DashboardBody as a string, and serverless.yml has no raw-text file variable).
+ */
+function dashboardSub(metricsNamespace) {
+  const file = join(__dirname, 'dashboard.json');
+  let body;
+  try {
+    body = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (e) {
+    throw new Error(`${file}: ${e.message}`);
+  }
+  return { 'Fn::Sub': [JSON.stringify(body), { MetricsNamespace: metricsNamespace }] };
+}
+
 module.exports = {
   parseClusters,
   parseRoleArns,
@@ -90,5 +110,9 @@ module.exports = {
   async clustersJson({ resolveVariable }) {
     const { clusters } = await fromParams(resolveVariable);
     return JSON.stringify(clusters);
+  },
+  /** serverless.yml: the DashboardBody of the operators' dashboard, in the function's EMF namespace. */
+  async dashboardBody({ resolveVariable }) {
+    return dashboardSub(await resolveVariable('self:provider.environment.SHPA_METRICS_NAMESPACE'));
   },
 };

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadSyncConfig } from '../../lib/sync/config.js';
+import { logSampleCycle, missingFields, type LogLine } from '../functions/log-lines.js';
 
 const root = join(import.meta.dirname, '..', '..');
 const require = createRequire(import.meta.url);
@@ -21,6 +22,40 @@ const CW_ROLE = 'arn:aws:iam::210987654321:role/metrics-reader';
 const SETTINGS = '{"downscaleStabilizationWindowSeconds":600}';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+/** What Ref returns for the resources the dashboard names. */
+function refValue(resource: Json | undefined): string {
+  if (resource?.Type === 'AWS::Logs::LogGroup') return resource.Properties.LogGroupName;
+  if (resource?.Type === 'AWS::Lambda::Function') return resource.Properties.FunctionName;
+  throw new Error(`Fn::Sub refers to ${JSON.stringify(resource?.Type)}: no Ref value known here`);
+}
+
+/** Fn::Sub [text, vars] as CloudFormation resolves it: pseudo parameters, vars, resource Refs, ${!x} kept literally. */
+function resolveSub(sub: unknown, template: Json, region: string): string {
+  expect(Array.isArray(sub)).toBe(true);
+  const [text, vars] = sub as [string, Record<string, string>];
+  return text.replace(/\$\{(!?)([^}]*)\}/g, (_m, literal: string, name: string) => {
+    if (literal) return `\${${name}}`;
+    if (name === 'AWS::Region') return region;
+    if (name in vars) return vars[name];
+    return refValue(template.Resources[name]);
+  });
+}
+
+/** Each metric the EMF lines define, as "namespace metric dim=value,…" (dimensions sorted). */
+function emittedMetrics(lines: LogLine[]): Set<string> {
+  const out = new Set<string>();
+  for (const line of lines) {
+    const emf = (line._aws as Json | undefined)?.CloudWatchMetrics as Json[] | undefined;
+    for (const d of emf ?? []) {
+      for (const dims of d.Dimensions as string[][]) {
+        const pairs = dims.map((k) => `${k}=${String(line[k])}`).sort().join(',');
+        for (const m of d.Metrics as { Name: string }[]) out.add(`${d.Namespace} ${m.Name} ${pairs}`);
+      }
+    }
+  }
+  return out;
+}
 
 function osls(out: string, params: string[]) {
   const cmd = [process.execPath, join(root, 'node_modules/osls/bin/serverless.js'), 'package', '--region', 'eu-west-1', '--stage', 'test', '--package', out, ...params.map((p) => `--param=${p}`)];
@@ -111,6 +146,78 @@ describe('serverless.yml packaged offline', () => {
     expect(byAction('eks:DescribeCluster')).toEqual([{ 'Fn::Sub': 'arn:${AWS::Partition}:eks:eu-west-1:${AWS::AccountId}:cluster/prod' }]);
     expect(byAction('sts:AssumeRole').sort()).toEqual([CW_ROLE, ROLE].sort());
     expect(byAction('logs:PutLogEvents')).toHaveLength(1);
+  });
+
+  describe('operators dashboard', () => {
+    let body: Json;
+    let lines: LogLine[];
+    let widgets: Json[];
+    const metricWidgets = () => widgets.filter((w) => w.type === 'metric');
+    const logWidgets = () => widgets.filter((w) => w.type === 'log');
+    const fnName = () => template.Resources.SyncLambdaFunction.Properties.FunctionName as string;
+
+    beforeAll(() => {
+      if (!template) return;
+      const props = template.Resources.OperatorsDashboard?.Properties;
+      if (props) body = JSON.parse(resolveSub(props.DashboardBody['Fn::Sub'], template, 'eu-west-1'));
+      widgets = body?.widgets ?? [];
+      // The function's own EMF output for a cycle (one scaled autoscaler, one failed), in the packaged namespace.
+      const env = template.Resources.SyncLambdaFunction.Properties.Environment.Variables;
+      lines = logSampleCycle({ metricsNamespace: env.SHPA_METRICS_NAMESPACE, autoscalerMetrics: env.SHPA_AUTOSCALER_METRICS !== 'false' });
+    });
+
+    it('is a CloudWatch dashboard per stage whose body is JSON once Fn::Sub resolves', () => {
+      const dashboard = template.Resources.OperatorsDashboard;
+      expect(dashboard.Type).toBe('AWS::CloudWatch::Dashboard');
+      expect(dashboard.Properties.DashboardName).toBe('serverless-hpa-test');
+      expect(widgets.length).toBeGreaterThanOrEqual(8);
+      for (const w of widgets) expect(w.properties.region).toBe('eu-west-1');
+    });
+
+    it('graphs metrics the sync function emits, with their dimensions, and all of them', () => {
+      const emitted = emittedMetrics(lines);
+      const emittedNames = new Set([...emitted].map((m) => m.split(' ')[1]));
+      expect(emittedNames).toContain('DesiredReplicas');
+      const shown = new Set<string>();
+      const lambda = new Set<string>();
+      for (const row of metricWidgets().flatMap((w) => w.properties.metrics as unknown[][])) {
+        if (typeof row[0] === 'object') {
+          // SEARCH finds a metric only under its exact dimension set: the schema must be what EMF declares.
+          const expr = (row[0] as Json).expression as string;
+          const search = /^SEARCH\('\{([^}]+)\} MetricName="(\w+)"', '\w+', \d+\)$/.exec(expr);
+          expect(search, expr).not.toBeNull();
+          const [ns, ...dims] = search![1].split(',');
+          const schema = `${ns} ${search![2]} ${dims.sort().join(',')}`;
+          const match = [...emitted].some((m) => m.replace(/=[^,]*/g, '') === schema);
+          expect(match, `${expr} matches no emitted metric (${[...emitted].join('; ')})`).toBe(true);
+          shown.add(search![2]);
+          continue;
+        }
+        const [ns, name, ...rest] = row as string[];
+        const dims = rest.filter((x) => typeof x === 'string');
+        const pairs = dims.flatMap((_, i) => (i % 2 === 0 ? [`${dims[i]}=${dims[i + 1]}`] : [])).sort().join(',');
+        if (ns === 'AWS/Lambda') {
+          expect(pairs).toBe(`FunctionName=${fnName()}`);
+          lambda.add(name);
+          continue;
+        }
+        expect(emitted, `${ns} ${name} ${pairs}`).toContain(`${ns} ${name} ${pairs}`);
+        shown.add(name);
+      }
+      expect([...shown].sort()).toEqual([...emittedNames].sort());
+      expect([...lambda].sort()).toEqual(['Duration', 'Errors', 'Throttles']);
+    });
+
+    it('queries the sync log group for fields the decision and cycle lines have', () => {
+      const logGroup = template.Resources.SyncLogGroup.Properties.LogGroupName as string;
+      expect(logGroup).toBe(`/aws/lambda/${fnName()}`);
+      expect(logWidgets()).toHaveLength(2);
+      for (const w of logWidgets()) {
+        const query = w.properties.query as string;
+        expect(query.startsWith(`SOURCE '${logGroup}'\n`), query).toBe(true);
+        expect(missingFields(query, lines), w.properties.title).toEqual([]);
+      }
+    });
   });
 
   it('ships one bundled ESM handler', () => {
