@@ -8,13 +8,13 @@ import { PassThrough } from 'node:stream';
 import { pathToFileURL } from 'node:url';
 import { Command } from 'commander';
 import { chromium } from 'playwright-core';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, inject } from 'vitest';
 import { demoCommand, registerDemo } from '../../lib/cli/demo.js';
 import { runDemo, type DemoOptions, type DemoResult } from '../../lib/demo/run.js';
 import { EXAMPLES_DIR } from '../../lib/demo/scenario.js';
 import type { Report } from '../../lib/report/model.js';
 import type { Trace } from '../../lib/sim/trace.js';
-import { CHROMIUM_ARGS, ensureChromium } from '../report/chromium.js';
+import { CHROMIUM_ARGS } from '../report/chromium.js';
 
 const outDir = join(import.meta.dirname, '../../test-output/demo');
 const START = Date.UTC(2026, 2, 3, 11);
@@ -150,7 +150,7 @@ describe('shpa demo, headless', () => {
     expect(output).toContain(`report: ${result.reportPath}`);
   });
 
-  const browser = ensureChromium();
+  const browser = inject('chromium');
   it.skipIf('skip' in browser)(`the report renders in headless Chromium${'skip' in browser ? ` (SKIPPED: ${browser.skip})` : ''}`, async () => {
     if (!('path' in browser)) return;
     const b = await chromium.launch({ executablePath: browser.path, args: CHROMIUM_ARGS });

@@ -15,8 +15,10 @@ export const CHROMIUM_ARGS = [
   '--disable-sync',
 ];
 
-/** The browser path, or why there is none (the caller skips with that message). */
-export function ensureChromium(): { path: string } | { skip: string } {
+export type ChromiumAvailability = { path: string } | { skip: string };
+
+/** The browser path, or why there is none (the caller skips with that message). Run once, by test/global-setup.ts. */
+export function ensureChromium(): ChromiumAvailability {
   if (existsSync(CHROMIUM)) return { path: CHROMIUM };
   if (process.getuid?.() !== 0) return { skip: `${CHROMIUM} is missing and installing it needs root (apt-get install chromium)` };
   try {

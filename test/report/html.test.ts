@@ -2,11 +2,11 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { chromium } from 'playwright-core';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, inject } from 'vitest';
 import { renderHtmlReport } from '../../lib/report/html.js';
 import { summarize, type AutoscalerReport, type Report } from '../../lib/report/model.js';
 import { renderReplicasChart, renderSummaryTable } from '../../lib/report/terminal.js';
-import { CHROMIUM_ARGS, ensureChromium } from './chromium.js';
+import { CHROMIUM_ARGS } from './chromium.js';
 
 const outDir = join(import.meta.dirname, '../../test-output');
 
@@ -81,7 +81,7 @@ describe('HTML report', () => {
     expect(renderReplicasChart(report.autoscalers[1], { width: 40, color: true })).toContain('\u001b[');
   });
 
-  const browser = ensureChromium();
+  const browser = inject('chromium');
   it.skipIf('skip' in browser)(`renders in headless Chromium${'skip' in browser ? ` (SKIPPED: ${browser.skip})` : ''}`, async () => {
     if (!('path' in browser)) return;
     mkdirSync(outDir, { recursive: true });
