@@ -291,7 +291,7 @@ function message(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
 }
 
-function main(argv: string[]): number {
+export function main(argv: string[]): number {
   const paths = argv.filter((a) => !a.startsWith('-'));
   if (paths.length === 0) {
     console.error('usage: npm run conformance -- <folder or file of vectors>...');
@@ -306,6 +306,11 @@ function main(argv: string[]): number {
     }
   }
   const results = runVectorFiles(paths);
+  if (results.length === 0) {
+    console.error(`conformance: no vectors under ${paths.join(', ')} (expected *.json files holding arrays of vectors)`);
+    console.log('0 passed, 0 failed');
+    return 1;
+  }
   const failed = results.filter((r) => r.failures.length > 0);
   for (const r of failed) {
     console.log(`FAIL ${r.file} :: ${r.name}`);

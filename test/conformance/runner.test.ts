@@ -2,7 +2,10 @@ import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { runVectorFiles } from '../../scripts/conformance.js';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { vi } from 'vitest';
+import { main, runVectorFiles } from '../../scripts/conformance.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const publicVectors = resolve(here, '../../../shared/conformance/public');
@@ -14,6 +17,21 @@ describe('conformance runner', () => {
     expect(byName['wrong expectation on purpose']).toEqual([expect.stringContaining('replicas')]);
     expect(byName['right expectation']).toEqual([]);
     expect(byName['unknown kind']).toEqual(['unknown kind "teleport"']);
+  });
+
+  it('fails when a folder holds no vectors, and on a missing path', () => {
+    const log = vi.spyOn(console, 'log').mockImplementation(() => {});
+    const err = vi.spyOn(console, 'error').mockImplementation(() => {});
+    try {
+      expect(main([mkdtempSync(join(tmpdir(), 'no-vectors-'))])).toBe(1);
+      expect(err).toHaveBeenCalledWith(expect.stringContaining('no vectors under'));
+      expect(main([join(here, 'no-such-folder')])).toBe(2);
+      expect(main([join(here, 'fixtures')])).toBe(1);
+      expect(log).toHaveBeenLastCalledWith('1 passed, 2 failed');
+    } finally {
+      log.mockRestore();
+      err.mockRestore();
+    }
   });
 
   it('passes our own vectors (paths the public sample does not take)', () => {
