@@ -1,10 +1,8 @@
-import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
-import { mkdtempSync } from 'node:fs';
+import { describe, expect, it, vi } from 'vitest';
+import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { vi } from 'vitest';
 import { main, runVectorFiles } from '../../scripts/conformance.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
