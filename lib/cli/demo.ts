@@ -3,7 +3,8 @@ import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { runDemo, type DemoResult } from '../demo/run.js';
 import { EXAMPLES_DIR } from '../demo/scenario.js';
-import { demoTrace } from '../demo/demo-trace.js';
+import { demoTrace, relativeLoad } from '../demo/demo-trace.js';
+import { prepareOutDir } from '../demo/out-dir.js';
 import { parseTrace, TraceError, type Trace } from '../sim/trace.js';
 import { CliError } from './context.js';
 import { numberOption, useColor } from './simulate.js';
@@ -22,18 +23,34 @@ export interface DemoCliOptions {
 
 export const DEFAULT_OUT_DIR = '.shpa/demo';
 
-/** The built-in day (yesterday, UTC), or the file's first series as the relative load. */
+/** The built-in day (yesterday, UTC), or the file's first series divided by its median as the relative load. */
 function loadTrace(file: string | undefined): { trace: Trace; name: string } {
   if (!file) {
     const now = new Date();
     return { trace: demoTrace(new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() - 1)), 60), name: 'a day (quiet night, lunchtime spike ×4, slow decline)' };
   }
+  let parsed: Trace;
   try {
-    return { trace: parseTrace(readFileSync(file, 'utf8'), file), name: `trace ${file}` };
+    parsed = parseTrace(readFileSync(file, 'utf8'), file);
   } catch (e) {
     if (e instanceof TraceError) throw new CliError(e.message);
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') throw new CliError(`--trace: no such file: ${file}`);
     throw e;
+  }
+  try {
+    const { trace, median } = relativeLoad(parsed);
+    return { trace, name: `trace ${file} (${trace.series[0]} ÷ its median ${median})` };
+  } catch (e) {
+    throw new CliError(`--trace ${file}: ${(e as Error).message}`);
+  }
+}
+
+/** The --out folder, made now: a bad one fails before the local parts start, not after the run. */
+function outDir(dir: string): string {
+  try {
+    return prepareOutDir(dir);
+  } catch (e) {
+    throw new CliError(`--out ${(e as Error).message}`);
   }
 }
 
@@ -42,6 +59,7 @@ export async function demoCommand(opts: DemoCliOptions, out: NodeJS.WriteStream 
   const { trace, name } = loadTrace(opts.trace);
   const span = trace.times[trace.times.length - 1] - trace.times[0];
   if (span < opts.syncPeriod * 1000) throw new CliError(`the trace spans ${span / 1000} s, less than one sync period (${opts.syncPeriod} s)`);
+  const reportDir = opts.report ? outDir(opts.out) : undefined;
   const speed = opts.speed ?? (opts.duration > 0 ? span / 1000 / opts.duration : Infinity);
   const abort = new AbortController();
   const onSignal = () => {
@@ -57,7 +75,7 @@ export async function demoCommand(opts: DemoCliOptions, out: NodeJS.WriteStream 
       syncPeriodSeconds: opts.syncPeriod,
       speed,
       examplesDir: EXAMPLES_DIR,
-      outDir: opts.report ? opts.out : undefined,
+      outDir: reportDir,
       out,
       tty: Boolean(out.isTTY) && !process.env.CI,
       color: useColor(out),
@@ -78,7 +96,7 @@ export function registerDemo(program: Command): void {
     .description('run the real sync handler locally (embedded DynamoDB, Kubernetes API, CloudWatch) through a day of load on a virtual clock')
     .option('--duration <seconds>', 'wall seconds for the whole trace (0: as fast as it goes)', numberOption('--duration', 0), 60)
     .option('--speed <factor>', 'virtual seconds per wall second, e.g. 1440 for a day a minute (overrides --duration)', numberOption('--speed', 0.001))
-    .option('--trace <csv>', 'relative load over time (1 = a normal daytime hour): timestamp and value columns, or a CloudWatch CSV export')
+    .option('--trace <csv>', 'load over time, any unit (its first series, divided by its median: 1 = a typical level): timestamp and value columns, or a CloudWatch CSV export')
     .option('--sync-period <seconds>', 'virtual seconds between syncs', numberOption('--sync-period', 1, true), 60)
     .option('--out <dir>', 'where report.html and decisions.jsonl go', DEFAULT_OUT_DIR)
     .option('--no-report', 'write no files: live lines and terminal charts only')

@@ -25,3 +25,17 @@ export function demoTrace(start: Date, stepSeconds = 60): Trace {
   }
   return { series: ['load'], times, values: [values] };
 }
+
+/**
+ * A trace file's first series as a relative load: divided by its median, so any unit
+ * (cores, messages, requests) gives a typical level of 1 and only the shape matters.
+ * The median rather than the first value: a trace may start in a spike or a lull. NaN (no value) stays NaN.
+ */
+export function relativeLoad(trace: Trace): { trace: Trace; median: number } {
+  const values = trace.values[0];
+  const sorted = values.filter((v) => !Number.isNaN(v)).sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  const median = sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+  if (!(median > 0)) throw new Error(`its median value is ${median}: a load needs a positive median to scale by`);
+  return { trace: { series: [trace.series[0]], times: trace.times, values: [values.map((v) => v / median)] }, median };
+}

@@ -1,7 +1,7 @@
 // `shpa demo`: the real sync handler scaling local workloads through a trace of load on a
 // virtual clock. Each tick sets the clock, invokes the handler once (one sync cycle),
 // and reads what happened from the handler's own decision lines and from the cluster.
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Decision, HpaEvent } from '../hpa/reconcile.js';
@@ -26,6 +26,8 @@ export const DEMO_CLUSTER = 'demo';
 const TABLE = 'shpa';
 /** The workloads exist this long before the first tick: their pods are Ready and have metrics. */
 const WARM_UP_MS = 10 * 60_000;
+/** Judge the pace after this share of the ticks (at least 10): the first ones are slower while the JIT warms up. */
+const PACE_SAMPLE = 0.05;
 export const DEMO_POD_TIMINGS: PodTimings = { startDelaySeconds: 5, readyDelaySeconds: 25 };
 
 export interface DemoOptions {
@@ -38,7 +40,7 @@ export interface DemoOptions {
   /** Virtual seconds per wall second; Infinity runs as fast as the handler goes. */
   speed: number;
   examplesDir: string;
-  /** Where report.html and decisions.jsonl go; undefined: no files. */
+  /** An existing, writable folder (prepareOutDir) for report.html and decisions.jsonl; undefined: no files. */
   outDir?: string;
   out: NodeJS.WritableStream;
   /** Redraw the live lines in place (a terminal outside CI). */
@@ -63,6 +65,8 @@ export interface DemoResult {
   errors: string[];
   reportPath?: string;
   logPath?: string;
+  /** Said once when the handler cannot keep the requested pace. */
+  behindPace?: string;
 }
 
 /** The fields of the handler's "decision" line (functions/sync-log.ts) the demo reads. */
@@ -159,6 +163,10 @@ export async function runDemo(o: DemoOptions): Promise<DemoResult> {
       result.ticks++;
       logLines.push(...lines);
       const notes = invocation.errors.map((e) => `sync error (${e.stage}${e.cluster ? ` ${e.cluster}` : ''}): ${e.message}`);
+      if (Number.isFinite(o.speed) && i + 1 === Math.min(plannedTicks, Math.max(10, Math.ceil(plannedTicks * PACE_SAMPLE)))) {
+        result.behindPace = behindPace(result.handlerMs, (performance.now() - loopStart) / (i + 1), plannedTicks, span / o.speed);
+        if (result.behindPace) notes.push(result.behindPace);
+      }
       const decisions = new Map<string, DecisionLine>();
       for (const l of lines) {
         if (l.message !== 'decision') continue;
@@ -222,10 +230,10 @@ export async function runDemo(o: DemoOptions): Promise<DemoResult> {
   for (const r of result.reports) write(`${renderReplicasChart(r, { color: o.color })}\n`);
   write(renderSummaryTable(result.reports));
   write(`\n${timingLine(result)}\n`);
+  if (result.behindPace) write(`${result.behindPace}\n`);
   if (result.errors.length > 0) write(`${result.errors.length} errors, first: ${result.errors[0]}\n`);
   if (o.outDir) {
     const dir = resolve(o.outDir);
-    mkdirSync(dir, { recursive: true });
     result.reportPath = join(dir, 'report.html');
     result.logPath = join(dir, 'decisions.jsonl');
     writeFileSync(
@@ -251,4 +259,13 @@ function timingLine(r: DemoResult): string {
   const mean = ms.reduce((s, x) => s + x, 0) / Math.max(1, ms.length);
   const p95 = ms[Math.min(ms.length - 1, Math.floor(ms.length * 0.95))] ?? 0;
   return `wall time ${(r.wallMs / 1000).toFixed(1)} s; sync handler ${mean.toFixed(1)} ms per run on average, p95 ${p95.toFixed(1)} ms`;
+}
+
+/** The line to say when, at `tickMs` of wall time per tick so far, the run takes over 10% longer than the `plannedMs` asked for; undefined otherwise. */
+export function behindPace(handlerMs: number[], tickMs: number, plannedTicks: number, plannedMs: number): string | undefined {
+  const expectedMs = tickMs * plannedTicks;
+  if (expectedMs <= plannedMs * 1.1) return undefined;
+  const mean = handlerMs.reduce((s, x) => s + x, 0) / Math.max(1, handlerMs.length);
+  const seconds = (ms: number) => (ms < 10_000 ? (ms / 1000).toFixed(1) : Math.round(ms / 1000).toFixed(0));
+  return `running behind the requested pace: the sync handler takes ~${Math.round(mean)} ms per run; this run will take about ${seconds(expectedMs)} s instead of ${seconds(plannedMs)} s`;
 }

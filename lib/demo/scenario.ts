@@ -1,7 +1,7 @@
 // What the demo runs: the examples, applied through `shpa apply`'s validation and the
 // store, and a workload for each autoscaler's target whose usage follows the trace's
 // relative load (1 = a normal daytime hour), mapped per example as below.
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import type { HorizontalPodAutoscaler } from '../hpa/types.js';
 import { checkFile } from '../cli/apply.js';
 import { expandPaths } from '../cli/manifests.js';
@@ -9,8 +9,10 @@ import type { LocalCloudWatch } from '../local/cloudwatch-server.js';
 import type { WorkloadModel } from '../local/workload-model.js';
 import type { CloudWatchMetric } from '../metrics/cloudwatch-types.js';
 import { KIND_HPA, type DynamoStore } from '../store/index.js';
+import { packageRoot } from './package-root.js';
 
-export const EXAMPLES_DIR = fileURLToPath(new URL('../../examples/', import.meta.url));
+/** From the package root, not this module: bundled, this module is dist/shpa.js. */
+export const EXAMPLES_DIR = join(packageRoot(), 'examples');
 
 const GI = 1024 ** 3;
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { dayLoad, demoTrace } from '../../lib/demo/demo-trace.js';
+import { dayLoad, demoTrace, relativeLoad } from '../../lib/demo/demo-trace.js';
 import { liveLine, progressBar } from '../../lib/demo/live.js';
 import { valueAt } from '../../lib/sim/trace.js';
 
@@ -14,6 +14,23 @@ describe('demo trace', () => {
     // the decline after the spike is gradual: no step larger than a few percent per minute
     for (let h = 12.5; h < 16; h += 1 / 60) expect(dayLoad(h) - dayLoad(h + 1 / 60)).toBeLessThan(0.02);
     expect(dayLoad(16)).toBeCloseTo(1);
+  });
+});
+
+describe('a trace file as relative load', () => {
+  const trace = (values: number[]) => ({ series: ['backlog', 'other'], times: values.map((_, i) => i * 60_000), values: [values, values] });
+
+  it('divides the first series by its median, ignoring gaps', () => {
+    const { trace: t, median } = relativeLoad(trace([150, 150, NaN, 300, 600, 2650]));
+    expect(median).toBe(300);
+    expect(t.series).toEqual(['backlog']);
+    expect(t.values).toEqual([[0.5, 0.5, NaN, 1, 2, 2650 / 300]]);
+    expect(relativeLoad(trace([4, 1, 2, 3])).median).toBe(2.5);
+  });
+
+  it('refuses a series whose median is not positive', () => {
+    expect(() => relativeLoad(trace([0, 0, 5]))).toThrow(/median value is 0/);
+    expect(() => relativeLoad(trace([NaN]))).toThrow(/median value is NaN/);
   });
 });
 

@@ -1,7 +1,7 @@
 // The demo end to end, headless: the real sync handler on dynalite, the local
 // Kubernetes API server and the local CloudWatch endpoint, through a short spike.
 import { spawn } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
@@ -141,6 +141,9 @@ describe('shpa demo, headless', () => {
 
   it('prints plain progress without escape codes, the chart and the report path', () => {
     expect(output).not.toContain('\u001b[');
+    // unpaced: never behind
+    expect(result.behindPace).toBeUndefined();
+    expect(output).not.toContain('running behind');
     expect(output).toContain('horizontalpodautoscaler.autoscaling/web created');
     expect(output).toContain('cloudwatchmetric.shpa.dev/jobs-backlog created');
     expect(output).toMatch(/11:20 {2}demo\/web +load +4\.00 +cpu \d+%\/60% +replicas 2 → \d+/);
@@ -219,6 +222,38 @@ describe('shpa demo, options', () => {
     await expect(program().parseAsync(['node', 'shpa', 'demo', '--sync-period', '1.5'])).rejects.toThrow(/--sync-period must be an integer ≥ 1/);
   });
 
+  it('a bad --out fails at once, naming the option, before the local parts start', async () => {
+    mkdirSync(outDir, { recursive: true });
+    const file = join(outDir, 'a-file');
+    writeFileSync(file, '');
+    const base = { duration: 0, syncPeriod: 60, report: true };
+    for (const [dir, problem] of [
+      [file, /--out .*a-file: is a file, not a directory$/],
+      [join(file, 'sub'), /--out .*a-file\/sub: .*a-file is a file, not a directory$/],
+      // Node 20's recursive mkdir never returns here
+      ['/proc/nope/demo', /--out \/proc\/nope\/demo: cannot be created there$/],
+    ] as const) {
+      const out = collector();
+      await expect(demoCommand({ ...base, out: dir }, out.stream as unknown as NodeJS.WriteStream)).rejects.toThrow(problem);
+      expect(out.text()).toBe('');
+    }
+    expect(existsSync('/proc/nope')).toBe(false);
+  });
+
+  it('reads a trace in any unit as load relative to its median: the shipped SQS trace does not pin every autoscaler at its maximum', async () => {
+    const out = collector();
+    const trace = join(EXAMPLES_DIR, 'traces', 'sqs-backlog-cloudwatch.csv');
+    const r = await demoCommand({ duration: 0, syncPeriod: 60, report: false, out: outDir, trace }, out.stream as unknown as NodeJS.WriteStream);
+    expect(r.errors).toEqual([]);
+    expect(out.text()).toContain(`trace ${trace} (ApproximateNumberOfMessagesVisible ÷ its median 950)`);
+    for (const a of r.reports) {
+      const max = Math.max(...a.replicas);
+      // it scales with the backlog, and spends most of the run below its peak
+      expect(max).toBeGreaterThan(Math.min(...a.replicas));
+      expect(a.replicas.filter((n) => n === max).length).toBeLessThan(a.replicas.length / 2);
+    }
+  }, 120_000);
+
   it('a missing or malformed trace file is a clear error', async () => {
     const base = { duration: 0, syncPeriod: 60, report: false, out: outDir };
     await expect(demoCommand({ ...base, trace: join(outDir, 'nope.csv') })).rejects.toThrow(/--trace: no such file: .*nope\.csv/);
@@ -227,4 +262,20 @@ describe('shpa demo, options', () => {
     writeFileSync(bad, 'timestamp,load\n2026-03-03T00:00:00Z,1\n2026-03-03T00:01:00Z,abc\n');
     await expect(demoCommand({ ...base, trace: bad })).rejects.toThrow(/bad\.csv:3/);
   });
+});
+
+describe('shpa demo, pace', () => {
+  it('says once, live and in the summary, when the handler cannot keep the requested pace', async () => {
+    const out = collector();
+    // 70 virtual minutes in 50 ms of wall time: under 1 ms per sync, which no handler run keeps
+    const r = await runDemo(options(out.stream, { speed: (70 * MIN) / 50 }));
+    expect(r.ticks).toBe(71);
+    expect(r.behindPace).toMatch(/^running behind the requested pace: the sync handler takes ~\d+ ms per run; this run will take about \d+(\.\d)? s instead of 0\.1 s$/);
+    const text = out.text();
+    expect(text.split(r.behindPace!).length - 1).toBe(2);
+    // live: before the last progress bar; summary: after the timing line
+    expect(text.indexOf(r.behindPace!)).toBeLessThan(text.indexOf('100% 12:10'));
+    expect(text).toMatch(/sync handler [\d.]+ ms per run on average.*\nrunning behind/);
+    expect(text).not.toContain('\u001b[');
+  }, 60_000);
 });

@@ -7,6 +7,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_CONTROLLER_SETTINGS } from '../../lib/hpa/defaults.js';
 import { loadSyncConfig } from '../../lib/sync/config.js';
 import { logSampleCycle, missingFields, type LogLine } from '../functions/log-lines.js';
 
@@ -14,6 +15,7 @@ const root = join(import.meta.dirname, '..', '..');
 const require = createRequire(import.meta.url);
 const iam = require('../../infra/iam-policy.cjs') as {
   parseClusters(text: string, region: string): { name: string; region: string; roleArn?: string }[];
+  checkParams(params: Record<string, string | number>): void;
 };
 
 const offline = spawnSync('unshare', ['-rn', 'true'], { stdio: 'ignore' }).status === 0;
@@ -252,6 +254,89 @@ describe('cluster parameter', () => {
       const r = osls(out, []);
       expect(r.status).not.toBe(0);
       expect(r.stdout + r.stderr).toMatch(/param "clusters" is empty/);
+    } finally {
+      rmSync(out, { recursive: true, force: true });
+    }
+  }, 120_000);
+});
+
+describe('other params', () => {
+  const DEFAULTS = { syncPeriodSeconds: '15', dryRun: 'false', autoscalerMetrics: 'true', controllerSettings: '', logLevel: 'INFO', memorySize: 512, logRetentionDays: 30, tableName: 'serverless-hpa-dev' };
+  const check = (name: string, value: string) => () => iam.checkParams({ ...DEFAULTS, [name]: value });
+
+  it('accepts the defaults and names the bad param', () => {
+    expect(() => iam.checkParams(DEFAULTS)).not.toThrow();
+    expect(check('controllerSettings', '{bad')).toThrow(/param "controllerSettings": not JSON/);
+    expect(check('controllerSettings', '{"downscaleStabilisationWindowSeconds":600}')).toThrow(/param "controllerSettings": downscaleStabilisationWindowSeconds: unknown setting/);
+    expect(check('syncPeriodSeconds', 'abc')).toThrow(/param "syncPeriodSeconds": must be an integer from 1 to 60, got "abc"/);
+    expect(check('dryRun', 'maybe')).toThrow(/param "dryRun": must be true or false, got "maybe"/);
+    expect(check('autoscalerMetrics', 'no')).toThrow(/param "autoscalerMetrics"/);
+    expect(check('logLevel', 'LOUD')).toThrow(/param "logLevel": must be one of/);
+    expect(check('memorySize', '64')).toThrow(/param "memorySize"/);
+    expect(check('logRetentionDays', '10')).toThrow(/param "logRetentionDays"/);
+    expect(check('tableName', 'a/b')).toThrow(/param "tableName"/);
+  });
+
+  // The function reads these params from its environment (lib/sync/config.ts): packaging must accept exactly what it accepts.
+  const ENV: Record<string, string> = { syncPeriodSeconds: 'SHPA_SYNC_PERIOD_SECONDS', dryRun: 'SHPA_DRY_RUN', controllerSettings: 'SHPA_CONTROLLER_SETTINGS' };
+  const settings = (v: unknown) => JSON.stringify(v);
+  const table: [string, string][] = [
+    ...['', '1', '15', '60', '61', '0', '-5', '1.5', 'abc', '1e1', ' 30'].map((v): [string, string] => ['syncPeriodSeconds', v]),
+    ...['', 'true', 'false', 'TRUE', ' False ', 'maybe', '1', 'yes'].map((v): [string, string] => ['dryRun', v]),
+    ...[
+      '',
+      '{bad',
+      '[]',
+      'null',
+      '42',
+      '{}',
+      settings(DEFAULT_CONTROLLER_SETTINGS),
+      settings({ unknown: 1 }),
+      settings({ tolerance: null }),
+      settings({ tolerance: { scaleUp: 0.2 } }),
+      settings({ tolerance: { scaleUp: -0.2 } }),
+      settings({ tolerance: { sideways: 0.2 } }),
+      settings({ featureGates: { HPAScaleToZero: 'yes' } }),
+      settings({ featureGates: { HPAScaleToZero: false, Other: true } }),
+    ].map((v): [string, string] => ['controllerSettings', v]),
+    // every setting, with its default's type and with a wrong one
+    ...Object.entries(DEFAULT_CONTROLLER_SETTINGS).flatMap(([k, v]): [string, string][] =>
+      typeof v === 'number'
+        ? [['controllerSettings', settings({ [k]: v })], ['controllerSettings', settings({ [k]: -1 })], ['controllerSettings', settings({ [k]: String(v) })]]
+        : Object.entries(v as object).flatMap(([f, fv]): [string, string][] => [
+            ['controllerSettings', settings({ [k]: { [f]: fv } })],
+            ['controllerSettings', settings({ [k]: { [f]: typeof fv === 'number' ? true : 1 } })],
+          ]),
+    ),
+  ];
+
+  it.each(table)('%s=%s: packaging and the function agree', (name, value) => {
+    const packaged = (() => {
+      try {
+        iam.checkParams({ ...DEFAULTS, [name]: value });
+        return 'accepted';
+      } catch {
+        return 'rejected';
+      }
+    })();
+    const env = { AWS_REGION: 'eu-west-1', SHPA_TABLE: 't', SHPA_CLUSTERS: '[{"name":"prod"}]', SHPA_SCHEDULE_INTERVAL_SECONDS: '60', [ENV[name]]: value };
+    const runtime = (() => {
+      try {
+        loadSyncConfig(env);
+        return 'accepted';
+      } catch {
+        return 'rejected';
+      }
+    })();
+    expect(packaged).toBe(runtime);
+  });
+
+  it('refuses to package with a bad param, naming it', () => {
+    const out = mkdtempSync(join(tmpdir(), 'shpa-package-'));
+    try {
+      const r = osls(out, ['clusters=prod', 'controllerSettings={bad']);
+      expect(r.status).not.toBe(0);
+      expect(r.stdout + r.stderr).toMatch(/param "controllerSettings": not JSON/);
     } finally {
       rmSync(out, { recursive: true, force: true });
     }
