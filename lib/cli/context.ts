@@ -65,8 +65,13 @@ function resolveSettings(cmd: Command): Settings {
   const config = readConfig();
   const env = process.env;
   // An empty variable counts as unset.
+  const endpoint = flags.endpoint || env.SHPA_DYNAMODB_ENDPOINT || config.endpoint || undefined;
+  if (endpoint !== undefined && (!URL.canParse(endpoint) || !/^https?:$/.test(new URL(endpoint).protocol))) {
+    const from = flags.endpoint ? '--endpoint' : env.SHPA_DYNAMODB_ENDPOINT ? 'SHPA_DYNAMODB_ENDPOINT' : `"endpoint" in ${configPath()}`;
+    throw new CliError(`${from} "${endpoint}" is not a URL: give the DynamoDB endpoint as http(s)://HOST[:PORT] (e.g. http://127.0.0.1:8000), or leave it unset for AWS's regional endpoint`);
+  }
   return {
-    endpoint: flags.endpoint || env.SHPA_DYNAMODB_ENDPOINT || config.endpoint || undefined,
+    endpoint,
     region: flags.region || env.AWS_REGION || env.AWS_DEFAULT_REGION || config.region || 'us-east-1',
     table: flags.table || env.SHPA_TABLE || config.table || DEFAULT_TABLE_NAME,
     cluster: flags.cluster || env.SHPA_CLUSTER || config.cluster || undefined,

@@ -6,7 +6,7 @@ import { KIND_HPA, type StoredSpec } from '../store/index.js';
 import type { AutoscalerRecord } from '../sync/ports.js';
 import { CliError, notFound, resolveContext } from './context.js';
 import { age, describeMetric, formatTargets, table } from './format.js';
-import { kindByAlias } from './kinds.js';
+import { parseTargets } from './kinds.js';
 
 interface GetOptions {
   namespace: string;
@@ -18,33 +18,41 @@ interface GetOptions {
 export function registerInspect(program: Command): void {
   program
     .command('get')
-    .description('list autoscalers (like kubectl get hpa)')
-    .argument('[name]', 'one autoscaler')
+    .description('list autoscalers (like kubectl get hpa); also "get hpa NAME", "get cloudwatchmetric", "get cwm/NAME"')
+    .argument('[names...]', 'autoscalers (or TYPE NAME..., TYPE/NAME)')
     .option('-n, --namespace <ns>', 'namespace', 'default')
     .option('-A, --all-namespaces', 'every namespace')
     .option('-o, --output <format>', 'wide, yaml or json')
     .option('-k, --kind <kind>', 'hpa or cloudwatchmetric', 'hpa')
-    .action(async (name: string | undefined, opts: GetOptions, cmd: Command) => {
+    .action(async (args: string[], opts: GetOptions, cmd: Command) => {
       if (opts.output && !['wide', 'yaml', 'json'].includes(opts.output)) throw new CliError(`unknown output format "${opts.output}": use wide, yaml or json`);
-      const handler = kindByAlias(opts.kind);
+      const parsed = parseTargets(args, opts.kind);
+      if (parsed.targets.some((t) => t.handler !== parsed.targets[0].handler)) throw new CliError('get lists one kind at a time: run it once per kind');
+      const handler = parsed.targets[0]?.handler ?? parsed.handler;
+      const names = parsed.targets.map((t) => t.name);
       const ctx = resolveContext(cmd);
       const cluster = ctx.requireCluster();
       const snap = await ctx.store.loadCluster(cluster);
       for (const b of snap.broken) process.stderr.write(`warning: ${b.error}\n`);
-      const inScope = (ns: string, n: string) => (opts.allNamespaces || ns === opts.namespace) && (!name || n === name);
+      const inScope = (ns: string, n: string) => (opts.allNamespaces || ns === opts.namespace) && (names.length === 0 || names.includes(n));
+      // kubectl's "not found" for the first name asked for that matched nothing.
+      const missing = (found: string[]) => names.find((n) => !found.includes(n));
+      const single = names.length === 1;
       // -A: kubectl's leading NAMESPACE column.
       const nsColumn = (ns: string): string[] => (opts.allNamespaces ? [ns] : []);
       const now = Date.now();
       if (handler.kind !== KIND_HPA) {
         const objs = snap.cloudWatchMetrics.filter((m) => inScope(m.metadata.namespace ?? 'default', m.metadata.name));
-        if (name && objs.length === 0) throw notFound(handler.resource, name, opts.namespace, cluster);
-        if (opts.output === 'yaml' || opts.output === 'json') return print(objs, opts.output, Boolean(name));
+        const absent = missing(objs.map((m) => m.metadata.name));
+        if (absent !== undefined) throw notFound(handler.resource, absent, opts.namespace, cluster);
+        if (opts.output === 'yaml' || opts.output === 'json') return print(objs, opts.output, single);
         const rows = objs.map((m) => [...nsColumn(m.metadata.namespace ?? 'default'), m.metadata.name, String(m.spec.queries.length), age(now - Date.parse(m.metadata.creationTimestamp ?? ''))]);
         return out(objs.length === 0 ? noResources(opts) : table([...nsColumn('NAMESPACE'), 'NAME', 'QUERIES', 'AGE'], rows));
       }
       const recs = snap.autoscalers.filter((a) => inScope(a.namespace, a.name)).sort((a, b) => a.namespace.localeCompare(b.namespace) || a.name.localeCompare(b.name));
-      if (name && recs.length === 0) throw notFound(handler.resource, name, opts.namespace, cluster);
-      if (opts.output === 'yaml' || opts.output === 'json') return print(recs.map((r) => r.hpa), opts.output, Boolean(name));
+      const absent = missing(recs.map((r) => r.name));
+      if (absent !== undefined) throw notFound(handler.resource, absent, opts.namespace, cluster);
+      if (opts.output === 'yaml' || opts.output === 'json') return print(recs.map((r) => r.hpa), opts.output, single);
       if (recs.length === 0) return out(noResources(opts));
       const wide = opts.output === 'wide';
       const header = [...nsColumn('NAMESPACE'), 'NAME', 'REFERENCE', 'TARGETS', 'MINPODS', 'MAXPODS', 'REPLICAS', 'AGE', ...(wide ? ['DESIRED', 'LAST SCALE', 'CONDITIONS'] : [])];
@@ -71,15 +79,28 @@ export function registerInspect(program: Command): void {
 
   program
     .command('describe')
-    .description('show one autoscaler in detail (like kubectl describe hpa)')
-    .argument('<name>')
+    .description('show autoscalers in detail (like kubectl describe hpa); also "describe cloudwatchmetric/NAME"')
+    .argument('<names...>', 'autoscalers (or TYPE NAME..., TYPE/NAME)')
     .option('-n, --namespace <ns>', 'namespace', 'default')
-    .action(async (name: string, opts: { namespace: string }, cmd: Command) => {
+    .action(async (args: string[], opts: { namespace: string }, cmd: Command) => {
+      const { handler, targets } = parseTargets(args, 'hpa');
+      if (targets.length === 0) throw new CliError(`no name given: shpa describe ${handler.aliases[0]} NAME`);
       const ctx = resolveContext(cmd);
       const cluster = ctx.requireCluster();
-      const rec = await ctx.store.getAutoscaler(cluster, opts.namespace, name);
-      if (!rec) throw notFound('horizontalpodautoscaler.autoscaling', name, opts.namespace, cluster);
-      out(describe(rec, cluster, new Date()));
+      const texts: string[] = [];
+      for (const t of targets) {
+        if (t.handler.kind === KIND_HPA) {
+          const rec = await ctx.store.getAutoscaler(cluster, opts.namespace, t.name);
+          if (!rec) throw notFound(t.handler.resource, t.name, opts.namespace, cluster);
+          texts.push(describe(rec, cluster, new Date()));
+        } else {
+          const obj = await ctx.store.getSpec(cluster, t.handler.kind, opts.namespace, t.name);
+          if (!obj) throw notFound(t.handler.resource, t.name, opts.namespace, cluster);
+          texts.push(describeObject(obj, cluster));
+        }
+      }
+      // kubectl separates several descriptions with a blank line.
+      out(texts.join('\n'));
     });
 }
 
@@ -140,6 +161,24 @@ export function describe(rec: AutoscalerRecord, cluster: string, now: Date): str
   s += 'Recommendations (latest time each count was recommended):\n';
   s += recs.length === 0 ? '  <none>\n' : indent(table(['Replicas', 'Age'], recs.map((r) => [String(r.replicas), age(now.getTime() - Date.parse(r.timestamp))])));
   return s;
+}
+
+/** The text of `shpa describe` for an object with no dedicated view (kubectl's generic describe): metadata, then the spec. */
+export function describeObject(obj: StoredSpec, cluster: string): string {
+  const m = obj.metadata;
+  const kv: [string, string][] = [
+    ['Name:', m.name],
+    ['Namespace:', m.namespace ?? 'default'],
+    ['Cluster:', cluster],
+    ['Labels:', pairs(m.labels)],
+    ['Annotations:', pairs(m.annotations)],
+    ['API Version:', obj.apiVersion],
+    ['Kind:', obj.kind],
+    ['CreationTimestamp:', m.creationTimestamp ? new Date(m.creationTimestamp).toUTCString() : '<unknown>'],
+  ];
+  const w = Math.max(...kv.map(([k]) => k.length)) + 1;
+  const head = kv.map(([k, v]) => `${k.padEnd(w)}${v.replaceAll('\n', `\n${' '.repeat(w)}`)}`).join('\n');
+  return `${head}\nSpec:\n${indent(stringify(obj.spec))}`;
 }
 
 /** One key=value per line, sorted by key, as kubectl prints labels and annotations. */

@@ -53,10 +53,38 @@ export function kindFor(doc: unknown): KindHandler | FieldError {
   return byKind;
 }
 
+function findKind(alias: string): KindHandler | undefined {
+  const a = alias.toLowerCase();
+  return KINDS.find((k) => k.aliases.includes(a) || k.resource === a);
+}
+
 /** The kind a command-line name stands for (hpa, cwm, cloudwatchmetric.shpa.dev, ...). */
 export function kindByAlias(alias: string): KindHandler {
-  const a = alias.toLowerCase();
-  const handler = KINDS.find((k) => k.aliases.includes(a) || k.resource === a);
+  const handler = findKind(alias);
   if (!handler) throw new CliError(`unknown kind "${alias}": use hpa or cloudwatchmetric`);
   return handler;
+}
+
+export interface Target {
+  handler: KindHandler;
+  name: string;
+}
+
+/**
+ * kubectl's reading of resource arguments: "TYPE NAME...", or each "NAME" (of the
+ * default kind) or "TYPE/NAME". A lone "TYPE" gives its kind and no names.
+ */
+export function parseTargets(args: string[], defaultKind: string): { handler: KindHandler; targets: Target[] } {
+  const first = args[0] !== undefined && !args[0].includes('/') ? findKind(args[0]) : undefined;
+  const handler = first ?? kindByAlias(defaultKind);
+  const targets = (first ? args.slice(1) : args).map((arg): Target => {
+    const parts = arg.split('/');
+    if (parts.length === 1) return { handler, name: arg };
+    // kubectl's rule for TYPE/NAME arguments.
+    if (parts.length > 2) throw new CliError(`"${arg}": arguments in resource/name form may not have more than one slash`);
+    if (first) throw new CliError(`"${arg}": there is no need to give a resource type as a separate argument when passing arguments in resource/name form`);
+    if (parts[1] === '') throw new CliError(`"${arg}": no name after the slash`);
+    return { handler: kindByAlias(parts[0]), name: parts[1] };
+  });
+  return { handler, targets };
 }

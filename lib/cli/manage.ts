@@ -1,28 +1,36 @@
 // `shpa delete`, `shpa init` and `shpa cluster add|list|remove`.
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
+import { isAwsRegion } from '../metrics/cloudwatch-validation.js';
 import { ensureTable } from '../store/index.js';
 import type { ClusterRecord } from '../sync/ports.js';
 import { CliError, notFound, resolveContext } from './context.js';
 import { table } from './format.js';
-import { kindByAlias } from './kinds.js';
+import { parseTargets } from './kinds.js';
+
+// EKS's CreateCluster rule for names.
+const EKS_CLUSTER_NAME = /^[0-9A-Za-z][A-Za-z0-9\-_]{0,99}$/;
 
 export function registerManage(program: Command): void {
   program
     .command('delete')
-    .description('delete an autoscaler (or KIND/NAME, e.g. cloudwatchmetric/queue-depth)')
-    .argument('<name>')
+    .description('delete autoscalers (or TYPE NAME..., TYPE/NAME, e.g. cloudwatchmetric/queue-depth)')
+    .argument('<names...>')
     .option('-n, --namespace <ns>', 'namespace', 'default')
-    .action(async (arg: string, opts: { namespace: string }, cmd: Command) => {
-      const parts = arg.split('/');
-      // kubectl's rule for TYPE/NAME arguments.
-      if (parts.length > 2) throw new CliError(`"${arg}": arguments in resource/name form may not have more than one slash`);
-      const [alias, name] = parts.length === 2 ? parts : ['hpa', arg];
-      const handler = kindByAlias(alias);
+    .action(async (args: string[], opts: { namespace: string }, cmd: Command) => {
+      const { handler, targets } = parseTargets(args, 'hpa');
+      if (targets.length === 0) throw new CliError(`no name given: shpa delete ${handler.aliases[0]} NAME...`);
       const ctx = resolveContext(cmd);
       const cluster = ctx.requireCluster();
-      if (!(await ctx.store.deleteSpec(cluster, handler.kind, opts.namespace, name))) throw notFound(handler.resource, name, opts.namespace, cluster);
-      process.stdout.write(`${handler.resource} "${name}" deleted\n`);
+      // As kubectl: every name is tried; each one not found is an error line, and the exit code is 1.
+      for (const t of targets) {
+        if (await ctx.store.deleteSpec(cluster, t.handler.kind, opts.namespace, t.name)) {
+          process.stdout.write(`${t.handler.resource} "${t.name}" deleted\n`);
+        } else {
+          process.stderr.write(`error: ${notFound(t.handler.resource, t.name, opts.namespace, cluster).message}\n`);
+          process.exitCode = 1;
+        }
+      }
     });
 
   program
@@ -44,6 +52,10 @@ export function registerManage(program: Command): void {
     .option('--api-endpoint <url>', 'API server URL (skips eks:DescribeCluster)')
     .option('--ca-file <path>', 'CA bundle (PEM) of --api-endpoint')
     .action(async (name: string, opts: { clusterRegion: string; roleArn?: string; apiEndpoint?: string; caFile?: string }, cmd: Command) => {
+      if (!EKS_CLUSTER_NAME.test(name)) {
+        throw new CliError(`cluster name "${name}" is not an EKS cluster name: 1 to 100 letters, digits, - and _, starting with a letter or digit`);
+      }
+      if (!isAwsRegion(opts.clusterRegion)) throw new CliError(`--cluster-region "${opts.clusterRegion}" is not an AWS region (such as us-east-1)`);
       const ctx = resolveContext(cmd);
       const rec: ClusterRecord = { name, region: opts.clusterRegion };
       if (opts.roleArn) {
@@ -59,8 +71,13 @@ export function registerManage(program: Command): void {
         rec.endpoint = opts.apiEndpoint;
         rec.caData = readCaFile(opts.caFile);
       }
-      await ensureTable(ctx.store.client, ctx.table);
+      // Say so when this created a table: a missing --table (the stack's) is the likely cause.
+      if ((await ensureTable(ctx.store.client, ctx.table)) === 'created') {
+        process.stderr.write(`note: created table ${ctx.table} at ${ctx.endpoint ?? `AWS region ${ctx.region}`}; a deployed stack's table is serverless-hpa-STAGE (--table, --region)\n`);
+      }
       process.stdout.write(`cluster/${name} ${await ctx.store.putCluster(rec, new Date())}\n`);
+      // The registry serves the CLI only; the deployed function syncs the clusters of its own parameter.
+      process.stderr.write(`note: the deployed function syncs only the clusters in its "clusters" deploy parameter: make sure it includes ${name}\n`);
     });
   cluster
     .command('list')
@@ -73,10 +90,20 @@ export function registerManage(program: Command): void {
     });
   cluster
     .command('remove')
-    .description('unregister a cluster (its autoscalers stay stored)')
+    .description('unregister a cluster that has no autoscalers left (--force: keep them stored, orphaned)')
     .argument('<name>')
-    .action(async (name: string, _opts: unknown, cmd: Command) => {
+    .option('--force', 'remove it even though autoscalers or CloudWatchMetric objects remain')
+    .action(async (name: string, opts: { force?: boolean }, cmd: Command) => {
       const ctx = resolveContext(cmd);
+      if (!opts.force && (await ctx.store.getCluster(name))) {
+        const snap = await ctx.store.loadCluster(name);
+        // Undecodable items are autoscalers or CloudWatchMetrics too: count them with the autoscalers.
+        const autoscalers = snap.autoscalers.length + snap.broken.length;
+        const metrics = snap.cloudWatchMetrics.length;
+        if (autoscalers + metrics > 0) {
+          throw new CliError(`cluster ${name} still has ${autoscalers} autoscalers and ${metrics} CloudWatchMetric objects: delete them first, or pass --force`);
+        }
+      }
       if (!(await ctx.store.removeCluster(name))) throw new CliError(`cluster "${name}" not found: see "shpa cluster list"`);
       process.stdout.write(`cluster/${name} removed\n`);
     });

@@ -16,8 +16,13 @@ export interface SourceDocument {
 export interface SourceFile {
   file: string;
   documents: SourceDocument[];
-  /** Syntax errors, each "file:line: message". */
+  /** Syntax errors, each "file:line:col: message". */
   errors: string[];
+}
+
+/** A -f argument that names nothing. */
+export class PathError extends Error {
+  override readonly name = 'PathError';
 }
 
 const EXTENSIONS = new Set(['.yaml', '.yml', '.json']);
@@ -30,7 +35,7 @@ export function expandPaths(paths: string[]): string[] {
     try {
       st = statSync(p);
     } catch {
-      throw new Error(`${p}: no such file or directory`);
+      throw new PathError(`${p}: no such file or directory`);
     }
     if (!st.isDirectory()) return [p];
     return readdirSync(p)
@@ -51,11 +56,26 @@ export function parseSource(file: string, text: string): SourceFile {
   const out: SourceFile = { file, documents: [], errors: [] };
   for (const doc of docs) {
     const line = lines.linePos(doc.range[0]).line;
-    for (const e of doc.errors) out.errors.push(`${file}:${e.linePos?.[0].line ?? line}: ${e.message.split('\n')[0]}`);
+    out.errors.push(...syntaxErrors(file, doc, line));
     if (doc.errors.length > 0) continue;
     const value: unknown = doc.toJS();
     if (value === null || value === undefined) continue;
     out.documents.push({ file, line, value, locate: (path) => `${file}:${lineOf(doc, lines, path) ?? line}` });
+  }
+  return out;
+}
+
+/** One "file:line:col: message" per syntax error of a document. */
+function syntaxErrors(file: string, doc: Document, docLine: number): string[] {
+  const seen = new Set<string>();
+  const out: string[] = [];
+  for (const e of doc.errors) {
+    const at = e.linePos ? `${e.linePos[0].line}:${e.linePos[0].col}` : String(docLine);
+    // One mistake (a truncated flow map) can raise several errors at the same spot: report it once.
+    if (seen.has(at)) continue;
+    seen.add(at);
+    // The yaml library appends " at line L, column C:" and a snippet of the source; the prefix says where.
+    out.push(`${file}:${at}: ${e.message.replace(/ at line \d+, column \d+:[\s\S]*$/, '').split('\n')[0]}`);
   }
   return out;
 }

@@ -1,13 +1,15 @@
 // `shpa simulate`: what would these autoscalers have done on this trace?
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
+import { parseQuantity, QuantityError, sign } from '../hpa/quantity.js';
 import { renderHtmlReport } from '../report/html.js';
 import type { AutoscalerReport } from '../report/model.js';
 import { renderReplicasChart, renderSummaryTable } from '../report/terminal.js';
 import { HpaFileError, readHpas } from '../sim/hpa-file.js';
 import { DEFAULT_REQUESTS, simulate } from '../sim/simulate.js';
 import { parseTrace, TraceError } from '../sim/trace.js';
+import { expandPaths, PathError } from './manifests.js';
 
 export interface SimulateCliOptions {
   file: string[];
@@ -36,10 +38,23 @@ export function numberOption(name: string, min: number, integer = false) {
   };
 }
 
-function request(v: string, prev: Record<string, string>): Record<string, string> {
-  const m = /^([a-z0-9.\-/]+)=(.+)$/i.exec(v);
+/** The resources the simulated pods request: those Resource metrics of a pod can name. */
+const REQUEST_RESOURCES = ['cpu', 'memory'];
+
+export function request(v: string, prev: Record<string, string>): Record<string, string> {
+  const m = /^([^=]+)=(.*)$/.exec(v);
   if (!m) throw new InvalidArgumentError(`--request expects RESOURCE=QUANTITY (e.g. cpu=500m), got ${JSON.stringify(v)}`);
-  return { ...prev, [m[1]]: m[2] };
+  const [, name, quantity] = m;
+  if (!REQUEST_RESOURCES.includes(name)) throw new InvalidArgumentError(`the resource must be cpu or memory, not ${JSON.stringify(name)}`);
+  let positive: boolean;
+  try {
+    positive = sign(parseQuantity(quantity)) > 0;
+  } catch (e) {
+    if (!(e instanceof QuantityError)) throw e;
+    throw new InvalidArgumentError(`${JSON.stringify(quantity)} is not a quantity (e.g. cpu=500m, memory=512Mi)`);
+  }
+  if (!positive) throw new InvalidArgumentError(`the quantity must be greater than 0, not ${JSON.stringify(quantity)}`);
+  return { ...prev, [name]: quantity };
 }
 
 /** Runs the simulation and writes what the user asked for; returns the process exit code. */
@@ -48,8 +63,13 @@ export function runSimulate(opts: SimulateCliOptions, out: NodeJS.WritableStream
     const traceText = readFileSync(opts.trace, 'utf8');
     const trace = parseTrace(traceText, opts.trace);
     const reports: AutoscalerReport[] = [];
-    for (const file of opts.file) {
-      const hpas = readHpas(readFileSync(file, 'utf8'), file);
+    // A directory, as for apply: its .yaml/.yml/.json files, those without an HPA skipped.
+    const files = opts.file.flatMap((arg) => {
+      const inDir = arg !== '-' && statSync(arg, { throwIfNoEntry: false })?.isDirectory() === true;
+      return expandPaths([arg]).map((file) => ({ file, inDir }));
+    });
+    for (const { file, inDir } of files) {
+      const hpas = readHpas(readFileSync(file, 'utf8'), file, { allowNone: inDir });
       for (const hpa of hpas) {
         const id = `${hpa.metadata.namespace ?? 'default'}/${hpa.metadata.name}`;
         reports.push(
@@ -58,11 +78,12 @@ export function runSimulate(opts: SimulateCliOptions, out: NodeJS.WritableStream
             readyDelaySeconds: opts.readyDelay,
             requests: opts.request,
             initialReplicas: opts.initialReplicas,
-            name: opts.file.length > 1 ? `${basename(file)}: ${id}` : id,
+            name: files.length > 1 ? `${basename(file)}: ${id}` : id,
           }),
         );
       }
     }
+    if (reports.length === 0) throw new HpaFileError([`${opts.file.join(', ')}: no HorizontalPodAutoscaler found`]);
     const span = (trace.times[trace.times.length - 1] - trace.times[0]) / 60_000;
     out.write(
       `trace ${opts.trace}: ${trace.times.length} points over ${span.toFixed(0)} min (${trace.series.join(', ')}); sync every ${opts.syncPeriod}s, pods ready after ${opts.readyDelay}s\n\n`,
@@ -86,7 +107,7 @@ export function runSimulate(opts: SimulateCliOptions, out: NodeJS.WritableStream
     }
     return 0;
   } catch (e) {
-    if (e instanceof TraceError || e instanceof HpaFileError) err.write(`error: ${e.message}\n`);
+    if (e instanceof TraceError || e instanceof HpaFileError || e instanceof PathError) err.write(`error: ${e.message}\n`);
     else if ((e as NodeJS.ErrnoException).code === 'ENOENT') err.write(`error: no such file: ${(e as NodeJS.ErrnoException).path}\n`);
     else throw e;
     return 1;
@@ -97,7 +118,7 @@ export function registerSimulate(program: Command): void {
   program
     .command('simulate')
     .description('replay a metric trace through one or more HPAs and report how replicas would evolve')
-    .requiredOption('-f, --file <file>', 'HPA YAML/JSON file (repeat to compare behaviors)', (v: string, p: string[]) => [...p, v], [] as string[])
+    .requiredOption('-f, --file <file>', 'HPA YAML/JSON file or directory (repeat to compare behaviors)', (v: string, p: string[]) => [...p, v], [] as string[])
     .requiredOption('--trace <csv>', 'metric trace: timestamp and value columns, or a CloudWatch CSV export')
     .option('--sync-period <seconds>', 'seconds between syncs', numberOption('--sync-period', 1, true), 15)
     .option('--ready-delay <seconds>', 'seconds from pod creation to Ready', numberOption('--ready-delay', 0, true), 30)

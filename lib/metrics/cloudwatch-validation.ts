@@ -17,6 +17,11 @@ const UNITS = new Set(
 );
 const ID = /^[a-z][a-zA-Z0-9_]*$/;
 const REGION = /^[a-z]{2}(-gov|-iso[a-z]?)?-[a-z]+-\d{1,2}$/;
+
+/** True for an AWS region name such as us-east-1 (the rule spec.region is checked with). */
+export function isAwsRegion(s: string): boolean {
+  return REGION.test(s);
+}
 const ROLE_ARN = /^arn:aws(-cn|-us-gov|-iso(-[a-z])?)?:iam::\d{12}:role\/[\w+=,.@/-]{1,512}$/;
 
 type Obj = Record<string, unknown>;
@@ -40,9 +45,10 @@ class Collector {
       if (!known.includes(k)) this.add(path ? `${path}.${k}` : k, 'NotSupported', `unknown field "${k}"`);
     }
   }
+  // null counts as unset, as the API server's decoding treats it; a bare Required has no detail, as upstream field.Required(path, "").
   object(path: string, v: unknown, required: boolean): Obj | undefined {
-    if (v === undefined) {
-      if (required) this.add(path, 'Required', 'Required value');
+    if (v === undefined || v === null) {
+      if (required) this.add(path, 'Required', '');
       return undefined;
     }
     if (!isObject(v)) {
@@ -52,15 +58,15 @@ class Collector {
     return v;
   }
   string(path: string, v: unknown, required: boolean, max: number): string | undefined {
-    if (v === undefined) {
-      if (required) this.add(path, 'Required', 'Required value');
+    if (v === undefined || v === null) {
+      if (required) this.add(path, 'Required', '');
       return undefined;
     }
     if (typeof v !== 'string') {
       this.add(path, 'TypeInvalid', 'must be a string', v);
       return undefined;
     }
-    if (required && v.length === 0) this.add(path, 'Required', 'Required value');
+    if (required && v.length === 0) this.add(path, 'Required', '');
     else if (v.length > max) this.add(path, 'TooLong', `must be at most ${max} characters`);
     return v;
   }
@@ -70,8 +76,8 @@ class Collector {
     else if (v < min || v > max) this.add(path, 'Invalid', `must be between ${min} and ${max}`, v);
   }
   period(path: string, v: unknown, required: boolean): void {
-    if (v === undefined) {
-      if (required) this.add(path, 'Required', 'Required value');
+    if (v === undefined || v === null) {
+      if (required) this.add(path, 'Required', '');
     } else if (!isValidPeriod(v)) {
       this.add(path, 'Invalid', 'must be 1, 5, 10, 20, 30 or a multiple of 60 (seconds)', v);
     }
@@ -135,8 +141,8 @@ interface QueryFacts {
 }
 
 function validateQueries(c: Collector, path: string, v: unknown): QueryFacts[] {
-  if (v === undefined) {
-    c.add(path, 'Required', 'Required value');
+  if (v === undefined || v === null) {
+    c.add(path, 'Required', '');
     return [];
   }
   if (!Array.isArray(v)) {
@@ -160,10 +166,12 @@ function validateQueries(c: Collector, path: string, v: unknown): QueryFacts[] {
       c.add(`${p}.returnData`, 'TypeInvalid', 'must be true or false', query.returnData);
     }
     const fact: QueryFacts = { id, path: p, refs: [], returnsData: query.returnData !== false, kind: 'broken' };
-    const hasStat = query.metricStat !== undefined;
-    const hasExpr = query.expression !== undefined;
+    const hasStat = query.metricStat !== undefined && query.metricStat !== null;
+    const hasExpr = query.expression !== undefined && query.expression !== null;
     if (hasStat === hasExpr) {
-      c.add(p, hasStat ? 'Forbidden' : 'Required', 'exactly one of metricStat or expression must be set');
+      // Neither set: name the field the document left empty ("expression:"), if any.
+      const empty = hasStat ? undefined : (['expression', 'metricStat'] as const).find((k) => k in query);
+      c.add(empty ? `${p}.${empty}` : p, hasStat ? 'Forbidden' : 'Required', 'exactly one of metricStat or expression must be set');
     }
     if (hasStat) {
       validateMetricStat(c, `${p}.metricStat`, query.metricStat);

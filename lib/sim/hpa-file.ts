@@ -10,8 +10,8 @@ export class HpaFileError extends Error {
   }
 }
 
-/** The HorizontalPodAutoscaler documents of a file; other kinds (e.g. CloudWatchMetric) are skipped. */
-export function readHpas(text: string, file: string): HorizontalPodAutoscaler[] {
+/** The HorizontalPodAutoscaler documents of a file; other kinds (e.g. CloudWatchMetric) are skipped. allowNone: a file with none gives [] (a file of a directory). */
+export function readHpas(text: string, file: string, opts: { allowNone?: boolean } = {}): HorizontalPodAutoscaler[] {
   const source = parseSource(file, text);
   const problems = [...source.errors];
   const hpas: HorizontalPodAutoscaler[] = [];
@@ -22,6 +22,6 @@ export function readHpas(text: string, file: string): HorizontalPodAutoscaler[] 
     else for (const e of v.errors) problems.push(`${doc.locate(e.field)}: ${formatFieldError(e)}`);
   }
   if (problems.length > 0) throw new HpaFileError(problems);
-  if (hpas.length === 0) throw new HpaFileError([`${file}: no HorizontalPodAutoscaler in this file`]);
+  if (hpas.length === 0 && !opts.allowNone) throw new HpaFileError([`${file}: no HorizontalPodAutoscaler in this file`]);
   return hpas;
 }

@@ -57,6 +57,10 @@ export function parseTrace(text: string, file = 'trace'): Trace {
   const body = hasHeader ? rows.slice(1) : rows;
   const columns = hasHeader ? rows[0].record : ['timestamp', 'value'];
   const tCol = hasHeader ? timeCol : 0;
+  if (!hasHeader && parseTimestamp(rows[0].record[0]) === undefined) {
+    // A first row that is no data row is a header without a timestamp column.
+    throw new TraceError(file, rows[0].info.lines, `no timestamp column (expected one of ${[...TIME_COLUMNS].join(', ')})`);
+  }
   if (!hasHeader && rows[0].record.length !== 2) {
     throw new TraceError(file, rows[0].info.lines, 'expected a header with a timestamp column, or two columns: timestamp,value');
   }

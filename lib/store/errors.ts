@@ -28,7 +28,8 @@ export function explainStoreError(e: unknown, target: StoreTarget): string | und
     return `${e.key} was changed by another writer while this command ran, so nothing was written: run the command again`;
   }
   if (name === 'ResourceNotFoundException') {
-    return `DynamoDB table "${target.tableName}" does not exist at ${where}: run "shpa init" to create it (or pass --table / set SHPA_TABLE)`;
+    // The usual cause is the CLI's default table rather than the deployed stack's (serverless-hpa-<stage>).
+    return `DynamoDB table "${target.tableName}" does not exist at ${where}: for a deployed stack pass --table serverless-hpa-STAGE --region REGION (or set SHPA_TABLE and AWS_REGION); to create this table run "shpa init"`;
   }
   if (CREDENTIAL_ERRORS.has(name) || CREDENTIAL_ERRORS.has(code)) {
     return `DynamoDB at ${where} rejected the AWS credentials (${name}): set valid credentials (AWS_PROFILE, or AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY)`;

@@ -93,7 +93,7 @@ describe('shpa command line', () => {
     const r = await shpa(['get']);
     expect(r.code).toBe(1);
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
-    expect(r.stderr).toMatch(/table "shpa" does not exist .*shpa init/);
+    expect(r.stderr).toMatch(/table "shpa" does not exist .*--table serverless-hpa-STAGE --region REGION .*SHPA_TABLE.*shpa init/);
     expect((await shpa(['init'])).stdout).toBe('table shpa created\n');
     expect((await shpa(['init'])).stdout).toBe('table shpa already exists\n');
   });
@@ -103,9 +103,13 @@ describe('shpa command line', () => {
     const r = await shpa(['apply', '-f', f]);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('unknown cluster "prod": add it with "shpa cluster add prod --cluster-region REGION"');
-    expect((await shpa(['cluster', 'add', 'prod', '--cluster-region', 'eu-west-1'])).stdout).toBe('cluster/prod created\n');
+    const added = await shpa(['cluster', 'add', 'prod', '--cluster-region', 'eu-west-1']);
+    expect(added.stdout).toBe('cluster/prod created\n');
+    expect(added.stderr).toBe('note: the deployed function syncs only the clusters in its "clusters" deploy parameter: make sure it includes prod\n');
     expect((await shpa(['cluster', 'add', 'prod', '--cluster-region', 'eu-west-1'])).stdout).toBe('cluster/prod unchanged\n');
     expect((await shpa(['cluster', 'add', 'other', '--cluster-region', 'us-west-2', '--role-arn', 'arn:aws:iam::123456789012:role/shpa'])).code).toBe(0);
+    const stray = await shpa(['--table', 'other-table', 'cluster', 'add', 'prod', '--cluster-region', 'eu-west-1']);
+    expect(stray.stderr.split('\n')[0]).toBe(`note: created table other-table at ${db.endpoint}; a deployed stack's table is serverless-hpa-STAGE (--table, --region)`);
     const list = await shpa(['cluster', 'list']);
     expect(list.stdout).toMatch(/^NAME\s+REGION\s+ROLE\s+ENDPOINT\n/);
     expect(list.stdout).toMatch(/other\s+us-west-2\s+arn:aws:iam::123456789012:role\/shpa/);
@@ -140,7 +144,12 @@ describe('shpa command line', () => {
     expect(await store.getSpec('prod', 'HorizontalPodAutoscaler', 'default', 'fresh')).toBeUndefined();
     const syntax = await shpa(['apply', '-f', file('syntax.yaml', 'kind: [unclosed\n')]);
     expect(syntax.code).toBe(1);
-    expect(syntax.stderr).toMatch(/syntax\.yaml:\d+: /);
+    expect(syntax.stderr.split('\n')[0]).toMatch(/syntax\.yaml:2:1: Flow sequence in block collection must be sufficiently indented and end with a \]$/);
+    const json = await shpa(['apply', '-f', file('cut.json', '{"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler", "spec": {"maxReplicas": 3')]);
+    expect(json.stderr.split('\n').filter((l) => l.includes('cut.json:'))).toEqual([expect.stringMatching(/cut\.json:1:\d+: Flow map [^:]*[^:]$/), expect.stringContaining('nothing applied')]);
+    const cwm = await shpa(['apply', '-f', file('cwm.yaml', 'apiVersion: shpa.dev/v1\nkind: CloudWatchMetric\nmetadata:\n  name: q\nspec:\n  queries:\n  - id: e1\n    expression:\n')]);
+    expect(cwm.stderr).toContain('cwm.yaml:8: spec.queries[0].expression: Required value: exactly one of metricStat or expression must be set\n');
+    expect(cwm.stderr).not.toContain('null');
     const kind = await shpa(['apply', '-f', file('kind.yaml', 'apiVersion: v1\nkind: Pod\nmetadata:\n  name: x\n')]);
     expect(kind.stderr).toContain('kind.yaml:2: kind: Unsupported value');
   });
@@ -189,9 +198,47 @@ describe('shpa command line', () => {
     expect((await shpa(['get', '-n', 'empty'])).stdout).toBe('No resources found in empty namespace.\n');
   });
 
-  it('delete removes the autoscaler', async () => {
-    expect((await shpa(['delete', 'api'])).stdout).toBe('horizontalpodautoscaler.autoscaling "api" deleted\n');
+  it('kubectl habits: get TYPE [NAME], describe TYPE/NAME, delete several names', async () => {
+    const byAlias = await shpa(['get', 'hpa']);
+    expect(byAlias.code).toBe(0);
+    expect(byAlias.stdout.split('\n').map((l) => l.split(' ')[0])).toEqual(['NAME', 'api', 'web', '']);
+    expect((await shpa(['get', 'horizontalpodautoscalers', 'web'])).stdout).toMatch(/^NAME.*\nweb\s/);
+    expect((await shpa(['get', 'hpa/web'])).stdout.trimEnd().split('\n')).toHaveLength(2);
+    expect((await shpa(['get', 'cloudwatchmetric'])).stdout).toBe('No resources found in default namespace.\n');
+    const cwm = 'apiVersion: shpa.dev/v1\nkind: CloudWatchMetric\nmetadata:\n  name: depth\n  labels: {team: a}\nspec:\n  queries:\n  - id: m1\n    metricStat:\n      metric: {namespace: AWS/SQS, metricName: ApproximateNumberOfMessagesVisible}\n      period: 60\n      stat: Sum\n';
+    expect((await shpa(['apply', '-f', file('depth.yaml', cwm)])).code).toBe(0);
+    expect((await shpa(['get', 'cloudwatchmetrics'])).stdout).toMatch(/^NAME\s+QUERIES\s+AGE\ndepth\s+1\s/);
+    for (const args of [['describe', 'cloudwatchmetric/depth'], ['describe', 'cwm', 'depth']]) {
+      const d = await shpa(args);
+      expect(d.code).toBe(0);
+      expect(d.stdout).toMatch(/^Name:\s+depth\nNamespace:\s+default\nCluster:\s+prod\nLabels:\s+team=a\n/);
+      expect(d.stdout).toMatch(/Kind:\s+CloudWatchMetric\n/);
+      expect(d.stdout).toContain('Spec:\n  queries:\n    - id: m1\n');
+    }
+    expect((await shpa(['describe', 'cwm/nope'])).stderr).toBe('error: cloudwatchmetric.shpa.dev "nope" not found in namespace "default" of cluster "prod": list them with "shpa get -A"\n');
+    expect((await shpa(['describe', 'hpa', 'web'])).stdout).toMatch(/^Name:\s+web\n/);
+
+    const several = await shpa(['delete', 'api', 'nope', 'cwm/depth']);
+    expect(several.code).toBe(1);
+    expect(several.stdout).toBe('horizontalpodautoscaler.autoscaling "api" deleted\ncloudwatchmetric.shpa.dev "depth" deleted\n');
+    expect(several.stderr).toBe('error: horizontalpodautoscaler.autoscaling "nope" not found in namespace "default" of cluster "prod": list them with "shpa get -A"\n');
     expect((await shpa(['get', 'api'])).code).toBe(1);
+    expect((await shpa(['get', 'cwm', 'depth'])).code).toBe(1);
+    expect((await shpa(['delete', 'hpa'])).stderr).toBe('error: no name given: shpa delete hpa NAME...\n');
+  });
+
+  it('cluster remove refuses while autoscalers remain, unless --force', async () => {
+    const count = (await store.loadCluster('prod')).autoscalers.length;
+    expect(count).toBeGreaterThan(0);
+    const r = await shpa(['cluster', 'remove', 'prod']);
+    expect([r.code, r.stderr]).toEqual([1, `error: cluster prod still has ${count} autoscalers and 0 CloudWatchMetric objects: delete them first, or pass --force\n`]);
+    expect(await store.getCluster('prod')).toBeDefined();
+    await shpa(['cluster', 'add', 'empty', '--cluster-region', 'eu-west-1']);
+    expect((await shpa(['cluster', 'remove', 'empty'])).stdout).toBe('cluster/empty removed\n');
+    await shpa(['cluster', 'add', 'spare', '--cluster-region', 'eu-west-1']);
+    expect((await shpa(['apply', '-f', file('spare.yaml', HPA('spare'))], { env: { SHPA_CLUSTER: 'spare' } })).code).toBe(0);
+    expect((await shpa(['cluster', 'remove', 'spare'])).code).toBe(1);
+    expect((await shpa(['cluster', 'remove', 'spare', '--force'])).stdout).toBe('cluster/spare removed\n');
   });
 
   it('delete takes KIND/NAME with one slash only, and never deletes another name', async () => {
@@ -214,6 +261,17 @@ describe('shpa command line', () => {
     const plain = await add('--api-endpoint', 'http://127.0.0.1:6443', '--ca-file', pem);
     expect(plain.stderr).toBe('error: --api-endpoint "http://127.0.0.1:6443" is not an https URL (https://HOST[:PORT])\n');
     expect((await shpa(['cluster', 'list'])).stdout).not.toContain('edge');
+    const badName = await shpa(['cluster', 'add', 'Bad_Name!', '--cluster-region', 'eu-west-1']);
+    expect([badName.code, badName.stderr]).toEqual([1, 'error: cluster name "Bad_Name!" is not an EKS cluster name: 1 to 100 letters, digits, - and _, starting with a letter or digit\n']);
+    expect((await shpa(['cluster', 'add', 'x'.repeat(101), '--cluster-region', 'eu-west-1'])).code).toBe(1);
+    const badRegion = await add('--cluster-region', 'nowhere-1');
+    expect([badRegion.code, badRegion.stderr]).toEqual([1, 'error: --cluster-region "nowhere-1" is not an AWS region (such as us-east-1)\n']);
+    const badEndpoint = await shpa(['--endpoint', 'not-a-url', 'get']);
+    expect([badEndpoint.code, badEndpoint.stderr]).toEqual([
+      1,
+      'error: --endpoint "not-a-url" is not a URL: give the DynamoDB endpoint as http(s)://HOST[:PORT] (e.g. http://127.0.0.1:8000), or leave it unset for AWS\'s regional endpoint\n',
+    ]);
+    expect((await shpa(['get'], { env: { SHPA_DYNAMODB_ENDPOINT: 'localhost:8000' } })).stderr).toMatch(/^error: SHPA_DYNAMODB_ENDPOINT "localhost:8000" is not a URL/);
 
     for (const text of ['null', '[]', '{"cluster": 5}']) {
       const config = file('config.json', text);

@@ -2,7 +2,8 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runSimulate, type SimulateCliOptions } from '../../lib/cli/simulate.js';
+import { InvalidArgumentError } from 'commander';
+import { request, runSimulate, type SimulateCliOptions } from '../../lib/cli/simulate.js';
 import type { HorizontalPodAutoscaler } from '../../lib/hpa/types.js';
 import { readHpas } from '../../lib/sim/hpa-file.js';
 import { DEFAULT_REQUESTS, simulate } from '../../lib/sim/simulate.js';
@@ -130,7 +131,7 @@ describe('simulate', () => {
     writeFileSync(trace, constantTrace(1, 3));
     const r1 = cli({ file: [bad], trace });
     expect(r1.code).toBe(1);
-    expect(r1.err).toMatch(/bad\.yaml:14: spec\.maxReplicas/);
+    expect(r1.err).toMatch(/bad\.yaml:14: spec\.maxReplicas: Invalid value: 0: must be greater than 0\n/);
 
     writeFileSync(trace, 'timestamp,value\n0,1\n60,x\n');
     const r2 = cli({ file: [join(examples, 'cpu-utilization.yaml')], trace });
@@ -140,6 +141,42 @@ describe('simulate', () => {
     writeFileSync(trace, constantTrace(1, 3));
     const r3 = cli({ file: [join(dir, 'missing.yaml')], trace });
     expect(r3.code).toBe(1);
-    expect(r3.err).toMatch(/no such file: .*missing\.yaml/);
+    expect(r3.err).toBe(`error: ${join(dir, 'missing.yaml')}: no such file or directory\n`);
+
+    writeFileSync(bad, 'kind: HorizontalPodAutoscaler\nspec: {maxReplicas: 3\n');
+    const r4 = cli({ file: [bad], trace });
+    expect(r4.code).toBe(1);
+    expect(r4.err).toMatch(/^error: [^\n]*bad\.yaml:3:1: Flow map [^\n]*[^:]\n$/);
+  });
+
+  it('takes a directory as apply does: its files with an HPA, others skipped', () => {
+    const res = cli({ file: [examples], trace: join(examples, 'traces/cpu-spike.csv') });
+    expect(res.err).toBe('');
+    expect(res.code).toBe(0);
+    expect(res.out).toMatch(/cpu-utilization\.yaml: demo\/web/);
+    expect(res.out).toMatch(/two-metrics-behavior\.yaml: demo\/api/);
+    const empty = mkdtempSync(join(tmpdir(), 'shpa-sim-'));
+    writeFileSync(join(empty, 'cwm.yaml'), 'apiVersion: shpa.dev/v1\nkind: CloudWatchMetric\nmetadata: {name: q}\n');
+    const none = cli({ file: [empty], trace: join(examples, 'traces/cpu-spike.csv') });
+    expect([none.code, none.err]).toEqual([1, `error: ${empty}: no HorizontalPodAutoscaler found\n`]);
+  });
+
+  it('--request takes cpu or memory with a positive quantity', () => {
+    expect(request('cpu=500m', { ...DEFAULT_REQUESTS })).toEqual({ cpu: '500m', memory: '1Gi' });
+    expect(request('memory=512Mi', {})).toEqual({ memory: '512Mi' });
+    const problem = (v: string) => {
+      try {
+        request(v, {});
+      } catch (e) {
+        expect(e).toBeInstanceOf(InvalidArgumentError);
+        return (e as Error).message;
+      }
+      return 'accepted';
+    };
+    expect(problem('cpu=abc')).toBe('"abc" is not a quantity (e.g. cpu=500m, memory=512Mi)');
+    expect(problem('cpu=0')).toBe('the quantity must be greater than 0, not "0"');
+    expect(problem('cpu=-1')).toBe('the quantity must be greater than 0, not "-1"');
+    expect(problem('gpu=1')).toBe('the resource must be cpu or memory, not "gpu"');
+    expect(problem('cpu')).toMatch(/^--request expects RESOURCE=QUANTITY/);
   });
 });

@@ -54,6 +54,8 @@ describe('parseTrace', () => {
     expect(traceError('timestamp,value\n2025-01-01T00:00:00Z,1,9\n').message).toMatch(/^load\.csv:2: expected 2 fields/);
     expect(traceError('timestamp,value\n0,1\n0,2\n').message).toMatch(/^load\.csv:3: duplicate timestamp/);
     expect(traceError('timestamp,value\n0,"1\n').message).toMatch(/^load\.csv:\d+: malformed CSV/);
+    expect(traceError('foo,bar\n0,1\n').message).toBe('load.csv:1: no timestamp column (expected one of timestamp, time, date, datetime, t)');
+    expect(traceError('when,a,b\n0,1,2\n').message).toBe('load.csv:1: no timestamp column (expected one of timestamp, time, date, datetime, t)');
     expect(traceError('').message).toBe('load.csv: no rows');
     expect(traceError('timestamp,value\n').message).toBe('load.csv: no data rows');
   });

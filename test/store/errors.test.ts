@@ -13,7 +13,7 @@ describe('explainStoreError', () => {
   });
   it('a missing table names the table and where', () => {
     const e = Object.assign(new Error('Requested resource not found'), { name: 'ResourceNotFoundException' });
-    expect(explainStoreError(e, target)).toBe('DynamoDB table "shpa" does not exist at AWS region eu-west-1: run "shpa init" to create it (or pass --table / set SHPA_TABLE)');
+    expect(explainStoreError(e, target)).toBe('DynamoDB table "shpa" does not exist at AWS region eu-west-1: for a deployed stack pass --table serverless-hpa-STAGE --region REGION (or set SHPA_TABLE and AWS_REGION); to create this table run "shpa init"');
   });
   it('anything else is left to its own message', () => expect(explainStoreError(new Error('boom'), target)).toBeUndefined());
 });
