@@ -14,6 +14,7 @@ import type {
   ScalingHistory,
 } from '../hpa/types.js';
 import type { CloudWatchMetric } from '../metrics/cloudwatch-types.js';
+import type { DecisionLogEntry } from './event-log.js';
 
 export interface Clock {
   now(): Date;
@@ -41,6 +42,8 @@ export interface AutoscalerRecord {
   version: number;
   createdAt: string;
   updatedAt: string;
+  /** Recent events, newest last (lib/sync/event-log.ts). */
+  log?: DecisionLogEntry[];
 }
 
 /** A stored item that could not be decoded: reported, never fatal to the cycle. */
