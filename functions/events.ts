@@ -1,4 +1,40 @@
-// Placeholder: being written (docs/architecture.md). Do not edit from a helper.
-export const handler = async (): Promise<never> => {
-  throw new Error('functions/events: not implemented yet');
-};
+// EventBridge: a CloudWatch alarm changing state evaluates the autoscalers whose
+// CloudWatchMetric names it (spec.alarmName); a "shpa.dev / Evaluate Autoscaler" event
+// evaluates the one it names. Bad events are logged and dropped (a retry would not fix
+// them); events too old to act on are dropped; a failed send fails the invocation.
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import type { Logger } from '@aws-lambda-powertools/logger';
+import middy from '@middy/core';
+import type { Context, EventBridgeEvent } from 'aws-lambda';
+import { loadFunctionConfig, type FunctionConfig } from '../lib/sync/config.js';
+import { fromBusEvent } from '../lib/sync/event-sources.js';
+import type { WorkQueue } from '../lib/sync/ports.js';
+import { MAX_EVENT_AGE_MS } from '../lib/sync/worker.js';
+import { createAdapters, createTelemetry, withConfig } from './adapters.js';
+
+export function createEventsHandler(deps: { config: FunctionConfig; queue: () => WorkQueue; logger: Logger; now?: () => Date }) {
+  const { logger, config } = deps;
+  let queue: WorkQueue | undefined;
+  return middy<EventBridgeEvent<string, unknown>, { sent: number }, Error, Context>()
+    .use(injectLambdaContext(logger))
+    .handler(async (event) => {
+      const now = deps.now?.() ?? new Date();
+      if (event.time && now.getTime() - Date.parse(event.time) > MAX_EVENT_AGE_MS) {
+        logger.warn('event dropped', { ignored: `${event['detail-type']} of ${event.time} is too old to act on` });
+        return { sent: 0 };
+      }
+      const plan = fromBusEvent(event, config.clusters, now);
+      for (const why of plan.ignored) logger.error('event ignored', { ignored: why });
+      await (queue ??= deps.queue()).send(plan.messages);
+      if (plan.messages.length > 0) logger.info('event', { event: { source: event.source, detailType: event['detail-type'], evaluations: plan.messages.length } });
+      return { sent: plan.messages.length };
+    });
+}
+
+const env = process.env;
+const { logger } = createTelemetry(env.SHPA_METRICS_NAMESPACE);
+
+export const handler = withConfig(logger, () => {
+  const config = loadFunctionConfig(env, { table: false });
+  return createEventsHandler({ config, queue: () => createAdapters(config).queue, logger });
+});

@@ -1,4 +1,102 @@
-// Placeholder: being written (docs/architecture.md). Do not edit from a helper.
-export const handler = async (): Promise<never> => {
-  throw new Error('functions/worker: not implemented yet');
-};
+// The worker: the SQS work queue's event source. Each message is one cycle of one shard (a
+// tick) or of the autoscalers an event names; wiring only, the logic is lib/sync/worker.ts.
+// It fails (throws) when it could not do its job, so Lambda's Errors metric, the alarms and
+// SQS's retries mean something: a shard that could not be loaded, a lease that could not be
+// taken, a cycle in which no autoscaler that should have been evaluated was.
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import type { Logger } from '@aws-lambda-powertools/logger';
+import type { Metrics } from '@aws-lambda-powertools/metrics';
+import middy from '@middy/core';
+import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { loadFunctionConfig, type FunctionConfig } from '../lib/sync/config.js';
+import { MessageError, parseWorkMessage } from '../lib/sync/messages.js';
+import type { CycleReport } from '../lib/sync/report.js';
+import { handleWorkMessage, type MessageResult } from '../lib/sync/worker.js';
+import { createAdapters, createTelemetry, withConfig, type Adapters } from './adapters.js';
+import { logCycle, logMessage, type LogOptions, type SourceStats } from './log.js';
+import { redact } from './redact.js';
+
+export interface WorkerHandlerDeps {
+  config: FunctionConfig;
+  /** Made on the first invocation and kept by the warm container. */
+  adapters: () => Adapters;
+  logger: Logger;
+  emf: Metrics;
+  log: LogOptions;
+}
+
+/** Whether a cycle did its job: some autoscaler it should evaluate was evaluated without error, or there were none. */
+export function cycleDidItsJob(report: CycleReport): boolean {
+  if (report.failed) return false;
+  const due = report.autoscalers.filter((a) => !['notAllowed', 'invalid', 'broken'].includes(a.outcome));
+  return due.length === 0 || due.some((a) => a.errors.length === 0);
+}
+
+export function createWorkerHandler(deps: WorkerHandlerDeps) {
+  let adapters: Adapters | undefined;
+  let stats: SourceStats | undefined;
+  const { logger, emf, config } = deps;
+  const workerConfig = { periodSeconds: config.syncPeriodSeconds, options: config.options };
+
+  async function one(record: SQSRecord, context: Context): Promise<{ ok: boolean; result?: MessageResult }> {
+    const a = (adapters ??= deps.adapters());
+    let msg;
+    try {
+      msg = parseWorkMessage(record.body);
+    } catch (e) {
+      // Retries cannot fix it: after maxReceiveCount it goes to the dead-letter queue, for an operator to read.
+      const error = e instanceof MessageError ? e.message : String(e);
+      logMessage(logger, emf, { outcome: 'failed', shard: '?', error: `malformed message ${record.messageId}: ${redact(error)}` }, deps.log);
+      return { ok: false };
+    }
+    const result = await handleWorkMessage(a, workerConfig, msg, `${context.awsRequestId}/${record.messageId}`);
+    if (result.outcome === 'synced') {
+      const now = a.sourceStats();
+      const delta = stats && { cloudWatchCalls: now.cloudWatchCalls - stats.cloudWatchCalls, cloudWatchMetricsRequested: now.cloudWatchMetricsRequested - stats.cloudWatchMetricsRequested, clusterMetricsCalls: now.clusterMetricsCalls - stats.clusterMetricsCalls };
+      stats = now;
+      logCycle(logger, emf, result.report, delta, deps.log);
+      return { ok: cycleDidItsJob(result.report), result };
+    }
+    if (result.outcome === 'failed' && result.report) logCycle(logger, emf, result.report, undefined, deps.log);
+    logMessage(logger, emf, result, deps.log);
+    return { ok: result.outcome !== 'failed', result };
+  }
+
+  return middy<SQSEvent, SQSBatchResponse, Error, Context>()
+    .use(injectLambdaContext(logger))
+    .handler(async (event, context) => {
+      const results = await Promise.all(event.Records.map(async (r) => ({ id: r.messageId, ...(await one(r, context)) })));
+      const failed = results.filter((r) => !r.ok);
+      // Every message failed: the invocation fails (Lambda's Errors metric); otherwise SQS retries just those.
+      if (failed.length > 0 && failed.length === results.length) {
+        throw new Error(`serverless-hpa worker: ${failed.length} message(s) could not be processed: ${failed.map((f) => describe(f.result)).join('; ')}`);
+      }
+      return { batchItemFailures: failed.map((f) => ({ itemIdentifier: f.id })) };
+    });
+}
+
+function describe(result: MessageResult | undefined): string {
+  if (!result) return 'malformed message';
+  if (result.outcome === 'failed') return redact(`${result.shard}: ${result.error}`);
+  if (result.outcome === 'synced') return `${result.shard}: no autoscaler could be evaluated (see its decision lines)`;
+  return result.shard;
+}
+
+const env = process.env;
+const { logger, emf } = createTelemetry(env.SHPA_METRICS_NAMESPACE);
+
+export const handler = withConfig(logger, () => {
+  const config = loadFunctionConfig(env);
+  return createWorkerHandler({
+    config,
+    adapters: () => createAdapters(config),
+    logger,
+    emf,
+    log: {
+      periodSeconds: config.syncPeriodSeconds,
+      decisionLogSeconds: config.options.decisionLogSeconds,
+      autoscalerMetrics: config.autoscalerMetrics,
+      detailedMetrics: env.SHPA_DETAILED_METRICS === 'true',
+    },
+  });
+});

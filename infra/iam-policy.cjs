@@ -1,192 +1,145 @@
-// The sync function's IAM statements and cluster list, computed at package time
-// from the `clusters` and `assumeRoleArns` params (see docs/deploy.md), so that
-// every resource is named: no wildcard except cloudwatch:GetMetricData, which
-// supports no resource-level permissions (AWS requires "*"). Also the operators'
-// dashboard body (infra/dashboard.json), the other package-time value serverless.yml needs.
-// Every other param with a clear domain is checked here too (checkParams), so that a bad
-// value fails the packaging rather than every invocation; the rules are lib/sync/config.ts's
-// (test/deploy/package.test.ts checks that both agree on a table of values).
-//
-// clusters: comma-separated entries `name`, `name:region` or `name:region:roleArn`
-// (a role in the cluster's account, assumed to describe and call that cluster).
-// assumeRoleArns: comma-separated extra roles (CloudWatchMetric objects in other accounts).
+// One IAM role per function, each allowed exactly what its function does, on named resources
+// (docs/deploy.md, "Every permission and why"; test/deploy/package.test.ts lists every action and
+// resource, so a widening fails). The resource "*" appears only where AWS accepts nothing else:
+// cloudwatch:GetMetricData, and the EC2 Describe calls Lambda makes for a worker in a VPC.
 'use strict';
 
-const { readFileSync } = require('node:fs');
-const { join } = require('node:path');
+const FUNCTIONS = ['dispatcher', 'worker', 'stream', 'events'];
 
-const CLUSTER_NAME = /^[0-9A-Za-z][A-Za-z0-9\-_]*$/;
-const REGION = /^[a-z]{2}(-[a-z]+)+-\d+$/;
-const ROLE_ARN = /^arn:aws[a-z-]*:iam::\d{12}:role\/[\w+=.@/-]+$/;
+/** Attributes the worker writes (docs/architecture.md): state items and the bucket index in `c#…` partitions… */
+const SHARD_STATE_ATTRIBUTES = ['pk', 'sk', 'uid', 'v', 'sv', 'st', 'rec', 'open', 'off', 'up', 'dn', 'mt', 'ut', 'w', 'pend', 'log', 'src', 'ttl', 'sh', 'b'];
+/** …and the shard's cycle item (lease, last tick, marker) in `shard#…` partitions. */
+const SHARD_CYCLE_ATTRIBUTES = ['pk', 'sk', 'owner', 'exp', 'tick', 'at'];
+/** Spec attributes: only the specWriterArns principals write them (the table's resource policy). */
+const SPEC_ATTRIBUTES = ['doc', 'kind'];
 
-/** The clusters param as records; throws with the offending entry. */
-function parseClusters(text, defaultRegion) {
-  const entries = String(text ?? '')
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean);
-  if (entries.length === 0) {
-    throw new Error('param "clusters" is empty: set it to e.g. "prod" or "prod:eu-west-1,staging:us-east-1:arn:aws:iam::123456789012:role/shpa"');
-  }
-  const seen = new Set();
-  return entries.map((entry) => {
-    const [name, region, ...role] = entry.split(':');
-    const roleArn = role.join(':');
-    if (!CLUSTER_NAME.test(name)) throw new Error(`param "clusters": invalid cluster name in "${entry}"`);
-    if (seen.has(name)) throw new Error(`param "clusters": cluster "${name}" is listed twice`);
-    seen.add(name);
-    if (region && !REGION.test(region)) throw new Error(`param "clusters": invalid region "${region}" in "${entry}"`);
-    if (roleArn && !ROLE_ARN.test(roleArn)) throw new Error(`param "clusters": not an IAM role ARN: "${roleArn}"`);
-    return { name, region: region || defaultRegion, ...(roleArn ? { roleArn } : {}) };
-  });
-}
+const sub = (text) => ({ 'Fn::Sub': text });
+const getAtt = (resource, attribute) => ({ 'Fn::GetAtt': [resource, attribute] });
+const pascal = (name) => name[0].toUpperCase() + name.slice(1);
 
-function parseRoleArns(text) {
-  return String(text ?? '')
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean)
-    .map((arn) => {
-      if (!ROLE_ARN.test(arn)) throw new Error(`param "assumeRoleArns": not an IAM role ARN: "${arn}"`);
-      return arn;
-    });
-}
+const functionName = (c, fn) => `${c.service}-${c.stage}-${fn}`;
+/** Role names are global to the account: the region is in them. */
+const roleName = (c, fn) => `${c.service}-${c.stage}-${c.region}-${fn}`;
+const roleLogicalId = (fn) => `${pascal(fn)}Role`;
+/** The role's ARN as a string (no dependency on the role: usable in policies the roles themselves depend on). */
+const roleArn = (c, fn) => sub(`arn:\${AWS::Partition}:iam::\${AWS::AccountId}:role/${roleName(c, fn)}`);
+const tableArn = (c) => sub(`arn:\${AWS::Partition}:dynamodb:\${AWS::Region}:\${AWS::AccountId}:table/${c.tableName}`);
+const streamArn = (c) => c.existingTableStreamArn ?? getAtt('AutoscalerTable', 'StreamArn');
+/** The function's own log group, as AWS::Logs::LogGroup's Arn gives it (`:*` covers its streams, nothing else). */
+const logGroupArn = (c, fn) => sub(`arn:\${AWS::Partition}:logs:\${AWS::Region}:\${AWS::AccountId}:log-group:/aws/lambda/${functionName(c, fn)}:*`);
+const WORK_QUEUE = getAtt('WorkQueue', 'Arn');
+const FAILED_EVENTS_QUEUE = getAtt('FailedEventsQueue', 'Arn');
 
-/** The sync period must fit in the schedule's interval (SHPA_SCHEDULE_INTERVAL_SECONDS in serverless.yml). */
-const SCHEDULE_INTERVAL_SECONDS = 60;
-// ControllerSettings fields (lib/hpa/types.ts) and their types, as lib/sync/config.ts accepts them.
-const SETTING_NUMBERS = ['cpuInitializationPeriodSeconds', 'initialReadinessDelaySeconds', 'downscaleStabilizationWindowSeconds', 'scaleUpLimitFactor', 'scaleUpLimitMinimum'];
-const SETTING_OBJECTS = {
-  tolerance: { scaleUp: 'number', scaleDown: 'number' },
-  featureGates: { HPAScaleToZero: 'boolean', HPAConfigurableTolerance: 'boolean' },
-};
-const LOG_LEVELS = ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR', 'CRITICAL', 'SILENT'];
-// CloudWatch Logs' allowed retention periods.
-const RETENTION_DAYS = [1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653];
-const TABLE_NAME = /^[A-Za-z0-9_.-]{3,255}$/;
+const allow = (Sid, Action, Resource, Condition) => ({ Sid, Effect: 'Allow', Action, Resource, ...(Condition ? { Condition } : {}) });
+const leadingKeys = (op, keys) => ({ [`ForAllValues:${op}`]: { 'dynamodb:LeadingKeys': keys } });
 
-function integerParam(name, text, min, max) {
-  if (text === '') return;
-  const n = Number(text);
-  if (!Number.isInteger(n) || n < min || n > max) throw new Error(`param "${name}": must be an integer from ${min} to ${max}, got ${JSON.stringify(text)}`);
-}
+/** The statements of each function's role, by function. */
+function statements(c) {
+  const table = [tableArn(c)];
+  const ownLogGroup = (fn) => allow('OwnLogGroup', ['logs:CreateLogStream', 'logs:PutLogEvents'], [logGroupArn(c, fn)]);
+  const sendWork = allow('SendWork', ['sqs:SendMessage'], [WORK_QUEUE]);
+  const failureDestination = allow('FailureDestination', ['sqs:SendMessage'], [FAILED_EVENTS_QUEUE]);
 
-function booleanParam(name, text) {
-  if (!['', 'true', 'false'].includes(text.trim().toLowerCase())) throw new Error(`param "${name}": must be true or false, got ${JSON.stringify(text)}`);
-}
-
-function controllerSettingsParam(text) {
-  if (text === '') return;
-  const at = (path) => `param "controllerSettings"${path ? `: ${path}` : ''}`;
-  let raw;
-  try {
-    raw = JSON.parse(text);
-  } catch (e) {
-    throw new Error(`${at()}: not JSON: ${e.message}`);
-  }
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new Error(`${at()}: must be a JSON object`);
-  for (const [k, v] of Object.entries(raw)) {
-    if (SETTING_NUMBERS.includes(k)) {
-      if (typeof v !== 'number' || !(v >= 0)) throw new Error(`${at(k)} must be a number ≥ 0`);
-    } else if (k in SETTING_OBJECTS) {
-      if (typeof v !== 'object' || v === null) throw new Error(`${at(k)} must be an object`);
-      for (const [field, value] of Object.entries(v)) {
-        const type = SETTING_OBJECTS[k][field];
-        if (!type) throw new Error(`${at(`${k}.${field}`)}: unknown field`);
-        if (typeof value !== type) throw new Error(`${at(`${k}.${field}`)} must be a ${type}`);
-        if (type === 'number' && !(value >= 0)) throw new Error(`${at(`${k}.${field}`)} must be ≥ 0`);
-      }
-    } else {
-      throw new Error(`${at(k)}: unknown setting (known: ${[...SETTING_NUMBERS, ...Object.keys(SETTING_OBJECTS)].join(', ')})`);
-    }
-  }
-}
-
-/** Checks the params other than clusters and assumeRoleArns (values as strings, as --param gives them); throws naming the param. */
-function checkParams(params) {
-  const text = (name) => String(params[name] ?? '');
-  integerParam('syncPeriodSeconds', text('syncPeriodSeconds'), 1, SCHEDULE_INTERVAL_SECONDS);
-  booleanParam('dryRun', text('dryRun'));
-  booleanParam('autoscalerMetrics', text('autoscalerMetrics'));
-  controllerSettingsParam(text('controllerSettings'));
-  if (!LOG_LEVELS.includes(text('logLevel').toUpperCase())) throw new Error(`param "logLevel": must be one of ${LOG_LEVELS.join(', ')}, got ${JSON.stringify(text('logLevel'))}`);
-  integerParam('memorySize', text('memorySize'), 128, 10240);
-  if (!RETENTION_DAYS.includes(Number(text('logRetentionDays')))) {
-    throw new Error(`param "logRetentionDays": must be one of ${RETENTION_DAYS.join(', ')}, got ${JSON.stringify(text('logRetentionDays'))}`);
-  }
-  if (!TABLE_NAME.test(text('tableName'))) throw new Error(`param "tableName": 3 to 255 letters, digits, "_", "." or "-", got ${JSON.stringify(text('tableName'))}`);
-}
-
-const CHECKED_PARAMS = ['syncPeriodSeconds', 'dryRun', 'autoscalerMetrics', 'controllerSettings', 'logLevel', 'memorySize', 'logRetentionDays', 'tableName'];
-
-/** IAM statements of the sync function's role. */
-function statements({ clusters, roleArns, tableArn }) {
-  const out = [
-    {
-      Effect: 'Allow',
-      Action: ['dynamodb:Query', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:DeleteItem'],
-      Resource: [tableArn],
-    },
+  const worker = [
+    allow('ReadShardPartitions', ['dynamodb:Query', 'dynamodb:GetItem'], table, leadingKeys('StringLike', ['c#*'])),
+    allow('WriteShardState', ['dynamodb:PutItem', 'dynamodb:UpdateItem'], table, {
+      ...leadingKeys('StringLike', ['c#*']),
+      'ForAllValues:StringEquals': { 'dynamodb:Attributes': SHARD_STATE_ATTRIBUTES },
+    }),
+    allow('WriteShardCycle', ['dynamodb:PutItem', 'dynamodb:UpdateItem'], table, {
+      ...leadingKeys('StringLike', ['shard#*']),
+      'ForAllValues:StringEquals': { 'dynamodb:Attributes': SHARD_CYCLE_ATTRIBUTES },
+    }),
+    allow('ReceiveWork', ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes', 'sqs:ChangeMessageVisibility'], [WORK_QUEUE]),
+    sendWork,
     // GetMetricData has no resource-level permissions: "*" is the only valid resource.
-    { Effect: 'Allow', Action: ['cloudwatch:GetMetricData'], Resource: ['*'] },
+    allow('ReadCloudWatchMetrics', ['cloudwatch:GetMetricData'], ['*']),
   ];
-  // Clusters reached through a role are described with that role's credentials.
-  const local = clusters.filter((c) => !c.roleArn);
+  // Clusters behind a role are described with that role's credentials.
+  const local = c.clusters.filter((cl) => !cl.roleArn);
   if (local.length > 0) {
-    out.push({
-      Effect: 'Allow',
-      Action: ['eks:DescribeCluster'],
-      Resource: local.map((c) => ({ 'Fn::Sub': `arn:\${AWS::Partition}:eks:${c.region}:\${AWS::AccountId}:cluster/${c.name}` })),
-    });
+    worker.push(allow('DescribeClusters', ['eks:DescribeCluster'], local.map((cl) => sub(`arn:\${AWS::Partition}:eks:${cl.region}:\${AWS::AccountId}:cluster/${cl.name}`))));
   }
-  const roles = [...new Set([...clusters.map((c) => c.roleArn).filter(Boolean), ...roleArns])];
-  if (roles.length > 0) out.push({ Effect: 'Allow', Action: ['sts:AssumeRole'], Resource: roles });
-  return out;
-}
+  const roles = [...new Set([...c.clusters.map((cl) => cl.roleArn).filter(Boolean), ...c.roleArns])];
+  if (roles.length > 0) worker.push(allow('AssumeClusterAndMetricsRoles', ['sts:AssumeRole'], roles));
+  if (c.vpc) worker.push(...vpcStatements(c.vpc));
+  worker.push(ownLogGroup('worker'));
 
-async function fromParams(resolveVariable) {
-  const region = await resolveVariable('self:provider.region');
-  const clusters = parseClusters(await resolveVariable('param:clusters'), region);
-  const roleArns = parseRoleArns(await resolveVariable('param:assumeRoleArns'));
-  const params = {};
-  for (const name of CHECKED_PARAMS) params[name] = await resolveVariable(`param:${name}`);
-  checkParams(params);
-  return { region, clusters, roleArns };
+  return {
+    // Mirrors the clusters param into the registry partition, and sends the ticks.
+    dispatcher: [
+      allow('ClusterRegistry', ['dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:DeleteItem'], table, leadingKeys('StringEquals', ['clusters'])),
+      sendWork,
+      failureDestination,
+      ownLogGroup('dispatcher'),
+    ],
+    worker,
+    // What Lambda's event source mapping reads from the stream (the function reads nothing else).
+    stream: [
+      allow('ReadTableStream', ['dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator', 'dynamodb:ListStreams'], [streamArn(c)]),
+      sendWork,
+      failureDestination,
+      ownLogGroup('stream'),
+    ],
+    events: [sendWork, failureDestination, ownLogGroup('events')],
+  };
 }
 
 /**
- * The dashboard body: infra/dashboard.json as one line for Fn::Sub, which fills in
- * ${AWS::Region}, ${SyncLambdaFunction}, ${SyncLogGroup} and ${MetricsNamespace}
- * (CloudFormation takes DashboardBody as a string, and serverless.yml has no raw-text file variable).
+ * What Lambda does with the worker's role to attach it to the VPC (AWSLambdaVPCAccessExecutionRole, minus logs),
+ * scoped to the configured subnets and security groups; the Describe calls accept only "*".
  */
-function dashboardSub(metricsNamespace) {
-  const file = join(__dirname, 'dashboard.json');
-  let body;
-  try {
-    body = JSON.parse(readFileSync(file, 'utf8'));
-  } catch (e) {
-    throw new Error(`${file}: ${e.message}`);
+function vpcStatements(vpc) {
+  const ec2 = (what) => sub(`arn:\${AWS::Partition}:ec2:\${AWS::Region}:\${AWS::AccountId}:${what}`);
+  const interfaces = ec2('network-interface/*');
+  return [
+    allow('CreateNetworkInterfaces', ['ec2:CreateNetworkInterface'], [interfaces, ...vpc.subnetIds.map((id) => ec2(`subnet/${id}`)), ...vpc.securityGroupIds.map((id) => ec2(`security-group/${id}`))]),
+    allow('ManageNetworkInterfaces', ['ec2:DeleteNetworkInterface', 'ec2:AssignPrivateIpAddresses', 'ec2:UnassignPrivateIpAddresses'], [interfaces]),
+    allow('DescribeNetwork', ['ec2:DescribeNetworkInterfaces', 'ec2:DescribeSubnets'], ['*']),
+  ];
+}
+
+const DESCRIPTIONS = {
+  dispatcher: 'serverless-hpa dispatcher: mirrors the clusters param into the registry, sends one tick per shard',
+  worker: 'serverless-hpa worker: one shard cycle per message (state in the table, EKS, CloudWatch metrics)',
+  stream: 'serverless-hpa stream: turns spec changes into evaluate messages',
+  events: 'serverless-hpa events: turns alarm state changes and evaluate-now events into evaluate messages',
+};
+
+/** The four roles, by logical id. */
+function roleResources(c) {
+  const byFunction = statements(c);
+  const out = {};
+  for (const fn of FUNCTIONS) {
+    const name = roleName(c, fn);
+    if (name.length > 64) throw new Error(`the role name ${name} is longer than IAM's 64 characters: use a shorter stage or service name`);
+    out[roleLogicalId(fn)] = {
+      Type: 'AWS::IAM::Role',
+      Properties: {
+        RoleName: name,
+        Description: DESCRIPTIONS[fn],
+        AssumeRolePolicyDocument: {
+          Version: '2012-10-17',
+          Statement: [{ Effect: 'Allow', Principal: { Service: 'lambda.amazonaws.com' }, Action: 'sts:AssumeRole' }],
+        },
+        ...(c.permissionsBoundaryArn ? { PermissionsBoundary: c.permissionsBoundaryArn } : {}),
+        Policies: [{ PolicyName: fn, PolicyDocument: { Version: '2012-10-17', Statement: byFunction[fn] } }],
+      },
+    };
   }
-  return { 'Fn::Sub': [JSON.stringify(body), { MetricsNamespace: metricsNamespace }] };
+  return out;
 }
 
 module.exports = {
-  parseClusters,
-  parseRoleArns,
-  checkParams,
+  FUNCTIONS,
+  SHARD_STATE_ATTRIBUTES,
+  SHARD_CYCLE_ATTRIBUTES,
+  SPEC_ATTRIBUTES,
+  functionName,
+  roleArn,
+  roleLogicalId,
+  tableArn,
+  streamArn,
   statements,
-  /** serverless.yml: provider.iam.role.statements */
-  async roleStatements({ resolveVariable }) {
-    const { clusters, roleArns } = await fromParams(resolveVariable);
-    return statements({ clusters, roleArns, tableArn: { 'Fn::GetAtt': ['AutoscalerTable', 'Arn'] } });
-  },
-  /** serverless.yml: the SHPA_CLUSTERS environment variable (JSON, read by lib/sync/config.ts). */
-  async clustersJson({ resolveVariable }) {
-    const { clusters } = await fromParams(resolveVariable);
-    return JSON.stringify(clusters);
-  },
-  /** serverless.yml: the DashboardBody of the operators' dashboard, in the function's EMF namespace. */
-  async dashboardBody({ resolveVariable }) {
-    return dashboardSub(await resolveVariable('self:provider.environment.SHPA_METRICS_NAMESPACE'));
-  },
+  roleResources,
 };

@@ -13,15 +13,21 @@ export interface GlobalOptions {
   region?: string;
 }
 
-/** A failure the user can fix: printed as one line, exit code 1. */
+/** A failure the user can fix: printed as one line, exit code 1 (or the command's own, e.g. diff's 2). */
 export class CliError extends Error {
   override readonly name = 'CliError';
+  constructor(
+    message: string,
+    readonly exitCode = 1,
+  ) {
+    super(message);
+  }
 }
 
 export function addGlobalOptions(program: Command): Command {
   return program
     .option('--cluster <name>', 'cluster the autoscalers belong to (env SHPA_CLUSTER)')
-    .option('--endpoint <url>', 'DynamoDB endpoint, e.g. the local one (env SHPA_DYNAMODB_ENDPOINT)')
+    .option('--endpoint <url>', 'DynamoDB endpoint, e.g. http://127.0.0.1:8000 for a local table (env SHPA_DYNAMODB_ENDPOINT; docs/cli.md, "A local table")')
     .option('--table <name>', `DynamoDB table (env SHPA_TABLE, default ${DEFAULT_TABLE_NAME})`)
     .option('--region <region>', 'AWS region of the table (env AWS_REGION)');
 }
@@ -45,9 +51,13 @@ function readConfig(): GlobalOptions {
   if (typeof config !== 'object' || config === null || Array.isArray(config)) {
     throw new CliError(`${path} is not a JSON object: write it as {"cluster": "NAME", "region": "REGION"}, or delete it`);
   }
-  for (const key of CONFIG_KEYS) {
-    const value = (config as Record<string, unknown>)[key];
-    if (value !== undefined && typeof value !== 'string') throw new CliError(`${path}: "${key}" must be a string, not ${JSON.stringify(value)}`);
+  for (const [key, value] of Object.entries(config)) {
+    // A misspelt key ("tabel") would otherwise be ignored, and the command would use another table.
+    if (!(CONFIG_KEYS as string[]).includes(key)) {
+      const like = CONFIG_KEYS.find((k) => k.length === key.length && [...k].sort().join() === [...key].sort().join());
+      throw new CliError(`${path}: unknown key "${key}"${like ? ` (did you mean "${like}"?)` : ''}: the keys are ${CONFIG_KEYS.map((k) => `"${k}"`).join(', ')}`);
+    }
+    if (typeof value !== 'string') throw new CliError(`${path}: "${key}" must be a string, not ${JSON.stringify(value)}`);
   }
   return config as GlobalOptions;
 }

@@ -1,10 +1,8 @@
 // `shpa demo` (`npm start`): the sync handler at work on local parts, a day in a minute.
+// The demo's parts (local servers, the sync handler) load when the demo runs, not with every command.
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { runDemo, type DemoResult } from '../demo/run.js';
-import { EXAMPLES_DIR } from '../demo/scenario.js';
-import { demoTrace, relativeLoad } from '../demo/demo-trace.js';
-import { prepareOutDir } from '../demo/out-dir.js';
+import type { DemoResult } from '../demo/run.js';
 import { parseTrace, TraceError, type Trace } from '../sim/trace.js';
 import { CliError } from './context.js';
 import { numberOption, useColor } from './simulate.js';
@@ -24,7 +22,8 @@ export interface DemoCliOptions {
 export const DEFAULT_OUT_DIR = '.shpa/demo';
 
 /** The built-in day (yesterday, UTC), or the file's first series divided by its median as the relative load. */
-function loadTrace(file: string | undefined): { trace: Trace; name: string } {
+async function loadTrace(file: string | undefined): Promise<{ trace: Trace; name: string }> {
+  const { demoTrace, relativeLoad } = await import('../demo/demo-trace.js');
   if (!file) {
     const now = new Date();
     return { trace: demoTrace(new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() - 1)), 60), name: 'a day (quiet night, lunchtime spike ×4, slow decline)' };
@@ -46,7 +45,8 @@ function loadTrace(file: string | undefined): { trace: Trace; name: string } {
 }
 
 /** The --out folder, made now: a bad one fails before the local parts start, not after the run. */
-function outDir(dir: string): string {
+async function outDir(dir: string): Promise<string> {
+  const { prepareOutDir } = await import('../demo/out-dir.js');
   try {
     return prepareOutDir(dir);
   } catch (e) {
@@ -56,10 +56,11 @@ function outDir(dir: string): string {
 
 /** Runs the demo as the command line asked; Ctrl-C (or SIGTERM) stops it after the current sync, a second one at once. */
 export async function demoCommand(opts: DemoCliOptions, out: NodeJS.WriteStream = process.stdout): Promise<DemoResult> {
-  const { trace, name } = loadTrace(opts.trace);
+  const { trace, name } = await loadTrace(opts.trace);
   const span = trace.times[trace.times.length - 1] - trace.times[0];
   if (span < opts.syncPeriod * 1000) throw new CliError(`the trace spans ${span / 1000} s, less than one sync period (${opts.syncPeriod} s)`);
-  const reportDir = opts.report ? outDir(opts.out) : undefined;
+  const reportDir = opts.report ? await outDir(opts.out) : undefined;
+  const [{ runDemo }, { EXAMPLES_DIR }] = await Promise.all([import('../demo/run.js'), import('../demo/scenario.js')]);
   const speed = opts.speed ?? (opts.duration > 0 ? span / 1000 / opts.duration : Infinity);
   const abort = new AbortController();
   const onSignal = () => {

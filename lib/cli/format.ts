@@ -1,10 +1,12 @@
 // kubectl-like rendering: aligned tables, short ages, HPA targets.
 import type { HorizontalPodAutoscaler, MetricSpec, MetricStatus, MetricTarget, MetricValueStatus } from '../hpa/types.js';
+import { columnWidths, formatRow } from './output.js';
 
 /** Columns separated by three spaces, as kubectl prints them. */
 export function table(header: string[], rows: string[][]): string {
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
-  return [header, ...rows].map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]))).join('   ')).join('\n') + '\n';
+  const all = [header, ...rows];
+  const widths = columnWidths(all);
+  return all.map((r) => formatRow(r, widths)).join('\n') + '\n';
 }
 
 /** kubectl's AGE (apimachinery duration.HumanDuration): 45s, 5m3s, 42m, 5h3m, 20h, 3d4h, 12d, 2y45d, 9y. */

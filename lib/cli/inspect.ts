@@ -1,200 +1,243 @@
 // `shpa get` and `shpa describe`: reading autoscalers back, kubectl-style.
 import type { Command } from 'commander';
-import { stringify } from 'yaml';
-import type { HorizontalPodAutoscaler, HPAScalingRules } from '../hpa/types.js';
 import { KIND_HPA, type StoredSpec } from '../store/index.js';
-import type { AutoscalerRecord } from '../sync/ports.js';
-import { CliError, notFound, resolveContext } from './context.js';
-import { age, describeMetric, formatTargets, table } from './format.js';
-import { parseTargets } from './kinds.js';
+import type { AutoscalerRecord, ClusterSnapshot } from '../sync/ports.js';
+import { CliError, resolveContext, type Context } from './context.js';
+import { describe, describeObject } from './describe.js';
+import { age, formatTargets } from './format.js';
+import { KINDS, missingError, parseTargets, type KindHandler, type Target } from './kinds.js';
+import { columnWidths, formatRow, parseOutput, printObjects, type Output } from './output.js';
+import { scopeOf, type ScopeOptions } from './scope.js';
+import { watchRows, WATCH_INTERVAL_MS } from './watch.js';
 
-interface GetOptions {
+/** One object as `get` lists it. */
+interface Listed {
+  handler: KindHandler;
   namespace: string;
-  allNamespaces?: boolean;
+  name: string;
+  /** What -o yaml|json prints: the spec, and an autoscaler's status. */
+  object: StoredSpec;
+  labels?: Record<string, string>;
+  /** When it was first stored (AGE). */
+  created?: string;
+}
+
+function listed(snap: ClusterSnapshot, handler: KindHandler): Listed[] {
+  const items: Listed[] =
+    handler.kind === KIND_HPA
+      ? snap.autoscalers.map((r) => ({ handler, namespace: r.namespace, name: r.name, object: r.hpa, labels: r.hpa.metadata?.labels, created: r.hpa.metadata?.creationTimestamp ?? r.createdAt }))
+      : snap.cloudWatchMetrics.map((m) => ({ handler, namespace: m.metadata.namespace ?? 'default', name: m.metadata.name, object: m, labels: m.metadata.labels, created: m.metadata.creationTimestamp }));
+  return items.sort((a, b) => a.namespace.localeCompare(b.namespace) || a.name.localeCompare(b.name));
+}
+
+/** The table of one kind: header, and per object its cells; `ages` are the columns that change by themselves (left out of -w's comparison). */
+interface Columns {
+  header: string[];
+  cells(l: Listed, now: number): string[];
+  ages: number[];
+}
+
+function columnsFor(handler: KindHandler, wide: boolean): Columns {
+  if (handler.kind !== KIND_HPA) {
+    const queries = (l: Listed) => String((l.object as { spec?: { queries?: unknown[] } }).spec?.queries?.length ?? 0);
+    return { header: ['NAME', 'QUERIES', 'AGE'], cells: (l, now) => [l.name, queries(l), age(now - Date.parse(l.created ?? ''))], ages: [2] };
+  }
+  return {
+    header: ['NAME', 'REFERENCE', 'TARGETS', 'MINPODS', 'MAXPODS', 'REPLICAS', 'AGE', ...(wide ? ['DESIRED', 'LAST SCALE', 'CONDITIONS'] : [])],
+    cells(l, now) {
+      const h = l.object as AutoscalerRecord['hpa'];
+      const st = h.status;
+      const row = [
+        l.name,
+        `${h.spec?.scaleTargetRef?.kind}/${h.spec?.scaleTargetRef?.name}`,
+        formatTargets(h, wide),
+        h.spec?.minReplicas === undefined ? '<unset>' : String(h.spec.minReplicas),
+        String(h.spec?.maxReplicas),
+        st ? String(st.currentReplicas) : '<unknown>',
+        age(now - Date.parse(l.created ?? '')),
+      ];
+      if (wide) {
+        row.push(
+          st ? String(st.desiredReplicas) : '<unknown>',
+          st?.lastScaleTime ? age(now - Date.parse(st.lastScaleTime)) : '<none>',
+          (st?.conditions ?? []).filter((c) => c.status === 'True').map((c) => c.type).join(',') || '<none>',
+        );
+      }
+      return row;
+    },
+    ages: wide ? [6, 8] : [6],
+  };
+}
+
+interface GetOptions extends ScopeOptions {
   output?: string;
   kind: string;
+  watch?: boolean;
+  /** false with --no-headers. */
+  headers: boolean;
 }
+
+/** What `get` prints for a set of objects: rows (and a key per object for -w), or one block for -o yaml|json|jsonpath. */
+class GetPrinter {
+  private readonly columns: Map<KindHandler, Columns>;
+  private readonly withKind: boolean;
+  widths: number[] = [];
+
+  constructor(
+    private readonly out: Output,
+    private readonly opts: GetOptions,
+    kinds: KindHandler[],
+  ) {
+    this.columns = new Map(kinds.map((k) => [k, columnsFor(k, out.format === 'wide')]));
+    // kubectl names each object TYPE/NAME when it prints several kinds.
+    this.withKind = kinds.length > 1;
+  }
+
+  private cells(l: Listed, now: number): string[] {
+    const c = this.columns.get(l.handler)!.cells(l, now);
+    if (this.withKind) c[0] = `${l.handler.resource}/${c[0]}`;
+    return this.opts.allNamespaces ? [l.namespace, ...c] : c;
+  }
+
+  private header(handler: KindHandler): string[] {
+    const h = this.columns.get(handler)!.header;
+    return this.opts.allNamespaces ? ['NAMESPACE', ...h] : h;
+  }
+
+  /** One line per object for -o name and the tables, keyed by what -w compares. */
+  lines(objs: Listed[], now: number): Map<string, { line: string; key: string }> {
+    const m = new Map<string, { line: string; key: string }>();
+    for (const l of objs) {
+      const id = `${l.handler.resource}/${l.namespace}/${l.name}`;
+      if (this.out.format === 'name') {
+        m.set(id, { line: `${l.handler.resource}/${l.name}`, key: JSON.stringify(l.object) });
+        continue;
+      }
+      const cells = this.cells(l, now);
+      const shift = this.opts.allNamespaces ? 1 : 0;
+      const ages = new Set(this.columns.get(l.handler)!.ages.map((i) => i + shift));
+      m.set(id, { line: formatRow(cells, this.widths), key: cells.filter((_, i) => !ages.has(i)).join('\t') });
+    }
+    return m;
+  }
+
+  /** The whole first print: per kind a table (blank line between kinds), or the yaml/json/jsonpath block. */
+  render(groups: { handler: KindHandler; objs: Listed[] }[], single: boolean, now: number): string {
+    const all = groups.flatMap((g) => g.objs);
+    if (this.out.format === 'yaml' || this.out.format === 'json' || this.out.format === 'jsonpath') return printObjects(all.map((l) => l.object), this.out, single);
+    if (this.out.format === 'name') return all.map((l) => `${l.handler.resource}/${l.name}\n`).join('');
+    const tables = groups
+      .filter((g) => g.objs.length > 0)
+      .map((g) => {
+        const rows = g.objs.map((l) => this.cells(l, now));
+        const withHeader = this.opts.headers ? [this.header(g.handler), ...rows] : rows;
+        this.widths = columnWidths(withHeader);
+        return withHeader.map((r) => formatRow(r, this.widths)).join('\n') + '\n';
+      });
+    return tables.join('\n');
+  }
+}
+
+async function get(args: string[], opts: GetOptions, cmd: Command): Promise<void> {
+  const out = parseOutput(opts.output);
+  const parsed = parseTargets(args, opts.kind);
+  const { kinds, targets } = parsed;
+  const scope = scopeOf(opts);
+  if (opts.watch && kinds.length > 1) throw new CliError('-w watches one kind at a time: run one "shpa get -w" per kind');
+  const ctx = resolveContext(cmd);
+  const cluster = ctx.requireCluster();
+  const snap = await ctx.store.loadCluster(cluster);
+  for (const b of snap.broken) process.stderr.write(`warning: ${b.error}\n`);
+  const select = (s: ClusterSnapshot) =>
+    kinds.map((handler) => {
+      const names = targets.filter((t) => t.handler === handler).map((t) => t.name);
+      const objs = listed(s, handler).filter((l) => scope.includes(l.namespace, l.labels) && (targets.length === 0 || names.includes(l.name)));
+      return { handler, objs };
+    });
+  const groups = select(snap);
+  // kubectl: what was found is printed; each name not found is an error line, and the exit code is 1.
+  const missing = targets.filter((t) => !groups.some((g) => g.handler === t.handler && g.objs.some((l) => l.name === t.name)));
+  const printer = new GetPrinter(out, opts, kinds);
+  const found = groups.some((g) => g.objs.length > 0);
+  if (found) process.stdout.write(printer.render(groups, targets.length === 1, Date.now()));
+  for (const t of missing) process.stderr.write(`error: ${missingError(parsed, t, opts.namespace, cluster).message}\n`);
+  if (missing.length > 0) process.exitCode = 1;
+  else if (!found && !opts.watch) process.stderr.write(scope.none);
+  if (!opts.watch) return;
+  if (out.format !== 'table' && out.format !== 'wide' && out.format !== 'name') throw new CliError('-w prints rows: use it with the table, -o wide or -o name');
+  await watchRows({
+    initial: printer.lines(groups[0].objs, Date.now()),
+    load: async () => printer.lines(select(await ctx.store.loadCluster(cluster))[0].objs, Date.now()),
+    write: (s) => process.stdout.write(s),
+    intervalMs: WATCH_INTERVAL_MS,
+  });
+}
+
+/** `describe` without names: every object of the kinds in scope; with names: each one, or an error line. */
+async function describeCommand(args: string[], opts: ScopeOptions, cmd: Command): Promise<void> {
+  const parsed = parseTargets(args, 'hpa');
+  const { kinds, targets } = parsed;
+  const scope = scopeOf(opts);
+  const ctx = resolveContext(cmd);
+  const cluster = ctx.requireCluster();
+  const now = new Date();
+  const texts: string[] = [];
+  if (targets.length > 0) {
+    for (const t of targets) {
+      const text = await describeOne(ctx, cluster, t, opts.namespace, now);
+      if (text !== undefined) texts.push(text);
+      else {
+        process.stderr.write(`error: ${missingError(parsed, t, opts.namespace, cluster).message}\n`);
+        process.exitCode = 1;
+      }
+    }
+  } else {
+    const snap = await ctx.store.loadCluster(cluster);
+    for (const handler of kinds) {
+      if (handler.kind === KIND_HPA) {
+        const recs = snap.autoscalers.filter((r) => scope.includes(r.namespace, r.hpa.metadata?.labels)).sort((a, b) => a.namespace.localeCompare(b.namespace) || a.name.localeCompare(b.name));
+        texts.push(...recs.map((r) => describe(r, cluster, now)));
+      } else {
+        texts.push(...listed(snap, handler).filter((l) => scope.includes(l.namespace, l.labels)).map((l) => describeObject(l.object, cluster)));
+      }
+    }
+    if (texts.length === 0) process.stderr.write(scope.none);
+  }
+  // kubectl separates several descriptions with a blank line.
+  process.stdout.write(texts.join('\n'));
+}
+
+async function describeOne(ctx: Context, cluster: string, t: Target, namespace: string, now: Date): Promise<string | undefined> {
+  if (t.handler.kind === KIND_HPA) {
+    const rec = await ctx.store.getAutoscaler(cluster, namespace, t.name);
+    return rec && describe(rec, cluster, now);
+  }
+  const obj = await ctx.store.getSpec(cluster, t.handler.kind, namespace, t.name);
+  return obj && describeObject(obj, cluster);
+}
+
+const KIND_NAMES = KINDS.map((k) => k.aliases[0]).join(', ');
 
 export function registerInspect(program: Command): void {
   program
     .command('get')
-    .description('list autoscalers (like kubectl get hpa); also "get hpa NAME", "get cloudwatchmetric", "get cwm/NAME"')
-    .argument('[names...]', 'autoscalers (or TYPE NAME..., TYPE/NAME)')
+    .description(`list autoscalers (like kubectl get hpa); also "get hpa NAME", "get hpa,cwm", "get cwm/NAME" (kinds: ${KIND_NAMES})`)
+    .argument('[names...]', 'autoscalers (or TYPE[,TYPE] NAME..., TYPE/NAME...)')
     .option('-n, --namespace <ns>', 'namespace', 'default')
     .option('-A, --all-namespaces', 'every namespace')
-    .option('-o, --output <format>', 'wide, yaml or json')
+    .option('-o, --output <format>', 'wide, name, yaml, json or jsonpath=TEMPLATE')
+    .option('-l, --selector <selector>', 'only objects whose labels match, e.g. app=web,tier!=db')
+    .option('-w, --watch', `after the list, print a row each time one changes (polls the table every ${WATCH_INTERVAL_MS / 1000} s; Ctrl-C ends it)`)
+    .option('--no-headers', 'leave out the header line')
     .option('-k, --kind <kind>', 'hpa or cloudwatchmetric', 'hpa')
-    .action(async (args: string[], opts: GetOptions, cmd: Command) => {
-      if (opts.output && !['wide', 'yaml', 'json'].includes(opts.output)) throw new CliError(`unknown output format "${opts.output}": use wide, yaml or json`);
-      const parsed = parseTargets(args, opts.kind);
-      if (parsed.targets.some((t) => t.handler !== parsed.targets[0].handler)) throw new CliError('get lists one kind at a time: run it once per kind');
-      const handler = parsed.targets[0]?.handler ?? parsed.handler;
-      const names = parsed.targets.map((t) => t.name);
-      const ctx = resolveContext(cmd);
-      const cluster = ctx.requireCluster();
-      const snap = await ctx.store.loadCluster(cluster);
-      for (const b of snap.broken) process.stderr.write(`warning: ${b.error}\n`);
-      const inScope = (ns: string, n: string) => (opts.allNamespaces || ns === opts.namespace) && (names.length === 0 || names.includes(n));
-      // kubectl's "not found" for the first name asked for that matched nothing.
-      const missing = (found: string[]) => names.find((n) => !found.includes(n));
-      const single = names.length === 1;
-      // -A: kubectl's leading NAMESPACE column.
-      const nsColumn = (ns: string): string[] => (opts.allNamespaces ? [ns] : []);
-      const now = Date.now();
-      if (handler.kind !== KIND_HPA) {
-        const objs = snap.cloudWatchMetrics.filter((m) => inScope(m.metadata.namespace ?? 'default', m.metadata.name));
-        const absent = missing(objs.map((m) => m.metadata.name));
-        if (absent !== undefined) throw notFound(handler.resource, absent, opts.namespace, cluster);
-        if (opts.output === 'yaml' || opts.output === 'json') return print(objs, opts.output, single);
-        const rows = objs.map((m) => [...nsColumn(m.metadata.namespace ?? 'default'), m.metadata.name, String(m.spec.queries.length), age(now - Date.parse(m.metadata.creationTimestamp ?? ''))]);
-        return out(objs.length === 0 ? noResources(opts) : table([...nsColumn('NAMESPACE'), 'NAME', 'QUERIES', 'AGE'], rows));
-      }
-      const recs = snap.autoscalers.filter((a) => inScope(a.namespace, a.name)).sort((a, b) => a.namespace.localeCompare(b.namespace) || a.name.localeCompare(b.name));
-      const absent = missing(recs.map((r) => r.name));
-      if (absent !== undefined) throw notFound(handler.resource, absent, opts.namespace, cluster);
-      if (opts.output === 'yaml' || opts.output === 'json') return print(recs.map((r) => r.hpa), opts.output, single);
-      if (recs.length === 0) return out(noResources(opts));
-      const wide = opts.output === 'wide';
-      const header = [...nsColumn('NAMESPACE'), 'NAME', 'REFERENCE', 'TARGETS', 'MINPODS', 'MAXPODS', 'REPLICAS', 'AGE', ...(wide ? ['DESIRED', 'LAST SCALE', 'CONDITIONS'] : [])];
-      const rows = recs.map((r) => {
-        const h = r.hpa;
-        const st = h.status;
-        const row = [
-          ...nsColumn(r.namespace),
-          r.name,
-          `${h.spec.scaleTargetRef.kind}/${h.spec.scaleTargetRef.name}`,
-          formatTargets(h, wide),
-          h.spec.minReplicas === undefined ? '<unset>' : String(h.spec.minReplicas),
-          String(h.spec.maxReplicas),
-          st ? String(st.currentReplicas) : '<unknown>',
-          age(now - Date.parse(h.metadata.creationTimestamp ?? r.createdAt)),
-        ];
-        if (wide) {
-          row.push(st ? String(st.desiredReplicas) : '<unknown>', st?.lastScaleTime ? age(now - Date.parse(st.lastScaleTime)) : '<none>', (st?.conditions ?? []).filter((c) => c.status === 'True').map((c) => c.type).join(',') || '<none>');
-        }
-        return row;
-      });
-      out(table(header, rows));
-    });
+    .action(get);
 
   program
     .command('describe')
-    .description('show autoscalers in detail (like kubectl describe hpa); also "describe cloudwatchmetric/NAME"')
-    .argument('<names...>', 'autoscalers (or TYPE NAME..., TYPE/NAME)')
+    .description('show autoscalers in detail, with their recent events (like kubectl describe hpa); no name: all in the namespace')
+    .argument('[names...]', 'autoscalers (or TYPE NAME..., TYPE/NAME...)')
     .option('-n, --namespace <ns>', 'namespace', 'default')
-    .action(async (args: string[], opts: { namespace: string }, cmd: Command) => {
-      const { handler, targets } = parseTargets(args, 'hpa');
-      if (targets.length === 0) throw new CliError(`no name given: shpa describe ${handler.aliases[0]} NAME`);
-      const ctx = resolveContext(cmd);
-      const cluster = ctx.requireCluster();
-      const texts: string[] = [];
-      for (const t of targets) {
-        if (t.handler.kind === KIND_HPA) {
-          const rec = await ctx.store.getAutoscaler(cluster, opts.namespace, t.name);
-          if (!rec) throw notFound(t.handler.resource, t.name, opts.namespace, cluster);
-          texts.push(describe(rec, cluster, new Date()));
-        } else {
-          const obj = await ctx.store.getSpec(cluster, t.handler.kind, opts.namespace, t.name);
-          if (!obj) throw notFound(t.handler.resource, t.name, opts.namespace, cluster);
-          texts.push(describeObject(obj, cluster));
-        }
-      }
-      // kubectl separates several descriptions with a blank line.
-      out(texts.join('\n'));
-    });
+    .option('-A, --all-namespaces', 'every namespace (without names)')
+    .option('-l, --selector <selector>', 'only objects whose labels match (without names)')
+    .action(describeCommand);
 }
-
-function out(s: string): void {
-  process.stdout.write(s);
-}
-
-function noResources(opts: GetOptions): string {
-  return opts.allNamespaces ? 'No resources found\n' : `No resources found in ${opts.namespace} namespace.\n`;
-}
-
-function print(objs: (HorizontalPodAutoscaler | StoredSpec)[], format: 'yaml' | 'json', single: boolean): void {
-  const value = single ? objs[0] : { apiVersion: 'v1', kind: 'List', items: objs };
-  out(format === 'json' ? JSON.stringify(value, null, 2) + '\n' : stringify(value));
-}
-
-/** The text of `shpa describe`. */
-export function describe(rec: AutoscalerRecord, cluster: string, now: Date): string {
-  const h = rec.hpa;
-  const st = h.status;
-  const kv: [string, string][] = [
-    ['Name:', rec.name],
-    ['Namespace:', rec.namespace],
-    ['Cluster:', cluster],
-    ['Labels:', pairs(h.metadata.labels)],
-    ['Annotations:', pairs(h.metadata.annotations)],
-    ['CreationTimestamp:', new Date(h.metadata.creationTimestamp ?? rec.createdAt).toUTCString()],
-    ['Reference:', `${h.spec.scaleTargetRef.kind}/${h.spec.scaleTargetRef.name}`],
-    ['Metrics:', '( current / target )'],
-  ];
-  for (const m of h.spec.metrics ?? []) {
-    const [label, value] = describeMetric(m, st?.currentMetrics ?? []);
-    kv.push([`  ${label}:`, value]);
-  }
-  kv.push(
-    ['Min replicas:', String(h.spec.minReplicas ?? '<unset>')],
-    ['Max replicas:', String(h.spec.maxReplicas)],
-    ['Behavior:', h.spec.behavior ? behaviorText(h) : '<default>'],
-    [`${h.spec.scaleTargetRef.kind} pods:`, st ? `${st.currentReplicas} current / ${st.desiredReplicas} desired` : '<unknown>'],
-  );
-  const w = Math.max(...kv.map(([k]) => k.length)) + 1;
-  // A multi-line value (labels, annotations) continues in the value column.
-  let s = kv.map(([k, v]) => `${k.padEnd(w)}${v.replaceAll('\n', `\n${' '.repeat(w)}`)}`).join('\n') + '\n';
-  const conditions = st?.conditions ?? [];
-  s += 'Conditions:\n';
-  s += conditions.length === 0 ? '  <none>\n' : indent(table(['Type', 'Status', 'Reason', 'Message'], [['----', '------', '------', '-------'], ...conditions.map((c) => [c.type, c.status, c.reason ?? '', c.message ?? ''])]));
-  const events: [number, string, string][] = [
-    ...rec.history.scaleUpEvents.map((e): [number, string, string] => [Date.parse(e.timestamp), 'SuccessfulRescale', `Scaled up by ${e.change} replica(s)`]),
-    ...rec.history.scaleDownEvents.map((e): [number, string, string] => [Date.parse(e.timestamp), 'SuccessfulRescale', `Scaled down by ${e.change} replica(s)`]),
-  ];
-  if (st?.lastScaleTime && !events.some(([t]) => t === Date.parse(st.lastScaleTime!))) {
-    events.push([Date.parse(st.lastScaleTime), 'SuccessfulRescale', `New size: ${st.desiredReplicas}`]);
-  }
-  events.sort((a, b) => b[0] - a[0]);
-  s += 'Events:\n';
-  s += events.length === 0 ? '  <none>\n' : indent(table(['Type', 'Reason', 'Age', 'From', 'Message'], [['----', '------', '----', '----', '-------'], ...events.map(([t, r, m]) => ['Normal', r, age(now.getTime() - t), 'shpa', m])]));
-  const recs = [...(rec.history.recommendations ?? [])].sort((a, b) => Date.parse(b.timestamp) - Date.parse(a.timestamp));
-  s += 'Recommendations (latest time each count was recommended):\n';
-  s += recs.length === 0 ? '  <none>\n' : indent(table(['Replicas', 'Age'], recs.map((r) => [String(r.replicas), age(now.getTime() - Date.parse(r.timestamp))])));
-  return s;
-}
-
-/** The text of `shpa describe` for an object with no dedicated view (kubectl's generic describe): metadata, then the spec. */
-export function describeObject(obj: StoredSpec, cluster: string): string {
-  const m = obj.metadata;
-  const kv: [string, string][] = [
-    ['Name:', m.name],
-    ['Namespace:', m.namespace ?? 'default'],
-    ['Cluster:', cluster],
-    ['Labels:', pairs(m.labels)],
-    ['Annotations:', pairs(m.annotations)],
-    ['API Version:', obj.apiVersion],
-    ['Kind:', obj.kind],
-    ['CreationTimestamp:', m.creationTimestamp ? new Date(m.creationTimestamp).toUTCString() : '<unknown>'],
-  ];
-  const w = Math.max(...kv.map(([k]) => k.length)) + 1;
-  const head = kv.map(([k, v]) => `${k.padEnd(w)}${v.replaceAll('\n', `\n${' '.repeat(w)}`)}`).join('\n');
-  return `${head}\nSpec:\n${indent(stringify(obj.spec))}`;
-}
-
-/** One key=value per line, sorted by key, as kubectl prints labels and annotations. */
-function pairs(m: Record<string, string> | undefined): string {
-  const e = Object.entries(m ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return e.length === 0 ? '<none>' : e.map(([k, v]) => `${k}=${v}`).join('\n');
-}
-
-function behaviorText(h: HorizontalPodAutoscaler): string {
-  const b = h.spec.behavior!;
-  const rule = (dir: string, r: HPAScalingRules | undefined) =>
-    r ? `${dir}: window ${r.stabilizationWindowSeconds ?? 'default'}s, select ${r.selectPolicy ?? 'Max'}, ${(r.policies ?? []).map((p) => `${p.value} ${p.type} per ${p.periodSeconds}s`).join('; ') || 'no policies'}` : `${dir}: default`;
-  return `${rule('scale up', b.scaleUp)}; ${rule('scale down', b.scaleDown)}`;
-}
-
-function indent(s: string): string {
-  return s.replace(/^(?=.)/gm, '  ');
-}
-

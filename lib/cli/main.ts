@@ -3,8 +3,12 @@ import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Command, CommanderError } from 'commander';
 import { registerApply } from './apply.js';
-import { addGlobalOptions, explainFailure } from './context.js';
+import { registerAutoscale } from './autoscale.js';
+import { addGlobalOptions, CliError, explainFailure } from './context.js';
+import { registerDelete } from './delete.js';
 import { registerDemo } from './demo.js';
+import { registerDiff } from './diff.js';
+import { registerEvents } from './events.js';
 import { registerInspect } from './inspect.js';
 import { registerManage } from './manage.js';
 import { registerSimulate } from './simulate.js';
@@ -16,7 +20,11 @@ export function buildProgram(): Command {
     .showHelpAfterError('(add --help for usage)')
     .exitOverride();
   registerApply(program);
+  registerDiff(program);
   registerInspect(program);
+  registerEvents(program);
+  registerDelete(program);
+  registerAutoscale(program);
   registerManage(program);
   registerDemo(program);
   registerSimulate(program);
@@ -35,7 +43,7 @@ export async function main(argv: string[]): Promise<void> {
       process.exitCode = e.exitCode;
       return;
     }
-    process.exitCode = 1;
+    process.exitCode = e instanceof CliError ? e.exitCode : 1;
     process.stderr.write(`error: ${explainFailure(program, e)}\n`);
   }
 }

@@ -1,38 +1,16 @@
-// `shpa delete`, `shpa init` and `shpa cluster add|list|remove`.
+// `shpa init` and `shpa cluster add|list|remove`.
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { isAwsRegion } from '../metrics/cloudwatch-validation.js';
 import { ensureTable } from '../store/index.js';
 import type { ClusterRecord } from '../sync/ports.js';
-import { CliError, notFound, resolveContext } from './context.js';
+import { CliError, resolveContext } from './context.js';
 import { table } from './format.js';
-import { parseTargets } from './kinds.js';
 
 // EKS's CreateCluster rule for names.
 const EKS_CLUSTER_NAME = /^[0-9A-Za-z][A-Za-z0-9\-_]{0,99}$/;
 
 export function registerManage(program: Command): void {
-  program
-    .command('delete')
-    .description('delete autoscalers (or TYPE NAME..., TYPE/NAME, e.g. cloudwatchmetric/queue-depth)')
-    .argument('<names...>')
-    .option('-n, --namespace <ns>', 'namespace', 'default')
-    .action(async (args: string[], opts: { namespace: string }, cmd: Command) => {
-      const { handler, targets } = parseTargets(args, 'hpa');
-      if (targets.length === 0) throw new CliError(`no name given: shpa delete ${handler.aliases[0]} NAME...`);
-      const ctx = resolveContext(cmd);
-      const cluster = ctx.requireCluster();
-      // As kubectl: every name is tried; each one not found is an error line, and the exit code is 1.
-      for (const t of targets) {
-        if (await ctx.store.deleteSpec(cluster, t.handler.kind, opts.namespace, t.name)) {
-          process.stdout.write(`${t.handler.resource} "${t.name}" deleted\n`);
-        } else {
-          process.stderr.write(`error: ${notFound(t.handler.resource, t.name, opts.namespace, cluster).message}\n`);
-          process.exitCode = 1;
-        }
-      }
-    });
-
   program
     .command('init')
     .description('create the DynamoDB table when it does not exist')

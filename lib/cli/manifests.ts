@@ -58,11 +58,46 @@ export function parseSource(file: string, text: string): SourceFile {
     const line = lines.linePos(doc.range[0]).line;
     out.errors.push(...syntaxErrors(file, doc, line));
     if (doc.errors.length > 0) continue;
-    const value: unknown = doc.toJS();
+    let value: unknown;
+    try {
+      value = doc.toJS();
+    } catch (e) {
+      // The yaml library refuses alias expansion past its limit ("billion laughs"); say where and what to do.
+      out.errors.push(`${file}:${line}: ${(e as Error).message}: this document expands YAML aliases (*name) too often; write the values out instead`);
+      continue;
+    }
     if (value === null || value === undefined) continue;
-    out.documents.push({ file, line, value, locate: (path) => `${file}:${lineOf(doc, lines, path) ?? line}` });
+    const at = (prefix: (string | number)[]) => (path: string) => `${file}:${lineOf(doc, lines, [...prefix, ...splitPath(path)]) ?? line}`;
+    const problem = shapeProblem(value);
+    if (problem) {
+      out.errors.push(`${file}:${line}: ${problem}`);
+    } else if (isList(value)) {
+      // kubectl's kind: List (what "shpa get -o yaml" prints): each item is a document.
+      value.items.forEach((item, i) => {
+        const itemProblem = shapeProblem(item);
+        if (itemProblem) out.errors.push(`${at(['items', i])('')}: items[${i}]: ${itemProblem}`);
+        else out.documents.push({ file, line, value: item, locate: at(['items', i]) });
+      });
+    } else {
+      out.documents.push({ file, line, value, locate: at([]) });
+    }
   }
   return out;
+}
+
+/** kubectl's v1 List: { apiVersion: v1, kind: List, items: [...] }. */
+function isList(v: unknown): v is { items: unknown[] } {
+  const o = v as { apiVersion?: unknown; kind?: unknown; items?: unknown };
+  return o.kind === 'List' && o.apiVersion === 'v1' && Array.isArray(o.items);
+}
+
+/** What is wrong with a document that is no object at all, and what to write instead; undefined for an object. */
+function shapeProblem(v: unknown): string | undefined {
+  if (Array.isArray(v)) {
+    return 'the document is a list, not an object: write each object as its own document (separate them with a line "---"), or wrap them in "apiVersion: v1, kind: List, items: [...]"';
+  }
+  if (typeof v !== 'object' || v === null) return `the document is ${JSON.stringify(v)}, not an object: write an object with apiVersion, kind, metadata and spec`;
+  return undefined;
 }
 
 /** One "file:line:col: message" per syntax error of a document. */
@@ -88,8 +123,7 @@ export function splitPath(path: string): (string | number)[] {
   return parts;
 }
 
-function lineOf(doc: Document, lines: LineCounter, path: string): number | undefined {
-  const parts = splitPath(path);
+function lineOf(doc: Document, lines: LineCounter, parts: (string | number)[]): number | undefined {
   for (let n = parts.length; n > 0; n--) {
     const node = doc.getIn(parts.slice(0, n), true) as { range?: [number, number, number] } | undefined;
     const parent = n > 1 ? doc.getIn(parts.slice(0, n - 1), true) : doc.contents;

@@ -1,13 +1,13 @@
 // `shpa simulate`: what would these autoscalers have done on this trace?
-import { readFileSync, statSync, writeFileSync } from 'node:fs';
-import { basename, resolve } from 'node:path';
+import { accessSync, constants, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
 import { parseQuantity, QuantityError, sign } from '../hpa/quantity.js';
 import { renderHtmlReport } from '../report/html.js';
 import type { AutoscalerReport } from '../report/model.js';
 import { renderReplicasChart, renderSummaryTable } from '../report/terminal.js';
 import { HpaFileError, readHpas } from '../sim/hpa-file.js';
-import { DEFAULT_REQUESTS, simulate } from '../sim/simulate.js';
+import { DEFAULT_REQUESTS, simulate, TraceColumnError } from '../sim/simulate.js';
 import { parseTrace, TraceError } from '../sim/trace.js';
 import { expandPaths, PathError } from './manifests.js';
 
@@ -17,9 +17,16 @@ export interface SimulateCliOptions {
   syncPeriod: number;
   readyDelay: number;
   request: Record<string, string>;
+  /** Metric name -> trace column (--column). */
+  column?: Record<string, string>;
   initialReplicas?: number;
   report?: string;
   chart: boolean;
+}
+
+/** A problem with the command line's own arguments, found before the run. */
+class SimulateArgumentError extends Error {
+  override readonly name = 'SimulateArgumentError';
 }
 
 /** True where escape codes are welcome: a terminal, not CI, no NO_COLOR. */
@@ -57,9 +64,31 @@ export function request(v: string, prev: Record<string, string>): Record<string,
   return { ...prev, [name]: quantity };
 }
 
+/** --column METRIC=COLUMN, repeatable: the trace column a metric reads when none is named like it. */
+export function column(v: string, prev: Record<string, string> = {}): Record<string, string> {
+  const m = /^([^=]+)=(.+)$/.exec(v);
+  if (!m) throw new InvalidArgumentError(`--column expects METRIC=COLUMN (e.g. jobs-backlog=value), got ${JSON.stringify(v)}`);
+  return { ...prev, [m[1]]: m[2] };
+}
+
+/** The report's path, checked before the run: a folder that exists and can be written, and not a folder itself. */
+function reportPath(file: string): string {
+  const path = resolve(file);
+  const dir = dirname(path);
+  if (!statSync(dir, { throwIfNoEntry: false })?.isDirectory()) throw new SimulateArgumentError(`--report ${file}: the folder ${dir} does not exist: create it first, or name a file in an existing folder`);
+  if (statSync(path, { throwIfNoEntry: false })?.isDirectory()) throw new SimulateArgumentError(`--report ${file} is a folder: name a file, e.g. ${join(file, 'report.html')}`);
+  try {
+    accessSync(dir, constants.W_OK);
+  } catch {
+    throw new SimulateArgumentError(`--report ${file}: the folder ${dir} is not writable`);
+  }
+  return path;
+}
+
 /** Runs the simulation and writes what the user asked for; returns the process exit code. */
 export function runSimulate(opts: SimulateCliOptions, out: NodeJS.WritableStream = process.stdout, err: NodeJS.WritableStream = process.stderr): number {
   try {
+    const report = opts.report === undefined ? undefined : reportPath(opts.report);
     const traceText = readFileSync(opts.trace, 'utf8');
     const trace = parseTrace(traceText, opts.trace);
     const reports: AutoscalerReport[] = [];
@@ -69,18 +98,21 @@ export function runSimulate(opts: SimulateCliOptions, out: NodeJS.WritableStream
       return expandPaths([arg]).map((file) => ({ file, inDir }));
     });
     for (const { file, inDir } of files) {
-      const hpas = readHpas(readFileSync(file, 'utf8'), file, { allowNone: inDir });
+      const { hpas, warnings } = readHpas(readFileSync(file, 'utf8'), file, { allowNone: inDir });
+      for (const w of warnings) err.write(`Warning: ${w}\n`);
       for (const hpa of hpas) {
         const id = `${hpa.metadata.namespace ?? 'default'}/${hpa.metadata.name}`;
-        reports.push(
-          simulate(hpa, trace, {
-            syncPeriodSeconds: opts.syncPeriod,
-            readyDelaySeconds: opts.readyDelay,
-            requests: opts.request,
-            initialReplicas: opts.initialReplicas,
-            name: files.length > 1 ? `${basename(file)}: ${id}` : id,
-          }),
-        );
+        const name = files.length > 1 ? `${basename(file)}: ${id}` : id;
+        const r = simulate(hpa, trace, {
+          syncPeriodSeconds: opts.syncPeriod,
+          readyDelaySeconds: opts.readyDelay,
+          requests: opts.request,
+          initialReplicas: opts.initialReplicas,
+          columns: opts.column,
+          name,
+        });
+        for (const n of r.notes) err.write(`Warning: ${name}: ${n}\n`);
+        reports.push(r);
       }
     }
     if (reports.length === 0) throw new HpaFileError([`${opts.file.join(', ')}: no HorizontalPodAutoscaler found`]);
@@ -93,22 +125,23 @@ export function runSimulate(opts: SimulateCliOptions, out: NodeJS.WritableStream
       const color = out === process.stdout && useColor();
       for (const r of reports) out.write(`\n${renderReplicasChart(r, { color })}`);
     }
-    if (opts.report) {
-      const path = resolve(opts.report);
+    if (report) {
       writeFileSync(
-        path,
+        report,
         renderHtmlReport({
           title: 'shpa simulate',
           subtitle: `trace ${basename(opts.trace)}, sync period ${opts.syncPeriod}s, pod ready delay ${opts.readyDelay}s`,
+          compare: reports.length > 1,
           autoscalers: reports,
         }),
       );
-      out.write(`\nreport: ${path}\n`);
+      out.write(`\nreport: ${report}\n`);
     }
     return 0;
   } catch (e) {
-    if (e instanceof TraceError || e instanceof HpaFileError || e instanceof PathError) err.write(`error: ${e.message}\n`);
-    else if ((e as NodeJS.ErrnoException).code === 'ENOENT') err.write(`error: no such file: ${(e as NodeJS.ErrnoException).path}\n`);
+    if (e instanceof TraceError || e instanceof HpaFileError || e instanceof PathError || e instanceof TraceColumnError || e instanceof SimulateArgumentError) {
+      err.write(`error: ${e.message}\n`);
+    } else if ((e as NodeJS.ErrnoException).code === 'ENOENT') err.write(`error: no such file: ${(e as NodeJS.ErrnoException).path}\n`);
     else throw e;
     return 1;
   }
@@ -118,8 +151,10 @@ export function registerSimulate(program: Command): void {
   program
     .command('simulate')
     .description('replay a metric trace through one or more HPAs and report how replicas would evolve')
-    .requiredOption('-f, --file <file>', 'HPA YAML/JSON file or directory (repeat to compare behaviors)', (v: string, p: string[]) => [...p, v], [] as string[])
+    // No default value: commander then reports a missing -f itself.
+    .requiredOption('-f, --file <file>', 'HPA YAML/JSON file or directory (repeat to compare behaviors)', (v: string, p: string[] | undefined) => [...(p ?? []), v])
     .requiredOption('--trace <csv>', 'metric trace: timestamp and value columns, or a CloudWatch CSV export')
+    .option('--column <metric=column>', 'the trace column a metric reads when none is named like it (repeatable)', column)
     .option('--sync-period <seconds>', 'seconds between syncs', numberOption('--sync-period', 1, true), 15)
     .option('--ready-delay <seconds>', 'seconds from pod creation to Ready', numberOption('--ready-delay', 0, true), 30)
     .option('--request <resource=quantity>', 'per-pod request for Utilization targets (repeatable)', request, { ...DEFAULT_REQUESTS })

@@ -121,11 +121,31 @@ export function scaleInfoOf(body: unknown): ScaleInfo {
   const scale = r.obj(body, 'response');
   const spec = r.obj(scale.spec ?? {}, 'spec');
   const status = r.obj(scale.status ?? {}, 'status');
-  return {
+  const meta = r.obj(scale.metadata ?? {}, 'metadata');
+  const info: ScaleInfo = {
     specReplicas: spec.replicas === undefined ? 0 : r.num(spec.replicas, 'spec.replicas'),
     statusReplicas: status.replicas === undefined ? 0 : r.num(status.replicas, 'status.replicas'),
     selector: status.selector === undefined ? '' : r.str(status.selector, 'status.selector'),
   };
+  const rv = r.optStr(meta.resourceVersion, 'metadata.resourceVersion');
+  if (rv) info.resourceVersion = rv;
+  return info;
+}
+
+/** A list of custom resources (our autoscalers, CloudWatchMetric objects): items with metadata, spec and status, unchecked beyond that. */
+export function customObjectsOf(body: unknown, kind: string): { items: { metadata: Json; spec: unknown; status?: unknown }[]; continue: string } {
+  const r = new Reader(`${kind}List`);
+  const list = r.obj(body, 'response');
+  const items = r.arr(list.items ?? [], 'items').map((item, i) => {
+    const o = r.obj(item, `items[${i}]`);
+    const metadata = r.obj(o.metadata, `items[${i}].metadata`);
+    r.str(metadata.name, `items[${i}].metadata.name`);
+    r.str(metadata.namespace, `items[${i}].metadata.namespace`);
+    r.str(metadata.uid, `items[${i}].metadata.uid`);
+    return { metadata, spec: o.spec, ...(o.status !== undefined ? { status: o.status } : {}) };
+  });
+  const meta = r.obj(list.metadata ?? {}, 'metadata');
+  return { items, continue: r.optStr(meta.continue, 'metadata.continue') ?? '' };
 }
 
 /** An APIResourceList: resource name → kind (for discovery). */

@@ -1,6 +1,7 @@
 // EKS bearer tokens as aws-iam-authenticator builds them: a SigV4-presigned
 // STS GetCallerIdentity URL bound to the cluster by the signed header x-k8s-aws-id.
 import { Sha256 } from '@aws-crypto/sha256-js';
+import { STSClient, type STSClientConfig } from '@aws-sdk/client-sts';
 import { HttpRequest } from '@smithy/protocol-http';
 import { SignatureV4 } from '@smithy/signature-v4';
 import type { Clock } from '../sync/ports.js';
@@ -30,8 +31,30 @@ export const TOKEN_REFRESH_SECONDS = 10 * 60;
 /** Temporary credentials are re-read this long before they expire. */
 const CREDENTIALS_MARGIN_SECONDS = 60;
 
-export function stsHostname(region: string): string {
-  return region.startsWith('cn-') ? `sts.${region}.amazonaws.com.cn` : `sts.${region}.amazonaws.com`;
+/** What may change the STS endpoint a token names: FIPS and dual-stack (booleans, or the SDK's providers). */
+export type StsEndpointConfig = Pick<STSClientConfig, 'useFipsEndpoint' | 'useDualstackEndpoint'>;
+
+/**
+ * The regional STS hostname tokens for `region` are signed for, as the SDK's own endpoint rules
+ * resolve it: partition (aws, aws-cn, aws-us-gov, the ISO partitions), FIPS and dual-stack from
+ * `config` or else from the environment and profile (AWS_USE_FIPS_ENDPOINT, AWS_USE_DUALSTACK_ENDPOINT).
+ * Never the global endpoint, nor a custom endpoint URL: the cluster's authenticator accepts only
+ * its partition's STS hostnames (aws-iam-authenticator pkg/token, stsHostsForPartition).
+ */
+export async function stsHostname(region: string, config: StsEndpointConfig = {}): Promise<string> {
+  const resolved = new STSClient({ region, ...config }).config;
+  const [UseFIPS, UseDualStack] = await Promise.all([resolved.useFipsEndpoint(), resolved.useDualstackEndpoint()]);
+  return resolved.endpointProvider({ Region: region, UseFIPS, UseDualStack, UseGlobalEndpoint: false }).url.hostname;
+}
+
+/**
+ * The x-k8s-aws-id a cluster's tokens carry: its name, or for an EKS local cluster on
+ * Outposts (DescribeCluster gives `outpostConfig`) its id (aws-iam-authenticator's clusterID).
+ */
+export function tokenClusterId(cluster: { name?: string; id?: string; outpostConfig?: unknown }, name: string): string {
+  if (!cluster.outpostConfig) return name;
+  if (!cluster.id) throw new Error(`cluster ${name} runs on Outposts but DescribeCluster gave no id: its tokens must carry the cluster id`);
+  return cluster.id;
 }
 
 // RFC 3986 encoding, as SigV4 canonicalises the query string.
@@ -39,14 +62,17 @@ function encodeRfc3986(s: string): string {
   return encodeURIComponent(s).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
 }
 
-/** Signs one token for clusterName with the given credentials at signingDate. */
+/** Signs one token for a cluster with the given credentials at signingDate. */
 export async function presignEksToken(args: {
-  clusterName: string;
+  /** x-k8s-aws-id: the cluster's name, or its id for a local cluster on Outposts (tokenClusterId). */
+  clusterId: string;
   region: string;
   credentials: AwsCredentials;
   signingDate: Date;
+  /** Default: stsHostname(region). */
+  hostname?: string;
 }): Promise<string> {
-  const hostname = stsHostname(args.region);
+  const hostname = args.hostname ?? (await stsHostname(args.region));
   const signer = new SignatureV4({
     credentials: args.credentials,
     region: args.region,
@@ -59,7 +85,7 @@ export async function presignEksToken(args: {
     hostname,
     path: '/',
     query: { Action: 'GetCallerIdentity', Version: '2011-06-15' },
-    headers: { host: hostname, 'x-k8s-aws-id': args.clusterName },
+    headers: { host: hostname, 'x-k8s-aws-id': args.clusterId },
   });
   const signed = await signer.presign(request, {
     expiresIn: PRESIGN_EXPIRES_SECONDS,
@@ -100,19 +126,28 @@ const systemClock: Clock = { now: () => new Date() };
 
 /** Caches one token per cluster and re-signs it before the server or the credentials would reject it. */
 export function createEksTokenProvider(args: {
-  clusterName: string;
+  /** x-k8s-aws-id, or a function finding it (a local cluster on Outposts: its id, known after DescribeCluster). */
+  clusterId: string | (() => Promise<string>);
   region: string;
   credentials: CredentialsProvider;
   clock?: Clock;
+  /** FIPS and dual-stack for the STS hostname; default: the SDK's environment and profile. */
+  sts?: StsEndpointConfig;
 }): TokenProvider {
   const clock = args.clock ?? systemClock;
+  const clusterId = typeof args.clusterId === 'string' ? async () => args.clusterId as string : args.clusterId;
+  let hostname: Promise<string> | undefined;
   let cached: { token: string; refreshAt: number } | undefined;
   let pending: Promise<string> | undefined;
 
   async function sign(): Promise<string> {
-    const credentials = await args.credentials();
+    hostname ??= stsHostname(args.region, args.sts).catch((e: unknown) => {
+      hostname = undefined;
+      throw e;
+    });
+    const [credentials, id, host] = await Promise.all([args.credentials(), clusterId(), hostname]);
     const now = clock.now();
-    const token = await presignEksToken({ clusterName: args.clusterName, region: args.region, credentials, signingDate: now });
+    const token = await presignEksToken({ clusterId: id, region: args.region, credentials, signingDate: now, hostname: host });
     let refreshAt = now.getTime() + TOKEN_REFRESH_SECONDS * 1000;
     if (credentials.expiration) {
       refreshAt = Math.min(refreshAt, credentials.expiration.getTime() - CREDENTIALS_MARGIN_SECONDS * 1000);

@@ -1,18 +1,26 @@
 // lib/cluster: EKS access for one cluster. createClusterAccess() is what the
 // Lambda and the demo call; it returns a KubernetesCluster, which implements
 // both ClusterAccess and ClusterMetricsApi.
-import { DescribeClusterCommand, EKSClient } from '@aws-sdk/client-eks';
+import { DescribeClusterCommand, EKSClient, type Cluster } from '@aws-sdk/client-eks';
 import type { STSClientConfig } from '@aws-sdk/client-sts';
 import { fromNodeProviderChain, fromTemporaryCredentials } from '@aws-sdk/credential-providers';
 import { ClusterApiError, type Clock, type ClusterRecord } from '../sync/ports.js';
-import { createEksTokenProvider, staticTokenProvider, type AwsCredentials, type CredentialsProvider, type TokenProvider } from './eks-token.js';
+import {
+  createEksTokenProvider,
+  staticTokenProvider,
+  tokenClusterId,
+  type AwsCredentials,
+  type CredentialsProvider,
+  type StsEndpointConfig,
+  type TokenProvider,
+} from './eks-token.js';
 import { KubernetesCluster, type ClusterConnection } from './kubernetes-cluster.js';
 import type { RetryPolicy } from './request-policy.js';
 
 export { KubernetesCluster } from './kubernetes-cluster.js';
 export type { ClusterConnection } from './kubernetes-cluster.js';
-export { decodeEksToken, presignEksToken, createEksTokenProvider, staticTokenProvider } from './eks-token.js';
-export type { AwsCredentials, CredentialsProvider, TokenProvider } from './eks-token.js';
+export { decodeEksToken, presignEksToken, createEksTokenProvider, staticTokenProvider, stsHostname, tokenClusterId } from './eks-token.js';
+export type { AwsCredentials, CredentialsProvider, StsEndpointConfig, TokenProvider } from './eks-token.js';
 export type { RetryPolicy } from './request-policy.js';
 
 export interface ClusterAccessOptions {
@@ -20,6 +28,8 @@ export interface ClusterAccessOptions {
   eks?: EKSClient;
   /** Config of the STS client that assumes cluster.roleArn (endpoint, region). */
   sts?: STSClientConfig;
+  /** FIPS and dual-stack of the STS hostname tokens are signed for; default: the SDK's environment and profile. */
+  tokenSts?: StsEndpointConfig;
   /** Base credentials; default: the SDK's node provider chain (the Lambda role). */
   credentials?: AwsCredentials | CredentialsProvider;
   clock?: Clock;
@@ -28,7 +38,6 @@ export interface ClusterAccessOptions {
   /** A fixed bearer token (local API server). */
   token?: string;
   retry?: Partial<RetryPolicy>;
-  memoTtlMs?: number;
   podPageSize?: number;
 }
 
@@ -80,7 +89,34 @@ export function createClusterAccess(cluster: ClusterRecord, opts: ClusterAccessO
     opts.tokenProvider ??
     (opts.token !== undefined
       ? staticTokenProvider(opts.token)
-      : createEksTokenProvider({ clusterName: cluster.name, region: cluster.region, credentials: credentials!, clock }));
+      : createEksTokenProvider({
+          // A local cluster on Outposts is named in its tokens by its id, which DescribeCluster gives.
+          clusterId: cluster.endpoint ? cluster.name : async () => tokenClusterId(await describe(), cluster.name),
+          region: cluster.region,
+          credentials: credentials!,
+          clock,
+          sts: opts.tokenSts,
+        }));
+
+  // One DescribeCluster serves the connection and the token's cluster id; a failed one is tried again next time.
+  let described: Promise<Cluster> | undefined;
+  function describe(): Promise<Cluster> {
+    described ??= (async () => {
+      const eks = opts.eks ?? new EKSClient({ region: cluster.region, credentials });
+      let out;
+      try {
+        out = await eks.send(new DescribeClusterCommand({ name: cluster.name }));
+      } catch (err) {
+        throw new ClusterApiError(`DescribeCluster ${cluster.name} in ${cluster.region} failed: ${(err as Error).message}`);
+      }
+      if (!out.cluster) throw new ClusterApiError(`DescribeCluster ${cluster.name}: no cluster in the answer`);
+      return out.cluster;
+    })().catch((err: unknown) => {
+      described = undefined;
+      throw err;
+    });
+    return described;
+  }
 
   // Called until it succeeds once: the KubernetesCluster keeps the connection for its life.
   async function connect(): Promise<ClusterConnection> {
@@ -88,17 +124,12 @@ export function createClusterAccess(cluster: ClusterRecord, opts: ClusterAccessO
       if (!cluster.caData) throw new ClusterApiError(`cluster ${cluster.name}: endpoint is set but caData is missing`);
       return { endpoint: cluster.endpoint, caPem: caPemOf(cluster.caData) };
     }
-    const eks = opts.eks ?? new EKSClient({ region: cluster.region, credentials });
-    let out;
-    try {
-      out = await eks.send(new DescribeClusterCommand({ name: cluster.name }));
-    } catch (err) {
-      throw new ClusterApiError(`DescribeCluster ${cluster.name} in ${cluster.region} failed: ${(err as Error).message}`);
-    }
-    const endpoint = out.cluster?.endpoint;
-    const ca = out.cluster?.certificateAuthority?.data;
+    const out = await describe();
+    const endpoint = out.endpoint;
+    const ca = out.certificateAuthority?.data;
     if (!endpoint || !ca) {
-      throw new ClusterApiError(`DescribeCluster ${cluster.name}: no endpoint or certificate authority (cluster status ${out.cluster?.status ?? 'unknown'})`);
+      described = undefined; // still being created: ask again next time
+      throw new ClusterApiError(`DescribeCluster ${cluster.name}: no endpoint or certificate authority (cluster status ${out.status ?? 'unknown'})`);
     }
     return { endpoint, caPem: caPemOf(ca) };
   }
@@ -108,7 +139,6 @@ export function createClusterAccess(cluster: ClusterRecord, opts: ClusterAccessO
     tokens,
     clock,
     retry: opts.retry,
-    memoTtlMs: opts.memoTtlMs,
     podPageSize: opts.podPageSize,
   });
 }

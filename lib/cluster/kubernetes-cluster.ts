@@ -1,6 +1,8 @@
-// One cluster's Kubernetes API, as a sync cycle uses it: /scale of any
-// target, pods and pod metrics listed once per namespace per cycle, and the
-// custom and external metrics APIs. Every call goes through the real
+// One cluster's Kubernetes API, as a sync cycle uses it: /scale of any target, pods, the
+// metrics APIs, our custom resources (autoscalers, CloudWatchMetric objects, their status)
+// and Events. Nothing is cached between calls but discovery (per cycle): the cycle itself
+// reads each namespace once, so every decision is made on what was read in its cycle.
+// Every call goes through the real
 // @kubernetes/client-node request pipeline (ServerConfiguration → RequestContext
 // → the configuration's httpApi) over HTTPS with a bearer token; answers are
 // parsed by convert.ts. Only the client's lower layers are imported (deep
@@ -11,10 +13,21 @@ import type { Configuration, RequestContext, SecurityAuthentication } from '@kub
 import { createConfiguration } from '@kubernetes/client-node/dist/gen/configuration.js';
 import { HttpMethod } from '@kubernetes/client-node/dist/gen/http/http.js';
 import { ServerConfiguration } from '@kubernetes/client-node/dist/gen/servers.js';
+import { createHash } from 'node:crypto';
 import type { CrossVersionObjectReference, MetricIdentifier, MetricSample, PodInfo, PodMetric, PodMetricSample, ScaleInfo } from '../hpa/types.js';
 import { fromLabelSelector, selectorToString } from '../hpa/selector.js';
-import { ClusterApiError, type Clock, type ClusterAccess, type ClusterMetricsApi } from '../sync/ports.js';
-import { externalMetricSamplesOf, objectMetricSampleOf, podListOf, podMetricSamplesOf, podMetricsOf, scaleInfoOf } from './convert.js';
+import type { CloudWatchMetric } from '../metrics/cloudwatch-types.js';
+import type { DecisionLogEntry } from '../sync/event-log.js';
+import {
+  ClusterApiError,
+  type Clock,
+  type ClusterAccess,
+  type ClusterMetricsApi,
+  type KubernetesAutoscaler,
+  type KubernetesAutoscalerStatus,
+  type ObjectReference,
+} from '../sync/ports.js';
+import { customObjectsOf, externalMetricSamplesOf, objectMetricSampleOf, podListOf, podMetricSamplesOf, podMetricsOf, scaleInfoOf } from './convert.js';
 import type { TokenProvider } from './eks-token.js';
 import { HttpStatusError, callWithPolicy, defaultRetryPolicy, describeTarget, type RequestTarget, type RetryPolicy } from './request-policy.js';
 import { ResourceResolver, type ResourceRef } from './resources.js';
@@ -32,14 +45,19 @@ export interface KubernetesClusterOptions {
   tokens: TokenProvider;
   clock: Clock;
   retry?: Partial<RetryPolicy>;
-  /** Per-cycle memos older than this are not reused, even without beginCycle(). */
-  memoTtlMs?: number;
   /** Page size of pod lists. */
   podPageSize?: number;
   sleep?: (ms: number) => Promise<void>;
 }
 
 const METRICS = '/apis/metrics.k8s.io/v1beta1';
+/** Our custom resources (infra/crds/). */
+export const SHPA_GROUP = 'shpa.dev';
+const SHPA = `/apis/${SHPA_GROUP}/v1`;
+const AUTOSCALERS = 'serverlesshorizontalpodautoscalers';
+const CLOUDWATCH_METRICS = 'cloudwatchmetrics';
+/** Events we write name this component, as upstream's name "horizontal-pod-autoscaler". */
+export const EVENT_SOURCE = 'serverless-hpa';
 const CUSTOM_METRICS = '/apis/custom.metrics.k8s.io/v1beta2';
 const EXTERNAL_METRICS = '/apis/external.metrics.k8s.io/v1beta1';
 
@@ -109,10 +127,6 @@ function metricSelectorString(metric: MetricIdentifier): string {
 export class KubernetesCluster implements ClusterAccess, ClusterMetricsApi {
   private client?: Promise<Client>;
   private readonly policy: RetryPolicy;
-  private readonly memoTtlMs: number;
-  private readonly memo = new Map<string, { at: number; value: Promise<unknown> }>();
-  /** spec.replicas last read or written this cycle, so an unchanged value is never patched. */
-  private readonly knownReplicas = new Map<string, { at: number; replicas: number }>();
   private readonly resolver: ResourceResolver;
 
   constructor(
@@ -120,14 +134,11 @@ export class KubernetesCluster implements ClusterAccess, ClusterMetricsApi {
     private readonly opts: KubernetesClusterOptions,
   ) {
     this.policy = { ...defaultRetryPolicy, ...opts.retry };
-    this.memoTtlMs = opts.memoTtlMs ?? 30_000;
     this.resolver = new ResourceResolver((path) => this.request({ verb: 'get', nonResourceURL: path }, { method: HttpMethod.GET, path }));
   }
 
-  /** Starts a sync cycle: pods, pod metrics and discovery are read afresh, once per namespace or group. */
+  /** Starts a sync cycle: discovery is read afresh (a CRD installed since is found). */
   beginCycle(): void {
-    this.memo.clear();
-    this.knownReplicas.clear();
     this.resolver.reset();
   }
 
@@ -136,70 +147,59 @@ export class KubernetesCluster implements ClusterAccess, ClusterMetricsApi {
     if (this.client) (await this.client.catch(() => undefined))?.agent.destroy();
   }
 
-  async getScale(namespace: string, ref: CrossVersionObjectReference): Promise<ScaleInfo> {
+  async getScale(namespace: string, ref: CrossVersionObjectReference, signal?: AbortSignal): Promise<ScaleInfo> {
     const target = await this.resolve(ref, true);
-    const info = await this.readScale(namespace, ref.name, target);
-    this.knownReplicas.set(this.scaleKey(namespace, ref.name, target), { at: this.nowMs(), replicas: info.specReplicas });
-    return info;
+    return this.readScale(namespace, ref.name, target, signal);
   }
 
-  async updateScale(namespace: string, ref: CrossVersionObjectReference, replicas: number): Promise<void> {
+  async updateScale(namespace: string, ref: CrossVersionObjectReference, replicas: number, resourceVersion?: string, signal?: AbortSignal): Promise<void> {
     if (!Number.isInteger(replicas) || replicas < 0) {
       throw new ClusterApiError(`spec.replicas must be a non-negative integer, got ${replicas}`);
     }
-    const target = await this.resolve(ref, true);
-    const key = this.scaleKey(namespace, ref.name, target);
-    const known = this.knownReplicas.get(key);
-    if (known && this.fresh(known.at) && known.replicas === replicas) return;
-    try {
-      await this.patchScale(namespace, ref.name, target, replicas);
-    } catch (err) {
-      if (!(err instanceof ClusterApiError) || err.statusCode !== 409) throw err;
-      // Conflict: reread, and write once more unless someone already set the same value.
-      const current = await this.readScale(namespace, ref.name, target);
-      if (current.specReplicas !== replicas) await this.patchScale(namespace, ref.name, target, replicas);
-    }
-    this.knownReplicas.set(key, { at: this.nowMs(), replicas });
+    const t = await this.resolve(ref, true);
+    const target: RequestTarget = { verb: 'patch', group: t.group, resource: t.resource, subresource: 'scale', namespace, name: ref.name };
+    // Upstream updates the scale with the version it read: a change since (a kubectl scale) is a
+    // 409 Conflict, and the next evaluation decides again on what is there now.
+    const json = resourceVersion ? { metadata: { resourceVersion }, spec: { replicas } } : { spec: { replicas } };
+    // PatchStrategy.MergePatch of the typed client: the API server needs this Content-Type, and CRDs take no strategic merge.
+    const body = { json, contentType: 'application/merge-patch+json' };
+    await this.request(target, { method: HttpMethod.PATCH, path: this.scalePath(namespace, ref.name, t), body }, signal);
   }
 
-  listPods(namespace: string): Promise<PodInfo[]> {
-    return this.once(`pods/${namespace}`, async () => {
-      const pods: PodInfo[] = [];
-      const target: RequestTarget = { verb: 'list', group: '', resource: 'pods', namespace };
-      const path = `/api/v1/namespaces/${seg(namespace)}/pods`;
-      let cont = '';
-      do {
-        const query: Record<string, string> = { limit: String(this.opts.podPageSize ?? 500) };
-        if (cont) query.continue = cont;
-        const body = await this.request(target, { method: HttpMethod.GET, path, query });
-        const page = this.decode(target, () => podListOf(body));
-        pods.push(...page.pods);
-        cont = page.continue;
-      } while (cont);
-      return pods;
-    });
+  async listPods(namespace: string, signal?: AbortSignal): Promise<PodInfo[]> {
+    const pods: PodInfo[] = [];
+    const target: RequestTarget = { verb: 'list', group: '', resource: 'pods', namespace };
+    const path = `/api/v1/namespaces/${seg(namespace)}/pods`;
+    let cont = '';
+    do {
+      const query: Record<string, string> = { limit: String(this.opts.podPageSize ?? 500) };
+      if (cont) query.continue = cont;
+      const body = await this.request(target, { method: HttpMethod.GET, path, query }, signal);
+      const page = this.decode(target, () => podListOf(body));
+      pods.push(...page.pods);
+      cont = page.continue;
+    } while (cont);
+    return pods;
   }
 
-  listPodMetrics(namespace: string): Promise<PodMetric[]> {
-    return this.once(`podmetrics/${namespace}`, async () => {
-      const target: RequestTarget = { verb: 'list', group: 'metrics.k8s.io', resource: 'pods', namespace };
-      const body = await this.request(target, { method: HttpMethod.GET, path: `${METRICS}/namespaces/${seg(namespace)}/pods` });
-      return this.decode(target, () => podMetricsOf(body));
-    });
+  async listPodMetrics(namespace: string, signal?: AbortSignal): Promise<PodMetric[]> {
+    const target: RequestTarget = { verb: 'list', group: 'metrics.k8s.io', resource: 'pods', namespace };
+    const body = await this.request(target, { method: HttpMethod.GET, path: `${METRICS}/namespaces/${seg(namespace)}/pods` }, signal);
+    return this.decode(target, () => podMetricsOf(body));
   }
 
-  async getPodsMetric(namespace: string, metric: MetricIdentifier, podSelector: string): Promise<PodMetricSample[]> {
+  async getPodsMetric(namespace: string, metric: MetricIdentifier, podSelector: string, signal?: AbortSignal): Promise<PodMetricSample[]> {
     const target: RequestTarget = { verb: 'get', group: 'custom.metrics.k8s.io', resource: 'pods', subresource: metric.name, namespace, name: '*' };
     const query: Record<string, string> = {};
     if (podSelector) query.labelSelector = podSelector;
     const metricSelector = metricSelectorString(metric);
     if (metricSelector) query.metricLabelSelector = metricSelector;
     const path = `${CUSTOM_METRICS}/namespaces/${seg(namespace)}/pods/*/${seg(metric.name)}`;
-    const body = await this.request(target, { method: HttpMethod.GET, path, query });
+    const body = await this.request(target, { method: HttpMethod.GET, path, query }, signal);
     return this.decode(target, () => podMetricSamplesOf(body));
   }
 
-  async getObjectMetric(namespace: string, describedObject: CrossVersionObjectReference, metric: MetricIdentifier): Promise<MetricSample> {
+  async getObjectMetric(namespace: string, describedObject: CrossVersionObjectReference, metric: MetricIdentifier, signal?: AbortSignal): Promise<MetricSample> {
     const ref = await this.resolve(describedObject, false);
     // Namespaces are described as namespaces/<name>/metrics/<metric> (upstream custom_metrics client).
     const isNamespace = ref.group === '' && ref.kind === 'Namespace';
@@ -212,41 +212,93 @@ export class KubernetesCluster implements ClusterAccess, ClusterMetricsApi {
       ? { verb: 'get', group: 'custom.metrics.k8s.io', resource: 'metrics', namespace: describedObject.name, name: metric.name }
       : { verb: 'get', group: 'custom.metrics.k8s.io', resource, subresource: metric.name, namespace, name: describedObject.name };
     const metricSelector = metricSelectorString(metric);
-    const body = await this.request(target, { method: HttpMethod.GET, path, query: metricSelector ? { metricLabelSelector: metricSelector } : {} });
+    const body = await this.request(target, { method: HttpMethod.GET, path, query: metricSelector ? { metricLabelSelector: metricSelector } : {} }, signal);
     return this.decode(target, () => objectMetricSampleOf(body));
   }
 
-  async getExternalMetric(namespace: string, metric: MetricIdentifier): Promise<MetricSample[]> {
+  async getExternalMetric(namespace: string, metric: MetricIdentifier, signal?: AbortSignal): Promise<MetricSample[]> {
     const target: RequestTarget = { verb: 'list', group: 'external.metrics.k8s.io', resource: metric.name, namespace };
     const selector = metricSelectorString(metric);
     const path = `${EXTERNAL_METRICS}/namespaces/${seg(namespace)}/${seg(metric.name)}`;
-    const body = await this.request(target, { method: HttpMethod.GET, path, query: selector ? { labelSelector: selector } : {} });
+    const body = await this.request(target, { method: HttpMethod.GET, path, query: selector ? { labelSelector: selector } : {} }, signal);
     return this.decode(target, () => externalMetricSamplesOf(body));
   }
 
+  async listAutoscalerObjects(
+    namespaces: string[] | undefined,
+    signal?: AbortSignal,
+  ): Promise<{ autoscalers: KubernetesAutoscaler[]; cloudWatchMetrics: CloudWatchMetric[] }> {
+    const scopes = namespaces ?? [undefined];
+    const [autoscalers, metrics] = await Promise.all([
+      Promise.all(scopes.map((ns) => this.listCustom(AUTOSCALERS, 'ServerlessHorizontalPodAutoscaler', ns, signal))).then((l) => l.flat()),
+      Promise.all(scopes.map((ns) => this.listCustom(CLOUDWATCH_METRICS, 'CloudWatchMetric', ns, signal))).then((l) => l.flat()),
+    ]);
+    return {
+      autoscalers: autoscalers as unknown as KubernetesAutoscaler[],
+      cloudWatchMetrics: metrics.map((m) => ({ apiVersion: 'shpa.dev/v1', kind: 'CloudWatchMetric', metadata: m.metadata, spec: m.spec }) as unknown as CloudWatchMetric),
+    };
+  }
+
+  async autoscalerGeneration(namespace: string, name: string, signal?: AbortSignal): Promise<number | undefined> {
+    const target: RequestTarget = { verb: 'get', group: SHPA_GROUP, resource: AUTOSCALERS, namespace, name };
+    try {
+      const body = await this.request(target, { method: HttpMethod.GET, path: `${SHPA}/namespaces/${seg(namespace)}/${AUTOSCALERS}/${seg(name)}` }, signal);
+      const generation = (body as { metadata?: { generation?: unknown } }).metadata?.generation;
+      return typeof generation === 'number' ? generation : 0;
+    } catch (e) {
+      if (e instanceof ClusterApiError && e.statusCode === 404) return undefined;
+      throw e;
+    }
+  }
+
+  async writeAutoscalerStatus(namespace: string, name: string, status: KubernetesAutoscalerStatus, signal?: AbortSignal): Promise<void> {
+    const target: RequestTarget = { verb: 'patch', group: SHPA_GROUP, resource: AUTOSCALERS, subresource: 'status', namespace, name };
+    // A merge patch replaces lists whole and removes fields set to null: the status is exactly ours.
+    const json = { status: { lastScaleTime: null, observedGeneration: null, currentMetrics: null, conditions: null, ...status } };
+    const path = `${SHPA}/namespaces/${seg(namespace)}/${AUTOSCALERS}/${seg(name)}/status`;
+    await this.request(target, { method: HttpMethod.PATCH, path, body: { json, contentType: 'application/merge-patch+json' } }, signal);
+  }
+
+  async recordEvent(involved: ObjectReference, entry: DecisionLogEntry, signal?: AbortSignal): Promise<void> {
+    // One Event per distinct (type, reason, message), named deterministically so repeats patch it,
+    // as client-go's EventCorrelator aggregates them (count, lastTimestamp).
+    const hash = createHash('sha256').update(`${involved.uid}\0${entry.type}\0${entry.reason}\0${entry.message}`).digest('hex').slice(0, 16);
+    const name = `${involved.name}.${hash}`;
+    const ns = involved.namespace;
+    const base = `/api/v1/namespaces/${seg(ns)}/events`;
+    const event = {
+      apiVersion: 'v1',
+      kind: 'Event',
+      metadata: { name, namespace: ns },
+      involvedObject: involved,
+      type: entry.type,
+      reason: entry.reason,
+      message: entry.message,
+      source: { component: EVENT_SOURCE },
+      reportingComponent: EVENT_SOURCE,
+      firstTimestamp: entry.firstTimestamp,
+      lastTimestamp: entry.lastTimestamp,
+      count: entry.count,
+    };
+    const create = () => this.request({ verb: 'create', group: '', resource: 'events', namespace: ns }, { method: HttpMethod.POST, path: base, body: { json: event, contentType: 'application/json' } }, signal);
+    const patch = () =>
+      this.request(
+        { verb: 'patch', group: '', resource: 'events', namespace: ns, name },
+        { method: HttpMethod.PATCH, path: `${base}/${seg(name)}`, body: { json: { count: entry.count, lastTimestamp: entry.lastTimestamp, message: entry.message }, contentType: 'application/merge-patch+json' } },
+        signal,
+      );
+    try {
+      await (entry.count > 1 ? patch() : create());
+    } catch (e) {
+      if (!(e instanceof ClusterApiError)) throw e;
+      // Expired (events live an hour) or already there: the other verb does it.
+      if (e.statusCode === 404) await create();
+      else if (e.statusCode === 409) await patch();
+      else throw e;
+    }
+  }
+
   // ---- internals ----
-
-  private nowMs(): number {
-    return this.opts.clock.now().getTime();
-  }
-
-  private fresh(at: number): boolean {
-    return this.nowMs() - at < this.memoTtlMs;
-  }
-
-  private once<T>(key: string, load: () => Promise<T>): Promise<T> {
-    const hit = this.memo.get(key);
-    if (hit && this.fresh(hit.at)) return hit.value as Promise<T>;
-    // Failures are memoised too: every autoscaler of the namespace sees the same error, with no second call.
-    const value = load();
-    value.catch(() => undefined);
-    this.memo.set(key, { at: this.nowMs(), value });
-    return value;
-  }
-
-  private scaleKey(namespace: string, name: string, t: ResourceRef): string {
-    return `${t.group}/${t.resource}/${namespace}/${name}`;
-  }
 
   private async resolve(ref: CrossVersionObjectReference, needScale: boolean): Promise<ResourceRef> {
     try {
@@ -269,22 +321,42 @@ export class KubernetesCluster implements ClusterAccess, ClusterMetricsApi {
     return `${groupVersionPath(t.group, t.version)}/namespaces/${seg(namespace)}/${seg(t.resource)}/${seg(name)}/scale`;
   }
 
-  private async readScale(namespace: string, name: string, t: ResourceRef): Promise<ScaleInfo> {
+  private async readScale(namespace: string, name: string, t: ResourceRef, signal?: AbortSignal): Promise<ScaleInfo> {
     const target: RequestTarget = { verb: 'get', group: t.group, resource: t.resource, subresource: 'scale', namespace, name };
-    const body = await this.request(target, { method: HttpMethod.GET, path: this.scalePath(namespace, name, t) });
+    const body = await this.request(target, { method: HttpMethod.GET, path: this.scalePath(namespace, name, t) }, signal);
     return this.decode(target, () => scaleInfoOf(body));
   }
 
-  private async patchScale(namespace: string, name: string, t: ResourceRef, replicas: number): Promise<void> {
-    const target: RequestTarget = { verb: 'patch', group: t.group, resource: t.resource, subresource: 'scale', namespace, name };
-    // PatchStrategy.MergePatch of the typed client: the API server needs this Content-Type, and CRDs take no strategic merge.
-    const body = { json: { spec: { replicas } }, contentType: 'application/merge-patch+json' };
-    await this.request(target, { method: HttpMethod.PATCH, path: this.scalePath(namespace, name, t), body });
+  /** Every object of one of our kinds, in a namespace or all; none when the CRD is not installed. */
+  private async listCustom(resource: string, kind: string, namespace: string | undefined, signal?: AbortSignal) {
+    const target: RequestTarget = { verb: 'list', group: SHPA_GROUP, resource, namespace: namespace ?? '' };
+    const path = namespace === undefined ? `${SHPA}/${resource}` : `${SHPA}/namespaces/${seg(namespace)}/${resource}`;
+    const items: ReturnType<typeof customObjectsOf>['items'] = [];
+    let cont = '';
+    try {
+      do {
+        const query: Record<string, string> = { limit: '500' };
+        if (cont) query.continue = cont;
+        const body = await this.request(target, { method: HttpMethod.GET, path, query }, signal);
+        const decoded = this.decode(target, () => customObjectsOf(body, kind));
+        items.push(...decoded.items);
+        cont = decoded.continue;
+      } while (cont);
+    } catch (e) {
+      // The group is not served: the CRDs are not installed, so there are no such objects.
+      if (e instanceof ClusterApiError && e.statusCode === 404 && items.length === 0) return [];
+      throw e;
+    }
+    return items;
   }
 
-  private request(target: RequestTarget, req: ApiRequest): Promise<unknown> {
-    return callWithPolicy(target, this.policy, { onUnauthorized: () => this.opts.tokens.invalidate(), sleep: this.opts.sleep }, async (signal) =>
-      send(await this.connect(), req, signal),
+  private request(target: RequestTarget, req: ApiRequest, signal?: AbortSignal): Promise<unknown> {
+    return callWithPolicy(
+      target,
+      this.policy,
+      { onUnauthorized: () => this.opts.tokens.invalidate(), sleep: this.opts.sleep },
+      async (attempt) => send(await this.connect(), req, attempt),
+      signal,
     );
   }
 

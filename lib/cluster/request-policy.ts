@@ -7,7 +7,7 @@ import { ClusterApiError } from '../sync/ports.js';
 export type RequestTarget = ResourceTarget | NonResourceTarget;
 
 export interface ResourceTarget {
-  verb: 'get' | 'list' | 'patch';
+  verb: 'get' | 'list' | 'patch' | 'create';
   group: string;
   resource: string;
   subresource?: string;
@@ -22,21 +22,21 @@ export interface NonResourceTarget {
 }
 
 export interface RetryPolicy {
-  /** Whole call, all attempts and backoff included. */
-  deadlineMs: number;
-  /** One attempt; cut to what is left of the deadline. */
+  /** Whole call, all attempts and backoff included: retries go on, with jitter, until it is spent. */
+  budgetMs: number;
+  /** One attempt; cut to what is left of the budget. */
   attemptTimeoutMs: number;
-  maxAttempts: number;
   baseBackoffMs: number;
   maxBackoffMs: number;
 }
 
+// A 1.5 s API server restart (or a short network blip) is ridden out, not failed: attempts are
+// bounded by time, not by count.
 export const defaultRetryPolicy: RetryPolicy = {
-  deadlineMs: 10_000,
+  budgetMs: 8_000,
   attemptTimeoutMs: 4_000,
-  maxAttempts: 4,
-  baseBackoffMs: 200,
-  maxBackoffMs: 2_000,
+  baseBackoffMs: 100,
+  maxBackoffMs: 1_000,
 };
 
 /** A non-2xx answer of the API server. */
@@ -52,6 +52,8 @@ export class HttpStatusError extends Error {
 
 interface Failure {
   status?: number;
+  /** The request never reached the server (connection refused or not resolved): retrying is safe. */
+  notSent?: boolean;
   /** message of a Kubernetes Status body, when the server sent one */
   statusMessage?: string;
   retryAfterMs?: number;
@@ -81,7 +83,9 @@ function classify(err: unknown): Failure {
       detail: `HTTP ${err.code}`,
     };
   }
-  return { detail: err instanceof Error ? err.message : String(err) };
+  const code = (err as { code?: string; cause?: { code?: string } } | undefined)?.code ?? (err as { cause?: { code?: string } } | undefined)?.cause?.code;
+  const detail = err instanceof Error ? err.message : String(err);
+  return { detail, notSent: code === 'ECONNREFUSED' || code === 'ENOTFOUND' || /ECONNREFUSED|ENOTFOUND/.test(detail) };
 }
 
 const retryableStatus = new Set([429, 500, 502, 503, 504]);
@@ -106,20 +110,20 @@ function notFoundText(t: RequestTarget): string {
   return `${t.group === '' ? t.resource : `${t.resource}.${t.group}`} "${t.name}" not found`;
 }
 
-function toClusterApiError(f: Failure, t: RequestTarget, timedOutMs?: number): ClusterApiError {
+function toClusterApiError(f: Failure, t: RequestTarget, unknown: boolean, timedOutMs?: number): ClusterApiError {
   if (timedOutMs !== undefined) {
-    return new ClusterApiError(`${describeTarget(t)}: no answer within ${timedOutMs} ms`);
+    return new ClusterApiError(`${describeTarget(t)}: no answer within ${timedOutMs} ms`, undefined, unknown);
   }
   switch (f.status) {
     case undefined:
-      return new ClusterApiError(`${describeTarget(t)}: ${f.detail}`);
+      return new ClusterApiError(`${describeTarget(t)}: ${f.detail}`, undefined, unknown);
     case 403:
-      return new ClusterApiError(`${f.statusMessage ? `${f.statusMessage}; ` : ''}${missingPermission(t)}`, 403);
+      return new ClusterApiError(`${f.statusMessage ? `${f.statusMessage}; ` : ''}${missingPermission(t)}`, 403, unknown);
     case 404:
       // The API server's own text, e.g. deployments.apps "web" not found.
-      return new ClusterApiError(f.statusMessage ?? notFoundText(t), 404);
+      return new ClusterApiError(f.statusMessage ?? notFoundText(t), 404, unknown);
     default:
-      return new ClusterApiError(`${describeTarget(t)}: ${f.statusMessage ?? f.detail}`, f.status);
+      return new ClusterApiError(`${describeTarget(t)}: ${f.statusMessage ?? f.detail}`, f.status, unknown);
   }
 }
 
@@ -131,30 +135,41 @@ export interface CallHooks {
 
 const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-/** Runs fn with a per-attempt AbortSignal until it succeeds, fails for good, or the deadline passes. */
+/**
+ * Runs fn with a per-attempt AbortSignal until it succeeds, fails for good, the budget is spent
+ * or the caller's signal aborts. The error says whether an earlier attempt may have reached the
+ * server and acted (outcomeUnknown): for a write, its effect must then be checked, not assumed.
+ */
 export async function callWithPolicy<T>(
   target: RequestTarget,
   policy: RetryPolicy,
   hooks: CallHooks,
   fn: (signal: AbortSignal) => Promise<T>,
+  signal?: AbortSignal,
 ): Promise<T> {
   const sleep = hooks.sleep ?? realSleep;
-  const deadline = Date.now() + policy.deadlineMs;
+  const deadline = Date.now() + policy.budgetMs;
   let refreshed = false;
   let attempt = 0;
+  let mayHaveActed = false;
   for (;;) {
     attempt++;
+    if (signal?.aborted) throw new ClusterApiError(`${describeTarget(target)}: abandoned (cycle deadline)`, undefined, mayHaveActed);
     const remaining = deadline - Date.now();
     const attemptMs = Math.max(1, Math.min(policy.attemptTimeoutMs, remaining));
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(), attemptMs);
+    const onAbort = () => controller.abort();
+    signal?.addEventListener('abort', onAbort, { once: true });
     try {
       return await fn(controller.signal);
     } catch (err) {
       // Already explained (e.g. no connection details): not a transient failure.
       if (err instanceof ClusterApiError) throw err;
-      const timedOut = controller.signal.aborted;
+      const timedOut = controller.signal.aborted && !signal?.aborted;
       const f = classify(err);
+      if (f.status === undefined && !f.notSent) mayHaveActed = true;
+      if (signal?.aborted) throw new ClusterApiError(`${describeTarget(target)}: abandoned (cycle deadline)`, undefined, mayHaveActed);
       if (f.status === 401 && !refreshed) {
         refreshed = true;
         hooks.onUnauthorized();
@@ -164,12 +179,13 @@ export async function callWithPolicy<T>(
       const retryable = timedOut || f.status === undefined || retryableStatus.has(f.status);
       const backoff = Math.min(policy.maxBackoffMs, policy.baseBackoffMs * 2 ** (attempt - 1));
       const wait = Math.max(backoff * (0.5 + Math.random() / 2), f.retryAfterMs ?? 0);
-      if (!retryable || attempt >= policy.maxAttempts || Date.now() + wait >= deadline) {
-        throw toClusterApiError(f, target, timedOut ? attemptMs : undefined);
+      if (!retryable || Date.now() + wait >= deadline) {
+        throw toClusterApiError(f, target, mayHaveActed, timedOut ? attemptMs : undefined);
       }
       await sleep(wait);
     } finally {
       clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
     }
   }
 }

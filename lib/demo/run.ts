@@ -11,9 +11,9 @@ import { renderHtmlReport } from '../report/html.js';
 import type { AutoscalerReport } from '../report/model.js';
 import { ReportRecorder } from '../report/recorder.js';
 import { renderReplicasChart, renderSummaryTable } from '../report/terminal.js';
-import { decisionText, limitingReason, logEntry, metricsText, metricValues } from '../sim/explain.js';
+import { decisionRows, errorRow, limitingReason, limitText, metricsText, metricValues } from '../sim/explain.js';
 import type { LiveRow } from './live.js';
-import { metricLabel, targetOf } from '../sim/simulate.js';
+import { reportSetup } from '../sim/metric-info.js';
 import { valueAt, type Trace } from '../sim/trace.js';
 import { createDynamoStore, ensureTable } from '../store/index.js';
 import type { ClusterRecord } from '../sync/ports.js';
@@ -88,6 +88,7 @@ interface Tracked {
   hpa: HorizontalPodAutoscaler;
   recorder: ReportRecorder;
   lastReason: string;
+  lastLimit: string;
   lastReplicas: number;
 }
 
@@ -142,8 +143,9 @@ export async function runDemo(o: DemoOptions): Promise<DemoResult> {
     tracked = applied.hpas.map((hpa) => ({
       key: autoscalerKey(hpa),
       hpa,
-      recorder: new ReportRecorder(autoscalerKey(hpa), (hpa.spec.metrics ?? []).map((m) => ({ label: metricLabel(m), target: targetOf(m) })), o.syncPeriodSeconds),
+      recorder: new ReportRecorder(reportSetup(hpa, autoscalerKey(hpa), o.syncPeriodSeconds, { label: 'load (relative: 1 = a typical level)', unit: '' })),
       lastReason: '',
+      lastLimit: '',
       lastReplicas: hpa.spec.minReplicas ?? 1,
     }));
     const pace = Number.isFinite(o.speed) ? `${formatSpeed(o.speed)} (${((span / o.speed) / 1000).toFixed(0)} s)` : 'as fast as it goes';
@@ -188,8 +190,11 @@ export async function runDemo(o: DemoOptions): Promise<DemoResult> {
           notes.push(...errors.map((e) => `${timeLabel(t, multiDay)}  ${a.key}: ${d?.outcome ?? 'missing'}: ${e}`));
         }
         const reason = limitingReason(d?.conditions);
-        const text = d?.decision ? decisionText(d.decision, d.events ?? []) : (d?.outcome ?? 'no decision');
         const patched = d?.patched === true;
+        const logRows = d?.decision
+          ? decisionRows({ time: t, decision: d.decision, events: d.events ?? [], conditions: d.conditions, from: a.lastReplicas, to: replicas }, a.lastLimit)
+          : [];
+        logRows.push(...errors.map((e) => errorRow(t, replicas, `${d?.outcome ?? 'missing'}: ${e}`)));
         a.recorder.add({
           time: t,
           load,
@@ -198,7 +203,7 @@ export async function runDemo(o: DemoOptions): Promise<DemoResult> {
           readyPods: readyPods(stack.model, namespace, ref.name),
           metrics: d?.decision ? metricValues(d.decision, a.hpa.spec.metrics?.length ?? 0) : [],
           rescaled: patched,
-          log: logEntry(text, reason, a.lastReason, patched, d?.events?.length ?? 0, errors),
+          decisions: logRows,
         });
         rows.push({
           name: a.key,
@@ -210,6 +215,7 @@ export async function runDemo(o: DemoOptions): Promise<DemoResult> {
         });
         changed.push(patched || reason !== a.lastReason);
         a.lastReason = reason;
+        a.lastLimit = limitText(d?.conditions);
         a.lastReplicas = replicas;
       }
       view.tick(i + 1, timeLabel(t, multiDay), rows, changed, notes);

@@ -591,12 +591,11 @@ function externalMetric(metric: MetricSpec, ctx: ReplicaCalcContext, data: Metri
     }
     let total = 0n;
     for (const v of fetchedValues.values) {
-      total = BigInt.asIntN(64, total + milliToBig(v));
-      // Upstream: a negative running sum is taken for an int64 overflow.
-      if (total < 0n) {
-        total = INT64_MAX;
-        break;
-      }
+      // Upstream takes any negative running sum for an int64 overflow and saturates it at MaxInt64,
+      // which turns a negative metric (metric math can give one) into maxReplicas. Only a real
+      // overflow saturates here, in either direction.
+      total = saturateInt64(total + milliToBig(v));
+      if (total === INT64_MAX || total === INT64_MIN) break;
     }
     const usage = Number(total);
     let replicas = ctx.statusReplicas;

@@ -138,7 +138,8 @@ export interface MetricStatus {
 }
 
 export type ConditionStatus = 'True' | 'False' | 'Unknown';
-export type HorizontalPodAutoscalerConditionType = 'AbleToScale' | 'ScalingActive' | 'ScalingLimited';
+/** Upstream's three, and ours: HistoryIntact False when the stored history could not be trusted and was reset. */
+export type HorizontalPodAutoscalerConditionType = 'AbleToScale' | 'ScalingActive' | 'ScalingLimited' | 'HistoryIntact';
 
 export interface HorizontalPodAutoscalerCondition {
   type: HorizontalPodAutoscalerConditionType;
@@ -208,6 +209,8 @@ export interface ScaleInfo {
   specReplicas: number;
   statusReplicas: number;
   selector: string;
+  /** The target's resourceVersion when read: a write of the scale with it fails if the target changed since. */
+  resourceVersion?: string;
 }
 
 export interface Tolerances {

@@ -28,9 +28,20 @@ import type { FeatureGates, HorizontalPodAutoscaler } from './types.js';
 export { formatFieldError };
 export type { FieldError, FieldErrorType };
 
+/** Accepted as upstream's API server accepts it, but it will not work as written: said before it is stored. */
+export interface FieldWarning {
+  field: string;
+  message: string;
+}
+
 export type ValidationResult =
-  | { valid: true; hpa: HorizontalPodAutoscaler; errors: [] }
-  | { valid: false; errors: FieldError[] };
+  | { valid: true; hpa: HorizontalPodAutoscaler; errors: []; warnings: FieldWarning[] }
+  | { valid: false; errors: FieldError[]; warnings: FieldWarning[] };
+
+/** "Warning: spec.metrics[0].resource.name: ...", as kubectl prints an API server's warnings. */
+export function formatFieldWarning(w: FieldWarning): string {
+  return `${w.field}: ${w.message}`;
+}
 
 type Obj = Record<string, unknown>;
 /** A field present with the wrong JSON type: already reported, skip the rules that need it. */
@@ -57,24 +68,29 @@ const SOURCE_FIELDS: [field: string, type: string][] = [
 export function validateHPA(input: unknown, gates?: Partial<FeatureGates>): ValidationResult {
   const v = new Validator({ ...DEFAULT_FEATURE_GATES, ...gates });
   const root = FieldPath.root('');
-  if (!isObject(input)) return { valid: false, errors: [typeInvalid(root, input, 'must be an object')] };
+  if (!isObject(input)) return { valid: false, errors: [typeInvalid(root, input, 'must be an object')], warnings: [] };
   const hpa = cloneWithoutNulls(input) as Obj;
   v.typeMeta(hpa);
   v.objectMeta(v.obj(hpa.metadata, root.child('metadata')), root.child('metadata'));
   v.spec(hpa, root.child('spec'));
-  if (v.errors.length > 0) return { valid: false, errors: v.errors };
+  if (v.errors.length > 0) return { valid: false, errors: v.errors, warnings: v.warnings };
   hpa.apiVersion = 'autoscaling/v2';
   hpa.kind = 'HorizontalPodAutoscaler';
-  return { valid: true, hpa: hpa as unknown as HorizontalPodAutoscaler, errors: [] };
+  return { valid: true, hpa: hpa as unknown as HorizontalPodAutoscaler, errors: [], warnings: v.warnings };
 }
 
 class Validator {
   readonly errors: FieldError[] = [];
+  readonly warnings: FieldWarning[] = [];
 
   constructor(private readonly gates: FeatureGates) {}
 
   private add(...errs: FieldError[]): void {
     this.errors.push(...errs);
+  }
+
+  private warn(field: FieldPath, message: string): void {
+    this.warnings.push({ field: String(field), message });
   }
 
   // ---- JSON shape ----
@@ -91,6 +107,26 @@ class Validator {
     if (Array.isArray(value)) return value;
     this.add(typeInvalid(path, value, 'must be a list'));
     return BAD;
+  }
+
+  /**
+   * A list of objects, each entry validated by `each`. A null entry (YAML "- " or "[null, ...]") or a hole
+   * is one error at its index: nothing downstream ever sees it.
+   */
+  private objects(value: unknown, path: FieldPath, what: string, each: (entry: Obj, path: FieldPath) => void): Read<unknown[]> {
+    const list = this.list(value, path);
+    if (list === undefined || list === BAD) return list;
+    // An index loop, not forEach: forEach skips holes.
+    for (let i = 0; i < list.length; i++) {
+      const entry = list[i];
+      if (entry === null || entry === undefined) {
+        this.add(required(path.index(i), `an empty entry: write ${what}, or remove the entry`));
+        continue;
+      }
+      const o = this.obj(entry, path.index(i));
+      if (o !== undefined && o !== BAD) each(o, path.index(i));
+    }
+    return list;
   }
 
   private str(value: unknown, path: FieldPath): Read<string> {
@@ -172,7 +208,7 @@ class Validator {
       if (typeof generation !== 'number' || !Number.isSafeInteger(generation)) this.add(typeInvalid(path.child('generation'), generation, 'must be an integer'));
       else if (generation < 0) this.add(invalid(path.child('generation'), generation, 'must be greater than or equal to 0'));
     }
-    this.labels(m.labels, path.child('labels'));
+    this.labels(m.labels, path.child('labels'), 'error');
     const annotations = this.stringMap(m.annotations, path.child('annotations'));
     if (annotations !== undefined && annotations !== BAD) {
       let size = 0;
@@ -185,14 +221,24 @@ class Validator {
     }
   }
 
-  /** metav1 ValidateLabels: every error is at the map's path, as upstream. */
-  private labels(value: unknown, path: FieldPath): void {
+  /** metav1 ValidateLabels: every problem is at the map's path, as upstream; `as` 'warning' for a metric selector's. */
+  private labels(value: unknown, path: FieldPath, as: 'error' | 'warning'): void {
     const labels = this.stringMap(value, path);
     if (labels === undefined || labels === BAD) return;
+    const report = as === 'error' ? (e: FieldError) => this.add(e) : (e: FieldError) => this.selectorWarning(e);
     for (const [k, val] of Object.entries(labels)) {
-      this.add(...isQualifiedName(k).map((msg) => invalid(path, k, msg)));
-      this.add(...isValidLabelValue(val).map((msg) => invalid(path, val, msg)));
+      for (const msg of isQualifiedName(k)) report(invalid(path, k, msg));
+      for (const msg of isValidLabelValue(val)) report(invalid(path, val, msg));
     }
+  }
+
+  /** Upstream's API server does not validate metric selectors; its controller fails the metric at run time. */
+  private selectorWarning(e: FieldError): void {
+    const { field: _field, ...rest } = e;
+    this.warnings.push({
+      field: e.field,
+      message: `${formatFieldError({ ...rest, field: '' })}: accepted, as upstream accepts it, but the sync cannot read this metric (ScalingActive False) until it is fixed`,
+    });
   }
 
   spec(hpa: Obj, path: FieldPath): void {
@@ -255,15 +301,12 @@ class Validator {
   }
 
   private metrics(value: unknown, path: FieldPath, minReplicas: Read<number>): void {
-    const metrics = this.list(value, path);
-    if (metrics === BAD) return;
     let scalesToZero = false;
-    (metrics ?? []).forEach((m, i) => {
-      const metric = this.obj(m, path.index(i));
-      if (metric === BAD) return;
-      this.metricSpec(metric ?? {}, path.index(i));
-      if (metric?.type === 'Object' || metric?.type === 'External') scalesToZero = true;
+    const metrics = this.objects(value, path, 'a metric (type and its source)', (metric, p) => {
+      this.metricSpec(metric, p);
+      if (metric.type === 'Object' || metric.type === 'External') scalesToZero = true;
     });
+    if (metrics === BAD) return;
     // An absent or empty list defaults to cpu utilization, which cannot scale to zero either.
     if (minReplicas === 0 && !scalesToZero) {
       this.add(forbidden(path, 'must specify at least one Object or External metric to support scaling to zero replicas'));
@@ -306,7 +349,7 @@ class Validator {
         this.metricIdentifier(src.metric, path.child('metric'));
         const t = this.metricTarget(src.target, targetPath);
         if (t && t.value === undefined && t.averageValue === undefined) {
-          this.add(required(targetPath.child('averageValue'), 'must set either a target value or averageValue'));
+          this.add(required(targetPath.child('averageValue'), `must set either a target value or averageValue${fix(t.type, 'Object')}`));
         }
         return;
       }
@@ -315,7 +358,7 @@ class Validator {
         this.metricIdentifier(src.metric, path.child('metric'));
         const t = this.metricTarget(src.target, targetPath);
         if (t && t.value === undefined && t.averageValue === undefined) {
-          this.add(required(targetPath.child('averageValue'), 'must set either a target value for metric or a per-pod target'));
+          this.add(required(targetPath.child('averageValue'), `must set either a target value for metric or a per-pod target${fix(t.type, 'External')}`));
         }
         if (t && t.value !== undefined && t.averageValue !== undefined) {
           this.add(forbidden(targetPath.child('value'), 'may not set both a target value for metric and a per-pod target'));
@@ -326,7 +369,7 @@ class Validator {
         this.knownFields(src, path, ['metric', 'target']);
         this.metricIdentifier(src.metric, path.child('metric'));
         const t = this.metricTarget(src.target, targetPath);
-        if (t && t.averageValue === undefined) this.add(required(targetPath.child('averageValue'), 'must specify a positive target averageValue'));
+        if (t && t.averageValue === undefined) this.add(required(targetPath.child('averageValue'), `must specify a positive target averageValue${fix(t.type, 'Pods')}`));
         return;
       }
       default: {
@@ -337,6 +380,13 @@ class Validator {
         if (name === undefined || name === '') this.add(required(path.child('name'), 'must specify a resource name'));
         // Upstream checks the resource name only for ContainerResource metrics.
         else if (container && name !== BAD) this.add(...containerResourceNameErrors(name).map((msg) => invalid(path.child('name'), name, msg)));
+        if (typeof name === 'string' && name !== '' && !POD_METRIC_RESOURCES.includes(name) && !(container && containerResourceNameErrors(name).length > 0)) {
+          const like = POD_METRIC_RESOURCES.find((r) => name.toLowerCase().startsWith(r.slice(0, 3)));
+          this.warn(
+            path.child('name'),
+            `${JSON.stringify(name)} is not a resource the metrics API (metrics.k8s.io) reports: write ${like ?? 'cpu or memory'}; as written, the sync reports <unknown> for this metric (FailedGetResourceMetric)`,
+          );
+        }
         if (container) {
           const c = this.str(src.container, path.child('container'));
           if (c === undefined || c === '') this.add(required(path.child('container'), 'must specify a container'));
@@ -344,7 +394,7 @@ class Validator {
         }
         const t = this.metricTarget(src.target, targetPath);
         if (t && t.averageUtilization === undefined && t.averageValue === undefined) {
-          this.add(required(targetPath.child('averageUtilization'), 'must set either a target raw value or a target utilization'));
+          this.add(required(targetPath.child('averageUtilization'), `must set either a target raw value or a target utilization${fix(t.type, 'Resource')}`));
         }
         if (t && t.averageUtilization !== undefined && t.averageValue !== undefined) {
           this.add(forbidden(targetPath.child('averageValue'), 'may not set both a target raw value and a target utilization'));
@@ -353,8 +403,8 @@ class Validator {
     }
   }
 
-  /** validateMetricTarget; returns which values are set (BAD ones count as set), or undefined when the target is mistyped. */
-  private metricTarget(value: unknown, path: FieldPath): { value?: true; averageValue?: true; averageUtilization?: true } | undefined {
+  /** validateMetricTarget; returns the type and which values are set (BAD ones count as set), or undefined when the target is mistyped. */
+  private metricTarget(value: unknown, path: FieldPath): TargetFields | undefined {
     const target = this.obj(value, path);
     if (target === BAD) return undefined;
     const t = target ?? {}; // a non-pointer struct upstream: absent means all zero
@@ -362,7 +412,7 @@ class Validator {
     const type = this.str(t.type, path.child('type'));
     if (type === undefined || type === '') this.add(required(path.child('type'), 'must specify a metric target type'));
     if (type !== BAD && !TARGET_TYPES.includes(type ?? '')) this.add(invalid(path.child('type'), type ?? '', 'must be either Utilization, Value, or AverageValue'));
-    const set: { value?: true; averageValue?: true; averageUtilization?: true } = {};
+    const set: TargetFields = { type: typeof type === 'string' ? type : undefined };
     for (const key of ['value', 'averageValue'] as const) {
       const q = this.quantity(t, key, path.child(key));
       if (q === undefined) continue;
@@ -372,6 +422,13 @@ class Validator {
     const util = this.int32(t.averageUtilization, path.child('averageUtilization'));
     if (util !== undefined) set.averageUtilization = true;
     if (typeof util === 'number' && util < 1) this.add(invalid(path.child('averageUtilization'), util, 'must be greater than 0'));
+    // The controller reads the values, never the type: a type that names another value misleads the reader.
+    const only = (['value', 'averageValue', 'averageUtilization'] as const).filter((k) => set[k]);
+    const named = set.type && TARGET_FIELD[set.type];
+    if (only.length === 1 && named && only[0] !== named) {
+      const used = Object.entries(TARGET_FIELD).find(([, f]) => f === only[0])![0];
+      this.warn(path.child('type'), `${JSON.stringify(set.type)} does not match the ${only[0]} set here: the controller uses ${only[0]}; write type: ${used}`);
+    }
     return set;
   }
 
@@ -392,33 +449,26 @@ class Validator {
     const sel = this.obj(value, path);
     if (sel === undefined || sel === BAD) return;
     this.knownFields(sel, path, ['matchLabels', 'matchExpressions']);
-    this.labels(sel.matchLabels, path.child('matchLabels'));
-    const exprs = this.list(sel.matchExpressions, path.child('matchExpressions'));
-    if (exprs === undefined || exprs === BAD) return;
-    exprs.forEach((e, i) => {
-      const p = path.child('matchExpressions').index(i);
-      const req = this.obj(e, p);
-      if (req === BAD) return;
-      const r = req ?? {};
+    this.labels(sel.matchLabels, path.child('matchLabels'), 'warning');
+    // Shapes and types fail decoding upstream (errors); the rules of ValidateLabelSelector are warnings.
+    this.objects(sel.matchExpressions, path.child('matchExpressions'), 'a requirement (key, operator, values)', (r, p) => {
       this.knownFields(r, p, ['key', 'operator', 'values']);
       const values = this.list(r.values, p.child('values'));
       const count = Array.isArray(values) ? values.length : 0;
       const op = this.str(r.operator, p.child('operator'));
       if (op === 'In' || op === 'NotIn') {
-        if (count === 0 && values !== BAD) this.add(required(p.child('values'), "must be specified when `operator` is 'In' or 'NotIn'"));
+        if (count === 0 && values !== BAD) this.selectorWarning(required(p.child('values'), "must be specified when `operator` is 'In' or 'NotIn'"));
       } else if (op === 'Exists' || op === 'DoesNotExist') {
-        if (count > 0) this.add(forbidden(p.child('values'), "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"));
+        if (count > 0) this.selectorWarning(forbidden(p.child('values'), "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"));
       } else if (op !== BAD) {
-        this.add(invalid(p.child('operator'), op ?? '', 'not a valid selector operator'));
+        this.selectorWarning(invalid(p.child('operator'), op ?? '', 'not a valid selector operator: write In, NotIn, Exists or DoesNotExist'));
       }
       const key = this.str(r.key, p.child('key'));
-      if (key !== BAD) this.add(...isQualifiedName(key ?? '').map((msg) => invalid(p.child('key'), key ?? '', msg)));
-      if (Array.isArray(values)) {
-        values.forEach((val, j) => {
-          const s = this.str(val, p.child('values').index(j));
-          if (typeof s === 'string') this.add(...isValidLabelValue(s).map((msg) => invalid(p.child('values').index(j), s, msg)));
-        });
-      }
+      if (key !== BAD) for (const msg of isQualifiedName(key ?? '')) this.selectorWarning(invalid(p.child('key'), key ?? '', msg));
+      (Array.isArray(values) ? values : []).forEach((val, j) => {
+        const s = this.str(val, p.child('values').index(j));
+        if (typeof s === 'string') for (const msg of isValidLabelValue(s)) this.selectorWarning(invalid(p.child('values').index(j), s, msg));
+      });
     });
   }
 
@@ -432,12 +482,9 @@ class Validator {
     const select = this.str(rules.selectPolicy, path.child('selectPolicy'));
     if (typeof select === 'string' && !SELECT_POLICIES.includes(select)) this.add(notSupported(path.child('selectPolicy'), select, SELECT_POLICIES));
     const policiesPath = path.child('policies');
-    const policies = this.list(rules.policies, policiesPath);
+    const policies = this.objects(rules.policies, policiesPath, 'a policy (type, value, periodSeconds)', (p, at) => this.scalingPolicy(p, at));
     // Absent policies are filled in by defaulting before validation; an explicit [] is not.
-    if (policies !== undefined && policies !== BAD) {
-      if (policies.length === 0) this.add(required(policiesPath, 'must specify at least one Policy'));
-      policies.forEach((p, i) => this.scalingPolicy(p, policiesPath.index(i)));
-    }
+    if (Array.isArray(policies) && policies.length === 0) this.add(required(policiesPath, 'must specify at least one Policy'));
     const tolerance = this.quantity(rules, 'tolerance', path.child('tolerance'));
     // ValidateNonnegativeQuantity
     if (tolerance !== undefined && tolerance !== BAD && sign(tolerance) < 0) {
@@ -445,10 +492,7 @@ class Validator {
     }
   }
 
-  private scalingPolicy(value: unknown, path: FieldPath): void {
-    const policy = this.obj(value, path);
-    if (policy === BAD) return;
-    const p = policy ?? {};
+  private scalingPolicy(p: Obj, path: FieldPath): void {
     this.knownFields(p, path, ['type', 'value', 'periodSeconds']);
     const type = this.str(p.type, path.child('type'));
     if (type !== BAD && !POLICY_TYPES.includes(type ?? '')) this.add(notSupported(path.child('type'), type ?? '', POLICY_TYPES));
@@ -460,6 +504,33 @@ class Validator {
       this.add(invalid(path.child('periodSeconds'), period, `must be less than or equal to ${MAX_PERIOD_SECONDS}`));
     }
   }
+}
+
+interface TargetFields {
+  type?: string;
+  value?: true;
+  averageValue?: true;
+  averageUtilization?: true;
+}
+
+/** The value field each target type names. */
+const TARGET_FIELD: Record<string, 'value' | 'averageValue' | 'averageUtilization'> = { Value: 'value', AverageValue: 'averageValue', Utilization: 'averageUtilization' };
+
+/** The resources metrics.k8s.io reports for pods and containers. */
+const POD_METRIC_RESOURCES = ['cpu', 'memory'];
+
+/** What a metric source takes: appended to upstream's message when the target's type is one it cannot use. */
+const TARGETS_OF: Record<string, string> = {
+  Resource: 'type: Utilization with averageUtilization, or type: AverageValue with averageValue',
+  Object: 'type: Value with value, or type: AverageValue with averageValue',
+  External: 'type: Value with value, or type: AverageValue with averageValue',
+  Pods: 'type: AverageValue with averageValue',
+};
+
+function fix(type: string | undefined, source: string): string {
+  const fits = { Resource: ['Utilization', 'AverageValue'], Object: ['Value', 'AverageValue'], External: ['Value', 'AverageValue'], Pods: ['AverageValue'] }[source] ?? [];
+  if (type === undefined || !TARGET_TYPES.includes(type) || fits.includes(type)) return '';
+  return ` (a ${source} metric does not take type ${type}: write ${TARGETS_OF[source]})`;
 }
 
 function isObject(v: unknown): v is Obj {

@@ -1,14 +1,27 @@
 // A local Kubernetes API server over HTTPS, serving a WorkloadModel with the
-// real JSON shapes: discovery, /scale of any scalable kind, pods, and the
-// metrics.k8s.io, custom.metrics.k8s.io and external.metrics.k8s.io APIs.
-// Tests, benchmarks and the demo talk to it with @kubernetes/client-node.
+// real JSON shapes: discovery (legacy and aggregated), /scale of any scalable
+// kind, Deployments/StatefulSets/ReplicaSets/Pods/Namespaces mirrored from the
+// model, Events, CustomResourceDefinitions and their custom resources (with
+// watches, Tables, OpenAPI v3), and the metrics.k8s.io, custom.metrics.k8s.io
+// and external.metrics.k8s.io APIs. Tests, benchmarks and the demo talk to it
+// with @kubernetes/client-node; kubectl works against it too.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { generate } from 'selfsigned';
-import { matchesLabels, parseSelector } from '../hpa/selector.js';
+import { parse as parseYaml } from 'yaml';
+import { CustomResourceRegistry } from './k8s-crds.js';
+import { aggregatedList, AGGREGATED_V2, apiGroup, apiGroupList, apiVersions, resourceList, wantsAggregated, type DiscoveryGroup, type DiscoveryResource } from './k8s-discovery.js';
+import { badRequest, HttpError, notFound as notFoundOf, resourceNotFound, statusBody } from './k8s-errors.js';
+import { eventSpec } from './k8s-events.js';
+import { ObjectStore, type K8sObject } from './k8s-object-store.js';
+import { OpenApiV3 } from './k8s-openapi.js';
 import { PendingTimers } from './pending-timers.js';
 import { forbiddenMessage, requestAttributes, type RequestAttributes } from './k8s-rbac.js';
+import { PATCH_APPLY, serveResource, type ResourceSpec, type RestReply, type WatchRequest } from './k8s-rest.js';
+import { labelFilter } from './k8s-selectors.js';
+import type { IncludeObject, TableOptions } from './k8s-table.js';
+import { WorkloadMirror } from './k8s-workload-mirror.js';
 import { WorkloadModel, type ResourceType } from './workload-model.js';
 
 export interface RequestRecord {
@@ -57,6 +70,8 @@ export interface K8sApiServerOptions {
   apis?: { metrics?: boolean; customMetrics?: boolean; externalMetrics?: boolean };
   /** The user name in 403 messages. */
   user?: string;
+  /** apiextensions.k8s.io/v1 CustomResourceDefinitions installed at start (as YAML parses them). */
+  crds?: unknown[];
 }
 
 export interface K8sApiServer {
@@ -70,60 +85,31 @@ export interface K8sApiServer {
   model: WorkloadModel;
   requestLog: RequestRecord[];
   faults: FaultInjector;
+  /** Custom resources, events, CRDs and the mirrored workloads, with their resourceVersions. */
+  store: ObjectStore;
   /** How many logged requests match. */
   count(method: string, path: string | RegExp): number;
   stop(): Promise<void>;
 }
 
-const reasons: Record<number, string> = {
-  400: 'BadRequest',
-  401: 'Unauthorized',
-  403: 'Forbidden',
-  404: 'NotFound',
-  405: 'MethodNotAllowed',
-  409: 'Conflict',
-  415: 'UnsupportedMediaType',
-  422: 'Invalid',
-  429: 'TooManyRequests',
-  500: 'InternalError',
-  503: 'ServiceUnavailable',
-  504: 'Timeout',
-};
 
-class HttpError extends Error {
-  constructor(
-    readonly code: number,
-    message: string,
-    readonly details?: Record<string, unknown>,
-  ) {
-    super(message);
-  }
+/** What a handler answers: a body (JSON unless `raw`), or a watch to stream. */
+interface Reply {
+  status: number;
+  body: unknown;
+  contentType?: string;
+  warnings?: string[];
+  /** an already serialized body */
+  raw?: string;
 }
 
-function status(code: number, message: string, reason?: string, details?: Record<string, unknown>) {
-  return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason: reason ?? reasons[code] ?? 'Unknown', ...(details ? { details } : {}), code };
-}
-
-function qualified(t: ResourceType): string {
-  return t.group ? `${t.resource}.${t.group}` : t.resource;
-}
+const ok = (body: unknown): Reply => ({ status: 200, body });
 
 function notFound(t: { resource: string; group: string }, name: string): HttpError {
-  return new HttpError(404, `${t.group ? `${t.resource}.${t.group}` : t.resource} "${name}" not found`, { name, group: t.group, kind: t.resource });
+  return notFoundOf(t, name);
 }
 
-const NOT_FOUND = () => new HttpError(404, 'the server could not find the requested resource');
-
-function selectorFilter(raw: string | undefined, what: string): (labels: Record<string, string> | undefined) => boolean {
-  if (!raw) return () => true;
-  let sel;
-  try {
-    sel = parseSelector(raw);
-  } catch (e) {
-    throw new HttpError(400, `unable to parse requirement: ${what}: ${(e as Error).message}`);
-  }
-  return (labels) => matchesLabels(sel, labels);
-}
+const NOT_FOUND = resourceNotFound;
 
 async function makeCertificates(): Promise<{ caPem: string; key: string; cert: string }> {
   const notAfterDate = new Date(Date.now() + 7 * 24 * 3600_000);
@@ -162,6 +148,31 @@ function readBody(req: IncomingMessage): Promise<string> {
   });
 }
 
+/** The Table a request's Accept header asks for, if it prefers one to plain JSON (kubectl get). */
+function tableOptions(accept: string | undefined, query: Record<string, string>): TableOptions | undefined {
+  for (const range of (accept ?? '').split(',')) {
+    const [type, ...params] = range.split(';').map((p) => p.trim());
+    const p = Object.fromEntries(params.map((x) => x.split('=').map((y) => y.trim())));
+    if (type === 'application/json' && p.as === 'Table' && p.g === 'meta.k8s.io' && (p.v === 'v1' || p.v === 'v1beta1')) {
+      const include = query.includeObject;
+      if (include !== undefined && include !== 'None' && include !== 'Metadata' && include !== 'Object') throw badRequest(`includeObject: Unsupported value: "${include}"`);
+      return { version: p.v, includeObject: (include ?? 'Metadata') as IncludeObject };
+    }
+    if ((type === 'application/json' || type === '*/*') && !p.as) return undefined;
+  }
+  return undefined;
+}
+
+/** A Warning header value (RFC 7234): code 299, no agent, the text quoted. */
+function warningHeader(text: string): string {
+  return `299 - "${text.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
+}
+
+/** How often open watches on mirrored resources look at the model for changes. */
+const MIRROR_WATCH_INTERVAL_MS = 200;
+/** kube-apiserver's default --min-request-timeout for watches without timeoutSeconds. */
+const DEFAULT_WATCH_SECONDS = 1800;
+
 export async function startK8sApiServer(opts: K8sApiServerOptions = {}): Promise<K8sApiServer> {
   const model = opts.model ?? new WorkloadModel({ clock: { now: () => new Date() } });
   const staticToken = typeof opts.token === 'string' ? opts.token : `local-${Math.random().toString(36).slice(2)}`;
@@ -172,33 +183,72 @@ export async function startK8sApiServer(opts: K8sApiServerOptions = {}): Promise
   let faults: (Fault & { left: number })[] = [];
   const { caPem, key, cert } = await makeCertificates();
 
-  const groups = (): { name: string; version: string }[] => {
-    const out = new Map<string, string>();
-    for (const t of model.resourceTypes()) if (t.group) out.set(t.group, t.version);
-    if (apis.metrics) out.set('metrics.k8s.io', 'v1beta1');
-    if (apis.customMetrics) out.set('custom.metrics.k8s.io', 'v1beta2');
-    if (apis.externalMetrics) out.set('external.metrics.k8s.io', 'v1beta1');
-    return [...out].map(([name, version]) => ({ name, version }));
-  };
+  const store = new ObjectStore();
+  const mirror = new WorkloadMirror(model, store);
+  const crds = new CustomResourceRegistry(store, () => model.clock.now());
+  const builtIn = new Map<string, ResourceSpec>([...mirror.specs, eventSpec(), crds.crdSpec].map((s) => [`${s.group}/${s.version}/${s.resource}`, s]));
+  const openapi = new OpenApiV3();
 
-  const apiGroup = (g: { name: string; version: string }) => ({
-    name: g.name,
-    versions: [{ groupVersion: `${g.name}/${g.version}`, version: g.version }],
-    preferredVersion: { groupVersion: `${g.name}/${g.version}`, version: g.version },
+  const findSpec = (group: string, version: string, resource: string): ResourceSpec | undefined =>
+    builtIn.get(`${group}/${version}/${resource}`) ?? crds.find(group, version, resource);
+  const servedSpecs = (): ResourceSpec[] => [...builtIn.values(), ...crds.specs()];
+  const schemaOf = (spec: ResourceSpec) => crds.schemaOf(spec);
+
+  const fromSpec = (spec: ResourceSpec, extra: DiscoveryResource['subresources'] = []): DiscoveryResource => ({
+    name: spec.resource,
+    singularName: spec.singular,
+    namespaced: spec.namespaced,
+    kind: spec.kind,
+    verbs: spec.verbs,
+    shortNames: spec.shortNames,
+    categories: spec.categories,
+    subresources: [...spec.subresources, ...extra.filter((e) => !spec.subresources.some((s) => s.name === e.name))],
   });
 
-  function resourceList(group: string, version: string) {
-    const gv = group ? `${group}/${version}` : version;
-    const resources: Record<string, unknown>[] = [];
-    if (group === 'metrics.k8s.io') {
-      resources.push({ name: 'pods', singularName: '', namespaced: true, kind: 'PodMetrics', verbs: ['get', 'list'] });
-    } else {
-      for (const t of model.resourceTypes().filter((r) => r.group === group && r.version === version)) {
-        resources.push({ name: t.resource, singularName: t.kind.toLowerCase(), namespaced: t.namespaced, kind: t.kind, verbs: ['get', 'list', 'patch', 'update'] });
-        if (t.scale) resources.push({ name: `${t.resource}/scale`, singularName: '', namespaced: true, group: 'autoscaling', version: 'v1', kind: 'Scale', verbs: ['get', 'patch', 'update'] });
-      }
+  /** Every group, version and resource served, built-in groups first (their discovery order). */
+  function catalogue(): DiscoveryGroup[] {
+    const groups = new Map<string, Map<string, DiscoveryResource[]>>();
+    const add = (group: string, version: string, r?: DiscoveryResource) => {
+      const versions = groups.get(group) ?? new Map<string, DiscoveryResource[]>();
+      groups.set(group, versions);
+      const list = versions.get(version) ?? [];
+      versions.set(version, list);
+      if (r && !list.some((x) => x.name === r.name)) list.push(r);
+    };
+    const scale = { name: 'scale', group: 'autoscaling', version: 'v1', kind: 'Scale', verbs: ['get', 'patch', 'update'] };
+    for (const t of model.resourceTypes()) {
+      const spec = builtIn.get(`${t.group}/${t.version}/${t.resource}`);
+      const subresources = t.scale ? [scale] : [];
+      add(
+        t.group,
+        t.version,
+        spec
+          ? fromSpec(spec, subresources)
+          : { name: t.resource, singularName: t.kind.toLowerCase(), namespaced: t.namespaced, kind: t.kind, verbs: ['get', 'list', 'patch', 'update'], subresources },
+      );
     }
-    return { kind: 'APIResourceList', apiVersion: 'v1', groupVersion: gv, resources };
+    for (const spec of [...builtIn.values(), ...crds.specs()]) add(spec.group, spec.version, fromSpec(spec));
+    if (apis.metrics) add('metrics.k8s.io', 'v1beta1', { name: 'pods', singularName: '', namespaced: true, kind: 'PodMetrics', verbs: ['get', 'list'], subresources: [] });
+    if (apis.customMetrics) add('custom.metrics.k8s.io', 'v1beta2');
+    if (apis.externalMetrics) add('external.metrics.k8s.io', 'v1beta1');
+    return [...groups].map(([name, versions]) => ({ name, versions: [...versions].map(([version, resources]) => ({ version, resources })) }));
+  }
+
+  const findGroup = (name: string) => catalogue().find((g) => g.name === name);
+
+  function discovery(path: string, accept: string | undefined): Reply {
+    const aggregated = wantsAggregated(accept);
+    const all = catalogue();
+    if (path === '/api') return aggregated ? { status: 200, body: aggregatedList(all.filter((g) => g.name === '')), contentType: AGGREGATED_V2 } : ok(apiVersions());
+    if (path === '/apis') return aggregated ? { status: 200, body: aggregatedList(all.filter((g) => g.name !== '')), contentType: AGGREGATED_V2 } : ok(apiGroupList(all));
+    if (path === '/api/v1') return ok(resourceList('', 'v1', all.find((g) => g.name === '')?.versions[0].resources ?? []));
+    const m = /^\/apis\/([^/]+)(?:\/([^/]+))?$/.exec(path);
+    const g = m ? all.find((x) => x.name === m[1]) : undefined;
+    if (!m || !g) throw NOT_FOUND();
+    if (!m[2]) return ok(apiGroup(g));
+    const v = g.versions.find((x) => x.version === m[2]);
+    if (!v) throw NOT_FOUND();
+    return ok(resourceList(g.name, v.version, v.resources));
   }
 
   function metricTimestamp(): string {
@@ -211,9 +261,17 @@ export async function startK8sApiServer(opts: K8sApiServerOptions = {}): Promise
     return t?.scale ? t : undefined;
   }
 
+  /** A workload's Scale, with the resourceVersion it shares with the workload's object. */
+  function currentScale(t: ResourceType, a: RequestAttributes): Record<string, unknown> {
+    const s = model.scale(a.namespace, t, a.name);
+    if (!s) throw notFound(t, a.name);
+    const rv = mirror.resourceVersionOf(t, a.namespace, a.name);
+    if (rv) (s.metadata as { resourceVersion: string }).resourceVersion = rv;
+    return s;
+  }
+
   function patchScale(t: ResourceType, a: RequestAttributes, contentType: string, body: unknown) {
-    const current = model.scale(a.namespace, t, a.name);
-    if (!current) throw notFound(t, a.name);
+    const current = currentScale(t, a);
     let replicas: unknown = (current.spec as { replicas: number }).replicas;
     let resourceVersion: unknown;
     if (contentType === 'application/merge-patch+json' || contentType === 'application/strategic-merge-patch+json') {
@@ -241,7 +299,7 @@ export async function startK8sApiServer(opts: K8sApiServerOptions = {}): Promise
     if (resourceVersion !== undefined && resourceVersion !== meta.resourceVersion) {
       throw new HttpError(
         409,
-        `Operation cannot be fulfilled on ${qualified(t)} "${a.name}": the object has been modified; please apply your changes to the latest version and try again`,
+        `Operation cannot be fulfilled on ${t.group ? `${t.resource}.${t.group}` : t.resource} "${a.name}": the object has been modified; please apply your changes to the latest version and try again`,
         { name: a.name, group: t.group, kind: t.resource },
       );
     }
@@ -253,30 +311,11 @@ export async function startK8sApiServer(opts: K8sApiServerOptions = {}): Promise
       });
     }
     model.setReplicas(a.namespace, t, a.name, replicas);
-    return model.scale(a.namespace, t, a.name);
-  }
-
-  function listPods(a: RequestAttributes, q: Record<string, string>) {
-    const match = selectorFilter(q.labelSelector, 'labelSelector');
-    const all = model.podObjects(a.namespace).filter((p) => match((p.metadata as { labels?: Record<string, string> }).labels));
-    const limit = q.limit ? Number(q.limit) : 0;
-    let offset = 0;
-    if (q.continue) {
-      offset = Number(Buffer.from(q.continue, 'base64url').toString('utf8'));
-      if (!Number.isInteger(offset) || offset < 0) throw new HttpError(400, 'invalid continue token');
-    }
-    const items = limit > 0 ? all.slice(offset, offset + limit) : all.slice(offset);
-    const next = offset + items.length;
-    const metadata: Record<string, unknown> = { resourceVersion: String(Date.now()) };
-    if (limit > 0 && next < all.length) {
-      metadata.continue = Buffer.from(String(next), 'utf8').toString('base64url');
-      metadata.remainingItemCount = all.length - next;
-    }
-    return { kind: 'PodList', apiVersion: 'v1', metadata, items };
+    return currentScale(t, a);
   }
 
   function podMetrics(a: RequestAttributes, q: Record<string, string>) {
-    const match = selectorFilter(q.labelSelector, 'labelSelector');
+    const match = labelFilter(q.labelSelector);
     const items = model.podMetrics(a.namespace).filter((m) => match((m.metadata as { labels?: Record<string, string> }).labels));
     if (a.name) {
       const one = items.find((m) => (m.metadata as { name: string }).name === a.name);
@@ -288,11 +327,11 @@ export async function startK8sApiServer(opts: K8sApiServerOptions = {}): Promise
 
   function customMetric(a: RequestAttributes, q: Record<string, string>) {
     if (!a.name || (!a.subresource && a.resource !== 'metrics')) throw NOT_FOUND();
-    const metricMatch = selectorFilter(q.metricLabelSelector, 'metricLabelSelector');
+    const metricMatch = labelFilter(q.metricLabelSelector, 'metricLabelSelector');
     const timestamp = metricTimestamp();
     const metricOf = (name: string, labels?: Record<string, string>) => ({ name, ...(labels ? { selector: { matchLabels: labels } } : {}) });
     if (a.resource === 'pods' && a.name === '*') {
-      const podMatch = selectorFilter(q.labelSelector, 'labelSelector');
+      const podMatch = labelFilter(q.labelSelector);
       const values = model.podsMetricValues(a.namespace, a.subresource).filter((v) => podMatch(v.labels) && metricMatch(v.metricLabels));
       if (values.length === 0) throw new HttpError(404, `the server could not find the metric ${a.subresource} for pods`);
       return {
@@ -316,7 +355,7 @@ export async function startK8sApiServer(opts: K8sApiServerOptions = {}): Promise
     const objectName = isNamespace ? a.namespace : a.name;
     const metric = isNamespace ? a.name : a.subresource;
     const values = model.objectMetricValues(isNamespace ? '' : a.namespace, type.kind, objectName, metric).filter((v) => metricMatch(v.metricLabels));
-    if (values.length === 0) throw new HttpError(404, `the server could not find the metric ${metric} for ${qualified(type)} ${objectName}`);
+    if (values.length === 0) throw new HttpError(404, `the server could not find the metric ${metric} for ${type.group ? `${type.resource}.${type.group}` : type.resource} ${objectName}`);
     return {
       kind: 'MetricValueList',
       apiVersion: 'custom.metrics.k8s.io/v1beta2',
@@ -333,7 +372,7 @@ export async function startK8sApiServer(opts: K8sApiServerOptions = {}): Promise
 
   function externalMetric(a: RequestAttributes, q: Record<string, string>) {
     if (!a.resource || a.name) throw NOT_FOUND();
-    const match = selectorFilter(q.labelSelector, 'labelSelector');
+    const match = labelFilter(q.labelSelector);
     const values = model.externalMetricValues(a.namespace, a.resource).filter((v) => match(v.metricLabels));
     if (values.length === 0 && model.externalMetricValues(a.namespace, a.resource).length === 0) {
       throw new HttpError(404, `the server could not find the requested resource (get ${a.resource}.external.metrics.k8s.io)`);
@@ -347,66 +386,160 @@ export async function startK8sApiServer(opts: K8sApiServerOptions = {}): Promise
     };
   }
 
-  function route(method: string, path: string, a: RequestAttributes, q: Record<string, string>, contentType: string, body: unknown): unknown {
+
+  function route(method: string, path: string, a: RequestAttributes, q: Record<string, string>, req: IncomingMessage, contentType: string, body: unknown): Reply | { watch: WatchRequest } {
     if (!a.resourceRequest) {
       if (method !== 'GET') throw new HttpError(405, 'the server does not allow this method on the requested resource');
-      if (path === '/version') return { major: '1', minor: '35', gitVersion: 'v1.35.0-shpa-local', platform: 'linux/amd64' };
-      if (path === '/api') return { kind: 'APIVersions', versions: ['v1'], serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress: '127.0.0.1' }] };
-      if (path === '/api/v1') return resourceList('', 'v1');
-      if (path === '/apis') return { kind: 'APIGroupList', apiVersion: 'v1', groups: groups().map(apiGroup) };
-      const m = /^\/apis\/([^/]+)(?:\/([^/]+))?$/.exec(path);
-      const g = m && groups().find((x) => x.name === m[1] && (!m[2] || x.version === m[2]));
-      if (g && m) return m[2] ? resourceList(g.name, g.version) : { kind: 'APIGroup', apiVersion: 'v1', ...apiGroup(g) };
-      throw NOT_FOUND();
+      if (path === '/version') return ok({ major: '1', minor: '35', gitVersion: 'v1.35.0-shpa-local', platform: 'linux/amd64' });
+      if (path === '/openapi/v3') return ok(openapi.index(crds.generation, servedSpecs(), schemaOf));
+      if (path.startsWith('/openapi/v3/')) {
+        const doc = openapi.document(crds.generation, servedSpecs(), schemaOf, path.slice('/openapi/v3/'.length));
+        if (doc === undefined) throw NOT_FOUND();
+        return { status: 200, body: undefined, raw: doc };
+      }
+      return discovery(path, req.headers.accept);
     }
-    const group = groups().find((g) => g.name === a.apiGroup && g.version === a.apiVersion);
-    if (a.apiGroup !== '' && !group) throw NOT_FOUND();
-    if (a.apiGroup === '' && a.apiVersion !== 'v1') throw NOT_FOUND();
+    const group = findGroup(a.apiGroup);
+    if (!group?.versions.some((v) => v.version === a.apiVersion)) throw NOT_FOUND();
     if (a.apiGroup === 'metrics.k8s.io') {
       if (a.resource !== 'pods' || (a.verb !== 'list' && a.verb !== 'get')) throw NOT_FOUND();
-      return podMetrics(a, q);
+      return ok(podMetrics(a, q));
     }
     if (a.apiGroup === 'custom.metrics.k8s.io') {
       if (a.verb !== 'get' && a.verb !== 'list') throw new HttpError(405, 'the server does not allow this method on the requested resource');
-      return customMetric(a, q);
+      return ok(customMetric(a, q));
     }
     if (a.apiGroup === 'external.metrics.k8s.io') {
       if (a.verb !== 'list') throw NOT_FOUND();
-      return externalMetric(a, q);
+      return ok(externalMetric(a, q));
     }
-    if (a.apiGroup === '' && a.resource === 'pods' && a.verb === 'list' && a.namespace) return listPods(a, q);
     const t = scaleType(a);
     if (t) {
-      if (a.verb === 'get') {
-        const s = model.scale(a.namespace, t, a.name);
-        if (!s) throw notFound(t, a.name);
-        return s;
-      }
-      if (a.verb === 'patch') return patchScale(t, a, contentType, body);
+      if (a.verb === 'get') return ok(currentScale(t, a));
+      if (a.verb === 'patch') return ok(patchScale(t, a, contentType, body));
       if (a.verb === 'update') {
-        const current = model.scale(a.namespace, t, a.name);
-        if (!current) throw notFound(t, a.name);
+        const current = currentScale(t, a);
         const b = body as { spec?: { replicas?: unknown }; metadata?: { resourceVersion?: unknown } } | null;
-        return writeScale(t, a, current, b?.spec?.replicas, b?.metadata?.resourceVersion);
+        return ok(writeScale(t, a, current, b?.spec?.replicas, b?.metadata?.resourceVersion));
       }
       throw new HttpError(405, 'the server does not allow this method on the requested resource');
+    }
+    const spec = findSpec(a.apiGroup, a.apiVersion, a.resource);
+    // a namespaced kind is addressed in a namespace (but listed across them); a cluster-scoped one never is
+    if (spec && (spec.namespaced ? a.namespace || !a.name : !a.namespace)) {
+      const reply = serveResource(store, spec, {
+        verb: a.verb,
+        namespace: a.namespace,
+        name: a.name,
+        subresource: a.subresource,
+        query: q,
+        contentType,
+        body,
+        table: tableOptions(req.headers.accept, q),
+        now: model.clock.now(),
+      });
+      if ('watch' in reply) return reply;
+      if (spec.namespaced && reply.status < 300 && !mirror.isMirrored(spec.key)) mirror.touchNamespace(a.namespace);
+      return restReply(reply, req.headers.accept, q);
     }
     const known = model.typeByResource(a.apiGroup, a.apiVersion, a.resource);
     if (known && a.name && a.subresource === '') throw notFound(known, a.name);
     throw NOT_FOUND();
   }
 
-  function send(res: ServerResponse, code: number, payload: unknown, headers: Record<string, string> = {}) {
-    res.writeHead(code, { 'content-type': 'application/json', ...headers });
-    res.end(JSON.stringify(payload));
+  function restReply(r: RestReply, accept: string | undefined, q: Record<string, string>): Reply {
+    const table = (r.body as { kind?: string } | undefined)?.kind === 'Table' ? tableOptions(accept, q) : undefined;
+    return { status: r.status, body: r.body, warnings: r.warnings, contentType: table ? `application/json;as=Table;v=${table.version ?? 'v1'};g=meta.k8s.io` : undefined };
+  }
+
+  function send(res: ServerResponse, r: Reply, headers: Record<string, string> = {}) {
+    const h: Record<string, string | string[]> = { 'content-type': r.contentType ?? 'application/json', ...headers };
+    if (r.warnings?.length) h.warning = r.warnings.map(warningHeader);
+    res.writeHead(r.status, h);
+    res.end(r.raw ?? JSON.stringify(r.body));
   }
 
   const timers = new PendingTimers();
+  const openWatches = new Set<() => void>();
+  let mirroredWatches = 0;
+  let mirrorTimer: NodeJS.Timeout | undefined;
+
+  /** Streams watch events, one JSON object a line, until timeoutSeconds, the client leaving, or the server stopping. */
+  function streamWatch(req: IncomingMessage, res: ServerResponse, w: WatchRequest, record: RequestRecord) {
+    const pending: string[] = [];
+    let started = false;
+    let first = true;
+    const line = (type: string, object: unknown) => `${JSON.stringify({ type, object })}\n`;
+    const emit = (text: string) => (started ? res.write(text) : pending.push(text));
+    let ended = false;
+    let stop: () => void = () => undefined;
+    const end = () => {
+      if (ended) return;
+      ended = true;
+      stop();
+      clearTimeout(timeout);
+      openWatches.delete(end);
+      if (mirrored) {
+        mirroredWatches--;
+        if (mirroredWatches === 0 && mirrorTimer) {
+          clearInterval(mirrorTimer);
+          mirrorTimer = undefined;
+        }
+      }
+      res.end();
+    };
+    const mirrored = mirror.isMirrored(w.key);
+    try {
+      stop = store.watch(
+        w.key,
+        { namespace: w.namespace, match: w.match, resourceVersion: w.resourceVersion },
+        (type, o: K8sObject) => {
+          emit(line(type, w.encode(type, o, first)));
+          first = false;
+        },
+        end,
+      );
+    } catch (e) {
+      // the watch cache answers a too old resourceVersion with an ERROR event, not an HTTP error
+      if (!(e instanceof HttpError) || e.code !== 410) throw e;
+      record.status = 200;
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(line('ERROR', e.body));
+      return;
+    }
+    record.status = 200;
+    res.writeHead(200, { 'content-type': 'application/json', 'transfer-encoding': 'chunked' });
+    started = true;
+    for (const text of pending) res.write(text);
+    const timeout = setTimeout(end, (w.timeoutSeconds ?? DEFAULT_WATCH_SECONDS) * 1000);
+    openWatches.add(end);
+    if (mirrored) {
+      mirroredWatches++;
+      mirrorTimer ??= setInterval(() => mirror.sync(), MIRROR_WATCH_INTERVAL_MS);
+    }
+    req.on('close', end);
+    res.on('close', end);
+  }
 
   const server = createServer({ key, cert }, (req, res) => {
     // Only reading the body can reject (the client went away): there is no one to answer.
     handle(req, res).catch(() => res.destroy());
   });
+
+  function parseBody(raw: string, contentType: string): unknown {
+    if (contentType === PATCH_APPLY) {
+      try {
+        return parseYaml(raw) as unknown;
+      } catch (e) {
+        throw new HttpError(400, `error decoding YAML: ${(e as Error).message}`);
+      }
+    }
+    try {
+      return JSON.parse(raw) as unknown;
+    } catch {
+      throw new HttpError(400, 'the request body is not valid JSON');
+    }
+  }
 
   async function handle(req: IncomingMessage, res: ServerResponse) {
     const url = new URL(req.url ?? '/', 'https://127.0.0.1');
@@ -418,22 +551,19 @@ export async function startK8sApiServer(opts: K8sApiServerOptions = {}): Promise
     let body: unknown;
     const record: RequestRecord = { method, path, query, contentType: contentType || undefined, status: 0 };
     requestLog.push(record);
-    const reply = (code: number, payload: unknown, headers?: Record<string, string>) => {
-      record.status = code;
-      send(res, code, payload, headers);
+    const reply = (r: Reply, headers?: Record<string, string>) => {
+      record.status = r.status;
+      send(res, r, headers);
     };
+    const fail = (code: number, b: Record<string, unknown>, headers?: Record<string, string>) => reply({ status: code, body: b }, headers);
     try {
       if (raw) {
-        try {
-          body = JSON.parse(raw);
-        } catch {
-          throw new HttpError(400, 'the request body is not valid JSON');
-        }
+        body = parseBody(raw, contentType);
         record.body = body;
       }
       const auth = req.headers.authorization ?? '';
       if (!auth.startsWith('Bearer ') || !tokenOk(auth.slice('Bearer '.length))) {
-        reply(401, status(401, 'Unauthorized'));
+        fail(401, statusBody(401, 'Unauthorized'));
         return;
       }
       const fault = faults.find((f) => f.left > 0 && (!f.method || f.method === method) && (typeof f.path === 'string' ? f.path === path : f.path.test(path)));
@@ -446,19 +576,33 @@ export async function startK8sApiServer(opts: K8sApiServerOptions = {}): Promise
         }
         if (fault.status) {
           const headers: Record<string, string> = fault.retryAfterSeconds !== undefined ? { 'retry-after': String(fault.retryAfterSeconds) } : {};
-          reply(fault.status, status(fault.status, fault.message ?? `injected fault on ${method} ${path}`, fault.reason), headers);
+          fail(fault.status, statusBody(fault.status, fault.message ?? `injected fault on ${method} ${path}`, fault.reason), headers);
           return;
         }
       }
       const a = requestAttributes(method, path);
+      // RequestInfoFactory: a list with watch=true is a watch; a DELETE without a name deletes a collection
+      if (a.resourceRequest && a.verb === 'list' && (query.watch === 'true' || query.watch === '1')) a.verb = 'watch';
+      if (a.resourceRequest && a.verb === 'delete' && !a.name) a.verb = 'deletecollection';
       if (opts.authorize && !opts.authorize(a)) {
-        reply(403, status(403, forbiddenMessage(user, a), 'Forbidden', { name: a.name || undefined, group: a.apiGroup, kind: a.resource }));
+        fail(403, statusBody(403, forbiddenMessage(user, a), 'Forbidden', { name: a.name || undefined, group: a.apiGroup, kind: a.resource }));
         return;
       }
-      reply(200, route(method, path, a, query, contentType, body));
+      const r = route(method, path, a, query, req, contentType, body);
+      if ('watch' in r) streamWatch(req, res, r.watch, record);
+      else reply(r);
     } catch (err) {
-      if (err instanceof HttpError) reply(err.code, status(err.code, err.message, undefined, err.details));
-      else reply(500, status(500, `Internal error occurred: ${(err as Error).message}`));
+      if (err instanceof HttpError) fail(err.code, err.body);
+      else fail(500, statusBody(500, `Internal error occurred: ${(err as Error).message}`));
+    }
+  }
+
+  for (const [i, crd] of (opts.crds ?? []).entries()) {
+    const name = (crd as { metadata?: { name?: unknown } } | null)?.metadata?.name;
+    try {
+      serveResource(store, crds.crdSpec, { verb: 'create', namespace: '', name: '', subresource: '', query: {}, contentType: 'application/json', body: crd, now: model.clock.now() });
+    } catch (e) {
+      throw new Error(`crds[${i}]${typeof name === 'string' ? ` (${name})` : ''}: ${(e as Error).message}`);
     }
   }
 
@@ -487,6 +631,7 @@ export async function startK8sApiServer(opts: K8sApiServerOptions = {}): Promise
     caData: Buffer.from(caPem, 'utf8').toString('base64'),
     token: staticToken,
     model,
+    store,
     requestLog,
     faults: faultInjector,
     count(method, path) {
@@ -494,6 +639,7 @@ export async function startK8sApiServer(opts: K8sApiServerOptions = {}): Promise
     },
     stop() {
       timers.cancelAll();
+      for (const end of [...openWatches]) end();
       return new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();

@@ -94,6 +94,7 @@ export const builtInTypes: ResourceType[] = [
 ];
 
 const DEFAULT_CONTAINERS: ContainerSpec[] = [{ name: 'app', requests: { cpu: '100m', memory: '128Mi' } }];
+const IMAGE = 'registry.k8s.io/pause:3.10';
 const NAME_CHARS = 'bcdfghjklmnpqrstvwxz2456789';
 
 function rfc3339(ms: number): string {
@@ -252,6 +253,75 @@ export class WorkloadModel {
     this.sweep();
     const now = this.clock.now().getTime();
     return this.pods.filter((p) => p.owner.spec.namespace === namespace).map((p) => this.podObject(p, now));
+  }
+
+  /**
+   * Every pod with a `state` that changes whenever its object does (but for
+   * metadata.resourceVersion), the object built only on demand: what an API
+   * server needs to keep per-object resourceVersions and watches cheaply.
+   */
+  podViews(): { namespace: string; name: string; state: string; object(): Record<string, unknown> }[] {
+    this.sweep();
+    const now = this.clock.now().getTime();
+    return this.pods.map((p) => ({
+      namespace: p.owner.spec.namespace,
+      name: p.name,
+      state: `${this.isRunning(p, now) ? 1 : 0}${this.isReady(p, now) ? 1 : 0}${p.deletionMs ?? ''}`,
+      object: () => this.podObject(p, now),
+    }));
+  }
+
+  /** Bumped by every change of a workload (not by the passing of time: see nextChangeMs). */
+  get revision(): number {
+    return this.resourceVersion;
+  }
+
+  /** The next time a pod starts, becomes ready or goes away; Infinity when none will. */
+  nextChangeMs(): number {
+    this.sweep();
+    const now = this.clock.now().getTime();
+    let next = Number.POSITIVE_INFINITY;
+    for (const p of this.pods) {
+      for (const t of [p.createdMs + this.startMs, p.createdMs + this.startMs + this.readyMs, p.deletionMs ?? Number.POSITIVE_INFINITY]) {
+        if (t > now && t < next) next = t;
+      }
+    }
+    return next;
+  }
+
+  /** Namespaces holding workloads, created with their first workload. */
+  namespaces(): { name: string; createdMs: number }[] {
+    const out = new Map<string, number>();
+    for (const w of this.workloads.values()) {
+      const ns = w.spec.namespace;
+      out.set(ns, Math.min(out.get(ns) ?? Number.POSITIVE_INFINITY, w.createdMs));
+    }
+    return [...out].map(([name, createdMs]) => ({ name, createdMs }));
+  }
+
+  /**
+   * apps/v1 Deployments, StatefulSets and ReplicaSets as the controllers keep
+   * them (status from the pods: a pod is available once ready, minReadySeconds 0),
+   * plus the ReplicaSet each Deployment owns.
+   */
+  workloadObjects(): Record<string, unknown>[] {
+    this.sweep();
+    const now = this.clock.now().getTime();
+    const counts = new Map<Workload, { active: number; ready: number }>();
+    for (const p of this.pods) {
+      if (p.deletionMs !== undefined) continue;
+      const c = counts.get(p.owner) ?? { active: 0, ready: 0 };
+      c.active++;
+      if (this.isReady(p, now)) c.ready++;
+      counts.set(p.owner, c);
+    }
+    const out: Record<string, unknown>[] = [];
+    for (const w of this.workloads.values()) {
+      const kind = w.type.kind;
+      if (w.type.group !== 'apps' || (kind !== 'Deployment' && kind !== 'StatefulSet' && kind !== 'ReplicaSet')) continue;
+      out.push(...appsObjects(w, counts.get(w) ?? { active: 0, ready: 0 }));
+    }
+    return out;
   }
 
   /** metrics.k8s.io PodMetrics of the running pods of a namespace. */
@@ -416,7 +486,11 @@ export class WorkloadModel {
       labels: p.labels,
       creationTimestamp: rfc3339(p.createdMs),
       resourceVersion: String(this.resourceVersion),
-      ownerReferences: [{ apiVersion: w.spec.apiVersion, kind: w.type.kind === 'Deployment' ? 'ReplicaSet' : w.type.kind, name: w.type.kind === 'Deployment' ? `${w.spec.name}-${w.templateHash}` : w.spec.name, uid: w.uid, controller: true }],
+      ownerReferences: [
+        w.type.kind === 'Deployment'
+          ? { apiVersion: w.spec.apiVersion, kind: 'ReplicaSet', name: `${w.spec.name}-${w.templateHash}`, uid: replicaSetUid(w), controller: true }
+          : { apiVersion: w.spec.apiVersion, kind: w.type.kind, name: w.spec.name, uid: w.uid, controller: true },
+      ],
     };
     if (p.deletionMs !== undefined) {
       metadata.deletionTimestamp = rfc3339(p.deletionMs);
@@ -436,13 +510,25 @@ export class WorkloadModel {
     if (running) {
       status.startTime = rfc3339(startMs);
       status.podIP = `10.0.${(hashOf(p.uid) >> 8) & 255}.${hashOf(p.uid) & 255}`;
+      status.podIPs = [{ ip: status.podIP }];
     }
+    status.containerStatuses = p.containers.map((c, i) => ({
+      name: c.name,
+      image: IMAGE,
+      imageID: '',
+      ready,
+      restartCount: 0,
+      started: running,
+      state: running ? { running: { startedAt: rfc3339(startMs) } } : { waiting: { reason: 'ContainerCreating' } },
+      ...(running ? { containerID: `containerd://${nameSuffix(hashOf(`${p.uid}/${i}`), 12)}` } : {}),
+    }));
+    status.qosClass = 'Burstable';
     return {
       apiVersion: 'v1',
       kind: 'Pod',
       metadata,
       spec: {
-        containers: p.containers.map((c) => ({ name: c.name, image: 'registry.k8s.io/pause:3.10', resources: { requests: c.requests ?? {} } })),
+        containers: p.containers.map((c) => ({ name: c.name, image: IMAGE, resources: { requests: c.requests ?? {} } })),
       },
       status,
     };
@@ -455,4 +541,95 @@ export function selectorString(labels: Record<string, string>): string {
     .sort()
     .map((k) => `${k}=${labels[k]}`)
     .join(',');
+}
+
+/** The uid of the ReplicaSet a Deployment owns. */
+function replicaSetUid(w: Workload): string {
+  return `${w.uid.slice(0, -12)}${(hashOf(`${w.uid}/rs`) >>> 0).toString(16).padStart(12, '0')}`;
+}
+
+/** The pod template every workload of the model runs. */
+function podTemplate(w: Workload, labels: Record<string, string>): Record<string, unknown> {
+  return {
+    metadata: { labels },
+    spec: { containers: (w.spec.containers ?? DEFAULT_CONTAINERS).map((c) => ({ name: c.name, image: IMAGE, resources: { requests: c.requests ?? {} } })) },
+  };
+}
+
+/** A workload's apps/v1 object(s): a Deployment comes with the ReplicaSet it owns. */
+function appsObjects(w: Workload, c: { active: number; ready: number }): Record<string, unknown>[] {
+  const { namespace, name, replicas } = w.spec;
+  const labels = { ...(w.spec.selector ?? {}) };
+  const metadata = { name, namespace, uid: w.uid, generation: w.generation, creationTimestamp: rfc3339(w.createdMs) };
+  const selector = { matchLabels: labels };
+  // zero counts are omitted, as omitempty does
+  const counts = (o: Record<string, number>) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== 0));
+  if (w.type.kind === 'StatefulSet') {
+    const revision = `${name}-${w.templateHash}`;
+    return [
+      {
+        apiVersion: 'apps/v1',
+        kind: 'StatefulSet',
+        metadata,
+        spec: { replicas, selector, serviceName: name, template: podTemplate(w, labels), podManagementPolicy: 'OrderedReady', updateStrategy: { type: 'RollingUpdate', rollingUpdate: { partition: 0 } }, revisionHistoryLimit: 10 },
+        status: {
+          observedGeneration: w.generation,
+          ...counts({ replicas: c.active, readyReplicas: c.ready, currentReplicas: c.active, updatedReplicas: c.active, availableReplicas: c.ready }),
+          currentRevision: revision,
+          updateRevision: revision,
+          collisionCount: 0,
+        },
+      },
+    ];
+  }
+  const rsStatus = { ...counts({ replicas: c.active, fullyLabeledReplicas: c.active, readyReplicas: c.ready, availableReplicas: c.ready }), observedGeneration: w.generation };
+  if (w.type.kind === 'ReplicaSet') {
+    return [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', metadata, spec: { replicas, selector, template: podTemplate(w, labels) }, status: rsStatus }];
+  }
+  const rsName = `${name}-${w.templateHash}`;
+  const podLabels = { ...labels, 'pod-template-hash': w.templateHash };
+  const since = rfc3339(w.createdMs);
+  // deployment controller: available when at most maxUnavailable (25%, rounded down) are missing
+  const available = c.ready >= replicas - Math.floor(replicas * 0.25);
+  return [
+    {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { ...metadata, annotations: { 'deployment.kubernetes.io/revision': '1' } },
+      spec: {
+        replicas,
+        selector,
+        template: podTemplate(w, labels),
+        strategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: '25%', maxSurge: '25%' } },
+        revisionHistoryLimit: 10,
+        progressDeadlineSeconds: 600,
+      },
+      status: {
+        observedGeneration: w.generation,
+        ...counts({ replicas: c.active, updatedReplicas: c.active, readyReplicas: c.ready, availableReplicas: c.ready, unavailableReplicas: Math.max(0, replicas - c.ready) }),
+        conditions: [
+          available
+            ? { type: 'Available', status: 'True', lastUpdateTime: since, lastTransitionTime: since, reason: 'MinimumReplicasAvailable', message: 'Deployment has minimum availability.' }
+            : { type: 'Available', status: 'False', lastUpdateTime: since, lastTransitionTime: since, reason: 'MinimumReplicasUnavailable', message: 'Deployment does not have minimum availability.' },
+          { type: 'Progressing', status: 'True', lastUpdateTime: since, lastTransitionTime: since, reason: 'NewReplicaSetAvailable', message: `ReplicaSet "${rsName}" has successfully progressed.` },
+        ],
+      },
+    },
+    {
+      apiVersion: 'apps/v1',
+      kind: 'ReplicaSet',
+      metadata: {
+        name: rsName,
+        namespace,
+        uid: replicaSetUid(w),
+        generation: w.generation,
+        creationTimestamp: rfc3339(w.createdMs),
+        labels: podLabels,
+        annotations: { 'deployment.kubernetes.io/desired-replicas': String(replicas), 'deployment.kubernetes.io/max-replicas': String(replicas + Math.ceil(replicas * 0.25)), 'deployment.kubernetes.io/revision': '1' },
+        ownerReferences: [{ apiVersion: 'apps/v1', kind: 'Deployment', name, uid: w.uid, controller: true, blockOwnerDeletion: true }],
+      },
+      spec: { replicas, selector: { matchLabels: podLabels }, template: podTemplate(w, podLabels) },
+      status: rsStatus,
+    },
+  ];
 }

@@ -20,6 +20,8 @@ export function cloudWatchClients(options: CloudWatchClientOptions = {}): { clie
           endpoint: options.endpoint,
           // Retries are ours: throttling is retried with backoff within the cycle's deadline.
           maxAttempts: 1,
+          // A hung endpoint must not hold an attempt longer than this.
+          requestHandler: { connectionTimeout: 1_000, requestTimeout: 5_000, throwOnRequestTimeout: true },
           credentials: roleArn
             ? fromTemporaryCredentials({
                 params: { RoleArn: roleArn, RoleSessionName: 'serverless-hpa' },

@@ -74,7 +74,7 @@ const THROTTLING = new Set([
 ]);
 
 type Outcome =
-  | { samples: MetricSample[]; messages: string[] }
+  | { samples: MetricSample[]; messages: string[]; partial?: boolean }
   | { error: string; messages: string[]; cacheable: boolean };
 
 interface CacheEntry {
@@ -136,7 +136,7 @@ export class CloudWatchSource {
   }
 
   /** One answer per object, aligned; never throws for one object. */
-  async fetch(objects: CloudWatchMetric[], now: Date): Promise<CloudWatchAnswer[]> {
+  async fetch(objects: CloudWatchMetric[], now: Date, signal?: AbortSignal): Promise<CloudWatchAnswer[]> {
     const nowMs = now.getTime();
     const lookback = this.options.lookbackPeriods ?? DEFAULT_LOOKBACK_PERIODS;
     const delay = this.options.publishDelaySeconds ?? DEFAULT_PUBLISH_DELAY_SECONDS;
@@ -174,12 +174,12 @@ export class CloudWatchSource {
       const deadline = this.clock.now().getTime() + this.retry.deadlineMs;
       const requests = planRequests([...wanted.values()]);
       await this.runAll(requests, async (req) => {
-        for (const [key, outcome] of await this.execute(req, wanted, deadline)) outcomes.set(key, outcome);
+        for (const [key, outcome] of await this.execute(req, wanted, deadline, signal)) outcomes.set(key, outcome);
       });
       this.counters.objectsFetched += wanted.size;
       for (const [key, unit] of wanted) {
         const outcome = outcomes.get(key)!;
-        if ('samples' in outcome || outcome.cacheable) this.cache.set(key, { end: unit.window.end, outcome, lastUsed: nowMs });
+        if ('samples' in outcome ? !outcome.partial : outcome.cacheable) this.cache.set(key, { end: unit.window.end, outcome, lastUsed: nowMs });
         else this.cache.delete(key);
       }
     }
@@ -204,11 +204,11 @@ export class CloudWatchSource {
     await Promise.all(Array.from({ length: Math.min(this.options.concurrency ?? 4, requests.length) }, worker));
   }
 
-  private async execute(req: PlannedRequest, units: Map<string, PlannedUnit>, deadline: number): Promise<Map<string, Outcome>> {
+  private async execute(req: PlannedRequest, units: Map<string, PlannedUnit>, deadline: number, signal?: AbortSignal): Promise<Map<string, Outcome>> {
     const out = new Map<string, Outcome>();
     let collected: Collected;
     try {
-      collected = await this.collect(req, deadline);
+      collected = await this.collect(req, deadline, signal);
     } catch (e) {
       for (const u of req.units) out.set(u.key, { error: `GetMetricData failed: ${errorText(e)}`, messages: [], cacheable: false });
       return out;
@@ -217,7 +217,7 @@ export class CloudWatchSource {
     return out;
   }
 
-  private async collect(req: PlannedRequest, deadline: number): Promise<Collected> {
+  private async collect(req: PlannedRequest, deadline: number, signal?: AbortSignal): Promise<Collected> {
     const client = this.options.clients.clientFor(req.region, req.roleArn);
     const collected: Collected = { series: new Map(), messages: [] };
     const metricStats = req.queries.filter((q) => q.MetricStat).length;
@@ -234,6 +234,7 @@ export class CloudWatchSource {
           NextToken: token,
         }),
         deadline,
+        signal,
       );
       this.counters.metricsRequested += metricStats;
       this.counters.queriesRequested += req.queries.length;
@@ -245,16 +246,23 @@ export class CloudWatchSource {
     return collected;
   }
 
-  private async send(client: CloudWatchClient, command: GetMetricDataCommand, deadline: number): Promise<GetMetricDataCommandOutput> {
+  private async send(client: CloudWatchClient, command: GetMetricDataCommand, deadline: number, signal?: AbortSignal): Promise<GetMetricDataCommandOutput> {
     for (let attempt = 1; ; attempt++) {
+      if (signal?.aborted) throw new Error('abandoned (cycle deadline)');
       this.counters.calls++;
       // An attempt may take what is left of the deadline: a call that hangs must not hold up the cycle.
       const remaining = Math.max(1, deadline - this.clock.now().getTime());
       const timeout = new AbortController();
       const timer = setTimeout(() => timeout.abort(), remaining);
+      const onAbort = () => timeout.abort();
+      signal?.addEventListener('abort', onAbort, { once: true });
       try {
         return await client.send(command, { abortSignal: timeout.signal });
       } catch (e) {
+        if (signal?.aborted) {
+          this.counters.failedCalls++;
+          throw new Error('abandoned (cycle deadline)');
+        }
         if (timeout.signal.aborted) {
           this.counters.failedCalls++;
           throw new Error(`no answer within ${remaining} ms`);
@@ -272,6 +280,7 @@ export class CloudWatchSource {
         await this.sleep(wait);
       } finally {
         clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
       }
     }
   }
@@ -300,7 +309,8 @@ export class CloudWatchSource {
       if (value === undefined) return { error: `datapoint at ${rfc3339(best.t)} is not a finite number`, messages, cacheable: false };
       samples.push({ value, timestamp: rfc3339(best.t) });
     }
-    if (samples.length) return { samples, messages };
+    // Part of the data may be missing: use it this cycle, but ask again next cycle rather than keep it for a period.
+    if (samples.length) return statuses.includes('PartialData') ? { samples, messages, partial: true } : { samples, messages };
     const range = `between ${rfc3339(start)} and ${rfc3339(end)}`;
     if (unit.spec.defaultValue !== undefined) {
       messages.push(`no datapoint ${range}: using defaultValue ${unit.spec.defaultValue}`);

@@ -37,6 +37,8 @@ export interface CloudWatchMetricSpec {
   lookbackPeriods?: number;
   /** Used when the query returns no datapoint; without it an empty result is a metric error. */
   defaultValue?: number;
+  /** A CloudWatch alarm whose state changes trigger an immediate evaluation of the autoscalers reading this metric. */
+  alarmName?: string;
 }
 
 export interface CloudWatchMetric {

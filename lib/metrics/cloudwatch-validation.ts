@@ -128,6 +128,17 @@ function validateDimensions(c: Collector, path: string, v: unknown): void {
   });
 }
 
+// PutMetricAlarm AlarmName: 1 to 255 characters, UTF-8, no ASCII control characters.
+const ALARM_NAME_CONTROL = /[\u0000-\u001f\u007f]/;
+
+function validateAlarmName(c: Collector, path: string, v: unknown): void {
+  const name = c.string(path, v, false, Infinity);
+  if (name === undefined) return;
+  const length = [...name].length;
+  if (length === 0 || length > 255) c.add(path, 'Invalid', 'must be 1 to 255 characters (a CloudWatch alarm name)', name);
+  else if (ALARM_NAME_CONTROL.test(name)) c.add(path, 'Invalid', 'must not contain ASCII control characters (a CloudWatch alarm name)', name);
+}
+
 interface QueryFacts {
   id?: string;
   path: string;
@@ -269,7 +280,7 @@ export function validateCloudWatchMetric(input: unknown): CloudWatchMetricValida
   }
   const spec = c.object('spec', doc.spec, true);
   if (spec) {
-    c.unknownFields('spec', spec, ['queries', 'region', 'roleArn', 'endTimeOffsetSeconds', 'lookbackPeriods', 'defaultValue']);
+    c.unknownFields('spec', spec, ['queries', 'region', 'roleArn', 'endTimeOffsetSeconds', 'lookbackPeriods', 'defaultValue', 'alarmName']);
     const facts = validateQueries(c, 'spec.queries', spec.queries);
     checkReferences(c, 'spec.queries', facts);
     const region = c.string('spec.region', spec.region, false, 64);
@@ -283,6 +294,7 @@ export function validateCloudWatchMetric(input: unknown): CloudWatchMetricValida
     if (spec.defaultValue !== undefined && (typeof spec.defaultValue !== 'number' || !Number.isFinite(spec.defaultValue))) {
       c.add('spec.defaultValue', 'TypeInvalid', 'must be a number', spec.defaultValue);
     }
+    validateAlarmName(c, 'spec.alarmName', spec.alarmName);
   }
   return c.errors.length ? { valid: false, errors: c.errors } : { valid: true, object: input as CloudWatchMetric };
 }

@@ -60,23 +60,23 @@ export function createMetricsAccess(options: MetricsAccessOptions): CountingMetr
   const cloudWatch = new CloudWatchSource(sourceOptions);
   let clusterCalls = 0;
 
-  const clusterQuery = (q: Exclude<MetricQuery, { type: 'CloudWatch' }>): Promise<MetricAnswer> => {
+  const clusterQuery = (q: Exclude<MetricQuery, { type: 'CloudWatch' }>, signal?: AbortSignal): Promise<MetricAnswer> => {
     clusterCalls++;
     const api = () => options.clusterMetrics(q.cluster);
     switch (q.type) {
       case 'PodResource':
-        return settle(() => api().listPodMetrics(q.namespace)).then((result) => ({ type: q.type, result }));
+        return settle(() => api().listPodMetrics(q.namespace, signal)).then((result) => ({ type: q.type, result }));
       case 'Pods':
-        return settle(() => api().getPodsMetric(q.namespace, q.metric, q.podSelector)).then((result) => ({ type: q.type, result }));
+        return settle(() => api().getPodsMetric(q.namespace, q.metric, q.podSelector, signal)).then((result) => ({ type: q.type, result }));
       case 'Object':
-        return settle(() => api().getObjectMetric(q.namespace, q.describedObject, q.metric)).then((result) => ({ type: q.type, result }));
+        return settle(() => api().getObjectMetric(q.namespace, q.describedObject, q.metric, signal)).then((result) => ({ type: q.type, result }));
       case 'External':
-        return settle(() => api().getExternalMetric(q.namespace, q.metric)).then((result) => ({ type: q.type, result }));
+        return settle(() => api().getExternalMetric(q.namespace, q.metric, signal)).then((result) => ({ type: q.type, result }));
     }
   };
 
   return {
-    async fetchAll(queries: MetricQuery[], now: Date): Promise<MetricAnswer[]> {
+    async fetchAll(queries: MetricQuery[], now: Date, signal?: AbortSignal): Promise<MetricAnswer[]> {
       // Cluster queries: one call per distinct query; CloudWatch: one batched fetch of all.
       const byKey = new Map<string, Promise<MetricAnswer>>();
       const cloudWatchObjects: CloudWatchMetric[] = [];
@@ -92,11 +92,11 @@ export function createMetricsAccess(options: MetricsAccessOptions): CountingMetr
           return { cloudWatch: i };
         }
         const key = stableKey(q);
-        if (!byKey.has(key)) byKey.set(key, clusterQuery(q));
+        if (!byKey.has(key)) byKey.set(key, clusterQuery(q, signal));
         return { cluster: key };
       });
       const cloudWatchAnswers: Promise<CloudWatchAnswer[]> = cloudWatchObjects.length
-        ? cloudWatch.fetch(cloudWatchObjects, now).catch((e: unknown) =>
+        ? cloudWatch.fetch(cloudWatchObjects, now, signal).catch((e: unknown) =>
             cloudWatchObjects.map(() => ({ result: { error: `CloudWatch: ${message(e)}` } })),
           )
         : Promise.resolve([]);

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { Report } from './model.js';
+import { formatAmount, unitLabel } from './units.js';
 
 const require = createRequire(import.meta.url);
 
@@ -23,43 +24,108 @@ function scriptJson(v: unknown): string {
   return JSON.stringify(v).replace(/</g, '\\u003c').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
 }
 
-// Runs in the browser: one replicas chart and one chart per metric for each autoscaler, then the decision log.
+// Runs in the browser, with formatAmount and unitLabel (lib/report/units.ts) defined before it: the
+// comparison chart when asked, then per autoscaler its summary, replicas chart (with load, min and max),
+// one chart per metric and the decision log. Every chart shares one cursor.
 const CLIENT = `
 (function () {
   var report = JSON.parse(document.getElementById('report-data').textContent);
   var root = document.getElementById('autoscalers');
   var width = Math.max(480, Math.min(1100, root.clientWidth || 900));
+  var PALETTE = ['#1f77b4', '#d62728', '#2ca02c', '#9467bd', '#8c564b', '#e377c2', '#17becf', '#bcbd22'];
+  var charts = window.shpaCharts = [];
   function utc(s) { return uPlot.tzDate(new Date(s * 1000), 'Etc/UTC'); }
   function el(tag, cls, text) { var e = document.createElement(tag); if (cls) e.className = cls; if (text !== undefined) e.textContent = text; return e; }
-  // Axis ticks: 1.07G rather than 1,073,741,824 (memory in bytes).
-  function short(v) { var a = Math.abs(v); return a >= 1e9 ? +(v / 1e9).toFixed(2) + 'G' : a >= 1e6 ? +(v / 1e6).toFixed(2) + 'M' : a >= 1e4 ? +(v / 1e3).toFixed(1) + 'k' : String(+v.toFixed(3)); }
   function ts(ms) { return new Date(ms).toISOString().replace('T', ' ').replace(/\\.\\d+Z$/, 'Z'); }
+  function duration(s) { if (s < 60) return s + 's'; var m = Math.round(s / 60); return m < 60 ? m + 'm' : Math.floor(m / 60) + 'h' + String(m % 60).padStart(2, '0') + 'm'; }
+  function amounts(unit) { return function (u, splits) { return splits.map(function (v) { return formatAmount(v, unit); }); }; }
+  function legendValue(unit) { return function (u, v) { return v == null ? '-' : formatAmount(v, unit); }; }
+  function named(name, unit) { var l = unitLabel(unit); return l ? name + ' (' + l + ')' : name; }
+  var stepped = uPlot.paths.stepped({ align: 1 });
+  var xAxis = { label: 'time (UTC)' };
+  function chart(cls, parent, title, height, opts, data) {
+    var c = el('div', 'chart ' + cls); parent.appendChild(c);
+    var u = new uPlot(Object.assign({ title: title, width: width, height: height, tzDate: utc,
+      cursor: { sync: { key: 'shpa' } }, legend: { live: true } }, opts), data, c);
+    charts.push(u);
+    return u;
+  }
+  function constant(times, v) { return times.map(function () { return v; }); }
+  function replicasAxis(label) { return { label: label, incrs: [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000], values: amounts('') }; }
+  function loadAxis(a) { return { scale: 'load', side: 1, grid: { show: false }, label: a.loadLabel, values: amounts(a.loadUnit) }; }
+  function zeroTo(top) { return function (u, min, max) { return [0, Math.max(max, top) * 1.08]; }; }
+  function summaryRows(a) {
+    var s = a.summary;
+    return [a.name, s.lowestReplicas, s.highestReplicas, a.minReplicas, a.maxReplicas, duration(s.secondsAtMin), duration(s.secondsAtMax),
+            s.scaleEvents, duration(s.secondsAboveTarget), s.podHours.toFixed(s.podHours < 10 ? 2 : 1)];
+  }
+  function summaryTable(list) {
+    var t = el('table', 'summary');
+    var head = el('tr');
+    ['autoscaler', 'lowest', 'highest', 'minReplicas', 'maxReplicas', 'at minReplicas', 'at maxReplicas', 'scale events', 'above target', 'pod-hours']
+      .forEach(function (h) { head.appendChild(el('th', null, h)); });
+    t.appendChild(head);
+    list.forEach(function (a) { var tr = el('tr'); summaryRows(a).forEach(function (v) { tr.appendChild(el('td', null, String(v))); }); t.appendChild(tr); });
+    return t;
+  }
+
+  if (report.compare && report.autoscalers.length > 1) {
+    var first = report.autoscalers[0];
+    var sec = el('section', 'compare'); sec.appendChild(el('h2', null, 'Compared on the same load'));
+    sec.appendChild(summaryTable(report.autoscalers));
+    var x = first.times.map(function (ms) { return ms / 1000; });
+    var series = [{}, { label: named('load', first.loadUnit), scale: 'load', stroke: '#999', fill: 'rgba(150,150,150,0.12)', value: legendValue(first.loadUnit) }];
+    var data = [x, first.load];
+    report.autoscalers.forEach(function (a, i) {
+      var color = PALETTE[i % PALETTE.length];
+      series.push({ label: a.name, stroke: color, width: 2, paths: stepped, value: legendValue('') });
+      series.push({ label: a.name + ' maxReplicas', stroke: color, width: 1, dash: [3, 5], value: legendValue('') });
+      data.push(a.replicas, constant(a.times, a.maxReplicas));
+    });
+    var top = Math.max.apply(null, report.autoscalers.map(function (a) { return a.maxReplicas; }));
+    chart('compare', sec, 'replicas of each autoscaler', 320,
+      { scales: { x: { time: true }, y: { range: zeroTo(top) } }, axes: [xAxis, replicasAxis('replicas'), loadAxis(first)], series: series }, data);
+    root.appendChild(sec);
+  }
+
   report.autoscalers.forEach(function (a, idx) {
     var sec = el('section', 'autoscaler'); sec.id = 'autoscaler-' + idx;
     sec.appendChild(el('h2', null, a.name));
-    var s = a.summary;
-    var t = el('table', 'summary');
-    [['replicas min / max', s.minReplicas + ' / ' + s.maxReplicas], ['scale events', s.scaleEvents],
-     ['time above target', Math.round(s.secondsAboveTarget / 60) + ' min'], ['pod-minutes', Math.round(s.podMinutes)]]
-      .forEach(function (r) { var tr = el('tr'); tr.appendChild(el('th', null, r[0])); tr.appendChild(el('td', null, String(r[1]))); t.appendChild(tr); });
-    sec.appendChild(t);
+    a.notes.forEach(function (n) { sec.appendChild(el('p', 'note', 'Warning: ' + n)); });
+    sec.appendChild(summaryTable([a]));
     var x = a.times.map(function (ms) { return ms / 1000; });
-    var c1 = el('div', 'chart replicas'); sec.appendChild(c1);
-    new uPlot({ title: 'replicas', width: width, height: 260, tzDate: utc, scales: { x: { time: true } },
-      series: [{}, { label: 'replicas', stroke: '#1f77b4', width: 2 }, { label: 'desired', stroke: '#ff7f0e', dash: [6, 4] },
-               { label: 'ready pods', stroke: '#2ca02c' }] },
-      [x, a.replicas, a.desired, a.readyPods], c1);
+    chart('replicas', sec, 'replicas', 300, {
+      scales: { x: { time: true }, y: { range: zeroTo(a.maxReplicas) } },
+      axes: [xAxis, replicasAxis('replicas'), loadAxis(a)],
+      series: [{},
+        { label: named('load', a.loadUnit), scale: 'load', stroke: '#aaa', fill: 'rgba(150,150,150,0.14)', value: legendValue(a.loadUnit) },
+        { label: 'ready pods', stroke: '#2ca02c', fill: 'rgba(44,160,44,0.12)', paths: stepped, value: legendValue('') },
+        { label: 'replicas', stroke: '#1f77b4', width: 3, paths: stepped, value: legendValue('') },
+        // Drawn over replicas, dashed: visible where the two agree, distinct where they do not.
+        { label: 'desired', stroke: '#ff7f0e', width: 2, dash: [7, 5], paths: stepped, value: legendValue('') },
+        { label: 'minReplicas', stroke: '#555', width: 1, dash: [2, 4], value: legendValue('') },
+        { label: 'maxReplicas', stroke: '#d62728', width: 1.5, dash: [10, 4], value: legendValue('') }]
+    }, [x, a.load, a.readyPods, a.replicas, a.desired, constant(a.times, a.minReplicas), constant(a.times, a.maxReplicas)]);
     a.metrics.forEach(function (m) {
-      var c = el('div', 'chart metric'); sec.appendChild(c);
-      new uPlot({ title: m.label, width: width, height: 220, tzDate: utc, scales: { x: { time: true } },
-        axes: [{}, { values: function (u, splits) { return splits.map(short); } }],
-        series: [{}, { label: 'current', stroke: '#9467bd', width: 2, spanGaps: false }, { label: 'target', stroke: '#d62728', dash: [4, 4] }] },
-        [x, m.current, a.times.map(function () { return m.target; })], c);
+      var top = m.current.reduce(function (t, v) { return v == null ? t : Math.max(t, v); }, m.target);
+      chart('metric', sec, m.label, 220, {
+        scales: { x: { time: true }, y: { range: zeroTo(top) } },
+        axes: [xAxis, { label: named(m.label.split(' ')[0], m.unit), values: amounts(m.unit), size: 70 }],
+        series: [{}, { label: 'current', stroke: '#9467bd', width: 2, paths: stepped, spanGaps: false, value: legendValue(m.unit) },
+                 { label: 'target', stroke: '#d62728', dash: [4, 4], value: legendValue(m.unit) }]
+      }, [x, m.current, constant(a.times, m.target)]);
     });
     var log = el('table', 'log');
-    var head = el('tr'); head.appendChild(el('th', null, 'time')); head.appendChild(el('th', null, 'decision')); log.appendChild(head);
-    a.decisions.forEach(function (d) { var tr = el('tr'); tr.appendChild(el('td', 'time', ts(d.time))); tr.appendChild(el('td', null, d.text)); log.appendChild(tr); });
-    var det = el('details'); det.open = a.decisions.length <= 40; det.appendChild(el('summary', null, 'decision log (' + a.decisions.length + ')')); det.appendChild(log);
+    var head = el('tr');
+    ['time (UTC)', 'replicas', 'type', 'reason', 'message', 'limited by', 'metrics'].forEach(function (h) { head.appendChild(el('th', null, h)); });
+    log.appendChild(head);
+    a.decisions.forEach(function (d) {
+      var tr = el('tr', d.type === 'Warning' ? 'warning' : null);
+      [[ts(d.time), 'time'], [d.from === d.to ? 'holds ' + d.to : 'scaled ' + d.from + '\\u2192' + d.to, 'replicas'], [d.type], [d.reason], [d.message], [d.limit || ''], [d.metrics, 'metrics']]
+        .forEach(function (c) { tr.appendChild(el('td', c[1] || null, c[0])); });
+      log.appendChild(tr);
+    });
+    var det = el('details'); det.open = a.decisions.length <= 60; det.appendChild(el('summary', null, 'decision log (' + a.decisions.length + ')')); det.appendChild(log);
     sec.appendChild(det);
     root.appendChild(sec);
   });
@@ -69,11 +135,16 @@ const CLIENT = `
 const STYLE = `
 body { font: 14px/1.4 system-ui, sans-serif; margin: 24px; color: #222; }
 h1 { font-size: 20px; margin: 0 0 4px; } .subtitle { color: #666; margin-bottom: 16px; }
-section.autoscaler { border-top: 1px solid #ddd; padding-top: 12px; margin-top: 20px; }
-table.summary th { text-align: left; font-weight: normal; color: #666; padding-right: 12px; }
+section { border-top: 1px solid #ddd; padding-top: 12px; margin-top: 20px; }
+table.summary { border-collapse: collapse; margin: 8px 0; }
+table.summary th, table.summary td { text-align: right; padding: 2px 10px; border-bottom: 1px solid #eee; }
+table.summary th:first-child, table.summary td:first-child { text-align: left; }
+table.summary th { font-weight: normal; color: #666; }
+p.note { background: #fff4d6; border-left: 4px solid #e0a800; padding: 6px 10px; margin: 8px 0; }
 table.log { border-collapse: collapse; font: 12px/1.3 ui-monospace, monospace; }
 table.log td, table.log th { border-bottom: 1px solid #eee; padding: 2px 8px; text-align: left; vertical-align: top; }
-td.time { white-space: nowrap; color: #666; }
+table.log tr.warning td { background: #fdecea; }
+td.time, td.replicas { white-space: nowrap; } td.time { color: #666; } td.metrics { color: #555; }
 .chart { margin: 8px 0; }
 `;
 
@@ -93,6 +164,7 @@ export function renderHtmlReport(report: Report): string {
 <div id="autoscalers"></div>
 <script id="report-data" type="application/json">${scriptJson(report)}</script>
 <script>${js}</script>
+<script>${formatAmount.toString()}\n${unitLabel.toString()}</script>
 <script>${CLIENT}</script>
 </body>
 </html>

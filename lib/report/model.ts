@@ -1,36 +1,61 @@
 // What a report shows, per autoscaler: the simulator and the demo both fill it.
+import type { Unit } from './units.js';
 
 export interface MetricSeries {
-  /** e.g. "cpu (Utilization)" or "jobs-backlog (AverageValue)". */
+  /** e.g. "cpu (Resource, Utilization)". */
   label: string;
+  unit: Unit;
   /** The target in the same unit as current. */
   target: number;
   /** Current value per sample; null where the metric could not be read. */
   current: (number | null)[];
 }
 
-export interface DecisionLogEntry {
+/** One line of the decision log: a rescale, an event, or a change of what limits the autoscaler. */
+export interface DecisionRow {
   /** Epoch milliseconds. */
   time: number;
-  /** One line: what changed and why. */
+  /** Replicas before and after this sync. */
+  from: number;
+  to: number;
+  type: 'Normal' | 'Warning';
+  /** Upstream's event or condition reason: SuccessfulRescale, FailedGetExternalMetric, ScaleDownStabilized, ... */
+  reason: string;
+  /** Upstream's words: "New size: 4; reason: cpu resource utilization (percentage of request) above target". */
+  message: string;
+  /** The condition that held the count back, as upstream words it: "ScaleUpLimit: the desired replica count is increasing faster than ...". */
+  limit?: string;
+  /** Each metric's current/target: "cpu 92%/60%, memory 1.18Gi/1Gi". */
+  metrics: string;
+  /** All of the above on one line (the terminal, tests, a text search). */
   text: string;
 }
 
 export interface AutoscalerSummary {
-  minReplicas: number;
-  maxReplicas: number;
+  /** Replicas seen during the run (not the spec's minReplicas/maxReplicas). */
+  lowestReplicas: number;
+  highestReplicas: number;
+  /** Time spent at the spec's minReplicas and at its maxReplicas. */
+  secondsAtMin: number;
+  secondsAtMax: number;
   scaleEvents: number;
   /** Seconds during which some metric was above its target. */
   secondsAboveTarget: number;
-  /** Sum over samples of pods (ready or not) × sample interval, in minutes. */
-  podMinutes: number;
+  /** Sum over samples of pods (ready or not) × sample interval, in hours: the cost proxy. */
+  podHours: number;
 }
 
 export interface AutoscalerReport {
   /** e.g. "workers/jobs-worker" or the HPA file name when comparing files. */
   name: string;
+  /** The spec's bounds. */
+  minReplicas: number;
+  maxReplicas: number;
   /** Epoch milliseconds per sample. */
   times: number[];
+  /** The load driving the workload: "load (cpu, cores)", and its unit. */
+  loadLabel: string;
+  loadUnit: Unit;
   load: number[];
   /** spec.replicas after the sync. */
   replicas: number[];
@@ -38,7 +63,9 @@ export interface AutoscalerReport {
   desired: number[];
   readyPods: number[];
   metrics: MetricSeries[];
-  decisions: DecisionLogEntry[];
+  decisions: DecisionRow[];
+  /** Things the reader must know to trust the figures (e.g. a metric that read another trace column). */
+  notes: string[];
   summary: AutoscalerSummary;
 }
 
@@ -46,27 +73,36 @@ export interface Report {
   title: string;
   /** A line under the title: trace, sync period, ... */
   subtitle: string;
+  /** Several behaviors on the same load: their replicas overlaid on one chart first. */
+  compare?: boolean;
   autoscalers: AutoscalerReport[];
 }
 
 /** Summary figures from the series; `intervalSeconds` is the time each sample stands for. */
 export function summarize(a: Omit<AutoscalerReport, 'summary'>, intervalSeconds: number, scaleEvents: number): AutoscalerSummary {
   let above = 0;
-  let pods = 0;
+  let podSeconds = 0;
+  let atMin = 0;
+  let atMax = 0;
   // A loop, not Math.min(...replicas): spreading a month of samples overflows the call stack.
-  let min = Infinity;
-  let max = -Infinity;
+  let lowest = Infinity;
+  let highest = -Infinity;
   for (let i = 0; i < a.times.length; i++) {
+    const r = a.replicas[i];
     if (a.metrics.some((m) => (m.current[i] ?? -Infinity) > m.target)) above += intervalSeconds;
-    pods += a.replicas[i] * intervalSeconds;
-    min = Math.min(min, a.replicas[i]);
-    max = Math.max(max, a.replicas[i]);
+    podSeconds += r * intervalSeconds;
+    if (r === a.minReplicas) atMin += intervalSeconds;
+    if (r === a.maxReplicas) atMax += intervalSeconds;
+    lowest = Math.min(lowest, r);
+    highest = Math.max(highest, r);
   }
   return {
-    minReplicas: a.times.length ? min : 0,
-    maxReplicas: a.times.length ? max : 0,
+    lowestReplicas: a.times.length ? lowest : 0,
+    highestReplicas: a.times.length ? highest : 0,
+    secondsAtMin: atMin,
+    secondsAtMax: atMax,
     scaleEvents,
     secondsAboveTarget: above,
-    podMinutes: pods / 60,
+    podHours: podSeconds / 3600,
   };
 }

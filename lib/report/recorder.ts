@@ -1,5 +1,18 @@
 // Collects one autoscaler's samples, sync by sync, into a report (simulator and demo alike).
-import { summarize, type AutoscalerReport, type MetricSeries } from './model.js';
+import { summarize, type AutoscalerReport, type DecisionRow, type MetricSeries } from './model.js';
+import type { Unit } from './units.js';
+
+export interface RecorderSetup {
+  name: string;
+  /** The spec's bounds, drawn on the chart and counted in the summary. */
+  minReplicas: number;
+  maxReplicas: number;
+  metrics: { label: string; target: number; unit: Unit }[];
+  loadLabel: string;
+  loadUnit: Unit;
+  /** Seconds each sample stands for (the sync period). */
+  intervalSeconds: number;
+}
 
 export interface Sample {
   time: number;
@@ -7,24 +20,23 @@ export interface Sample {
   replicas: number;
   desired: number;
   readyPods: number;
-  /** Aligned with the metrics given to the constructor; null where it could not be read. */
+  /** Aligned with the setup's metrics; null where it could not be read. */
   metrics: (number | null)[];
   rescaled: boolean;
-  /** A line for the decision log, or undefined when this sync is not worth one. */
-  log?: string;
+  /** The decision-log rows of this sync (none when nothing worth a line happened). */
+  decisions?: DecisionRow[];
 }
 
 export class ReportRecorder {
   private readonly r: Omit<AutoscalerReport, 'summary'>;
   private scaleEvents = 0;
+  private readonly intervalSeconds: number;
 
-  constructor(
-    name: string,
-    metrics: { label: string; target: number }[],
-    private readonly intervalSeconds: number,
-  ) {
+  constructor(setup: RecorderSetup) {
+    const { intervalSeconds, metrics, ...rest } = setup;
+    this.intervalSeconds = intervalSeconds;
     this.r = {
-      name,
+      ...rest,
       times: [],
       load: [],
       replicas: [],
@@ -32,6 +44,7 @@ export class ReportRecorder {
       readyPods: [],
       metrics: metrics.map((m): MetricSeries => ({ ...m, current: [] })),
       decisions: [],
+      notes: [],
     };
   }
 
@@ -44,7 +57,12 @@ export class ReportRecorder {
     r.readyPods.push(s.readyPods);
     r.metrics.forEach((m, i) => m.current.push(s.metrics[i] ?? null));
     if (s.rescaled) this.scaleEvents++;
-    if (s.log !== undefined) r.decisions.push({ time: s.time, text: s.log });
+    if (s.decisions) r.decisions.push(...s.decisions);
+  }
+
+  /** Something the reader must know to trust the figures. */
+  note(text: string): void {
+    this.r.notes.push(text);
   }
 
   report(): AutoscalerReport {

@@ -43,26 +43,37 @@ export function renderReplicasChart(a: AutoscalerReport, opts: ChartOptions = {}
   const legend = opts.color
     ? `${asciichart.blue}── replicas${asciichart.reset}  ${asciichart.yellow}── desired${asciichart.reset}`
     : 'replicas, desired (overlaid)';
-  return `${a.name}: ${legend}  over ${span.toFixed(0)} min\n${chart}\n`;
+  return `${a.name}: ${legend}  over ${span.toFixed(0)} min, MINPODS ${a.minReplicas}, MAXPODS ${a.maxReplicas}\n${chart}\n`;
 }
 
-function duration(seconds: number): string {
+/** 45s, 12m, 3h05m: how long, at the resolution a summary needs. */
+export function duration(seconds: number): string {
   if (seconds < 60) return `${seconds}s`;
   const m = Math.round(seconds / 60);
   return m < 60 ? `${m}m` : `${Math.floor(m / 60)}h${String(m % 60).padStart(2, '0')}m`;
 }
 
-/** One row per autoscaler: the figures to compare behaviors by. */
+/**
+ * One row per autoscaler: the figures to compare behaviors by. LOWEST/HIGHEST are the replicas seen
+ * during the run; MINPODS/MAXPODS the spec's bounds, and AT MINPODS/AT MAXPODS the time spent on them.
+ */
 export function renderSummaryTable(reports: AutoscalerReport[]): string {
-  const head = ['AUTOSCALER', 'MIN', 'MAX', 'SCALE EVENTS', 'ABOVE TARGET', 'POD-MINUTES'];
-  const rows = reports.map((r) => [
-    r.name,
-    String(r.summary.minReplicas),
-    String(r.summary.maxReplicas),
-    String(r.summary.scaleEvents),
-    duration(r.summary.secondsAboveTarget),
-    r.summary.podMinutes.toFixed(0),
-  ]);
+  const head = ['AUTOSCALER', 'LOWEST', 'HIGHEST', 'MINPODS', 'MAXPODS', 'AT MINPODS', 'AT MAXPODS', 'SCALE EVENTS', 'ABOVE TARGET', 'POD-HOURS'];
+  const rows = reports.map((r) => {
+    const s = r.summary;
+    return [
+      r.name,
+      String(s.lowestReplicas),
+      String(s.highestReplicas),
+      String(r.minReplicas),
+      String(r.maxReplicas),
+      duration(s.secondsAtMin),
+      duration(s.secondsAtMax),
+      String(s.scaleEvents),
+      duration(s.secondsAboveTarget),
+      s.podHours.toFixed(s.podHours < 10 ? 2 : 1),
+    ];
+  });
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
   return [head, ...rows].map((r) => r.map((c, i) => c.padEnd(widths[i])).join('   ').trimEnd()).join('\n') + '\n';
 }

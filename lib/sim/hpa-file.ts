@@ -1,7 +1,7 @@
 // Reads the HPAs of a YAML/JSON file for the simulator: validated by lib/hpa, errors with field and file:line.
 import { parseSource } from '../cli/manifests.js';
 import type { HorizontalPodAutoscaler } from '../hpa/types.js';
-import { formatFieldError, validateHPA } from '../hpa/validation.js';
+import { formatFieldError, formatFieldWarning, validateHPA } from '../hpa/validation.js';
 
 export class HpaFileError extends Error {
   override readonly name = 'HpaFileError';
@@ -10,18 +10,25 @@ export class HpaFileError extends Error {
   }
 }
 
+export interface HpaFile {
+  hpas: HorizontalPodAutoscaler[];
+  /** "file:line: field: message" for what upstream accepts but will not work as written. */
+  warnings: string[];
+}
+
 /** The HorizontalPodAutoscaler documents of a file; other kinds (e.g. CloudWatchMetric) are skipped. allowNone: a file with none gives [] (a file of a directory). */
-export function readHpas(text: string, file: string, opts: { allowNone?: boolean } = {}): HorizontalPodAutoscaler[] {
+export function readHpas(text: string, file: string, opts: { allowNone?: boolean } = {}): HpaFile {
   const source = parseSource(file, text);
   const problems = [...source.errors];
-  const hpas: HorizontalPodAutoscaler[] = [];
+  const out: HpaFile = { hpas: [], warnings: [] };
   for (const doc of source.documents) {
     if (typeof doc.value !== 'object' || (doc.value as { kind?: unknown }).kind !== 'HorizontalPodAutoscaler') continue;
     const v = validateHPA(doc.value);
-    if (v.valid) hpas.push(v.hpa);
+    out.warnings.push(...v.warnings.map((w) => `${doc.locate(w.field)}: ${formatFieldWarning(w)}`));
+    if (v.valid) out.hpas.push(v.hpa);
     else for (const e of v.errors) problems.push(`${doc.locate(e.field)}: ${formatFieldError(e)}`);
   }
   if (problems.length > 0) throw new HpaFileError(problems);
-  if (hpas.length === 0 && !opts.allowNone) throw new HpaFileError([`${file}: no HorizontalPodAutoscaler in this file`]);
-  return hpas;
+  if (out.hpas.length === 0 && !opts.allowNone) throw new HpaFileError([`${file}: no HorizontalPodAutoscaler in this file`]);
+  return out;
 }

@@ -3,11 +3,13 @@
 import { applyDefaults, DEFAULT_CONTROLLER_SETTINGS } from '../hpa/defaults.js';
 import type { MetricData } from '../hpa/replica-calculator.js';
 import { reconcile } from '../hpa/reconcile.js';
-import type { ControllerSettings, HorizontalPodAutoscaler, MetricSpec, MetricTarget, ScalingHistory } from '../hpa/types.js';
+import type { ControllerSettings, HorizontalPodAutoscaler, MetricSpec, ScalingHistory } from '../hpa/types.js';
 import type { AutoscalerReport } from '../report/model.js';
 import { ReportRecorder } from '../report/recorder.js';
-import { decisionText, limitingReason, logEntry, metricValues, targetNumber } from './explain.js';
-import { seriesFor, valueAt, type Trace } from './trace.js';
+import { unitLabel } from '../report/units.js';
+import { decisionRows, limitText, metricValues } from './explain.js';
+import { amountUnit, metricName, metricTarget, reportSetup } from './metric-info.js';
+import { findSeries, valueAt, type Trace } from './trace.js';
 import { milliQuantity, SimWorkload } from './workload.js';
 
 export interface SimulateOptions {
@@ -22,29 +24,42 @@ export interface SimulateOptions {
   settings?: ControllerSettings;
   /** Report name; default namespace/name. */
   name?: string;
+  /** Metric name -> trace column, for metrics whose column is named otherwise (--column). */
+  columns?: Record<string, string>;
 }
 
 export const DEFAULT_REQUESTS: Record<string, string> = { cpu: '1', memory: '1Gi' };
 
-/** The trace series a metric reads: a column named like the metric, else the first. */
-export function metricName(m: MetricSpec): string {
-  return (
-    m.resource?.name ??
-    m.containerResource?.name ??
-    m.pods?.metric.name ??
-    m.object?.metric.name ??
-    m.external?.metric.name ??
-    m.type
-  );
+/** A metric the trace cannot drive: no column of its name, and no single column to fall back on. */
+export class TraceColumnError extends Error {
+  override readonly name = 'TraceColumnError';
 }
 
-function metricTarget(m: MetricSpec): MetricTarget | undefined {
-  return m.resource?.target ?? m.containerResource?.target ?? m.pods?.target ?? m.object?.target ?? m.external?.target;
-}
-
-/** "cpu (Resource Utilization)": how reports name a metric. */
-export function metricLabel(m: MetricSpec): string {
-  return `${metricName(m)} (${m.type} ${metricTarget(m)?.type ?? '?'})`;
+/**
+ * The trace column each metric reads, and a note where the choice is a guess: a column named like the
+ * metric, or the one --column names; else the trace's only column (noted); with several columns, none (an error).
+ */
+export function traceColumns(metrics: MetricSpec[], trace: Trace, columns: Record<string, string> = {}): { series: number[]; notes: string[] } {
+  const notes: string[] = [];
+  const list = trace.series.map((s) => JSON.stringify(s)).join(', ');
+  const series = metrics.map((m, i) => {
+    const name = metricName(m);
+    const what = `spec.metrics[${i}] (${m.type} metric ${name})`;
+    const mapped = columns[name];
+    if (mapped !== undefined) {
+      const s = findSeries(trace, mapped);
+      if (s < 0) throw new TraceColumnError(`--column ${name}=${mapped}: the trace has no column ${JSON.stringify(mapped)} (its columns: ${list})`);
+      return s;
+    }
+    const own = findSeries(trace, name);
+    if (own >= 0) return own;
+    if (trace.series.length === 1) {
+      notes.push(`${what} reads the trace's only column ${list}: no column is named ${name}; name one so, or pass --column ${name}=${trace.series[0]} if this is the load you mean`);
+      return 0;
+    }
+    throw new TraceColumnError(`${what}: the trace has no column named ${name} (its columns: ${list}): add one, or map one with --column ${name}=COLUMN`);
+  });
+  return { series, notes };
 }
 
 /** What the metrics APIs would answer for one metric, given the trace's load (total, in the metric's unit). */
@@ -65,9 +80,11 @@ function metricData(m: MetricSpec, w: SimWorkload, load: number, now: Date): Met
   }
 }
 
+/** Throws TraceColumnError when a metric has no trace column (see traceColumns). */
 export function simulate(input: HorizontalPodAutoscaler, trace: Trace, opts: SimulateOptions): AutoscalerReport {
   const hpa = applyDefaults(input);
   const metrics = hpa.spec.metrics ?? [];
+  const { series, notes } = traceColumns(metrics, trace, opts.columns);
   const containerName = metrics.find((m) => m.containerResource)?.containerResource?.container;
   const settings = opts.settings ?? DEFAULT_CONTROLLER_SETTINGS;
   const start = trace.times[0];
@@ -82,20 +99,25 @@ export function simulate(input: HorizontalPodAutoscaler, trace: Trace, opts: Sim
     start: new Date(start),
     containerName,
   });
-  const seriesOf = metrics.map((m) => seriesFor(trace, metricName(m)));
+
+  // The chart's load is what drives the first metric, in that metric's unit.
+  const first = metrics[0];
+  const loadUnit = first ? amountUnit(first.type, metricName(first), metricTarget(first)) : '';
+  const loadColumn = trace.series[series[0] ?? 0];
+  const recorder = new ReportRecorder(
+    reportSetup(hpa, opts.name ?? `${hpa.metadata.namespace ?? 'default'}/${hpa.metadata.name}`, opts.syncPeriodSeconds, {
+      label: `load: trace column ${loadColumn}${loadUnit ? ` (${unitLabel(loadUnit)})` : ''}`,
+      unit: loadUnit,
+    }),
+  );
+  for (const n of notes) recorder.note(n);
 
   let current: HorizontalPodAutoscaler = hpa;
   let history: ScalingHistory = { recommendations: null, scaleUpEvents: [], scaleDownEvents: [] };
-  const recorder = new ReportRecorder(
-    opts.name ?? `${hpa.metadata.namespace ?? 'default'}/${hpa.metadata.name}`,
-    metrics.map((m) => ({ label: metricLabel(m), target: targetOf(m) })),
-    opts.syncPeriodSeconds,
-  );
-  let lastReason = '';
-
+  let lastLimit = '';
   for (let t = start; t <= end; t += step) {
     const now = new Date(t);
-    const loads = seriesOf.map((s) => valueAt(trace, s, t));
+    const loads = series.map((s) => valueAt(trace, s, t));
     const result = reconcile({
       hpa: current,
       scale: { value: workload.scaleInfo() },
@@ -106,11 +128,11 @@ export function simulate(input: HorizontalPodAutoscaler, trace: Trace, opts: Sim
       now,
     });
     const d = result.decision;
+    const before = workload.replicas;
     if (d.rescale) workload.scale(d.desiredReplicas, now);
     history = result.history;
     current = { ...current, status: result.status };
 
-    const reason = limitingReason(result.conditions);
     recorder.add({
       time: t,
       load: loads[0] ?? valueAt(trace, 0, t),
@@ -119,15 +141,9 @@ export function simulate(input: HorizontalPodAutoscaler, trace: Trace, opts: Sim
       readyPods: workload.readyCount(now),
       metrics: metricValues(d, metrics.length),
       rescaled: d.rescale,
-      log: logEntry(decisionText(d, result.events), reason, lastReason, d.rescale, result.events.length),
+      decisions: decisionRows({ time: t, decision: d, events: result.events, conditions: result.conditions, from: before, to: workload.replicas }, lastLimit),
     });
-    lastReason = reason;
+    lastLimit = limitText(result.conditions);
   }
   return recorder.report();
-}
-
-/** The target in the terms of the metric's current value (percent for Utilization). */
-export function targetOf(m: MetricSpec): number {
-  const t = metricTarget(m);
-  return t ? targetNumber(t) : 0;
 }

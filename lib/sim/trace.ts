@@ -91,6 +91,8 @@ export function parseTrace(text: string, file = 'trace'): Trace {
       if (cell === '') continue; // a missing datapoint: the previous value holds
       const v = Number(cell);
       if (!Number.isFinite(v)) throw new TraceError(file, line, `${columns[c]} ${JSON.stringify(cell)} is not a number`);
+      // A load (CPU cores, bytes, messages) is never negative: a sign here is a mistake in the export.
+      if (v < 0) throw new TraceError(file, line, `${columns[c]} ${cell} is negative: a load is 0 or more (leave the cell empty for a missing datapoint)`);
       if (series.has(t)) throw new TraceError(file, line, `duplicate timestamp ${record[tCol]} for ${name}`);
       series.set(t, v);
     }
@@ -140,8 +142,7 @@ export function valueAt(trace: Trace, seriesIndex: number, t: number): number {
   return vals.find((v) => !Number.isNaN(v))!;
 }
 
-/** Picks the series for a metric: the one named like it (case-insensitive), else the first. */
-export function seriesFor(trace: Trace, metricName: string): number {
-  const i = trace.series.findIndex((s) => s.toLowerCase() === metricName.toLowerCase());
-  return i >= 0 ? i : 0;
+/** The series named like a metric (case-insensitive), or -1. */
+export function findSeries(trace: Trace, name: string): number {
+  return trace.series.findIndex((s) => s.toLowerCase() === name.toLowerCase());
 }

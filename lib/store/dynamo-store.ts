@@ -1,16 +1,18 @@
-// AutoscalerStore on DynamoDB, plus the spec and cluster management the CLI needs.
-// Every write is conditional on the version read; see docs/store.md for the layout.
+// AutoscalerStore on DynamoDB, plus the spec, cluster and lease management the CLI needs.
+// Every write is conditional on the version read; see docs/store.md for the layout and
+// what the store guarantees after each kind of failure.
 import { createHash, randomUUID } from 'node:crypto';
-import { ConditionalCheckFailedException, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { ConditionalCheckFailedException, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
   DeleteCommand,
   DynamoDBDocumentClient,
   GetCommand,
   PutCommand,
+  UpdateCommand,
   paginateQuery,
   type PutCommandInput,
 } from '@aws-sdk/lib-dynamodb';
-import type { AwsCredentialIdentity } from '@smithy/types';
+import pLimit from 'p-limit';
 import type { HorizontalPodAutoscaler, ScalingHistory } from '../hpa/types.js';
 import type { CloudWatchMetric } from '../metrics/cloudwatch-types.js';
 import { stableKey } from '../metrics/stable-key.js';
@@ -19,27 +21,25 @@ import {
   type AutoscalerRecord,
   type AutoscalerStateUpdate,
   type AutoscalerStore,
-  type ClusterRecord,
+  type BrokenRecord,
+  type ClusterConfig,
   type ClusterSnapshot,
+  type ClusterStateRecord,
+  type LeaseOutcome,
+  type LeaseRequest,
+  type SaveOptions,
+  type ShardSnapshot,
 } from '../sync/ports.js';
-import {
-  DEFAULT_WRITE_POLICY,
-  compactState,
-  expandHistory,
-  historyHorizonSeconds,
-  needsWrite,
-  type CompactState,
-  type WritePolicy,
-} from './history.js';
+import { logNeedsWrite } from '../sync/event-log.js';
+import { NAMESPACE_BUCKETS, bucketOf, bucketsOf, type ShardRef } from '../sync/shards.js';
+import { createDynamoClient, type DynamoClientOptions } from './dynamo-client.js';
+import { DEFAULT_WRITE_POLICY, compactState, expandHistory, historyHorizonSeconds, needsWrite, type CompactState, type WritePolicy } from './history.js';
 import {
   CLUSTERS_PK,
-  CYCLE_SK,
   KIND_CLOUDWATCH,
   KIND_HPA,
-  LEASES_PK,
-  clusterPk,
-  decodeState,
-  encodeState,
+  bucketIndexKey,
+  bucketPk,
   kindOfPrefix,
   parseSk,
   specSk,
@@ -48,17 +48,18 @@ import {
   type SpecItem,
   type SpecKind,
 } from './items.js';
+import { ShardCycles, type ShardCycleItem } from './shard-cycles.js';
+import { decodeState, encodeState, type DecodedState, type StateFields } from './state-codec.js';
 import { DEFAULT_TABLE_NAME } from './table.js';
 
 export type ApplyOutcome = 'created' | 'configured' | 'unchanged';
 export type StoredSpec = HorizontalPodAutoscaler | CloudWatchMetric;
+export type { DynamoClientOptions };
 
-export interface DynamoClientOptions {
-  endpoint?: string;
-  region?: string;
-  credentials?: AwsCredentialIdentity;
-  /** Attempts per request, throttling and transient errors retried with backoff (SDK standard mode). */
-  maxAttempts?: number;
+/** A cluster in the registry: who put it there decides who may change it. */
+export interface RegisteredCluster extends ClusterConfig {
+  /** "stack": mirrored from a deployed stack's clusters parameter; "cli": `shpa cluster add`. */
+  managedBy: 'stack' | 'cli';
 }
 
 export interface DynamoStoreOptions extends DynamoClientOptions {
@@ -67,30 +68,26 @@ export interface DynamoStoreOptions extends DynamoClientOptions {
   writePolicy?: Partial<WritePolicy>;
   /** The controller's --horizontal-pod-autoscaler-downscale-stabilization (seconds), for history pruning. */
   legacyDownscaleWindowSeconds?: number;
-  /** saveState calls closer than this to the cluster's cycle marker belong to the same cycle. */
-  cycleGapMs?: number;
 }
 
 const EMPTY_HISTORY: ScalingHistory = { recommendations: null, scaleUpEvents: [], scaleDownEvents: [] };
-
-export function createDynamoClient(o: DynamoClientOptions): DynamoDBClient {
-  return new DynamoDBClient({
-    region: o.region ?? 'us-east-1',
-    ...(o.endpoint ? { endpoint: o.endpoint } : {}),
-    ...(o.credentials ? { credentials: o.credentials } : {}),
-    maxAttempts: o.maxAttempts ?? 6,
-    retryMode: 'standard',
-  });
-}
 
 export function createDynamoStore(o: DynamoStoreOptions): DynamoStore {
   return new DynamoStore(o.client ?? createDynamoClient(o), o);
 }
 
-/** What loadCluster saw of one autoscaler, to judge the next saveState against. */
+/** What was loaded of one autoscaler's state: what the next saveState is judged and conditioned against. */
 interface Seen {
+  version: number;
+  rawVersion: unknown;
   uid: string;
   stored?: CompactState;
+}
+
+/** A bucket's items, sorted by kind. */
+interface BucketItems {
+  specs: SpecItem[];
+  states: Map<string, Record<string, unknown>>;
 }
 
 export class DynamoStore implements AutoscalerStore {
@@ -101,10 +98,8 @@ export class DynamoStore implements AutoscalerStore {
   writes = 0;
   private readonly policy: WritePolicy;
   private readonly legacyWindow: number;
-  private readonly cycleGapMs: number;
-  private readonly seen = new Map<string, Map<string, Seen>>();
-  private readonly markers = new Map<string, number>();
-  private readonly markerWrites = new Map<string, { at: number; done: Promise<number> }>();
+  private readonly seen = new Map<string, Seen>();
+  private readonly cycles: ShardCycles;
 
   constructor(
     readonly client: DynamoDBClient,
@@ -114,109 +109,134 @@ export class DynamoStore implements AutoscalerStore {
     this.doc = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
     this.policy = { ...DEFAULT_WRITE_POLICY, ...o.writePolicy };
     this.legacyWindow = o.legacyDownscaleWindowSeconds ?? 300;
-    this.cycleGapMs = o.cycleGapMs ?? 2000;
+    this.cycles = new ShardCycles(this.doc, this.tableName);
   }
 
   // ---- AutoscalerStore (the sync) ----
 
-  async loadCluster(cluster: string): Promise<ClusterSnapshot> {
-    const specs: SpecItem[] = [];
-    const states = new Map<string, Record<string, unknown>>();
-    let marker: number | undefined;
-    const pages = paginateQuery(
-      { client: this.doc },
-      { TableName: this.tableName, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': clusterPk(cluster) }, ConsistentRead: true },
-    );
-    for await (const page of pages) {
-      for (const item of page.Items ?? []) {
-        const sk = String(item.sk);
-        if (sk === CYCLE_SK) {
-          marker = markerTime(item);
-          continue;
-        }
-        const parsed = parseSk(sk);
-        const kind = parsed && kindOfPrefix(parsed.prefix);
-        if (kind === 'state') states.set(`${parsed!.namespace}/${parsed!.name}`, item);
-        else if (kind) specs.push(item as SpecItem);
-      }
-    }
-    if (marker !== undefined) this.markers.set(cluster, marker);
-
-    const snapshot: ClusterSnapshot = { autoscalers: [], cloudWatchMetrics: [], broken: [] };
-    const seen = new Map<string, Seen>();
-    for (const item of specs) {
-      const { namespace, name } = parseSk(item.sk)!;
-      try {
-        const doc = decodeSpec(item);
-        if (doc.kind === KIND_CLOUDWATCH) {
-          snapshot.cloudWatchMetrics.push(doc);
-          continue;
-        }
-        const { record, mine } = toRecord(cluster, item, doc, states.get(`${namespace}/${name}`), marker);
-        seen.set(`${namespace}/${name}@${record.version}`, { uid: doc.metadata.uid ?? '', stored: mine });
-        snapshot.autoscalers.push(record);
-      } catch (e) {
-        snapshot.broken.push({ cluster, namespace, name, error: (e as Error).message });
-      }
-    }
-    this.seen.set(cluster, seen);
+  async loadShard(shard: ShardRef, opts: { now: Date; markerMs?: number; signal?: AbortSignal }): Promise<ShardSnapshot> {
+    const owned = new Set(bucketsOf(shard));
+    const buckets = (await this.nonEmptyBuckets(shard.cluster, opts.signal)).filter((b) => owned.has(b));
+    const limit = pLimit(8);
+    const parts = await Promise.all(buckets.map((b) => limit(() => this.readBucket(shard.cluster, b, opts.signal))));
+    const snapshot: ShardSnapshot = { autoscalers: [], clusterStates: [], cloudWatchMetrics: [], broken: [], buckets };
+    for (const part of parts) this.decodeBucket(shard.cluster, part, opts.now.getTime(), opts.markerMs, snapshot);
     return snapshot;
   }
 
-  async saveState(record: AutoscalerRecord, update: AutoscalerStateUpdate, now: Date): Promise<number> {
+  async saveState(record: AutoscalerRecord, update: AutoscalerStateUpdate, now: Date, opts: SaveOptions): Promise<number> {
     const nowMs = now.getTime();
     const uid = record.hpa.metadata.uid ?? '';
-    const marker = await this.touchMarker(record.cluster, nowMs);
     const horizon = historyHorizonSeconds(record.hpa.spec.behavior, this.legacyWindow);
-    const next = compactState(record.history, update, nowMs - horizon * 1000, marker, nowMs);
-    const seenKey = `${record.namespace}/${record.name}`;
-    const before = this.seen.get(record.cluster)?.get(`${seenKey}@${record.version}`);
-    const prev = before && before.uid === uid ? before.stored : undefined;
-    if (prev && !needsWrite(prev, next, nowMs, this.staggered(seenKey))) return record.version;
+    const next = compactState(record.history, update, nowMs - horizon * 1000, opts.markerMs, nowMs);
+    const key = this.recordKey(record.cluster, record.namespace, record.name);
+    const before = this.seen.get(key);
+    const known = before && before.version === record.version ? before : undefined;
+    const prev = known && known.uid === uid ? known.stored : undefined;
+    const extras =
+      logNeedsWrite(record.log ?? [], update.log, nowMs) ||
+      JSON.stringify(update.pending) !== JSON.stringify(record.pending) ||
+      (update.selector !== undefined && update.selector !== record.selector);
+    if (!opts.force && prev && !extras && !needsWrite(prev, next, nowMs, this.staggered(key))) return record.version;
 
+    const fields: StateFields = {
+      ...next,
+      uid,
+      specVersion: record.specVersion,
+      log: update.log,
+      ...(update.pending ? { pending: update.pending } : {}),
+      ...((update.selector ?? record.selector) !== undefined ? { selector: update.selector ?? record.selector } : {}),
+      ...(record.source === 'cluster' ? { source: 'cluster' as const } : {}),
+    };
     const version = record.version + 1;
-    const key = { pk: clusterPk(record.cluster), sk: stateSk(record.namespace, record.name) };
-    await this.conditionalPut(encodeState(key, uid, version, next, now), record.version, () => new VersionConflictError(`${record.cluster}/${seenKey}`, record.version));
-    let seen = this.seen.get(record.cluster);
-    if (!seen) this.seen.set(record.cluster, (seen = new Map()));
-    seen.set(`${seenKey}@${version}`, { uid, stored: next });
+    const itemKey = { pk: bucketPk(record.cluster, bucketOf(record.namespace)), sk: stateSk(record.namespace, record.name) };
+    const item: Record<string, unknown> = { ...encodeState(itemKey, version, fields, now) };
+    // The spec of a Kubernetes object, kept so that `shpa get` can show it without the cluster.
+    if (record.source === 'cluster') item.cs = JSON.stringify(record.hpa.spec);
+    if (record.source === 'cluster' && record.version === 0) await this.addBucket(record.cluster, bucketOf(record.namespace), opts.signal);
+    const raw = known ? known.rawVersion : record.version;
+    await this.conditionalPut(item as ItemKey & Record<string, unknown>, raw, () => new VersionConflictError(`${record.cluster}/${record.namespace}/${record.name}`, record.version), opts.signal);
+    this.seen.set(key, { version, rawVersion: version, uid, stored: next });
     return version;
   }
 
-  acquireLease(name: string, owner: string, now: Date, ttlSeconds: number): Promise<boolean> {
-    return conditionHolds(
-      this.put({
-        TableName: this.tableName,
-        Item: { pk: LEASES_PK, sk: name, owner, exp: now.getTime() + ttlSeconds * 1000 },
-        ConditionExpression: 'attribute_not_exists(pk) OR #exp <= :now OR #owner = :owner',
-        ExpressionAttributeNames: { '#exp': 'exp', '#owner': 'owner' },
-        ExpressionAttributeValues: { ':now': now.getTime(), ':owner': owner },
-      }),
-    );
+  async specVersion(cluster: string, namespace: string, name: string, signal?: AbortSignal): Promise<string | undefined> {
+    const item = await this.getItem({ pk: bucketPk(cluster, bucketOf(namespace)), sk: specSk(KIND_HPA, namespace, name) }, signal);
+    return item ? String(item.v) : undefined;
   }
 
-  async releaseLease(name: string, owner: string): Promise<void> {
-    // A failed condition: expired and taken by someone else, nothing of ours to release.
-    await conditionHolds(
-      this.doc.send(
-        new DeleteCommand({
+  async expireState(cluster: string, state: ClusterStateRecord, now: Date, signal?: AbortSignal): Promise<void> {
+    // TTL deletes it (the worker may not delete items); the loader already ignores expired ones.
+    const ttl = Math.floor(now.getTime() / 1000) + 3600;
+    try {
+      await this.doc.send(
+        new UpdateCommand({
           TableName: this.tableName,
-          Key: { pk: LEASES_PK, sk: name },
-          ConditionExpression: '#owner = :owner',
-          ExpressionAttributeNames: { '#owner': 'owner' },
-          ExpressionAttributeValues: { ':owner': owner },
+          Key: { pk: bucketPk(cluster, bucketOf(state.namespace)), sk: stateSk(state.namespace, state.name) },
+          UpdateExpression: 'SET #ttl = :ttl',
+          ConditionExpression: '#uid = :uid AND attribute_not_exists(#ttl)',
+          ExpressionAttributeNames: { '#ttl': 'ttl', '#uid': 'uid' },
+          ExpressionAttributeValues: { ':ttl': ttl, ':uid': state.uid },
         }),
-      ),
-    );
+        { abortSignal: signal },
+      );
+    } catch (e) {
+      if (!(e instanceof ConditionalCheckFailedException)) throw e;
+    }
+  }
+
+  acquireShard(shardId: string, req: LeaseRequest): Promise<LeaseOutcome> {
+    return this.cycles.acquire(shardId, req);
+  }
+
+  releaseShard(shardId: string, owner: string, opts: { markerMs?: number; signal?: AbortSignal }): Promise<void> {
+    return this.cycles.release(shardId, owner, opts);
+  }
+
+  /** The shard's cycle item as stored (`shpa lease get`). */
+  readShardCycle(shardId: string): Promise<ShardCycleItem | undefined> {
+    return this.cycles.read(shardId);
+  }
+
+  /** Clears the shard's lease whoever holds it (`shpa lease clear`). */
+  clearShardLease(shardId: string): Promise<boolean> {
+    return this.cycles.clear(shardId);
   }
 
   // ---- Specs (the CLI) ----
+
+  /** Every autoscaler (with the state of Kubernetes-object ones, their spec as last seen) and CloudWatchMetric of a cluster. */
+  async loadCluster(cluster: string): Promise<ClusterSnapshot> {
+    const snapshot = await this.loadShard({ cluster, index: 0, count: 1 }, { now: new Date() });
+    const fromCluster = snapshot.clusterStates.flatMap((s): AutoscalerRecord[] => {
+      if (!s.lastSpec) return [];
+      const hpa: HorizontalPodAutoscaler = {
+        apiVersion: 'autoscaling/v2',
+        kind: 'HorizontalPodAutoscaler',
+        metadata: { name: s.name, namespace: s.namespace, uid: s.uid, creationTimestamp: s.createdAt },
+        spec: s.lastSpec as HorizontalPodAutoscaler['spec'],
+        ...(s.status ? { status: s.status } : {}),
+      };
+      const { uid: _uid, status: _status, lastSpec: _spec, ...rest } = s;
+      return [{ ...rest, hpa, source: 'cluster', specVersion: '' }];
+    });
+    return { autoscalers: [...snapshot.autoscalers, ...fromCluster], cloudWatchMetrics: snapshot.cloudWatchMetrics, broken: snapshot.broken };
+  }
 
   /** Stores a validated, defaulted object; never touches an autoscaler's state. */
   async applySpec(cluster: string, obj: StoredSpec, now: Date): Promise<ApplyOutcome> {
     const namespace = obj.metadata.namespace ?? 'default';
     const { status: _status, ...desired } = { ...obj, metadata: { ...obj.metadata, namespace } } as HorizontalPodAutoscaler;
-    const key = { pk: clusterPk(cluster), sk: specSk(obj.kind, namespace, obj.metadata.name) };
+    const pk = bucketPk(cluster, bucketOf(namespace));
+    const key = { pk, sk: specSk(obj.kind, namespace, obj.metadata.name) };
+    if (obj.kind === KIND_HPA) {
+      const state = await this.getItem({ pk, sk: stateSk(namespace, obj.metadata.name) });
+      if (state?.src === 'cluster' && state.ttl === undefined) {
+        throw new Error(
+          `${namespace}/${obj.metadata.name} is a ServerlessHorizontalPodAutoscaler object in cluster ${cluster}: change it there (kubectl apply), or delete that object first; one autoscaler cannot be defined in both places`,
+        );
+      }
+    }
     const existing = await this.getItem<SpecItem>(key);
     const old = existing && decodeSpec(existing);
     if (old && stableKey(userFields(old)) === stableKey(userFields(desired))) return 'unchanged';
@@ -237,39 +257,38 @@ export class DynamoStore implements AutoscalerStore {
       ct: existing?.ct ?? now.toISOString(),
       ut: now.toISOString(),
     };
-    await this.conditionalPut(item, version, () => new VersionConflictError(`${cluster}/${namespace}/${obj.metadata.name}`, version));
+    // The index first: a worker that sees the spec must also find its bucket.
+    if (!existing) await this.addBucket(cluster, bucketOf(namespace));
+    await this.conditionalPut({ ...item }, version, () => new VersionConflictError(`${cluster}/${namespace}/${obj.metadata.name}`, version));
     return old ? 'configured' : 'created';
   }
 
   async getSpec(cluster: string, kind: SpecKind, namespace: string, name: string): Promise<StoredSpec | undefined> {
-    const item = await this.getItem<SpecItem>({ pk: clusterPk(cluster), sk: specSk(kind, namespace, name) });
+    const item = await this.getItem<SpecItem>({ pk: bucketPk(cluster, bucketOf(namespace)), sk: specSk(kind, namespace, name) });
     return item && decodeSpec(item);
   }
 
-  /** One autoscaler with its status and history (three consistent reads, in parallel). */
+  /** One autoscaler of the table with its status and history (two consistent reads, in parallel). */
   async getAutoscaler(cluster: string, namespace: string, name: string): Promise<AutoscalerRecord | undefined> {
-    const pk = clusterPk(cluster);
-    const [spec, state, marker] = await Promise.all([
-      this.getItem<SpecItem>({ pk, sk: specSk(KIND_HPA, namespace, name) }),
-      this.getItem({ pk, sk: stateSk(namespace, name) }),
-      this.getItem({ pk, sk: CYCLE_SK }),
-    ]);
+    const pk = bucketPk(cluster, bucketOf(namespace));
+    const [spec, state] = await Promise.all([this.getItem<SpecItem>({ pk, sk: specSk(KIND_HPA, namespace, name) }), this.getItem({ pk, sk: stateSk(namespace, name) })]);
     if (!spec) return undefined;
-    return toRecord(cluster, spec, decodeSpec(spec) as HorizontalPodAutoscaler, state, marker ? markerTime(marker) : undefined).record;
+    const nowMs = Date.now();
+    return this.toRecord(cluster, spec, decodeSpec(spec) as HorizontalPodAutoscaler, state && decodeState(state, nowMs), undefined);
   }
 
   /** Deletes a spec (and an autoscaler's state); false when there was none. */
   async deleteSpec(cluster: string, kind: SpecKind, namespace: string, name: string): Promise<boolean> {
-    const pk = clusterPk(cluster);
+    const pk = bucketPk(cluster, bucketOf(namespace));
     if (!(await this.deleteExisting({ pk, sk: specSk(kind, namespace, name) }))) return false;
-    // A state item left behind by a failure here is ignored (its uid matches no spec).
+    // A state left behind by a failure here is ignored (its uid matches no spec).
     if (kind === KIND_HPA) await this.doc.send(new DeleteCommand({ TableName: this.tableName, Key: { pk, sk: stateSk(namespace, name) } }));
     return true;
   }
 
-  // ---- Clusters ----
+  // ---- Clusters (the registry) ----
 
-  async putCluster(rec: ClusterRecord, now: Date): Promise<ApplyOutcome> {
+  async putCluster(rec: RegisteredCluster, now: Date): Promise<ApplyOutcome> {
     const key = { pk: CLUSTERS_PK, sk: rec.name };
     const existing = await this.getItem(key);
     const old = existing && decodeCluster(existing);
@@ -279,13 +298,13 @@ export class DynamoStore implements AutoscalerStore {
     return old ? 'configured' : 'created';
   }
 
-  async getCluster(name: string): Promise<ClusterRecord | undefined> {
+  async getCluster(name: string): Promise<RegisteredCluster | undefined> {
     const item = await this.getItem({ pk: CLUSTERS_PK, sk: name });
     return item && decodeCluster(item);
   }
 
-  async listClusters(): Promise<ClusterRecord[]> {
-    const out: ClusterRecord[] = [];
+  async listClusters(): Promise<RegisteredCluster[]> {
+    const out: RegisteredCluster[] = [];
     const pages = paginateQuery(
       { client: this.doc },
       { TableName: this.tableName, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': CLUSTERS_PK }, ConsistentRead: true },
@@ -300,32 +319,174 @@ export class DynamoStore implements AutoscalerStore {
 
   // ---- internals ----
 
-  private async getItem<T = Record<string, unknown>>(key: ItemKey): Promise<T | undefined> {
-    return (await this.doc.send(new GetCommand({ TableName: this.tableName, Key: key, ConsistentRead: true }))).Item as T | undefined;
+  private recordKey(cluster: string, namespace: string, name: string): string {
+    return `${cluster}/${namespace}/${name}`;
+  }
+
+  private async nonEmptyBuckets(cluster: string, signal?: AbortSignal): Promise<number[]> {
+    const item = await this.getItem(bucketIndexKey(cluster), signal);
+    const set = item?.b;
+    if (!(set instanceof Set)) return [];
+    return [...set].filter((b): b is number => typeof b === 'number' && Number.isInteger(b) && b >= 0 && b < NAMESPACE_BUCKETS).sort((a, b) => a - b);
+  }
+
+  private async addBucket(cluster: string, bucket: number, signal?: AbortSignal): Promise<void> {
+    await this.doc.send(
+      new UpdateCommand({
+        TableName: this.tableName,
+        Key: bucketIndexKey(cluster),
+        UpdateExpression: 'ADD #b :b',
+        ExpressionAttributeNames: { '#b': 'b' },
+        ExpressionAttributeValues: { ':b': new Set([bucket]) },
+      }),
+      { abortSignal: signal },
+    );
+  }
+
+  private async readBucket(cluster: string, bucket: number, signal?: AbortSignal): Promise<BucketItems> {
+    const out: BucketItems = { specs: [], states: new Map() };
+    const pages = paginateQuery(
+      { client: this.doc },
+      { TableName: this.tableName, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': bucketPk(cluster, bucket) }, ConsistentRead: true },
+      { abortSignal: signal },
+    );
+    for await (const page of pages) {
+      for (const item of page.Items ?? []) {
+        const parsed = parseSk(String(item.sk));
+        const kind = parsed && kindOfPrefix(parsed.prefix);
+        if (kind === 'state') out.states.set(`${parsed!.namespace}/${parsed!.name}`, item);
+        else if (kind) out.specs.push(item as SpecItem);
+      }
+    }
+    return out;
+  }
+
+  private decodeBucket(cluster: string, part: BucketItems, nowMs: number, markerMs: number | undefined, snapshot: ShardSnapshot): void {
+    const claimed = new Set<string>();
+    for (const item of part.specs) {
+      const { namespace, name } = parseSk(item.sk)!;
+      try {
+        const doc = decodeSpec(item);
+        if (doc.kind === KIND_CLOUDWATCH) {
+          snapshot.cloudWatchMetrics.push(doc);
+          continue;
+        }
+        claimed.add(`${namespace}/${name}`);
+        const raw = part.states.get(`${namespace}/${name}`);
+        const state = raw && !expired(raw, nowMs) ? decodeState(raw, nowMs) : undefined;
+        snapshot.autoscalers.push(this.toRecord(cluster, item, doc, state, markerMs));
+      } catch (e) {
+        snapshot.broken.push({ cluster, namespace, name, error: (e as Error).message });
+      }
+    }
+    for (const [k, raw] of part.states) {
+      if (claimed.has(k) || raw.src !== 'cluster' || expired(raw, nowMs)) continue;
+      const [namespace, name] = k.split('/');
+      const state = this.toClusterState(cluster, namespace, name, decodeState(raw, nowMs), markerMs);
+      const spec = typeof raw.cs === 'string' ? guardJson(raw.cs) : undefined;
+      if (spec !== undefined) state.lastSpec = spec;
+      snapshot.clusterStates.push(state);
+    }
+  }
+
+  /** An autoscaler of the table: its state only when it belongs to this spec (same uid). */
+  private toRecord(cluster: string, item: SpecItem, doc: HorizontalPodAutoscaler, state: DecodedState | undefined, markerMs: number | undefined): AutoscalerRecord {
+    const { namespace, name } = parseSk(item.sk)!;
+    const uid = doc.metadata.uid ?? '';
+    // A state left by a deleted autoscaler of the same name is overwritten, conditionally.
+    const mine = state && state.uid === uid ? state : undefined;
+    const record: AutoscalerRecord = {
+      cluster,
+      namespace,
+      name,
+      source: 'table',
+      hpa: doc,
+      specVersion: String(item.v),
+      history: EMPTY_HISTORY,
+      version: state?.version ?? 0,
+      createdAt: item.ct,
+      updatedAt: mine?.updatedAt && mine.updatedAt > item.ut ? mine.updatedAt : item.ut,
+    };
+    this.applyState(record, mine, markerMs, state);
+    return record;
+  }
+
+  private toClusterState(cluster: string, namespace: string, name: string, state: DecodedState, markerMs: number | undefined): ClusterStateRecord {
+    const record: AutoscalerRecord = {
+      cluster,
+      namespace,
+      name,
+      source: 'cluster',
+      hpa: { apiVersion: 'autoscaling/v2', kind: 'HorizontalPodAutoscaler', metadata: { name, namespace }, spec: { scaleTargetRef: { kind: '', name: '' }, maxReplicas: 0 } },
+      specVersion: state.state?.specVersion ?? '',
+      history: EMPTY_HISTORY,
+      version: state.version,
+      createdAt: state.updatedAt ?? '',
+      updatedAt: state.updatedAt ?? '',
+    };
+    this.applyState(record, state, markerMs, state);
+    const { hpa, specVersion: _sv, source: _src, ...rest } = record;
+    return { ...rest, uid: state.uid ?? '', ...(hpa.status ? { status: hpa.status } : {}) };
+  }
+
+  /** Fills a record from a trusted state, or from what survives of an untrusted one. */
+  private applyState(record: AutoscalerRecord, mine: DecodedState | undefined, markerMs: number | undefined, any: DecodedState | undefined): void {
+    const key = this.recordKey(record.cluster, record.namespace, record.name);
+    this.seen.set(key, { version: record.version, rawVersion: any ? any.rawVersion : 0, uid: mine?.uid ?? '', stored: mine?.state });
+    if (!mine) return;
+    if (mine.state) {
+      const s = mine.state;
+      if (s.status) record.hpa = { ...record.hpa, status: s.status };
+      record.history = expandHistory(s, markerMs);
+      if (s.log.length > 0) record.log = s.log;
+      if (s.pending) record.pending = s.pending;
+      if (s.selector !== undefined) record.selector = s.selector;
+      return;
+    }
+    // Untrusted: upstream after a restart keeps the object's status but has no history.
+    record.stateProblem = `stored state of ${record.namespace}/${record.name} cannot be trusted: ${mine.problem}`;
+    if (mine.salvage.status) record.hpa = { ...record.hpa, status: mine.salvage.status };
+    if (mine.salvage.log.length > 0) record.log = mine.salvage.log;
+  }
+
+  private async getItem<T = Record<string, unknown>>(key: ItemKey, signal?: AbortSignal): Promise<T | undefined> {
+    return (await this.doc.send(new GetCommand({ TableName: this.tableName, Key: key, ConsistentRead: true }), { abortSignal: signal })).Item as T | undefined;
   }
 
   /** False when there was no such item. */
-  private deleteExisting(key: ItemKey): Promise<boolean> {
-    return conditionHolds(this.doc.send(new DeleteCommand({ TableName: this.tableName, Key: key, ConditionExpression: 'attribute_exists(pk)' })));
+  private async deleteExisting(key: ItemKey): Promise<boolean> {
+    try {
+      await this.doc.send(new DeleteCommand({ TableName: this.tableName, Key: key, ConditionExpression: 'attribute_exists(pk)' }));
+      return true;
+    } catch (e) {
+      if (e instanceof ConditionalCheckFailedException) return false;
+      throw e;
+    }
   }
 
-  private async put(input: PutCommandInput): Promise<void> {
-    const r = await this.doc.send(new PutCommand({ ...input, ReturnConsumedCapacity: 'TOTAL' }));
+  private async put(input: PutCommandInput, signal?: AbortSignal): Promise<void> {
+    const r = await this.doc.send(new PutCommand({ ...input, ReturnConsumedCapacity: 'TOTAL' }), { abortSignal: signal });
     this.writes++;
     this.writeUnits += r.ConsumedCapacity?.CapacityUnits ?? 0;
   }
 
   /**
-   * Puts `item` if the stored one is still at `version` (absent for 0). A lost condition is a
-   * conflict, unless the item holds this write's random token `w`: the SDK retried a write
-   * whose first attempt succeeded but whose answer was lost.
+   * Puts `item` if the stored one is still at `version` (absent for 0; any stored value, even a
+   * corrupt one, compares as read). A lost condition is a conflict, unless the item holds this
+   * write's random token `w`: the SDK retried a write whose first attempt succeeded but whose
+   * answer was lost.
    */
-  private async conditionalPut<T extends ItemKey>(item: T, version: number, conflict: () => Error): Promise<void> {
+  private async conditionalPut(item: ItemKey & Record<string, unknown>, version: unknown, conflict: () => Error, signal?: AbortSignal): Promise<void> {
     const token = randomUUID();
     const condition =
-      version === 0 ? { ConditionExpression: 'attribute_not_exists(pk)' } : { ConditionExpression: 'v = :v', ExpressionAttributeValues: { ':v': version } };
-    if (await conditionHolds(this.put({ TableName: this.tableName, Item: { ...item, w: token }, ...condition }))) return;
-    if ((await this.getItem({ pk: item.pk, sk: item.sk }))?.w !== token) throw conflict();
+      version === 0 ? { ConditionExpression: 'attribute_not_exists(pk)' } : { ConditionExpression: '#v = :v', ExpressionAttributeNames: { '#v': 'v' }, ExpressionAttributeValues: { ':v': version } };
+    try {
+      await this.put({ TableName: this.tableName, Item: { ...item, w: token }, ...condition }, signal);
+      return;
+    } catch (e) {
+      if (!(e instanceof ConditionalCheckFailedException)) throw e;
+    }
+    if ((await this.getItem({ pk: item.pk, sk: item.sk }, signal))?.w !== token) throw conflict();
   }
 
   /** Metric refreshes spread over the second half of the maximum age, so they do not all fall in one cycle. */
@@ -334,49 +495,20 @@ export class DynamoStore implements AutoscalerStore {
     const h = createHash('sha1').update(key).digest().readUInt32BE(0);
     return { ...this.policy, metricsMaxAgeMs: this.policy.metricsMaxAgeMs - (half > 0 ? h % half : 0) };
   }
-
-  /** The cluster's cycle marker: the time of the first saveState of its latest cycle. */
-  private touchMarker(cluster: string, nowMs: number): Promise<number> {
-    const known = this.markers.get(cluster);
-    if (known !== undefined && nowMs - known < this.cycleGapMs) return Promise.resolve(known);
-    // Parallel saves of one cycle share one marker write instead of racing their own.
-    const inFlight = this.markerWrites.get(cluster);
-    if (inFlight && nowMs - inFlight.at < this.cycleGapMs) return inFlight.done;
-    const done = this.writeMarker(cluster, nowMs).finally(() => this.markerWrites.delete(cluster));
-    this.markerWrites.set(cluster, { at: nowMs, done });
-    return done;
-  }
-
-  private async writeMarker(cluster: string, nowMs: number): Promise<number> {
-    // A failed condition: a later marker is already there (another writer's clock); ours still dates this cycle.
-    await conditionHolds(
-      this.put({
-        TableName: this.tableName,
-        Item: { pk: clusterPk(cluster), sk: CYCLE_SK, at: nowMs },
-        ConditionExpression: 'attribute_not_exists(pk) OR #at < :at',
-        ExpressionAttributeNames: { '#at': 'at' },
-        ExpressionAttributeValues: { ':at': nowMs },
-      }),
-    );
-    this.markers.set(cluster, nowMs);
-    return nowMs;
-  }
 }
 
-/** True when the conditional write was made, false when its condition failed. */
-async function conditionHolds(write: Promise<unknown>): Promise<boolean> {
+/** Display-only JSON: undefined when it does not parse. */
+function guardJson(text: string): unknown {
   try {
-    await write;
-    return true;
-  } catch (e) {
-    if (e instanceof ConditionalCheckFailedException) return false;
-    throw e;
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
   }
 }
 
-/** The marker's time, or undefined when the item does not hold one. */
-function markerTime(item: Record<string, unknown>): number | undefined {
-  return typeof item.at === 'number' ? item.at : undefined;
+/** An item DynamoDB's TTL will delete: already gone as far as readers go. */
+function expired(item: Record<string, unknown>, nowMs: number): boolean {
+  return typeof item.ttl === 'number' && item.ttl * 1000 <= nowMs;
 }
 
 /** Throws an error naming the item when it cannot be read: it is reported, and `shpa delete` removes it. */
@@ -396,46 +528,24 @@ function decodeSpec(item: SpecItem): StoredSpec {
   return doc;
 }
 
-/** An autoscaler as the sync sees it: the spec, with status and history only from a state of the same uid. */
-function toRecord(
-  cluster: string,
-  item: SpecItem,
-  doc: HorizontalPodAutoscaler,
-  stateItem: Record<string, unknown> | undefined,
-  marker: number | undefined,
-): { record: AutoscalerRecord; mine?: CompactState } {
-  const { namespace, name } = parseSk(item.sk)!;
-  let state: ReturnType<typeof decodeState> | undefined;
-  try {
-    state = stateItem && decodeState(stateItem);
-  } catch (e) {
-    throw new Error(`stored state of ${namespace}/${name} cannot be read: ${(e as Error).message}`);
-  }
-  const mine = state && state.uid === doc.metadata.uid ? state : undefined;
-  const record: AutoscalerRecord = {
-    cluster,
-    namespace,
-    name,
-    hpa: mine?.status ? { ...doc, status: mine.status } : doc,
-    history: mine ? expandHistory(mine, marker) : EMPTY_HISTORY,
-    // A state left by a deleted autoscaler of the same name is overwritten, conditionally.
-    version: state?.v ?? 0,
-    createdAt: item.ct,
-    updatedAt: mine && mine.ut > item.ut ? mine.ut : item.ut,
-  };
-  return { record, mine };
-}
-
 /** What the user wrote: the server-set metadata left out. */
 function userFields(o: StoredSpec): unknown {
   const { uid: _u, creationTimestamp: _c, generation: _g, resourceVersion: _r, ...metadata } = o.metadata;
   return { apiVersion: o.apiVersion, kind: o.kind, metadata, spec: o.spec };
 }
 
-function decodeCluster(item: Record<string, unknown>): ClusterRecord {
-  const rec: ClusterRecord = { name: String(item.sk), region: String(item.region) };
+function decodeCluster(item: Record<string, unknown>): RegisteredCluster {
+  const rec: RegisteredCluster = {
+    name: String(item.sk),
+    region: String(item.region),
+    shards: typeof item.shards === 'number' ? item.shards : 1,
+    managedBy: item.managedBy === 'stack' ? 'stack' : 'cli',
+  };
   if (typeof item.roleArn === 'string') rec.roleArn = item.roleArn;
   if (typeof item.endpoint === 'string') rec.endpoint = item.endpoint;
   if (typeof item.caData === 'string') rec.caData = item.caData;
+  if (Array.isArray(item.namespaces)) rec.namespaces = item.namespaces.map(String);
   return rec;
 }
+
+export type { BrokenRecord };

@@ -1,7 +1,7 @@
-// The table's item layout (docs/store.md): one partition per cluster holds its
-// specs, their state items and a cycle marker, so one Query loads a cycle's input.
-import type { HorizontalPodAutoscalerStatus } from '../hpa/types.js';
-import type { CompactState, EventPair, RecPair } from './history.js';
+// The table's item layout (docs/store.md). Autoscalers and CloudWatchMetric objects live in
+// their namespace bucket's partition (lib/sync/shards.ts), so a shard's load is one Query
+// per non-empty bucket it owns; each cluster has one small index of its non-empty buckets;
+// each shard has one cycle item (lease, last tick, marker).
 
 export const KIND_HPA = 'HorizontalPodAutoscaler';
 export const KIND_CLOUDWATCH = 'CloudWatchMetric';
@@ -9,11 +9,15 @@ export type SpecKind = typeof KIND_HPA | typeof KIND_CLOUDWATCH;
 
 const SPEC_PREFIX: Record<SpecKind, string> = { [KIND_HPA]: 'hpa', [KIND_CLOUDWATCH]: 'cwm' };
 const STATE_PREFIX = 'st';
+export const BUCKETS_SK = 'buckets';
 export const CYCLE_SK = 'cycle';
 export const CLUSTERS_PK = 'clusters';
-export const LEASES_PK = 'lease';
 
-export const clusterPk = (cluster: string): string => `c#${cluster}`;
+/** The partition of one namespace bucket of a cluster. */
+export const bucketPk = (cluster: string, bucket: number): string => `c#${cluster}#${String(bucket).padStart(2, '0')}`;
+/** The cluster's index of non-empty buckets: pk `c#<cluster>`, sk `buckets`. */
+export const bucketIndexKey = (cluster: string): ItemKey => ({ pk: `c#${cluster}`, sk: BUCKETS_SK });
+export const shardCycleKey = (shardId: string): ItemKey => ({ pk: `shard#${shardId}`, sk: CYCLE_SK });
 // Namespaces and names are DNS labels/subdomains: they cannot contain '#'.
 export const specSk = (kind: SpecKind, namespace: string, name: string): string => `${SPEC_PREFIX[kind]}#${namespace}#${name}`;
 export const stateSk = (namespace: string, name: string): string => `${STATE_PREFIX}#${namespace}#${name}`;
@@ -29,21 +33,6 @@ export interface SpecItem extends ItemKey {
   ut: string;
 }
 
-/** An autoscaler's state, written by the sync; small so a write costs one unit. */
-export interface StateItem extends ItemKey {
-  /** uid of the spec this state belongs to: a re-created autoscaler starts afresh. */
-  uid: string;
-  v: number;
-  st: string;
-  rec?: string;
-  open: boolean;
-  off: number;
-  up?: string;
-  dn?: string;
-  mt: number;
-  ut: string;
-}
-
 export function parseSk(sk: string): { prefix: string; namespace: string; name: string } | undefined {
   const parts = sk.split('#');
   return parts.length === 3 ? { prefix: parts[0], namespace: parts[1], name: parts[2] } : undefined;
@@ -54,49 +43,17 @@ export function kindOfPrefix(prefix: string): SpecKind | 'state' | undefined {
   return (Object.keys(SPEC_PREFIX) as SpecKind[]).find((k) => SPEC_PREFIX[k] === prefix);
 }
 
-export function encodeState(key: ItemKey, uid: string, v: number, s: CompactState, now: Date): StateItem {
-  const item: StateItem = {
-    ...key,
-    uid,
-    v,
-    st: JSON.stringify(s.status ?? {}),
-    open: s.open,
-    off: s.offsetMs,
-    mt: s.metricsAtMs,
-    ut: now.toISOString(),
-  };
-  if (s.rec !== null) item.rec = JSON.stringify(s.rec);
-  if (s.up.length > 0) item.up = JSON.stringify(s.up);
-  if (s.down.length > 0) item.dn = JSON.stringify(s.down);
-  return item;
+/** Cluster and bucket of a bucket partition key, or undefined for any other key. */
+export function parseBucketPk(pk: string): { cluster: string; bucket: number } | undefined {
+  const m = /^c#([^#]+)#(\d\d)$/.exec(pk);
+  return m ? { cluster: m[1], bucket: Number(m[2]) } : undefined;
 }
 
-/** Throws on an item this version cannot read (reported as a broken record). */
-export function decodeState(item: Record<string, unknown>): CompactState & { uid: string; v: number; ut: string } {
-  const num = (x: unknown, f: string): number => {
-    if (typeof x !== 'number' || !Number.isFinite(x)) throw new Error(`state attribute ${f} is not a number`);
-    return x;
-  };
-  const pairs = <T extends RecPair | EventPair>(x: unknown, f: string): T[] => {
-    if (x === undefined) return [];
-    const v: unknown = JSON.parse(String(x));
-    if (!Array.isArray(v) || !v.every((p) => Array.isArray(p) && p.length === 2 && p.every((n) => typeof n === 'number'))) {
-      throw new Error(`state attribute ${f} is not a list of pairs`);
-    }
-    return v as T[];
-  };
-  const status = JSON.parse(String(item.st)) as HorizontalPodAutoscalerStatus;
-  if (typeof status !== 'object' || status === null) throw new Error('state attribute st is not an object');
-  return {
-    uid: String(item.uid),
-    v: num(item.v, 'v'),
-    ut: String(item.ut ?? ''),
-    status: 'desiredReplicas' in status ? status : undefined,
-    rec: item.rec === undefined ? null : pairs<RecPair>(item.rec, 'rec'),
-    open: item.open === true,
-    offsetMs: typeof item.off === 'number' ? item.off : 0,
-    up: pairs<EventPair>(item.up, 'up'),
-    down: pairs<EventPair>(item.dn, 'dn'),
-    metricsAtMs: typeof item.mt === 'number' ? item.mt : 0,
-  };
+/** The spec a stream record's keys name, or undefined for any other item. */
+export function specOfKeys(pk: string, sk: string): { cluster: string; namespace: string; name: string; kind: SpecKind } | undefined {
+  const bucket = parseBucketPk(pk);
+  const key = parseSk(sk);
+  const kind = key && kindOfPrefix(key.prefix);
+  if (!bucket || !key || !kind || kind === 'state') return undefined;
+  return { cluster: bucket.cluster, namespace: key.namespace, name: key.name, kind };
 }

@@ -1,4 +1,5 @@
-// The one table the product uses: string partition key pk, string sort key sk, on demand.
+// The one table the product uses: string partition key pk, string sort key sk, on demand; with
+// the stream the stream function reads (spec changes), where the server has streams.
 import {
   CreateTableCommand,
   DescribeTableCommand,
@@ -10,8 +11,13 @@ import {
 
 export const DEFAULT_TABLE_NAME = 'shpa';
 
+export interface TableOptions {
+  /** A NEW_AND_OLD_IMAGES stream, as the deployed table has (DynamoDB Local; dynalite has none). */
+  stream?: boolean;
+}
+
 /** Creates the table when it does not exist and waits until it is active. */
-export async function ensureTable(client: DynamoDBClient, tableName: string): Promise<'created' | 'exists'> {
+export async function ensureTable(client: DynamoDBClient, tableName: string, options: TableOptions = {}): Promise<'created' | 'exists'> {
   try {
     const d = await client.send(new DescribeTableCommand({ TableName: tableName }));
     if (d.Table?.TableStatus !== 'ACTIVE') await waitUntilTableExists({ client, maxWaitTime: 60 }, { TableName: tableName });
@@ -32,6 +38,7 @@ export async function ensureTable(client: DynamoDBClient, tableName: string): Pr
           { AttributeName: 'pk', KeyType: 'HASH' },
           { AttributeName: 'sk', KeyType: 'RANGE' },
         ],
+        ...(options.stream ? { StreamSpecification: { StreamEnabled: true, StreamViewType: 'NEW_AND_OLD_IMAGES' as const } } : {}),
       }),
     );
   } catch (e) {

@@ -1,14 +1,35 @@
-// The sync function's configuration, from its environment (set by serverless.yml).
+// The functions' configuration, from their environment (set by serverless.yml; see
+// docs/architecture.md). A bad value fails every invocation with the variable and field named.
 import { DEFAULT_CONTROLLER_SETTINGS } from '../hpa/defaults.js';
+import { isDNS1123Label } from '../hpa/name-rules.js';
 import type { ControllerSettings } from '../hpa/types.js';
-import type { SyncOptions } from './cycle.js';
-import type { InvocationConfig } from './invocation.js';
-import type { ClusterRecord } from './ports.js';
+import type { ClusterConfig } from './ports.js';
+import { isShardCount } from './shards.js';
 
-export interface SyncConfig extends InvocationConfig {
-  tableName: string;
-  /** Region of clusters and CloudWatch queries that name none. */
+/** What the worker does with each autoscaler: the cycle's options. */
+export interface SyncOptions {
+  settings: ControllerSettings;
+  /** Global dry-run: compute, log and store decisions, never patch. */
+  dryRun: boolean;
+  /** Concurrent API calls per shard cycle. */
+  concurrency: number;
+  /** Time that must be left to start one autoscaler's writes (check, save, patch, save again on failure). */
+  writeBudgetMs: number;
+  /** Where autoscalers come from. */
+  sources: { table: boolean; cluster: boolean };
+  /** A quiet autoscaler's decision line at most this often (seconds). */
+  decisionLogSeconds: number;
+}
+
+export interface FunctionConfig {
   region: string;
+  tableName: string;
+  queueUrl: string;
+  clusters: ClusterConfig[];
+  syncPeriodSeconds: number;
+  options: SyncOptions;
+  /** Per-autoscaler EMF metrics (two custom metrics each). */
+  autoscalerMetrics: boolean;
 }
 
 export class ConfigError extends Error {
@@ -16,42 +37,49 @@ export class ConfigError extends Error {
 }
 
 const CLUSTER_NAME = /^[0-9A-Za-z][A-Za-z0-9\-_]*$/;
-const REGION = /^[a-z]{2}(-[a-z]+)+-\d+$/;
+export const REGION = /^[a-z]{2}(-[a-z]+)+-\d+$/;
 const ROLE_ARN = /^arn:aws[a-z-]*:iam::\d{12}:role\/[\w+=,.@/-]+$/;
 
+/** A divisor of 60 that is at least 5, or a multiple of 60 up to 900: ticks then fall on the same seconds every minute. */
+export function isSyncPeriod(p: number): boolean {
+  return Number.isInteger(p) && ((p >= 5 && 60 % p === 0) || (p >= 60 && p <= 900 && p % 60 === 0));
+}
+
 /**
- * SHPA_CLUSTERS: JSON list of {name, region?, roleArn?} (serverless.yml derives it from the `clusters` param);
- * SHPA_TABLE; SHPA_SYNC_PERIOD_SECONDS (15); SHPA_SCHEDULE_INTERVAL_SECONDS (60); SHPA_DRY_RUN (false);
- * SHPA_CONCURRENCY (32); SHPA_CONTROLLER_SETTINGS: JSON overriding fields of the controller defaults.
+ * AWS_REGION; SHPA_TABLE; SHPA_QUEUE_URL; SHPA_CLUSTERS: JSON list of {name, region?, roleArn?, shards?, namespaces?};
+ * SHPA_SYNC_PERIOD_SECONDS (15); SHPA_DRY_RUN (false); SHPA_CONCURRENCY (32); SHPA_CONTROLLER_SETTINGS (JSON);
+ * SHPA_AUTOSCALER_SOURCES ("table,cluster"); SHPA_DECISION_LOG_SECONDS (300); SHPA_AUTOSCALER_METRICS (false).
  */
-export function loadSyncConfig(env: Record<string, string | undefined>): SyncConfig {
+export function loadFunctionConfig(env: Record<string, string | undefined>, needs: { table?: boolean; queue?: boolean } = {}): FunctionConfig {
   const region = env.AWS_REGION ?? env.AWS_DEFAULT_REGION;
   if (!region) throw new ConfigError('AWS_REGION is not set');
-  const tableName = env.SHPA_TABLE;
-  if (!tableName) throw new ConfigError('SHPA_TABLE is not set: the DynamoDB table of autoscalers');
+  const tableName = env.SHPA_TABLE ?? '';
+  if (needs.table !== false && !tableName) throw new ConfigError('SHPA_TABLE is not set: the DynamoDB table of autoscalers');
+  const queueUrl = env.SHPA_QUEUE_URL ?? '';
+  if (needs.queue !== false && !queueUrl) throw new ConfigError('SHPA_QUEUE_URL is not set: the work queue');
   const syncPeriodSeconds = integer(env, 'SHPA_SYNC_PERIOD_SECONDS', 15, 1, 900);
-  const scheduleIntervalSeconds = integer(env, 'SHPA_SCHEDULE_INTERVAL_SECONDS', 60, 60, 900);
-  if (syncPeriodSeconds > scheduleIntervalSeconds) {
-    throw new ConfigError(`SHPA_SYNC_PERIOD_SECONDS (${syncPeriodSeconds}) is longer than the schedule interval (${scheduleIntervalSeconds})`);
+  if (!isSyncPeriod(syncPeriodSeconds)) {
+    throw new ConfigError(`SHPA_SYNC_PERIOD_SECONDS: must divide 60 (and be at least 5) or be a multiple of 60 up to 900, got ${syncPeriodSeconds}`);
   }
-  const options: SyncOptions = {
-    settings: controllerSettings(env.SHPA_CONTROLLER_SETTINGS),
-    dryRun: boolean(env, 'SHPA_DRY_RUN'),
-    concurrency: integer(env, 'SHPA_CONCURRENCY', 32, 1, 512),
-    writeBudgetMs: 3_000,
-  };
   return {
-    clusters: parseClusters(env.SHPA_CLUSTERS, region),
     region,
     tableName,
+    queueUrl,
+    clusters: parseClusters(env.SHPA_CLUSTERS, region),
     syncPeriodSeconds,
-    scheduleIntervalSeconds,
-    options,
-    safetyMarginMs: 5_000,
+    options: {
+      settings: controllerSettings(env.SHPA_CONTROLLER_SETTINGS),
+      dryRun: boolean(env, 'SHPA_DRY_RUN'),
+      concurrency: integer(env, 'SHPA_CONCURRENCY', 32, 1, 512),
+      writeBudgetMs: 2_000,
+      sources: sources(env.SHPA_AUTOSCALER_SOURCES),
+      decisionLogSeconds: integer(env, 'SHPA_DECISION_LOG_SECONDS', 300, 0, 86_400),
+    },
+    autoscalerMetrics: boolean(env, 'SHPA_AUTOSCALER_METRICS'),
   };
 }
 
-export function parseClusters(text: string | undefined, defaultRegion: string): ClusterRecord[] {
+export function parseClusters(text: string | undefined, defaultRegion: string): ClusterConfig[] {
   if (!text || text.trim() === '') throw new ConfigError('SHPA_CLUSTERS is not set: the clusters to sync');
   let raw: unknown;
   try {
@@ -59,12 +87,12 @@ export function parseClusters(text: string | undefined, defaultRegion: string): 
   } catch (e) {
     throw new ConfigError(`SHPA_CLUSTERS: not JSON: ${(e as Error).message}`);
   }
-  if (!Array.isArray(raw)) throw new ConfigError('SHPA_CLUSTERS: must be a JSON list of {name, region?, roleArn?}');
+  if (!Array.isArray(raw)) throw new ConfigError('SHPA_CLUSTERS: must be a JSON list of {name, region?, roleArn?, shards?, namespaces?}');
   const seen = new Set<string>();
   return raw.map((item: unknown, i) => {
     const at = `SHPA_CLUSTERS[${i}]`;
     if (typeof item !== 'object' || item === null) throw new ConfigError(`${at}: must be an object`);
-    const { name, region, roleArn, ...rest } = item as Record<string, unknown>;
+    const { name, region, roleArn, shards, namespaces, ...rest } = item as Record<string, unknown>;
     const unknown = Object.keys(rest);
     if (unknown.length > 0) throw new ConfigError(`${at}: unknown field ${unknown[0]}`);
     if (typeof name !== 'string' || !CLUSTER_NAME.test(name)) throw new ConfigError(`${at}.name: invalid cluster name ${JSON.stringify(name)}`);
@@ -76,11 +104,32 @@ export function parseClusters(text: string | undefined, defaultRegion: string): 
     if (roleArn !== undefined && (typeof roleArn !== 'string' || !ROLE_ARN.test(roleArn))) {
       throw new ConfigError(`${at}.roleArn: not an IAM role ARN: ${JSON.stringify(roleArn)}`);
     }
-    return { name, region: (region as string | undefined) ?? defaultRegion, ...(roleArn ? { roleArn: roleArn as string } : {}) };
+    if (shards !== undefined && (typeof shards !== 'number' || !isShardCount(shards))) {
+      throw new ConfigError(`${at}.shards: must be 1, 2, 4, 8 or 16, got ${JSON.stringify(shards)}`);
+    }
+    const config: ClusterConfig = { name, region: (region as string | undefined) ?? defaultRegion, shards: (shards as number | undefined) ?? 1 };
+    if (roleArn) config.roleArn = roleArn as string;
+    if (namespaces !== undefined) config.namespaces = namespaceList(namespaces, `${at}.namespaces`);
+    return config;
   });
 }
 
-function controllerSettings(text: string | undefined): ControllerSettings {
+function namespaceList(v: unknown, at: string): string[] {
+  if (!Array.isArray(v) || v.length === 0) throw new ConfigError(`${at}: must be a non-empty list of namespaces (leave it out for all)`);
+  return v.map((ns, j) => {
+    if (typeof ns !== 'string' || isDNS1123Label(ns).length > 0) throw new ConfigError(`${at}[${j}]: not a namespace name: ${JSON.stringify(ns)}`);
+    return ns;
+  });
+}
+
+function sources(text: string | undefined): SyncOptions['sources'] {
+  const list = (text ?? 'table,cluster').split(',').map((s) => s.trim()).filter(Boolean);
+  for (const s of list) if (s !== 'table' && s !== 'cluster') throw new ConfigError(`SHPA_AUTOSCALER_SOURCES: unknown source ${JSON.stringify(s)} (table, cluster)`);
+  if (list.length === 0) throw new ConfigError('SHPA_AUTOSCALER_SOURCES: name at least one of table, cluster');
+  return { table: list.includes('table'), cluster: list.includes('cluster') };
+}
+
+export function controllerSettings(text: string | undefined): ControllerSettings {
   if (!text) return DEFAULT_CONTROLLER_SETTINGS;
   let raw: unknown;
   try {

@@ -1,4 +1,5 @@
-// The per-cycle deadline: reads that cannot finish in time are abandoned, writes are never started late.
+// A cycle's deadline: what cannot finish in time is cancelled (its AbortSignal fires), and
+// writes are never started without the time they need.
 import type { Clock } from './ports.js';
 
 export class DeadlineExceededError extends Error {
@@ -9,35 +10,48 @@ export class DeadlineExceededError extends Error {
 }
 
 export class Deadline {
+  private readonly controller = new AbortController();
+  private readonly timer: NodeJS.Timeout;
+
   constructor(
     readonly at: Date,
     private readonly clock: Clock,
-  ) {}
+  ) {
+    this.timer = setTimeout(() => this.controller.abort(new DeadlineExceededError('the end of the cycle')), Math.max(0, this.remainingMs()));
+    this.timer.unref?.();
+  }
+
+  /** Fires at the deadline: pass it to every call of the cycle. */
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
 
   remainingMs(): number {
     return this.at.getTime() - this.clock.now().getTime();
   }
 
-  /** Throws unless at least marginMs are left. */
+  /** Throws unless more than marginMs are left. */
   check(what: string, marginMs = 0): void {
-    if (this.remainingMs() <= marginMs) throw new DeadlineExceededError(what);
+    if (this.controller.signal.aborted || this.remainingMs() <= marginMs) throw new DeadlineExceededError(what);
   }
 
-  /**
-   * Resolves as the read does, or rejects when the deadline comes first. The read
-   * itself keeps running (ports take no abort signal); its result is then ignored.
-   */
-  async race<T>(what: string, read: () => Promise<T>): Promise<T> {
-    this.check(what);
+  /** Resolves as `work` does, or rejects when the deadline (less marginMs) comes first. */
+  async race<T>(what: string, work: Promise<T>, marginMs = 0): Promise<T> {
+    this.check(what, marginMs);
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new DeadlineExceededError(what)), Math.max(0, this.remainingMs()));
+      timer = setTimeout(() => reject(new DeadlineExceededError(what)), Math.max(0, this.remainingMs() - marginMs));
       timer.unref?.();
     });
     try {
-      return await Promise.race([read(), late]);
+      return await Promise.race([work, late]);
     } finally {
       clearTimeout(timer);
     }
+  }
+
+  /** Stops the timer (the cycle is over). */
+  dispose(): void {
+    clearTimeout(this.timer);
   }
 }

@@ -1,5 +1,7 @@
-// The adapter interfaces one sync cycle depends on. lib/store, lib/cluster and
-// lib/metrics implement them; tests and the demo can pass local ones.
+// The adapter interfaces one shard cycle depends on. lib/store, lib/cluster and
+// lib/metrics implement them; tests and the local stack pass the same or local ones.
+// Every I/O method takes an optional AbortSignal: the cycle aborts what its deadline
+// no longer has time for, so a hung call is cancelled, not only abandoned.
 import type {
   CrossVersionObjectReference,
   Fetched,
@@ -7,6 +9,7 @@ import type {
   HorizontalPodAutoscalerStatus,
   MetricIdentifier,
   MetricSample,
+  ObjectMeta,
   PodInfo,
   PodMetric,
   PodMetricSample,
@@ -15,36 +18,76 @@ import type {
 } from '../hpa/types.js';
 import type { CloudWatchMetric } from '../metrics/cloudwatch-types.js';
 import type { DecisionLogEntry } from './event-log.js';
+import type { ShardRef } from './shards.js';
 
 export interface Clock {
   now(): Date;
 }
 
-/** A cluster the product manages (a record in the store). */
+/** How to reach a cluster. */
 export interface ClusterRecord {
   name: string;
   region: string;
   /** IAM role to assume for clusters in other accounts. */
   roleArn?: string;
-  /** API server URL override (skips DescribeCluster); with caData for local servers. */
+  /** API server URL override (skips DescribeCluster); with caData. Local stacks only. */
   endpoint?: string;
   caData?: string;
 }
 
-/** One autoscaler as stored: spec (validated, defaulted), status, history, version. */
+/** A cluster as the functions sync it. */
+export interface ClusterConfig extends ClusterRecord {
+  /** K: shards the cluster is cut into (1, 2, 4, 8, 16). */
+  shards: number;
+  /** Namespaces the function may act in; undefined: all. */
+  namespaces?: string[];
+}
+
+export type AutoscalerSource = 'table' | 'cluster';
+
+/** A scale recorded in the state before /scale was written, confirmed by the next cycle (lib/sync/pending.ts). */
+export interface PendingScale {
+  from: number;
+  to: number;
+  /** When it was decided: the scale event's timestamp. */
+  at: string;
+  /** The target's resourceVersion read before the write. */
+  resourceVersion?: string;
+  /** status.lastScaleTime before this scale, restored if it never happened. */
+  previousScaleTime?: string;
+}
+
+/** One autoscaler: its spec (from the table or the cluster) with its stored state. */
 export interface AutoscalerRecord {
   cluster: string;
   namespace: string;
   name: string;
+  source: AutoscalerSource;
+  /** The spec as stored or listed, status from the stored state. Not yet validated: the sync does that. */
   hpa: HorizontalPodAutoscaler;
+  /** table: the spec item's version; cluster: the object's metadata.generation. */
+  specVersion: string;
   history: ScalingHistory;
-  /** Optimistic-concurrency version: every write is conditional on it. */
+  /** Optimistic-concurrency version of the state: every state write is conditional on it (0: none yet). */
   version: number;
   createdAt: string;
   updatedAt: string;
   /** Recent events, newest last (lib/sync/event-log.ts). */
   log?: DecisionLogEntry[];
+  pending?: PendingScale;
+  /** The target's pod selector when last read: what other autoscalers of the namespace check theirs against. */
+  selector?: string;
+  /** Why the stored state could not be trusted; the history then starts empty. */
+  stateProblem?: string;
 }
+
+/** The stored state of an autoscaler defined as a Kubernetes object: no spec in the table. */
+export type ClusterStateRecord = Omit<AutoscalerRecord, 'hpa' | 'specVersion' | 'source'> & {
+  uid: string;
+  status?: HorizontalPodAutoscalerStatus;
+  /** The object's spec when the state was last written (for `shpa get`, which does not read the cluster). */
+  lastSpec?: unknown;
+};
 
 /** A stored item that could not be decoded: reported, never fatal to the cycle. */
 export interface BrokenRecord {
@@ -54,6 +97,18 @@ export interface BrokenRecord {
   error: string;
 }
 
+export interface ShardSnapshot {
+  /** Autoscalers whose spec is in the table, with their state. */
+  autoscalers: AutoscalerRecord[];
+  /** States of autoscalers defined as Kubernetes objects. */
+  clusterStates: ClusterStateRecord[];
+  cloudWatchMetrics: CloudWatchMetric[];
+  broken: BrokenRecord[];
+  /** The non-empty buckets read. */
+  buckets: number[];
+}
+
+/** Everything a cluster-wide read needs (the CLI). */
 export interface ClusterSnapshot {
   autoscalers: AutoscalerRecord[];
   cloudWatchMetrics: CloudWatchMetric[];
@@ -64,7 +119,41 @@ export interface ClusterSnapshot {
 export interface AutoscalerStateUpdate {
   status: HorizontalPodAutoscalerStatus;
   history: ScalingHistory;
+  log: DecisionLogEntry[];
+  /** A scale about to be written to the target; undefined: none pending. */
+  pending?: PendingScale;
+  /** The target's pod selector as read this cycle. */
+  selector?: string;
 }
+
+export interface SaveOptions {
+  /** The time open recommendation pairs are kept relative to: this cycle's time. */
+  markerMs: number;
+  /** Write even when nothing material changed (an evaluation between ticks, a pending scale resolved). */
+  force?: boolean;
+  signal?: AbortSignal;
+}
+
+export interface LeaseRequest {
+  owner: string;
+  now: Date;
+  /** How long the lease lasts unless released. */
+  leaseMs: number;
+  /** A tick's time: only taken when newer than the last tick started. */
+  tick?: Date;
+  signal?: AbortSignal;
+}
+
+export type LeaseOutcome =
+  | {
+      outcome: 'acquired';
+      /** The marker of the previous cycle (see docs/store.md); undefined when none can be trusted. */
+      markerMs?: number;
+      /** Repairs made on the way (a lease or marker from the future, values of the wrong type). */
+      warnings: string[];
+    }
+  | { outcome: 'held'; owner: string; expiresAt: string }
+  | { outcome: 'duplicate'; lastTick: string };
 
 export class VersionConflictError extends Error {
   override readonly name = 'VersionConflictError';
@@ -77,13 +166,18 @@ export class VersionConflictError extends Error {
 }
 
 export interface AutoscalerStore {
-  /** Everything a cycle needs for one cluster, in one paginated Query. */
-  loadCluster(cluster: string): Promise<ClusterSnapshot>;
-  /** Conditional on expectedVersion; throws VersionConflictError when it lost a race. Returns the new version. */
-  saveState(record: AutoscalerRecord, update: AutoscalerStateUpdate, now: Date): Promise<number>;
-  /** Conditional put with an expiry; false when another owner holds an unexpired lease. */
-  acquireLease(name: string, owner: string, now: Date, ttlSeconds: number): Promise<boolean>;
-  releaseLease(name: string, owner: string): Promise<void>;
+  /** The shard's autoscalers, states and CloudWatchMetric objects: one Query per non-empty bucket. */
+  loadShard(shard: ShardRef, opts: { now: Date; markerMs?: number; signal?: AbortSignal }): Promise<ShardSnapshot>;
+  /** Conditional on record.version; throws VersionConflictError when it lost a race. Returns the new version. */
+  saveState(record: AutoscalerRecord, update: AutoscalerStateUpdate, now: Date, opts: SaveOptions): Promise<number>;
+  /** The spec item's current version (table autoscalers), read consistently: an apply since the load is seen. */
+  specVersion(cluster: string, namespace: string, name: string, signal?: AbortSignal): Promise<string | undefined>;
+  /** The state of an autoscaler whose Kubernetes object is gone: left to expire. */
+  expireState(cluster: string, state: ClusterStateRecord, now: Date, signal?: AbortSignal): Promise<void>;
+  /** Takes the shard's lease (and, for a tick, its last-tick mark). */
+  acquireShard(shardId: string, req: LeaseRequest): Promise<LeaseOutcome>;
+  /** Releases a lease this owner holds, recording the cycle's marker when given. */
+  releaseShard(shardId: string, owner: string, opts: { markerMs?: number; signal?: AbortSignal }): Promise<void>;
 }
 
 /** An error from the cluster API, with the HTTP status when there was one. */
@@ -92,30 +186,60 @@ export class ClusterApiError extends Error {
   constructor(
     message: string,
     readonly statusCode?: number,
+    /** True when the request may have reached the server and acted (a timeout, a reset): its outcome is unknown. */
+    readonly outcomeUnknown = false,
   ) {
     super(message);
   }
 }
 
-/** One cluster's API as a cycle uses it. Implementations batch and retry. */
+/** A ServerlessHorizontalPodAutoscaler as listed: spec unchecked. */
+export interface KubernetesAutoscaler {
+  metadata: ObjectMeta & { namespace: string; uid: string };
+  spec: unknown;
+  status?: unknown;
+}
+
+/** What the sync writes to a ServerlessHorizontalPodAutoscaler's status subresource. */
+export interface KubernetesAutoscalerStatus extends HorizontalPodAutoscalerStatus {
+  /** Display only, for the printer columns: "Deployment/web", "cpu: 72%/60%". */
+  reference: string;
+  targets: string;
+}
+
+export interface ObjectReference {
+  apiVersion: string;
+  kind: string;
+  namespace: string;
+  name: string;
+  uid: string;
+}
+
+/** One cluster's API as a cycle uses it. Implementations retry within their budget. */
 export interface ClusterAccess {
-  getScale(namespace: string, ref: CrossVersionObjectReference): Promise<ScaleInfo>;
-  /** Writes spec.replicas through /scale. */
-  updateScale(namespace: string, ref: CrossVersionObjectReference, replicas: number): Promise<void>;
-  /** All pods of a namespace (a cycle lists each namespace once). */
-  listPods(namespace: string): Promise<PodInfo[]>;
+  getScale(namespace: string, ref: CrossVersionObjectReference, signal?: AbortSignal): Promise<ScaleInfo>;
+  /** Writes spec.replicas through /scale; with resourceVersion, a change since that read is a 409 conflict. */
+  updateScale(namespace: string, ref: CrossVersionObjectReference, replicas: number, resourceVersion?: string, signal?: AbortSignal): Promise<void>;
+  listPods(namespace: string, signal?: AbortSignal): Promise<PodInfo[]>;
+  /** Our custom resources, in the given namespaces (all when undefined). */
+  listAutoscalerObjects(
+    namespaces: string[] | undefined,
+    signal?: AbortSignal,
+  ): Promise<{ autoscalers: KubernetesAutoscaler[]; cloudWatchMetrics: CloudWatchMetric[] }>;
+  /** metadata.generation of one autoscaler object, undefined when it no longer exists. */
+  autoscalerGeneration(namespace: string, name: string, signal?: AbortSignal): Promise<number | undefined>;
+  writeAutoscalerStatus(namespace: string, name: string, status: KubernetesAutoscalerStatus, signal?: AbortSignal): Promise<void>;
+  /** Creates or updates (count, lastTimestamp) the Event for one log entry, as client-go's recorder does. */
+  recordEvent(involved: ObjectReference, entry: DecisionLogEntry, signal?: AbortSignal): Promise<void>;
 }
 
 /** The cluster's metrics APIs (metrics.k8s.io, custom.metrics.k8s.io, external.metrics.k8s.io). */
 export interface ClusterMetricsApi {
-  /** PodMetrics of a whole namespace (a cycle lists each namespace once). */
-  listPodMetrics(namespace: string): Promise<PodMetric[]>;
-  /** custom.metrics.k8s.io/v1beta2 pods metric, with the pod selector and optional metric selector. */
-  getPodsMetric(namespace: string, metric: MetricIdentifier, podSelector: string): Promise<PodMetricSample[]>;
-  /** custom.metrics.k8s.io/v1beta2 for the described object. */
-  getObjectMetric(namespace: string, describedObject: CrossVersionObjectReference, metric: MetricIdentifier): Promise<MetricSample>;
-  /** external.metrics.k8s.io/v1beta1; one sample per series. */
-  getExternalMetric(namespace: string, metric: MetricIdentifier): Promise<MetricSample[]>;
+  /** PodMetrics of a whole namespace. */
+  listPodMetrics(namespace: string, signal?: AbortSignal): Promise<PodMetric[]>;
+  getPodsMetric(namespace: string, metric: MetricIdentifier, podSelector: string, signal?: AbortSignal): Promise<PodMetricSample[]>;
+  getObjectMetric(namespace: string, describedObject: CrossVersionObjectReference, metric: MetricIdentifier, signal?: AbortSignal): Promise<MetricSample>;
+  getExternalMetric(namespace: string, metric: MetricIdentifier, signal?: AbortSignal): Promise<MetricSample[]>;
 }
 
 /** One metric a cycle needs; identical queries are fetched once. */
@@ -140,6 +264,11 @@ export type MetricAnswer =
   | { type: 'CloudWatch'; result: Fetched<MetricSample[]>; messages?: string[] };
 
 export interface MetricsAccess {
-  /** All metrics of a cycle at once; answers align with queries by index. Never throws for one metric. */
-  fetchAll(queries: MetricQuery[], now: Date): Promise<MetricAnswer[]>;
+  /** Answers align with queries by index. Never throws for one metric. */
+  fetchAll(queries: MetricQuery[], now: Date, signal?: AbortSignal): Promise<MetricAnswer[]>;
+}
+
+/** Sends work messages (the SQS work queue). */
+export interface WorkQueue {
+  send(messages: { body: string; delaySeconds: number }[], signal?: AbortSignal): Promise<void>;
 }

@@ -1,9 +1,11 @@
-// What one cycle reports: one record per autoscaler (logged as one line) and a summary.
+// What one shard cycle reports: one record per autoscaler (a decision line when something
+// happened) and a summary (one line per shard per cycle).
 import type { Decision, HpaEvent } from '../hpa/reconcile.js';
 import type { HorizontalPodAutoscalerCondition } from '../hpa/types.js';
+import type { AutoscalerSource } from './ports.js';
 
-/** Where an autoscaler's sync stopped. A failed read is not one: it reaches the reconcile, as upstream (FailedGetScale, FailedGet*Metric). */
-export type SyncStage = 'load' | 'reconcile' | 'saveState' | 'updateScale' | 'deadline';
+/** Where an autoscaler's sync stopped or what failed. A failed read is not one: it reaches the reconcile, as upstream (FailedGetScale, FailedGet*Metric). */
+export type SyncStage = 'load' | 'source' | 'validate' | 'reconcile' | 'check' | 'saveState' | 'updateScale' | 'status' | 'event' | 'deadline';
 
 export interface StageError {
   stage: SyncStage;
@@ -12,10 +14,11 @@ export interface StageError {
 
 /**
  * scaled: the scale was written; unchanged: computed, no write to the target needed;
- * dryRun: would have scaled; conflict: another writer changed the record, nothing written;
- * failed: an error stopped it; skipped: the deadline came first; broken: the stored record is unreadable.
+ * dryRun: would have scaled; conflict: the spec or the state changed since the load, nothing acted on;
+ * failed: an error stopped it; skipped: the deadline came first; broken: the stored spec is unreadable;
+ * invalid: the spec fails validation and is not acted on; notAllowed: its namespace is outside the allowlist.
  */
-export type AutoscalerOutcome = 'scaled' | 'unchanged' | 'dryRun' | 'conflict' | 'failed' | 'skipped' | 'broken';
+export type AutoscalerOutcome = 'scaled' | 'unchanged' | 'dryRun' | 'conflict' | 'failed' | 'skipped' | 'broken' | 'invalid' | 'notAllowed';
 
 /** written / unchanged (nothing to write) / conflict / failed / skipped (not attempted). */
 export type StoredState = 'written' | 'unchanged' | 'conflict' | 'failed' | 'skipped';
@@ -24,6 +27,7 @@ export interface AutoscalerReport {
   cluster: string;
   namespace: string;
   name: string;
+  source: AutoscalerSource;
   outcome: AutoscalerOutcome;
   dryRun: boolean;
   /** The scale subresource was written this cycle. */
@@ -37,40 +41,58 @@ export interface AutoscalerReport {
   /** Partial-result notes from the metric sources (e.g. CloudWatch Messages). */
   metricMessages?: string[];
   errors: StageError[];
+  /** Repairs and doubts that did not stop it (a state reset, an unconfirmed scale). */
+  warnings: string[];
+  /** Something worth a decision line happened (a scale, a condition change, a metric past tolerance, an error). */
+  notable: boolean;
+  /** A conflict on the target's scale: evaluate again soon, as upstream requeues. */
+  retrySoon?: boolean;
 }
 
-export interface ClusterReport {
-  name: string;
-  autoscalers: number;
-  error?: StageError;
-}
-
-/** Port calls made by the cycle (each is one API round trip or more for paginated ones). */
+/** Calls the cycle made (each is one API round trip or more for paginated ones). */
 export interface CycleCalls {
-  loadCluster: number;
+  loadShard: number;
+  listAutoscalerObjects: number;
   getScale: number;
   listPods: number;
   fetchAll: number;
-  /** Distinct metric queries handed to fetchAll. */
+  /** Distinct cluster metric queries. */
   metricQueries: number;
+  specChecks: number;
   updateScale: number;
   saveState: number;
+  statusWrites: number;
+  events: number;
 }
 
-export type CycleCounts = Record<AutoscalerOutcome, number> & { autoscalers: number; errors: number };
+export type CycleCounts = Record<AutoscalerOutcome, number> & { autoscalers: number; errors: number; evaluated: number };
 
 export interface CycleReport {
+  shard: string;
+  trigger: 'tick' | 'evaluate';
+  /** The tick's time, or what asked for the evaluation. */
+  tick?: string;
+  reason?: string;
   startedAt: string;
   durationMs: number;
-  clusters: ClusterReport[];
   autoscalers: AutoscalerReport[];
   counts: CycleCounts;
   calls: CycleCalls;
+  /** Failures of the shard as a whole (its load, the list of autoscaler objects). */
+  errors: StageError[];
+  warnings: string[];
+  /** The shard could not be loaded: nothing was evaluated. */
+  failed: boolean;
+}
+
+export function emptyCalls(): CycleCalls {
+  return { loadShard: 0, listAutoscalerObjects: 0, getScale: 0, listPods: 0, fetchAll: 0, metricQueries: 0, specChecks: 0, updateScale: 0, saveState: 0, statusWrites: 0, events: 0 };
 }
 
 export function countOutcomes(reports: AutoscalerReport[]): CycleCounts {
   const counts: CycleCounts = {
     autoscalers: reports.length,
+    evaluated: 0,
     errors: 0,
     scaled: 0,
     unchanged: 0,
@@ -79,9 +101,12 @@ export function countOutcomes(reports: AutoscalerReport[]): CycleCounts {
     failed: 0,
     skipped: 0,
     broken: 0,
+    invalid: 0,
+    notAllowed: 0,
   };
   for (const r of reports) {
     counts[r.outcome]++;
+    if (r.decision) counts.evaluated++;
     if (r.errors.length > 0) counts.errors++;
   }
   return counts;

@@ -1,9 +1,9 @@
 // kubectl's renderings, checked against the values upstream's printers give.
 import { describe as group, expect, it } from 'vitest';
-import { describe } from '../../lib/cli/inspect.js';
+import { describe, eventAge, eventMessage, type DescribedAutoscaler } from '../../lib/cli/describe.js';
 import { age, describeMetric } from '../../lib/cli/format.js';
 import type { MetricSpec, MetricStatus } from '../../lib/hpa/types.js';
-import type { AutoscalerRecord } from '../../lib/sync/ports.js';
+import type { DecisionLogEntry } from '../../lib/sync/event-log.js';
 import { hpa, status } from '../store/fixtures.js';
 
 const S = 1000;
@@ -36,15 +36,12 @@ group('describe', () => {
     const h = hpa('web');
     h.metadata.labels = { tier: 'front', app: 'web' };
     h.metadata.annotations = { note: 'x' };
-    const rec: AutoscalerRecord = {
-      cluster: 'prod',
+    const rec: DescribedAutoscaler = {
       namespace: 'default',
       name: 'web',
       hpa: { ...h, status: status(3, 72) },
       history: { recommendations: null, scaleUpEvents: [], scaleDownEvents: [] },
-      version: 1,
       createdAt: '2025-01-01T00:00:00.000Z',
-      updatedAt: '2025-01-01T00:00:00.000Z',
     };
     const lines = describe(rec, 'prod', new Date('2025-01-01T01:00:00Z')).split('\n');
     const column = lines[0].indexOf('web');
@@ -52,6 +49,35 @@ group('describe', () => {
     expect(lines[at].slice(column)).toBe('app=web');
     expect(lines[at + 1]).toBe(`${' '.repeat(column)}tier=front`);
     expect(lines[at + 2].slice(column)).toBe('note=x');
+  });
+});
+
+group('events (kubectl describe: Age, and the message with what the log adds)', () => {
+  const now = Date.parse('2025-01-01T01:00:00Z');
+  const entry = (over: Partial<DecisionLogEntry>): DecisionLogEntry => ({
+    type: 'Normal',
+    reason: 'SuccessfulRescale',
+    message: 'New size: 4; reason: cpu resource utilization (percentage of request) above target',
+    firstTimestamp: '2025-01-01T00:50:00Z',
+    lastTimestamp: '2025-01-01T00:50:00Z',
+    count: 1,
+    ...over,
+  });
+  it('Age: the first time for one event, "last (xN over first)" for repeats', () => {
+    expect(eventAge(entry({}), now)).toBe('10m');
+    expect(eventAge(entry({ firstTimestamp: '2025-01-01T00:30:00Z', lastTimestamp: '2025-01-01T00:59:30Z', count: 7 }), now)).toBe('30s (x7 over 30m)');
+  });
+  it('message: old → new and the limit, when the log has them', () => {
+    expect(eventMessage(entry({}))).toBe('New size: 4; reason: cpu resource utilization (percentage of request) above target');
+    expect(eventMessage(entry({ from: 2, to: 4 }))).toBe('New size: 4; reason: cpu resource utilization (percentage of request) above target (2 → 4)');
+    expect(eventMessage(entry({ from: 16, to: 20, limit: 'TooManyReplicas' }))).toMatch(/\(16 → 20, limited by TooManyReplicas\)$/);
+  });
+  it('describe lists them oldest first, and says <none> without any', () => {
+    const base: DescribedAutoscaler = { namespace: 'default', name: 'web', hpa: hpa('web'), history: { recommendations: null, scaleUpEvents: [], scaleDownEvents: [] }, createdAt: '2025-01-01T00:00:00.000Z' };
+    expect(describe(base, 'prod', new Date(now))).toMatch(/\nEvents:\s+<none>\n$/);
+    const log = [entry({ lastTimestamp: '2025-01-01T00:55:00Z', firstTimestamp: '2025-01-01T00:55:00Z', message: 'New size: 2; reason: All metrics below target' }), entry({})];
+    const text = describe({ ...base, log }, 'prod', new Date(now));
+    expect(text.indexOf('New size: 4')).toBeLessThan(text.indexOf('New size: 2'));
   });
 });
 

@@ -1,11 +1,12 @@
-// EKS bearer tokens (no network: presigning is local), and createClusterAccess
-// wired through a local EKS DescribeCluster endpoint and a local STS AssumeRole.
+// EKS bearer tokens (no network: presigning is local), their STS hostname as the SDK's
+// endpoint rules resolve it, and createClusterAccess wired through a local EKS
+// DescribeCluster endpoint and a local STS AssumeRole.
 import { createHash, createHmac } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { EKSClient } from '@aws-sdk/client-eks';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createClusterAccess, createEksTokenProvider, decodeEksToken, presignEksToken } from '../../lib/cluster/index.js';
+import { createClusterAccess, createEksTokenProvider, decodeEksToken, presignEksToken, stsHostname, tokenClusterId } from '../../lib/cluster/index.js';
 import { startK8sApiServer, type K8sApiServer } from '../../lib/local/k8s-api-server.js';
 import { WorkloadModel } from '../../lib/local/workload-model.js';
 import { VirtualClock, fastRetry } from './fixture.js';
@@ -30,7 +31,7 @@ function expectedSignature(url: URL, headers: Record<string, string>, secret: st
 
 describe('EKS token', () => {
   it('is k8s-aws-v1. + unpadded base64url of a presigned STS GetCallerIdentity bound to the cluster', async () => {
-    const token = await presignEksToken({ clusterName: 'prod', region: 'eu-west-1', credentials: creds, signingDate });
+    const token = await presignEksToken({ clusterId: 'prod', region: 'eu-west-1', credentials: creds, signingDate });
     expect(token).toMatch(/^k8s-aws-v1\.[A-Za-z0-9_-]+$/);
     const d = decodeEksToken(token);
     expect(d.url.origin).toBe('https://sts.eu-west-1.amazonaws.com');
@@ -44,14 +45,21 @@ describe('EKS token', () => {
       expectedSignature(d.url, { host: 'sts.eu-west-1.amazonaws.com', 'x-k8s-aws-id': 'prod' }, 'test-secret', 'eu-west-1'),
     );
     // another cluster name signs differently: the token is bound to the cluster
-    const other = decodeEksToken(await presignEksToken({ clusterName: 'dev', region: 'eu-west-1', credentials: creds, signingDate }));
+    const other = decodeEksToken(await presignEksToken({ clusterId: 'dev', region: 'eu-west-1', credentials: creds, signingDate }));
     expect(other.url.searchParams.get('X-Amz-Signature')).not.toBe(d.url.searchParams.get('X-Amz-Signature'));
   });
 
   it('carries the session token of temporary credentials, and uses the China partition host', async () => {
-    const d = decodeEksToken(await presignEksToken({ clusterName: 'c', region: 'cn-north-1', credentials: { ...creds, sessionToken: 'sess' }, signingDate }));
+    const d = decodeEksToken(await presignEksToken({ clusterId: 'c', region: 'cn-north-1', credentials: { ...creds, sessionToken: 'sess' }, signingDate }));
     expect(d.url.host).toBe('sts.cn-north-1.amazonaws.com.cn');
     expect(d.url.searchParams.get('X-Amz-Security-Token')).toBe('sess');
+  });
+
+  it('is signed for the FIPS host when asked, and binds that host and the cluster id', async () => {
+    const hostname = await stsHostname('us-east-1', { useFipsEndpoint: true });
+    const d = decodeEksToken(await presignEksToken({ clusterId: 'prod', region: 'us-east-1', credentials: creds, signingDate, hostname }));
+    expect(d.url.origin).toBe('https://sts-fips.us-east-1.amazonaws.com');
+    expect(d.url.searchParams.get('X-Amz-Signature')).toBe(expectedSignature(d.url, { host: hostname, 'x-k8s-aws-id': 'prod' }, 'test-secret', 'us-east-1'));
   });
 
   it('rejects what is not a token', () => {
@@ -63,7 +71,7 @@ describe('EKS token', () => {
     const clock = new VirtualClock(signingDate.getTime());
     let expiration = new Date(signingDate.getTime() + 3600_000);
     let reads = 0;
-    const p = createEksTokenProvider({ clusterName: 'c', region: 'us-east-1', clock, credentials: async () => (reads++, { ...creds, expiration }) });
+    const p = createEksTokenProvider({ clusterId: 'c', region: 'us-east-1', clock, credentials: async () => (reads++, { ...creds, expiration }) });
     const t1 = await p.getToken();
     clock.advance(9 * 60);
     expect(await p.getToken()).toBe(t1);
@@ -83,6 +91,47 @@ describe('EKS token', () => {
     clock.advance(2);
     expect(await p.getToken()).not.toBe(t4);
     expect(reads).toBe(5);
+  });
+});
+
+describe('STS hostname, from the SDK endpoint rules', () => {
+  it.each([
+    ['eu-west-1', {}, 'sts.eu-west-1.amazonaws.com'],
+    ['us-east-1', {}, 'sts.us-east-1.amazonaws.com'], // regional, never the legacy global sts.amazonaws.com
+    ['us-east-1', { useFipsEndpoint: true }, 'sts-fips.us-east-1.amazonaws.com'],
+    ['us-east-1', { useDualstackEndpoint: true }, 'sts.us-east-1.api.aws'],
+    ['cn-north-1', {}, 'sts.cn-north-1.amazonaws.com.cn'],
+    ['cn-northwest-1', {}, 'sts.cn-northwest-1.amazonaws.com.cn'],
+    ['us-gov-west-1', {}, 'sts.us-gov-west-1.amazonaws.com'],
+    ['us-gov-east-1', { useFipsEndpoint: true }, 'sts.us-gov-east-1.amazonaws.com'],
+    ['us-iso-east-1', {}, 'sts.us-iso-east-1.c2s.ic.gov'],
+    ['us-isob-east-1', {}, 'sts.us-isob-east-1.sc2s.sgov.gov'],
+  ])('%s %j: %s', async (region, config, host) => {
+    expect(await stsHostname(region, config)).toBe(host);
+  });
+
+  it('follows AWS_USE_FIPS_ENDPOINT, as every SDK client in the function does', async () => {
+    const before = process.env.AWS_USE_FIPS_ENDPOINT;
+    process.env.AWS_USE_FIPS_ENDPOINT = 'true';
+    try {
+      expect(await stsHostname('us-west-2')).toBe('sts-fips.us-west-2.amazonaws.com');
+      const p = createEksTokenProvider({ clusterId: 'c', region: 'us-west-2', credentials: async () => creds });
+      expect(decodeEksToken(await p.getToken()).url.host).toBe('sts-fips.us-west-2.amazonaws.com');
+    } finally {
+      if (before === undefined) delete process.env.AWS_USE_FIPS_ENDPOINT;
+      else process.env.AWS_USE_FIPS_ENDPOINT = before;
+    }
+    expect(await stsHostname('us-west-2')).toBe('sts.us-west-2.amazonaws.com');
+  });
+});
+
+describe('x-k8s-aws-id', () => {
+  it('is the name, or the id of a local cluster on Outposts', () => {
+    expect(tokenClusterId({ name: 'prod', id: 'abc' }, 'prod')).toBe('prod');
+    expect(tokenClusterId({ name: 'edge', id: '9d2a7b1c-0000-4000-8000-00000000abcd', outpostConfig: { outpostArns: [] } }, 'edge')).toBe(
+      '9d2a7b1c-0000-4000-8000-00000000abcd',
+    );
+    expect(() => tokenClusterId({ name: 'edge', outpostConfig: {} }, 'edge')).toThrow('runs on Outposts but DescribeCluster gave no id');
   });
 });
 
@@ -159,6 +208,39 @@ describe('createClusterAccess against local EKS and STS endpoints', () => {
     expect(assumes).toBe(1);
     expect(new Set(seen).size).toBe(1);
     expect(seen[0]).toMatch(/^ASIAASSUMED\/\d{8}\/us-east-1\/sts\/aws4_request$/);
+    await access.close();
+  });
+
+  it('signs the tokens of a local cluster on Outposts for its id, found with the same DescribeCluster', async () => {
+    const clock = new VirtualClock(Date.now());
+    const model = new WorkloadModel({ clock });
+    model.addWorkload({ kind: 'Deployment', apiVersion: 'apps/v1', namespace: 'default', name: 'web', replicas: 2, selector: { app: 'web' } });
+    const ID = '9d2a7b1c-0000-4000-8000-00000000abcd';
+    const boundTo: string[] = [];
+    k8s = await startK8sApiServer({
+      model,
+      // the signature holds only for the x-k8s-aws-id it was computed with
+      token: (t) => {
+        const d = decodeEksToken(t);
+        const id = [ID, 'edge'].find((x) => expectedSignature(d.url, { host: d.url.host, 'x-k8s-aws-id': x }, 'test-secret', 'us-west-2') === d.url.searchParams.get('X-Amz-Signature'));
+        boundTo.push(id ?? 'nothing');
+        return id === ID;
+      },
+    });
+    let describes = 0;
+    const eksUrl = await listen((_req, res) => {
+      describes++;
+      res.writeHead(200, { 'content-type': 'application/json' });
+      const outpostConfig = { outpostArns: ['arn:aws:outposts:us-west-2:111122223333:outpost/op-0abc'], controlPlaneInstanceType: 'm5.large' };
+      res.end(JSON.stringify({ cluster: { name: 'edge', id: ID, status: 'ACTIVE', endpoint: k8s!.url, certificateAuthority: { data: k8s!.caData }, outpostConfig } }));
+    });
+    const access = createClusterAccess(
+      { name: 'edge', region: 'us-west-2' },
+      { clock, credentials: creds, eks: new EKSClient({ endpoint: eksUrl, region: 'us-west-2', credentials: creds }), retry: fastRetry },
+    );
+    expect(await access.listPods('default')).toHaveLength(2);
+    expect(boundTo).toEqual([ID]);
+    expect(describes).toBe(1);
     await access.close();
   });
 

@@ -1,37 +1,55 @@
-// infra/rbac.yaml and infra/access-entry.yaml: valid, complete, and exactly
-// what lib/cluster needs (the local API server enforces the rules).
+// The RBAC manifests (infra/rbac.cjs, infra/rbac.yaml) and the access-entry template for
+// clusters outside the stack: valid, complete, exactly what lib/cluster needs, and no wider
+// than the namespace allowlist. The local API server enforces the manifests as the API
+// server's RBAC does (a ClusterRoleBinding everywhere, a RoleBinding in its namespace).
+import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { parseAllDocuments, parseDocument, type ScalarTag } from 'yaml';
-import { rulesAuthorizer, type PolicyRule } from '../../lib/local/k8s-rbac.js';
+import { parseAllDocuments, parseDocument, type CollectionTag, type ScalarTag } from 'yaml';
+import { requestAttributes, rulesAuthorizer, type PolicyRule, type RequestAttributes } from '../../lib/local/k8s-rbac.js';
 import type { K8sApiServer } from '../../lib/local/k8s-api-server.js';
 import { accessFor, startCluster } from './fixture.js';
 
-interface ClusterRole {
+interface Manifest {
   kind: string;
-  metadata: { name: string; labels?: Record<string, string> };
+  metadata: { name: string; namespace?: string; labels?: Record<string, string> };
   rules?: PolicyRule[];
-  aggregationRule?: { clusterRoleSelectors: { matchLabels: Record<string, string> }[] };
+  aggregationRule?: unknown;
   roleRef?: { kind: string; name: string };
   subjects?: { kind: string; name: string }[];
 }
 
-function loadRbac(): ClusterRole[] {
-  const docs = parseAllDocuments(readFileSync('infra/rbac.yaml', 'utf8'));
-  for (const d of docs) expect(d.errors).toEqual([]);
-  return docs.map((d) => d.toJS() as ClusterRole);
+interface RbacOptions {
+  namespaces?: string[];
+  scaleResources?: string[];
 }
 
-/** The rules of the bound ClusterRole, aggregated as the controller would. */
-function boundRules(docs: ClusterRole[]): PolicyRule[] {
-  const binding = docs.find((d) => d.kind === 'ClusterRoleBinding')!;
-  const role = docs.find((d) => d.kind === 'ClusterRole' && d.metadata.name === binding.roleRef!.name)!;
-  const selectors = role.aggregationRule?.clusterRoleSelectors ?? [];
-  const aggregated = docs.filter(
-    (d) => d.kind === 'ClusterRole' && selectors.some((s) => Object.entries(s.matchLabels).every(([k, v]) => d.metadata.labels?.[k] === v)),
-  );
-  return [...(role.rules ?? []), ...aggregated.flatMap((d) => d.rules ?? [])];
+const root = join(import.meta.dirname, '..', '..');
+const rbac = createRequire(import.meta.url)('../../infra/rbac.cjs') as {
+  GROUP: string;
+  rbacManifests(options?: RbacOptions): Manifest[];
+  rbacYaml(options?: RbacOptions): string;
+  parseArgs(argv: string[]): RbacOptions;
+};
+
+/** What the API server's RBAC allows the group: a ClusterRoleBinding grants its role everywhere, a RoleBinding only in its namespace. */
+function groupAuthorizer(docs: Manifest[]): (a: RequestAttributes) => boolean {
+  const roles = new Map(docs.filter((d) => d.kind === 'ClusterRole').map((d) => [d.metadata.name, d.rules ?? []]));
+  const grants = docs
+    .filter((d) => (d.kind === 'ClusterRoleBinding' || d.kind === 'RoleBinding') && d.subjects?.some((s) => s.kind === 'Group' && s.name === rbac.GROUP))
+    .map((b) => ({ namespace: b.kind === 'RoleBinding' ? b.metadata.namespace : undefined, allows: rulesAuthorizer(roles.get(b.roleRef!.name) ?? []) }));
+  return (a) => grants.some((g) => (g.namespace === undefined || g.namespace === a.namespace) && g.allows(a));
 }
+
+function parseYaml(text: string): Manifest[] {
+  const docs = parseAllDocuments(text);
+  for (const d of docs) expect(d.errors).toEqual([]);
+  return docs.map((d) => d.toJS() as Manifest);
+}
+
+const attributes = (method: string, path: string, verb?: string): RequestAttributes => ({ ...requestAttributes(method, path), ...(verb ? { verb } : {}) });
 
 let server: K8sApiServer | undefined;
 afterEach(async () => {
@@ -39,82 +57,200 @@ afterEach(async () => {
   server = undefined;
 });
 
-describe('infra/rbac.yaml', () => {
-  it('binds the aggregated role to the group the access entry maps', () => {
-    const docs = loadRbac();
-    expect(docs.map((d) => d.kind)).toEqual(['ClusterRole', 'ClusterRole', 'ClusterRoleBinding']);
-    const binding = docs[2];
-    expect(binding.subjects).toEqual([{ apiGroup: 'rbac.authorization.k8s.io', kind: 'Group', name: 'shpa:autoscaler' }]);
-    const rules = boundRules(docs);
-    for (const r of rules) expect(r.verbs.every((v) => ['get', 'list', 'patch'].includes(v))).toBe(true);
-    expect(rules.find((r) => r.resources?.includes('deployments/scale'))).toMatchObject({ apiGroups: ['apps'], verbs: ['get', 'patch'] });
+/** Every call lib/cluster makes, in namespace ns, against a local API server enforcing authorize. */
+async function everyCall(authorize: (a: RequestAttributes) => boolean, ns = 'default') {
+  const started = await startCluster({ authorize });
+  server = started.server;
+  started.model.setPodsMetric(ns, 'rps', 1);
+  started.model.setObjectMetric(ns, { kind: 'Deployment', name: 'web' }, 'depth', 1);
+  started.model.setExternalMetric(ns, 'queue', 1);
+  started.clock.advance(20);
+  const a = accessFor(started.server, started.clock);
+  const targets: [string, string, string][] =
+    ns === 'default'
+      ? [['Deployment', 'web', 'apps/v1'], ['StatefulSet', 'db', 'apps/v1'], ['ReplicaSet', 'rs', 'apps/v1'], ['ReplicationController', 'legacy', 'v1']]
+      : [['Deployment', 'api', 'apps/v1']];
+  const calls = {
+    scale: async () => {
+      for (const [kind, name, apiVersion] of targets) {
+        await a.getScale(ns, { kind, name, apiVersion });
+        await a.updateScale(ns, { kind, name, apiVersion }, 4);
+      }
+    },
+    pods: () => a.listPods(ns),
+    podMetrics: () => a.listPodMetrics(ns),
+    podsMetric: () => a.getPodsMetric(ns, { name: 'rps' }, 'app=web'),
+    objectMetric: () => a.getObjectMetric(ns, { kind: 'Deployment', name: 'web', apiVersion: 'apps/v1' }, { name: 'depth' }),
+    externalMetric: () => a.getExternalMetric(ns, { name: 'queue' }),
+    customResource: () => a.getScale(ns, { kind: 'Worker', name: 'queue', apiVersion: 'example.com/v1' }),
+  };
+  const results: Record<string, string> = {};
+  for (const [k, f] of Object.entries(calls)) {
+    results[k] = await f().then(
+      () => 'ok',
+      (e: Error) => e.message,
+    );
+  }
+  await a.close();
+  return results;
+}
+
+const ALL_OK = { scale: 'ok', pods: 'ok', podMetrics: 'ok', podsMetric: 'ok', objectMetric: 'ok', externalMetric: 'ok' };
+
+describe('infra/rbac.cjs', () => {
+  it('wrote infra/rbac.yaml: the manifests for every namespace', () => {
+    expect(readFileSync(join(root, 'infra/rbac.yaml'), 'utf8')).toBe(rbac.rbacYaml());
+    expect(parseYaml(rbac.rbacYaml())).toEqual(rbac.rbacManifests());
   });
 
-  async function everyCall(rules: PolicyRule[]) {
-    const started = await startCluster({ authorize: rulesAuthorizer(rules) });
-    server = started.server;
-    started.model.setPodsMetric('default', 'rps', 1);
-    started.model.setObjectMetric('default', { kind: 'Deployment', name: 'web' }, 'depth', 1);
-    started.model.setExternalMetric('default', 'queue', 1);
-    started.clock.advance(20);
-    const a = accessFor(started.server, started.clock);
-    const calls = {
-      scale: async () => {
-        for (const [kind, name, apiVersion] of [['Deployment', 'web', 'apps/v1'], ['StatefulSet', 'db', 'apps/v1'], ['ReplicaSet', 'rs', 'apps/v1'], ['ReplicationController', 'legacy', 'v1']]) {
-          await a.getScale('default', { kind, name, apiVersion });
-          await a.updateScale('default', { kind, name, apiVersion }, 4);
-        }
-      },
-      pods: () => a.listPods('default'),
-      podMetrics: () => a.listPodMetrics('default'),
-      podsMetric: () => a.getPodsMetric('default', { name: 'rps' }, 'app=web'),
-      objectMetric: () => a.getObjectMetric('default', { kind: 'Deployment', name: 'web', apiVersion: 'apps/v1' }, { name: 'depth' }),
-      externalMetric: () => a.getExternalMetric('default', { name: 'queue' }),
-      customResource: () => a.getScale('default', { kind: 'Worker', name: 'queue', apiVersion: 'example.com/v1' }),
-    };
-    const results: Record<string, string> = {};
-    for (const [k, f] of Object.entries(calls)) {
-      results[k] = await f().then(
-        () => 'ok',
-        (e: Error) => e.message,
-      );
-    }
-    await a.close();
-    return results;
-  }
+  it('grants exactly what the worker does, to the group the access entries map, with nothing aggregated', () => {
+    const docs = rbac.rbacManifests();
+    expect(docs.map((d) => d.kind)).toEqual(['ClusterRole', 'ClusterRoleBinding']);
+    const [role, binding] = docs;
+    expect(role.aggregationRule).toBeUndefined();
+    expect(Object.keys(role.metadata.labels ?? {})).toEqual(['app.kubernetes.io/name']);
+    expect(binding.subjects).toEqual([{ apiGroup: 'rbac.authorization.k8s.io', kind: 'Group', name: 'shpa:autoscaler' }]);
+    // every rule, so that a widening fails here
+    const grants = role.rules!.flatMap((r) => r.apiGroups!.flatMap((g) => r.resources!.map((res) => `${g}/${res}: ${r.verbs.join(',')}`))).sort();
+    expect(grants).toEqual(
+      [
+        'apps/deployments/scale: get,patch',
+        'apps/statefulsets/scale: get,patch',
+        'apps/replicasets/scale: get,patch',
+        '/replicationcontrollers/scale: get,patch',
+        '/pods: list',
+        'metrics.k8s.io/pods: list',
+        'custom.metrics.k8s.io/*: get',
+        'external.metrics.k8s.io/*: list',
+        'shpa.dev/serverlesshorizontalpodautoscalers: list,watch',
+        'shpa.dev/cloudwatchmetrics: list,watch',
+        'shpa.dev/serverlesshorizontalpodautoscalers/status: update,patch',
+        'shpa.dev/cloudwatchmetrics/status: update,patch',
+        '/events: create,patch',
+      ].sort(),
+    );
+    for (const r of role.rules!) expect(r.resourceNames ?? [], 'no resourceNames').toEqual([]);
+  });
 
-  it('allows every call lib/cluster makes, and custom resources only once a role is added for them', async () => {
-    const results = await everyCall(boundRules(loadRbac()));
-    expect(results).toMatchObject({ scale: 'ok', pods: 'ok', podMetrics: 'ok', podsMetric: 'ok', objectMetric: 'ok', externalMetric: 'ok' });
+  it('allows every call lib/cluster makes in every namespace, and a custom kind only once --scale names it', async () => {
+    const results = await everyCall(groupAuthorizer(rbac.rbacManifests()));
+    expect(results).toMatchObject(ALL_OK);
     expect(results.customResource).toContain('missing RBAC permission: verb "get" on resource "workers/scale" in API group "example.com"');
+    const withWorkers = await everyCall(groupAuthorizer(rbac.rbacManifests({ scaleResources: ['example.com/workers'] })));
+    expect(withWorkers).toMatchObject({ ...ALL_OK, customResource: 'ok' });
+  });
+
+  it('with a namespace allowlist, binds the role in those namespaces only: elsewhere the API server refuses', async () => {
+    const docs = rbac.rbacManifests({ namespaces: ['default', 'web'] });
+    expect(docs.map((d) => `${d.kind} ${d.metadata.namespace ?? ''}`)).toEqual(['ClusterRole ', 'RoleBinding default', 'RoleBinding web']);
+    const authorize = groupAuthorizer(docs);
+    expect(await everyCall(authorize, 'default')).toMatchObject(ALL_OK);
+    const outside = await everyCall(authorize, 'other');
+    expect(outside.scale).toContain('deployments.apps "api" is forbidden: User');
+    expect(outside.scale).toContain('in the namespace "other"');
+    expect(outside.pods).toContain('missing RBAC permission: verb "list" on resource "pods" in API group "" in namespace "other"');
+    // what the issue saw: a spec naming kube-system/coredns
+    expect(authorize(attributes('PATCH', '/apis/apps/v1/namespaces/kube-system/deployments/coredns/scale'))).toBe(false);
+    expect(authorize(attributes('PATCH', '/apis/apps/v1/namespaces/web/deployments/api/scale'))).toBe(true);
+  });
+
+  it('allows the calls on our own objects and events in allowed namespaces, and nothing else on them', () => {
+    for (const namespaces of [[], ['default']]) {
+      const authorize = groupAuthorizer(rbac.rbacManifests({ namespaces }));
+      const crs = '/apis/shpa.dev/v1/namespaces/default/serverlesshorizontalpodautoscalers';
+      expect(authorize(attributes('GET', crs))).toBe(true);
+      expect(authorize(attributes('GET', crs, 'watch'))).toBe(true);
+      expect(authorize(attributes('PUT', `${crs}/web/status`))).toBe(true);
+      expect(authorize(attributes('PATCH', '/apis/shpa.dev/v1/namespaces/default/cloudwatchmetrics/queue/status'))).toBe(true);
+      expect(authorize(attributes('POST', '/api/v1/namespaces/default/events'))).toBe(true);
+      // not the spec: the function never writes what users declare
+      expect(authorize(attributes('PATCH', `${crs}/web`))).toBe(false);
+      expect(authorize(attributes('DELETE', `${crs}/web`))).toBe(false);
+      expect(authorize(attributes('GET', `${crs}/web`))).toBe(false);
+      // and no pods' content, secrets or metrics of single pods
+      expect(authorize(attributes('GET', '/api/v1/namespaces/default/pods/web-1'))).toBe(false);
+      expect(authorize(attributes('GET', '/api/v1/namespaces/default/secrets'))).toBe(false);
+      expect(authorize(attributes('GET', '/apis/metrics.k8s.io/v1beta1/namespaces/default/pods/web-1'))).toBe(false);
+    }
+    // cluster-wide lists need the ClusterRoleBinding
+    expect(groupAuthorizer(rbac.rbacManifests())(attributes('GET', '/apis/shpa.dev/v1/serverlesshorizontalpodautoscalers'))).toBe(true);
+    expect(groupAuthorizer(rbac.rbacManifests({ namespaces: ['default'] }))(attributes('GET', '/apis/shpa.dev/v1/serverlesshorizontalpodautoscalers'))).toBe(false);
   });
 
   it('names the missing permission when a rule is taken away', async () => {
-    const rules = boundRules(loadRbac()).filter((r) => !(r.resources?.includes('pods') && r.apiGroups?.includes('')));
-    const results = await everyCall(rules);
+    const docs = rbac.rbacManifests();
+    docs[0].rules = docs[0].rules!.filter((r) => !(r.resources?.includes('pods') && r.apiGroups?.includes('')));
+    const results = await everyCall(groupAuthorizer(docs));
     expect(results.pods).toContain('pods is forbidden: User');
     expect(results.pods).toContain('missing RBAC permission: verb "list" on resource "pods" in API group "" in namespace "default"');
     expect(results.scale).toBe('ok');
   });
+
+  it('refuses bad input with the argument named', () => {
+    expect(() => rbac.rbacManifests({ namespaces: ['Kube_System'] })).toThrow('--namespaces: not a namespace name: "Kube_System"');
+    expect(() => rbac.rbacManifests({ namespaces: ['a', 'a'] })).toThrow('listed twice');
+    expect(() => rbac.rbacManifests({ scaleResources: ['Workers'] })).toThrow('--scale: expected group/resource');
+    expect(rbac.parseArgs(['--namespaces', 'a, b', '--scale=example.com/workers'])).toEqual({ namespaces: ['a', 'b'], scaleResources: ['example.com/workers'] });
+    expect(() => rbac.parseArgs(['--namespace', 'a'])).toThrow('unknown argument "--namespace"');
+  });
+
+  it('prints the manifests as a command, for kubectl apply -f -', () => {
+    const r = spawnSync(process.execPath, [join(root, 'infra/rbac.cjs'), '--namespaces', 'web,jobs'], { encoding: 'utf8' });
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+    expect(parseYaml(r.stdout).map((d) => `${d.kind} ${d.metadata.namespace ?? ''}`)).toEqual(['ClusterRole ', 'RoleBinding web', 'RoleBinding jobs']);
+    const bad = spawnSync(process.execPath, [join(root, 'infra/rbac.cjs'), '--namespaces', 'Web'], { encoding: 'utf8' });
+    expect(bad.status).toBe(1);
+    expect(bad.stderr).toBe('infra/rbac.cjs: --namespaces: not a namespace name: "Web"\n');
+  });
 });
 
-describe('infra/access-entry.yaml', () => {
-  it('is a CloudFormation AccessEntry mapping the role to shpa:autoscaler', () => {
-    // CloudFormation's short-form intrinsics
-    const customTags: ScalarTag[] = ['!Ref', '!GetAtt', '!Sub'].map((tag) => ({ tag, resolve: (v: string) => ({ [tag.slice(1)]: v }) }));
-    const doc = parseDocument(readFileSync('infra/access-entry.yaml', 'utf8'), { customTags });
+describe('infra/cross-account-cluster-access.yaml', () => {
+  // CloudFormation's short-form intrinsics, scalar and sequence forms
+  const scalar: ScalarTag[] = ['!Ref', '!GetAtt', '!Sub'].map((tag) => ({ tag, resolve: (v: string) => ({ [tag === '!Ref' ? 'Ref' : `Fn::${tag.slice(1)}`]: v }) }));
+  const seq: CollectionTag[] = ['!If', '!Not', '!Equals'].map((tag) => ({ tag, collection: 'seq', resolve: (v) => ({ [`Fn::${tag.slice(1)}`]: v.toJSON() }) }));
+  const template = () => {
+    const doc = parseDocument(readFileSync(join(root, 'infra/cross-account-cluster-access.yaml'), 'utf8'), { customTags: [...scalar, ...seq] });
     expect(doc.errors).toEqual([]);
-    const t = doc.toJS() as {
-      Parameters: Record<string, { Default?: string }>;
-      Resources: Record<string, { Type: string; Properties: Record<string, unknown> }>;
+    return doc.toJS() as {
+      Parameters: Record<string, { Default?: string; AllowedPattern?: string }>;
+      Conditions: Record<string, unknown>;
+      Resources: Record<string, { Type: string; Condition?: string; Properties: Record<string, unknown> }>;
+      Outputs: Record<string, { Condition?: string; Value: unknown }>;
     };
-    const entry = Object.values(t.Resources).find((r) => r.Type === 'AWS::EKS::AccessEntry')!;
-    expect(entry.Properties).toMatchObject({
-      ClusterName: { Ref: 'ClusterName' },
-      PrincipalArn: { Ref: 'AutoscalerRoleArn' },
-      Type: 'STANDARD',
-      KubernetesGroups: [{ Ref: 'KubernetesGroup' }],
+  };
+
+  it('maps the role the worker assumes in another account (or the worker role itself) to shpa:autoscaler', () => {
+    const t = template();
+    expect(t.Resources.AccessEntry).toMatchObject({
+      Type: 'AWS::EKS::AccessEntry',
+      Properties: {
+        ClusterName: { Ref: 'ClusterName' },
+        PrincipalArn: { 'Fn::If': ['CreateAccessRole', { 'Fn::GetAtt': 'AccessRole.Arn' }, { Ref: 'WorkerRoleArn' }] },
+        Type: 'STANDARD',
+        KubernetesGroups: [{ Ref: 'KubernetesGroup' }],
+      },
     });
-    expect(t.Parameters.KubernetesGroup.Default).toBe('shpa:autoscaler');
+    expect(t.Parameters.KubernetesGroup.Default).toBe(rbac.GROUP);
+    expect(new RegExp(t.Parameters.KubernetesGroup.AllowedPattern!).test('system:masters')).toBe(false);
+    expect(t.Conditions.CreateAccessRole).toEqual({ 'Fn::Not': [{ 'Fn::Equals': [{ Ref: 'AccessRoleName' }, ''] }] });
+  });
+
+  it('creates that role trusted by the worker role only, allowed to describe this one cluster only', () => {
+    const role = template().Resources.AccessRole;
+    expect(role.Condition).toBe('CreateAccessRole');
+    expect(role.Properties.AssumeRolePolicyDocument).toEqual({
+      Version: '2012-10-17',
+      Statement: [{ Effect: 'Allow', Principal: { AWS: { Ref: 'WorkerRoleArn' } }, Action: 'sts:AssumeRole' }],
+    });
+    expect(role.Properties.Policies).toEqual([
+      {
+        PolicyName: 'describe-cluster',
+        PolicyDocument: {
+          Version: '2012-10-17',
+          Statement: [{ Effect: 'Allow', Action: 'eks:DescribeCluster', Resource: { 'Fn::Sub': 'arn:${AWS::Partition}:eks:${AWS::Region}:${AWS::AccountId}:cluster/${ClusterName}' } }],
+        },
+      },
+    ]);
   });
 });

@@ -1,12 +1,17 @@
-// Builds functions/sync.ts with the esbuild options of serverless.yml (custom.esbuild),
-// as serverless-esbuild does, so tests and benchmarks measure and run what ships.
+// Builds the handlers with the esbuild options of serverless.yml (custom.esbuild), as
+// serverless-esbuild does, so tests and benchmarks measure and run what ships.
 import { build, type BuildOptions, type Metafile } from 'esbuild';
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 
 export const root = join(import.meta.dirname, '..', '..');
-export const ENTRY = 'functions/sync.ts';
+
+/** serverless.yml's functions and their handler modules (functions/<name>.ts). */
+export function handlers(): Record<string, string> {
+  const yml = parse(readFileSync(join(root, 'serverless.yml'), 'utf8'), { logLevel: 'silent' }) as { functions: Record<string, { handler: string }> };
+  return Object.fromEntries(Object.entries(yml.functions).map(([name, f]) => [name, `${f.handler.replace(/\.[^.]+$/, '')}.ts`]));
+}
 
 /** Keys of custom.esbuild that serverless-esbuild consumes itself (the rest goes to esbuild). */
 const pluginKeys = ['exclude', 'outputFileExtension'];
@@ -28,19 +33,21 @@ export interface Bundle {
   metafile: Metafile;
 }
 
-/** Bundles the sync handler into outdir (functions/sync.mjs there), as `osls package` does. */
-export async function bundleSync(outdir: string): Promise<Bundle> {
+/** Bundles one function's handler into outdir (functions/<name>.mjs there), as `osls package` does. */
+export async function bundleHandler(outdir: string, name: string): Promise<Bundle> {
+  const entry = handlers()[name];
+  if (!entry) throw new Error(`serverless.yml has no function ${name}`);
   const { options, extension } = serverlessEsbuildOptions();
   const result = await build({
     ...options,
     absWorkingDir: root,
-    entryPoints: [ENTRY],
+    entryPoints: [entry],
     outdir: join(outdir, 'functions'),
     outExtension: { '.js': extension },
     metafile: true,
     logLevel: 'silent',
   });
-  const file = join(outdir, 'functions', `sync${extension}`);
+  const file = join(outdir, entry.replace(/\.ts$/, extension));
   return { file, bytes: statSync(file).size, metafile: result.metafile };
 }
 

@@ -1,47 +1,621 @@
-// `osls package` on serverless.yml, offline: fake credentials, no ambient AWS
-// config, and (where the kernel allows) inside an empty network namespace, so
-// any attempt to reach AWS or the internet fails the packaging.
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+// The stack as a platform team's reviewer reads it: `osls package` offline (test/deploy/osls.ts)
+// for the configuration of the issue (two clusters in the stack's account and region, one in
+// another account, a VPC, an alarm topic, a permissions boundary, spec writers, tags), checked
+// item by item: every action and resource of every role, conditions, log groups, access entries,
+// alarms, async and event-source settings, queues, table, VPC, tags. Then the defaults (one
+// cluster, nothing optional). Two packagings in all: they take seconds each.
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_CONTROLLER_SETTINGS } from '../../lib/hpa/defaults.js';
-import { loadSyncConfig } from '../../lib/sync/config.js';
-import { logSampleCycle, missingFields, type LogLine } from '../functions/log-lines.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { configWarnings, grants, offline, oslsPackage, REGION, root, roleStatements, show, type Json, type Packaged } from './osls.js';
 
-const root = join(import.meta.dirname, '..', '..');
 const require = createRequire(import.meta.url);
-const iam = require('../../infra/iam-policy.cjs') as {
-  parseClusters(text: string, region: string): { name: string; region: string; roleArn?: string }[];
-  checkParams(params: Record<string, string | number>): void;
-};
+const { TAGGABLE } = require('../../infra/tags-plugin.cjs') as { TAGGABLE: string[] };
 
-const offline = spawnSync('unshare', ['-rn', 'true'], { stdio: 'ignore' }).status === 0;
-const ROLE = 'arn:aws:iam::123456789012:role/shpa-prod';
+const ACCOUNT_ROLE = 'arn:aws:iam::210987654321:role/shpa-access';
 const CW_ROLE = 'arn:aws:iam::210987654321:role/metrics-reader';
+const TOPIC = 'arn:aws:sns:eu-west-1:123456789012:oncall';
+const BOUNDARY = 'arn:aws:iam::123456789012:policy/platform-boundary';
+const WRITER = 'arn:aws:iam::123456789012:role/aws-reserved/sso.amazonaws.com/eu-west-1/AWSReservedSSO_Platform_*';
+const SUBNETS = ['subnet-0123456789abcdef0', 'subnet-0fedcba9876543210'];
+const SECURITY_GROUP = 'sg-0123456789abcdef0';
 const SETTINGS = '{"downscaleStabilizationWindowSeconds":600}';
+const CLUSTERS = [{ name: 'prod', shards: 4, namespaces: ['web', 'jobs'] }, { name: 'batch' }, { name: 'other', region: 'us-west-2', roleArn: ACCOUNT_ROLE }];
+const FULL = [
+  `clusters=${JSON.stringify(CLUSTERS)}`,
+  'namespaces=web,jobs,batch',
+  `assumeRoleArns=${CW_ROLE}`,
+  `vpcSubnetIds=${SUBNETS.join(',')}`,
+  `vpcSecurityGroupIds=${SECURITY_GROUP}`,
+  `alarmTopicArn=${TOPIC}`,
+  `permissionsBoundaryArn=${BOUNDARY}`,
+  `specWriterArns=${WRITER}`,
+  'tags=team=platform,cost-center=42',
+  'reservedConcurrency=10',
+  'dryRun=true',
+  `controllerSettings=${SETTINGS}`,
+];
 
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+const FUNCTIONS = ['dispatcher', 'worker', 'stream', 'events'] as const;
+const pascal = (s: string) => s[0].toUpperCase() + s.slice(1);
+const TABLE = 'arn:${AWS::Partition}:dynamodb:${AWS::Region}:${AWS::AccountId}:table/serverless-hpa-test';
+const logGroupArn = (fn: string) => `arn:\${AWS::Partition}:logs:\${AWS::Region}:\${AWS::AccountId}:log-group:/aws/lambda/serverless-hpa-test-${fn}:*`;
+const roleArn = (fn: string) => `arn:\${AWS::Partition}:iam::\${AWS::AccountId}:role/serverless-hpa-test-${REGION}-${fn}`;
+const WORK_QUEUE = 'GetAtt WorkQueue.Arn';
+const FAILED_EVENTS = 'GetAtt FailedEventsQueue.Arn';
+const logs = (fn: string) => [`logs:CreateLogStream ${logGroupArn(fn)}`, `logs:PutLogEvents ${logGroupArn(fn)}`];
+const eni = 'arn:${AWS::Partition}:ec2:${AWS::Region}:${AWS::AccountId}:';
+const STATE_ATTRIBUTES = ['pk', 'sk', 'uid', 'v', 'sv', 'st', 'rec', 'open', 'off', 'up', 'dn', 'mt', 'ut', 'w', 'pend', 'log', 'src', 'ttl', 'sh', 'b'];
+const CYCLE_ATTRIBUTES = ['pk', 'sk', 'owner', 'exp', 'tick', 'at'];
+/** Resource types that take no Tags property (stack tags reach those AWS can tag at deploy). */
+const UNTAGGABLE = ['AWS::Events::Rule', 'AWS::Lambda::Permission', 'AWS::Lambda::EventInvokeConfig', 'AWS::SQS::QueuePolicy', 'AWS::CloudWatch::Dashboard', 'AWS::S3::BucketPolicy'];
 
-/** What Ref returns for the resources the dashboard names. */
-function refValue(resource: Json | undefined): string {
-  if (resource?.Type === 'AWS::Logs::LogGroup') return resource.Properties.LogGroupName;
-  if (resource?.Type === 'AWS::Lambda::Function') return resource.Properties.FunctionName;
-  throw new Error(`Fn::Sub refers to ${JSON.stringify(resource?.Type)}: no Ref value known here`);
-}
+const resourcesOf = (t: Json, type: string): [string, Json][] => Object.entries(t.Resources as Json).filter(([, r]) => r.Type === type);
+const fn = (t: Json, name: string): Json => t.Resources[`${pascal(name)}LambdaFunction`].Properties;
+const statementsBySid = (t: Json, roleId: string) => Object.fromEntries(roleStatements(t, roleId).map((s) => [s.Sid as string, s]));
 
-/** Fn::Sub [text, vars] as CloudFormation resolves it: pseudo parameters, vars, resource Refs, ${!x} kept literally. */
-function resolveSub(sub: unknown, template: Json, region: string): string {
-  expect(Array.isArray(sub)).toBe(true);
-  const [text, vars] = sub as [string, Record<string, string>];
-  return text.replace(/\$\{(!?)([^}]*)\}/g, (_m, literal: string, name: string) => {
-    if (literal) return `\${${name}}`;
-    if (name === 'AWS::Region') return region;
-    if (name in vars) return vars[name];
-    return refValue(template.Resources[name]);
+describe('osls package: the configuration of the issue', () => {
+  let packaged: Packaged;
+  let t: Json;
+
+  beforeAll(() => {
+    packaged = oslsPackage(FULL);
+    t = packaged.template ?? { Resources: {}, Outputs: {} };
+  }, 300_000);
+
+  it('packages offline, and osls warns about nothing but the `build` block Serverless Framework v4 needs', () => {
+    expect(packaged.output).toContain('Service packaged');
+    expect(packaged.status).toBe(0);
+    if (!offline) console.warn('unshare -rn unavailable: packaged with the network present');
+    // configValidationMode is warn: any other schema problem must still fail the suite
+    expect(configWarnings(packaged.output)).toEqual(["at root: unrecognized property 'build'"]);
   });
+
+  it('ships the four handlers, bundled ESM, and nothing else', () => {
+    const files = [...packaged.listing!.matchAll(/^\s*(\d+)\s+\S+\s+\S+\s+(\S+)$/gm)].map((m) => [m[2], Number(m[1])] as const);
+    expect(files.map(([f]) => f).sort()).toEqual(FUNCTIONS.map((f) => `functions/${f}.mjs`).sort());
+    for (const [file, bytes] of files) expect(bytes, file).toBeLessThanOrEqual(1_000_000);
+    for (const f of FUNCTIONS) expect(fn(t, f).Handler).toBe(`functions/${f}.handler`);
+  });
+
+  describe('1–2. functions, environment, alarms', () => {
+    it('runs each function with its own role, memory and timeout; the worker never outlives the sync period', () => {
+      const expected = { dispatcher: [256, 20], worker: [512, 15], stream: [256, 30], events: [256, 30] };
+      for (const f of FUNCTIONS) {
+        const p = fn(t, f);
+        expect(p, f).toMatchObject({ Runtime: 'nodejs22.x', Architectures: ['arm64'], FunctionName: `serverless-hpa-test-${f}`, MemorySize: expected[f][0], Timeout: expected[f][1] });
+        expect(p.Role).toEqual({ 'Fn::GetAtt': [`${pascal(f)}Role`, 'Arn'] });
+      }
+      expect(t.Resources.IamRoleLambdaExecution).toBeUndefined();
+    });
+
+    it('gives each function the environment docs/architecture.md lists, and SHPA_CLUSTERS as the JSON the functions parse', () => {
+      const common = ['POWERTOOLS_LOG_LEVEL', 'POWERTOOLS_METRICS_NAMESPACE', 'POWERTOOLS_SERVICE_NAME', 'SHPA_CLUSTERS', 'SHPA_METRICS_NAMESPACE', 'SHPA_QUEUE_URL'];
+      const keys = (f: string) => Object.keys(fn(t, f).Environment.Variables as Json).sort();
+      expect(keys('dispatcher')).toEqual([...common, 'SHPA_SYNC_PERIOD_SECONDS', 'SHPA_TABLE'].sort());
+      expect(keys('stream')).toEqual([...common, 'SHPA_TABLE'].sort());
+      expect(keys('events')).toEqual(common);
+      expect(keys('worker')).toEqual(
+        [
+          ...common,
+          'SHPA_TABLE',
+          'SHPA_SYNC_PERIOD_SECONDS',
+          'SHPA_DRY_RUN',
+          'SHPA_CONTROLLER_SETTINGS',
+          'SHPA_AUTOSCALER_METRICS',
+          'SHPA_DETAILED_METRICS',
+          'SHPA_AUTOSCALER_SOURCES',
+          'SHPA_DECISION_LOG_SECONDS',
+        ].sort(),
+      );
+      const env = fn(t, 'worker').Environment.Variables as Json;
+      expect(env).toMatchObject({
+        SHPA_QUEUE_URL: { Ref: 'WorkQueue' },
+        SHPA_TABLE: 'serverless-hpa-test',
+        SHPA_SYNC_PERIOD_SECONDS: '15',
+        SHPA_DRY_RUN: 'true',
+        SHPA_CONTROLLER_SETTINGS: SETTINGS,
+        SHPA_AUTOSCALER_METRICS: 'false',
+        SHPA_DETAILED_METRICS: 'false',
+        SHPA_AUTOSCALER_SOURCES: 'table,cluster',
+        SHPA_DECISION_LOG_SECONDS: '300',
+        POWERTOOLS_SERVICE_NAME: 'serverless-hpa',
+        POWERTOOLS_METRICS_NAMESPACE: 'ServerlessHPA',
+      });
+      // the global allowlist narrows every cluster, a cluster's own list narrows it further
+      expect(JSON.parse(env.SHPA_CLUSTERS as string)).toEqual([
+        { name: 'prod', region: 'eu-west-1', shards: 4, namespaces: ['web', 'jobs'] },
+        { name: 'batch', region: 'eu-west-1', shards: 1, namespaces: ['web', 'jobs', 'batch'] },
+        { name: 'other', region: 'us-west-2', roleArn: ACCOUNT_ROLE, shards: 1, namespaces: ['web', 'jobs', 'batch'] },
+      ]);
+      for (const f of FUNCTIONS) expect(fn(t, f).Environment.Variables.SHPA_CLUSTERS).toBe(env.SHPA_CLUSTERS);
+    });
+
+    it('alarms on each way the autoscaler stops or fails, to the topic given', () => {
+      const alarms = Object.fromEntries(resourcesOf(t, 'AWS::CloudWatch::Alarm').map(([, r]) => [(r.Properties.AlarmName as string).replace('serverless-hpa-test-', ''), r.Properties]));
+      expect(Object.keys(alarms).sort()).toEqual(
+        [
+          'worker-errors',
+          'worker-throttles',
+          'worker-duration',
+          'worker-missing-cycles',
+          'cycle-errors',
+          'table-errors',
+          'dead-letters',
+          'failed-events',
+          'dispatcher-errors',
+          'stream-errors',
+          'stream-iterator-age',
+          'events-errors',
+        ].sort(),
+      );
+      for (const a of Object.values(alarms)) {
+        expect(a.AlarmActions).toEqual([TOPIC]);
+        expect(a.OKActions).toEqual([TOPIC]);
+        expect(typeof a.AlarmDescription).toBe('string');
+        const fnRef = (a.Dimensions as Json[] | undefined)?.find((d) => d.Name === 'FunctionName')?.Value;
+        if (fnRef) expect(t.Resources[fnRef.Ref as string]?.Type).toBe('AWS::Lambda::Function');
+      }
+      const lambda = (name: string, metric: string, fnName: string) => {
+        expect(alarms[name], name).toMatchObject({ Namespace: 'AWS/Lambda', MetricName: metric, Dimensions: [{ Name: 'FunctionName', Value: { Ref: `${pascal(fnName)}LambdaFunction` } }] });
+      };
+      lambda('worker-errors', 'Errors', 'worker');
+      lambda('worker-throttles', 'Throttles', 'worker');
+      lambda('dispatcher-errors', 'Errors', 'dispatcher');
+      lambda('stream-errors', 'Errors', 'stream');
+      lambda('events-errors', 'Errors', 'events');
+      lambda('stream-iterator-age', 'IteratorAge', 'stream');
+      expect(alarms['worker-errors']).toMatchObject({ Statistic: 'Sum', Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold', TreatMissingData: 'notBreaching' });
+      // Duration near the timeout (15 s)
+      lambda('worker-duration', 'Duration', 'worker');
+      expect(alarms['worker-duration']).toMatchObject({ Statistic: 'Maximum', Threshold: 13_500, ComparisonOperator: 'GreaterThanOrEqualToThreshold' });
+      expect(alarms['worker-duration'].Threshold).toBeLessThan(fn(t, 'worker').Timeout * 1000);
+      // 6 shards, a tick every 15 s: 24 cycles a minute; fewer than half, or none at all, is an alarm
+      lambda('worker-missing-cycles', 'Invocations', 'worker');
+      expect(alarms['worker-missing-cycles']).toMatchObject({ Statistic: 'Sum', Period: 60, Threshold: 12, ComparisonOperator: 'LessThanThreshold', TreatMissingData: 'breaching', EvaluationPeriods: 3 });
+      // our EMF Errors (the dashboard test checks the worker emits it so)
+      expect(alarms['cycle-errors']).toMatchObject({ Namespace: 'ServerlessHPA', MetricName: 'Errors', Dimensions: [{ Name: 'service', Value: 'serverless-hpa' }], Statistic: 'Sum' });
+      // DynamoDB system errors and throttles, every operation the functions call
+      const table = alarms['table-errors'].Metrics as Json[];
+      const stats = table.filter((m) => m.MetricStat).map((m) => m.MetricStat.Metric);
+      expect(stats.map((m) => `${m.MetricName} ${(m.Dimensions as Json[]).map((d) => `${d.Name}=${d.Value}`).join(',')}`).sort()).toEqual(
+        ['SystemErrors', 'ThrottledRequests'].flatMap((n) => ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'].map((op) => `${n} TableName=serverless-hpa-test,Operation=${op}`)).sort(),
+      );
+      const sum = table.find((m) => m.Expression);
+      expect(sum.ReturnData).toBe(true);
+      expect(new Set(/^SUM\(\[(.*)\]\)$/.exec(sum.Expression as string)![1].split(', '))).toEqual(new Set(table.filter((m) => m.MetricStat).map((m) => m.Id)));
+      // anything set aside
+      for (const [name, queue] of [['dead-letters', 'WorkDeadLetterQueue'], ['failed-events', 'FailedEventsQueue']]) {
+        expect(alarms[name]).toMatchObject({
+          Namespace: 'AWS/SQS',
+          MetricName: 'ApproximateNumberOfMessagesVisible',
+          Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [queue, 'QueueName'] } }],
+          Threshold: 1,
+          EvaluationPeriods: 1,
+        });
+      }
+      expect(t.Resources.AlarmTopic).toBeUndefined();
+      expect(t.Outputs.AlarmTopicArn.Value).toBe(TOPIC);
+    });
+  });
+
+  describe('3. asynchronous invocation and event sources', () => {
+    it('gives every asynchronously invoked function a 60 s event age, no retry and a failure destination', () => {
+      const asyncInvoked = new Set(
+        resourcesOf(t, 'AWS::Events::Rule').flatMap(([, r]) => (r.Properties.Targets as Json[]).map((target) => (target.Arn['Fn::GetAtt'] as string[])[0])),
+      );
+      expect([...asyncInvoked].sort()).toEqual(['DispatcherLambdaFunction', 'EventsLambdaFunction']);
+      const configs = resourcesOf(t, 'AWS::Lambda::EventInvokeConfig').map(([, r]) => r.Properties);
+      expect(configs.map((c) => c.FunctionName.Ref as string).sort()).toEqual([...asyncInvoked].sort());
+      for (const c of configs) {
+        expect(c).toEqual({
+          FunctionName: c.FunctionName,
+          Qualifier: '$LATEST',
+          MaximumEventAgeInSeconds: 60,
+          MaximumRetryAttempts: 0,
+          DestinationConfig: { OnFailure: { Destination: { 'Fn::GetAtt': ['FailedEventsQueue', 'Arn'] } } },
+        });
+      }
+    });
+
+    it('schedules the dispatcher every minute and routes alarm changes and evaluate-now events to the events function', () => {
+      const rules = resourcesOf(t, 'AWS::Events::Rule').map(([, r]) => r.Properties);
+      expect(rules).toHaveLength(3);
+      const target = (r: Json) => (r.Targets[0].Arn['Fn::GetAtt'] as string[])[0];
+      expect(rules.filter((r) => r.ScheduleExpression).map((r) => [r.ScheduleExpression, r.State, target(r)])).toEqual([['rate(1 minute)', 'ENABLED', 'DispatcherLambdaFunction']]);
+      expect(rules.filter((r) => r.EventPattern).map((r) => [r.EventPattern, r.EventBusName ?? 'default', target(r)])).toEqual([
+        [{ source: ['aws.cloudwatch'], 'detail-type': ['CloudWatch Alarm State Change'] }, 'default', 'EventsLambdaFunction'],
+        [{ source: ['shpa.dev'], 'detail-type': ['Evaluate Autoscaler'] }, 'default', 'EventsLambdaFunction'],
+      ]);
+    });
+
+    it('feeds the worker one message at a time, with partial batch failures and bounded concurrency', () => {
+      const [[, sqs], ...more] = resourcesOf(t, 'AWS::Lambda::EventSourceMapping').filter(([, r]) => show(r.Properties.EventSourceArn) === WORK_QUEUE);
+      expect(more).toEqual([]);
+      expect(sqs.Properties).toMatchObject({
+        FunctionName: { 'Fn::GetAtt': ['WorkerLambdaFunction', 'Arn'] },
+        BatchSize: 1,
+        FunctionResponseTypes: ['ReportBatchItemFailures'],
+        // 6 shards + 2 for events and retries
+        ScalingConfig: { MaximumConcurrency: 8 },
+        Enabled: true,
+      });
+      // the lease or the queue's concurrency keeps cycles apart: reserved concurrency is a choice, here 10 (≥ 8)
+      expect(fn(t, 'worker').ReservedConcurrentExecutions).toBe(10);
+      for (const f of ['dispatcher', 'stream', 'events']) expect(fn(t, f).ReservedConcurrentExecutions, f).toBeUndefined();
+    });
+
+    it('reads the table stream for spec changes only, bisecting failed batches, dropping old records, setting failures aside', () => {
+      const [[, stream], ...more] = resourcesOf(t, 'AWS::Lambda::EventSourceMapping').filter(([, r]) => show(r.Properties.EventSourceArn) === 'GetAtt AutoscalerTable.StreamArn');
+      expect(more).toEqual([]);
+      const { FilterCriteria, ...p } = stream.Properties as Json;
+      expect(p).toMatchObject({
+        FunctionName: { 'Fn::GetAtt': ['StreamLambdaFunction', 'Arn'] },
+        StartingPosition: 'LATEST',
+        BatchSize: 100,
+        BisectBatchOnFunctionError: true,
+        MaximumRecordAgeInSeconds: 300,
+        MaximumRetryAttempts: 2,
+        DestinationConfig: { OnFailure: { Destination: { 'Fn::GetAtt': ['FailedEventsQueue', 'Arn'] } } },
+      });
+      const filter = JSON.parse(readFileSync(join(root, 'infra/stream-filter.json'), 'utf8')) as unknown;
+      expect((FilterCriteria.Filters as Json[]).map((f) => JSON.parse(f.Pattern as string) as unknown)).toEqual([filter]);
+    });
+
+    it('queues work encrypted, with a dead-letter queue after 3 receives and a visibility timeout above the worker timeout', () => {
+      const q = (id: string) => t.Resources[id].Properties;
+      expect(q('WorkQueue')).toMatchObject({
+        QueueName: 'serverless-hpa-test-work',
+        SqsManagedSseEnabled: true,
+        // six times the worker's 15 s timeout (AWS's advice for Lambda event sources)
+        VisibilityTimeout: 90,
+        MessageRetentionPeriod: 3600,
+        RedrivePolicy: { deadLetterTargetArn: { 'Fn::GetAtt': ['WorkDeadLetterQueue', 'Arn'] }, maxReceiveCount: 3 },
+      });
+      expect(q('WorkQueue').VisibilityTimeout).toBeGreaterThanOrEqual(fn(t, 'worker').Timeout);
+      expect(q('WorkQueue').MessageRetentionPeriod).toBeGreaterThan(3 * q('WorkQueue').VisibilityTimeout);
+      expect(q('WorkDeadLetterQueue')).toMatchObject({
+        QueueName: 'serverless-hpa-test-work-dlq',
+        SqsManagedSseEnabled: true,
+        MessageRetentionPeriod: 1_209_600,
+        RedriveAllowPolicy: { redrivePermission: 'byQueue', sourceQueueArns: [{ 'Fn::Sub': 'arn:${AWS::Partition}:sqs:${AWS::Region}:${AWS::AccountId}:serverless-hpa-test-work' }] },
+      });
+      expect(q('FailedEventsQueue')).toMatchObject({ QueueName: 'serverless-hpa-test-failed-events', SqsManagedSseEnabled: true, MessageRetentionPeriod: 1_209_600 });
+      const policy = q('WorkQueuePolicy').PolicyDocument.Statement as Json[];
+      expect(policy).toEqual([
+        {
+          Sid: 'OnlyTheFunctionsSendWork',
+          Effect: 'Deny',
+          Principal: '*',
+          Action: 'sqs:SendMessage',
+          Resource: { 'Fn::GetAtt': ['WorkQueue', 'Arn'] },
+          Condition: { ArnNotEquals: { 'aws:PrincipalArn': FUNCTIONS.map((f) => ({ 'Fn::Sub': roleArn(f) })) } },
+        },
+        { Sid: 'TlsOnly', Effect: 'Deny', Principal: '*', Action: 'sqs:*', Resource: { 'Fn::GetAtt': ['WorkQueue', 'Arn'] }, Condition: { Bool: { 'aws:SecureTransport': 'false' } } },
+      ]);
+      expect(q('FailureQueuesPolicy').Queues).toEqual([{ Ref: 'WorkDeadLetterQueue' }, { Ref: 'FailedEventsQueue' }]);
+      expect(q('FailureQueuesPolicy').PolicyDocument.Statement[0]).toMatchObject({ Sid: 'TlsOnly', Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } });
+    });
+  });
+
+  describe('4. private clusters', () => {
+    it('puts the worker, the only function calling EKS, in the VPC', () => {
+      expect(fn(t, 'worker').VpcConfig).toEqual({ SubnetIds: SUBNETS, SecurityGroupIds: [SECURITY_GROUP] });
+      for (const f of ['dispatcher', 'stream', 'events']) expect(fn(t, f).VpcConfig, f).toBeUndefined();
+    });
+  });
+
+  describe('5. least privilege, exactly', () => {
+    it('allows the dispatcher the registry partition, the queue, its failure destination and its log group', () => {
+      expect(grants(t, 'DispatcherRole')).toEqual(
+        [`dynamodb:DeleteItem ${TABLE}`, `dynamodb:PutItem ${TABLE}`, `dynamodb:Query ${TABLE}`, `sqs:SendMessage ${FAILED_EVENTS}`, `sqs:SendMessage ${WORK_QUEUE}`, ...logs('dispatcher')].sort(),
+      );
+      expect(statementsBySid(t, 'DispatcherRole').ClusterRegistry.Condition).toEqual({ 'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': ['clusters'] } });
+    });
+
+    it('allows the worker its shard partitions (state attributes only), the queue, EKS, its roles, metrics, the VPC and its log group', () => {
+      const prodArn = (name: string) => `arn:\${AWS::Partition}:eks:eu-west-1:\${AWS::AccountId}:cluster/${name}`;
+      expect(grants(t, 'WorkerRole')).toEqual(
+        [
+          'cloudwatch:GetMetricData *',
+          `dynamodb:GetItem ${TABLE}`,
+          `dynamodb:Query ${TABLE}`,
+          `dynamodb:PutItem ${TABLE}`,
+          `dynamodb:PutItem ${TABLE}`,
+          `dynamodb:UpdateItem ${TABLE}`,
+          `dynamodb:UpdateItem ${TABLE}`,
+          `ec2:AssignPrivateIpAddresses ${eni}network-interface/*`,
+          `ec2:CreateNetworkInterface ${eni}network-interface/*`,
+          `ec2:CreateNetworkInterface ${eni}subnet/${SUBNETS[0]}`,
+          `ec2:CreateNetworkInterface ${eni}subnet/${SUBNETS[1]}`,
+          `ec2:CreateNetworkInterface ${eni}security-group/${SECURITY_GROUP}`,
+          `ec2:DeleteNetworkInterface ${eni}network-interface/*`,
+          'ec2:DescribeNetworkInterfaces *',
+          'ec2:DescribeSubnets *',
+          `ec2:UnassignPrivateIpAddresses ${eni}network-interface/*`,
+          // same-account clusters only: "other" is described with its own role
+          `eks:DescribeCluster ${prodArn('prod')}`,
+          `eks:DescribeCluster ${prodArn('batch')}`,
+          `sqs:ChangeMessageVisibility ${WORK_QUEUE}`,
+          `sqs:DeleteMessage ${WORK_QUEUE}`,
+          `sqs:GetQueueAttributes ${WORK_QUEUE}`,
+          `sqs:ReceiveMessage ${WORK_QUEUE}`,
+          `sqs:SendMessage ${WORK_QUEUE}`,
+          `sts:AssumeRole ${ACCOUNT_ROLE}`,
+          `sts:AssumeRole ${CW_ROLE}`,
+          ...logs('worker'),
+        ].sort(),
+      );
+      const sids = statementsBySid(t, 'WorkerRole');
+      expect(sids.ReadShardPartitions).toMatchObject({ Action: ['dynamodb:Query', 'dynamodb:GetItem'], Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['c#*'] } } });
+      expect(sids.WriteShardState).toMatchObject({
+        Action: ['dynamodb:PutItem', 'dynamodb:UpdateItem'],
+        Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['c#*'] }, 'ForAllValues:StringEquals': { 'dynamodb:Attributes': STATE_ATTRIBUTES } },
+      });
+      expect(sids.WriteShardCycle).toMatchObject({
+        Action: ['dynamodb:PutItem', 'dynamodb:UpdateItem'],
+        Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['shard#*'] }, 'ForAllValues:StringEquals': { 'dynamodb:Attributes': CYCLE_ATTRIBUTES } },
+      });
+      // not the spec, not the registry
+      for (const s of [sids.WriteShardState, sids.WriteShardCycle]) {
+        const attributes = s.Condition['ForAllValues:StringEquals']['dynamodb:Attributes'] as string[];
+        expect(attributes).not.toContain('doc');
+        expect(attributes).not.toContain('kind');
+      }
+    });
+
+    it('allows the stream function the stream read actions, the queue, its failure destination and its log group', () => {
+      expect(grants(t, 'StreamRole')).toEqual(
+        [
+          ...['DescribeStream', 'GetRecords', 'GetShardIterator', 'ListStreams'].map((a) => `dynamodb:${a} GetAtt AutoscalerTable.StreamArn`),
+          `sqs:SendMessage ${FAILED_EVENTS}`,
+          `sqs:SendMessage ${WORK_QUEUE}`,
+          ...logs('stream'),
+        ].sort(),
+      );
+    });
+
+    it('allows the events function no table access: the queue, its failure destination and its log group', () => {
+      expect(grants(t, 'EventsRole')).toEqual([`sqs:SendMessage ${FAILED_EVENTS}`, `sqs:SendMessage ${WORK_QUEUE}`, ...logs('events')].sort());
+    });
+
+    it('names each log group exactly (no prefix wildcard, no CreateLogGroup: the stack creates the groups)', () => {
+      for (const f of FUNCTIONS) {
+        const group = t.Resources[`${pascal(f)}LogGroup`];
+        expect(group.Properties).toMatchObject({ LogGroupName: `/aws/lambda/${fn(t, f).FunctionName as string}`, RetentionInDays: 30 });
+        const logStatements = roleStatements(t, `${pascal(f)}Role`).filter((s) => (s.Action as string[]).some((a) => a.startsWith('logs:')));
+        expect(logStatements.map((s) => [s.Action, s.Resource])).toEqual([
+          [['logs:CreateLogStream', 'logs:PutLogEvents'], [{ 'Fn::Sub': `arn:\${AWS::Partition}:logs:\${AWS::Region}:\${AWS::AccountId}:log-group:${group.Properties.LogGroupName as string}:*` }]],
+        ]);
+      }
+    });
+
+    it('uses "*" only where AWS allows nothing else, and no action wildcard', () => {
+      for (const f of FUNCTIONS) {
+        for (const s of roleStatements(t, `${pascal(f)}Role`)) {
+          for (const a of s.Action as string[]) expect(a).not.toMatch(/\*/);
+          if ((s.Resource as unknown[]).includes('*')) expect(['cloudwatch:GetMetricData', 'ec2:DescribeNetworkInterfaces', 'ec2:DescribeSubnets']).toEqual(expect.arrayContaining(s.Action as string[]));
+        }
+      }
+    });
+
+    it('names each role, trusts Lambda only, and sets the permissions boundary', () => {
+      for (const f of FUNCTIONS) {
+        expect(t.Resources[`${pascal(f)}Role`].Properties).toMatchObject({
+          RoleName: `serverless-hpa-test-${REGION}-${f}`,
+          PermissionsBoundary: BOUNDARY,
+          AssumeRolePolicyDocument: { Version: '2012-10-17', Statement: [{ Effect: 'Allow', Principal: { Service: 'lambda.amazonaws.com' }, Action: 'sts:AssumeRole' }] },
+        });
+        expect(t.Resources[`${pascal(f)}Role`].Properties.ManagedPolicyArns).toBeUndefined();
+      }
+    });
+
+    it('tags every resource that takes tags, and knows every resource type in the stack', () => {
+      const want = [
+        { Key: 'service', Value: 'serverless-hpa' },
+        { Key: 'stage', Value: 'test' },
+        { Key: 'team', Value: 'platform' },
+        { Key: 'cost-center', Value: '42' },
+      ];
+      for (const [id, r] of Object.entries(t.Resources as Json)) {
+        expect([...TAGGABLE, ...UNTAGGABLE], `${id}: ${r.Type as string}`).toContain(r.Type);
+        if (TAGGABLE.includes(r.Type as string)) expect(r.Properties.Tags, id).toEqual(expect.arrayContaining(want));
+      }
+    });
+  });
+
+  describe('6–8. who may write specs, cluster access, the table', () => {
+    it('denies spec writes, autoscaler deletes and PartiQL writes to anyone but the spec writers (table resource policy)', () => {
+      const policy = t.Resources.AutoscalerTable.Properties.ResourcePolicy.PolicyDocument;
+      const others = { ArnNotLike: { 'aws:PrincipalArn': [WRITER] } };
+      const deny = { Effect: 'Deny', Principal: '*', Resource: { 'Fn::Sub': TABLE } };
+      expect(policy.Statement).toEqual([
+        { Sid: 'SpecAttributesOnlyBySpecWriters', ...deny, Action: ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:BatchWriteItem'], Condition: { 'ForAnyValue:StringEquals': { 'dynamodb:Attributes': ['doc', 'kind'] }, ...others } },
+        { Sid: 'AutoscalerDeletesOnlyBySpecWriters', ...deny, Action: ['dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'], Condition: { 'ForAnyValue:StringLike': { 'dynamodb:LeadingKeys': ['c#*'] }, ...others } },
+        { Sid: 'PartiQLWritesOnlyBySpecWriters', ...deny, Action: ['dynamodb:PartiQLInsert', 'dynamodb:PartiQLUpdate', 'dynamodb:PartiQLDelete'], Condition: others },
+      ]);
+    });
+
+    it('creates the EKS access entries of the clusters in its account and region, for the worker role', () => {
+      const entries = resourcesOf(t, 'AWS::EKS::AccessEntry');
+      expect(entries.map(([id]) => id).sort()).toEqual(['AccessEntryBatch', 'AccessEntryProd']);
+      for (const [, e] of entries) {
+        expect(e.Properties).toMatchObject({ PrincipalArn: { 'Fn::GetAtt': ['WorkerRole', 'Arn'] }, Type: 'STANDARD', KubernetesGroups: ['shpa:autoscaler'] });
+      }
+      expect(entries.map(([, e]) => e.Properties.ClusterName as string).sort()).toEqual(['batch', 'prod']);
+      expect(t.Outputs.ClustersWithAccessOutsideStack.Value).toBe(`other (role ${ACCOUNT_ROLE})`);
+      expect(t.Outputs.WorkerRoleArn.Value).toEqual({ 'Fn::GetAtt': ['WorkerRole', 'Arn'] });
+    });
+
+    it('keeps the table: retained, deletion protection on, point-in-time recovery, encryption, TTL, stream of both images', () => {
+      const table = t.Resources.AutoscalerTable;
+      expect(table.DeletionPolicy).toBe('Retain');
+      expect(table.UpdateReplacePolicy).toBe('Retain');
+      expect(table.Properties).toMatchObject({
+        TableName: 'serverless-hpa-test',
+        BillingMode: 'PAY_PER_REQUEST',
+        KeySchema: [
+          { AttributeName: 'pk', KeyType: 'HASH' },
+          { AttributeName: 'sk', KeyType: 'RANGE' },
+        ],
+        DeletionProtectionEnabled: true,
+        PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+        SSESpecification: { SSEEnabled: true },
+        TimeToLiveSpecification: { AttributeName: 'ttl', Enabled: true },
+        StreamSpecification: { StreamViewType: 'NEW_AND_OLD_IMAGES' },
+      });
+      expect(t.Outputs.AutoscalerTableName.Value).toBe('serverless-hpa-test');
+    });
+  });
+
+  describe('operators dashboard', () => {
+    let widgets: Json[];
+    let lines: LogLine[];
+    beforeAll(async () => {
+      const props = t.Resources.OperatorsDashboard?.Properties;
+      widgets = props ? (JSON.parse(resolveSub(props.DashboardBody['Fn::Sub'], t)) as Json).widgets : [];
+      lines = await workerLogLines(fn(t, 'worker').Environment.Variables.SHPA_METRICS_NAMESPACE as string);
+    });
+
+    it('is a CloudWatch dashboard per stage whose body is JSON once Fn::Sub resolves', () => {
+      expect(t.Resources.OperatorsDashboard.Properties.DashboardName).toBe('serverless-hpa-test');
+      expect(widgets.length).toBeGreaterThanOrEqual(10);
+      for (const w of widgets) expect(w.properties.region).toBe(REGION);
+    });
+
+    it('graphs every EMF metric the worker emits, with its dimensions, and the functions and queues of the stack', () => {
+      const emitted = emittedMetrics(lines);
+      // the cycle-errors alarm reads this one
+      expect(emitted).toContain('ServerlessHPA Errors service=serverless-hpa');
+      const emittedNames = new Set([...emitted].map((m) => m.split(' ')[1]));
+      const shown = new Set<string>();
+      const lambda = new Set<string>();
+      const queues = new Set<string>();
+      const names = Object.fromEntries(FUNCTIONS.map((f) => [fn(t, f).FunctionName as string, f]));
+      for (const row of widgets.filter((w) => w.type === 'metric').flatMap((w) => w.properties.metrics as unknown[][])) {
+        if (typeof row[0] === 'object') {
+          // SEARCH finds a metric only under its exact dimension set: the schema must be what EMF declares.
+          const expr = (row[0] as Json).expression as string;
+          const search = /^SEARCH\('\{([^}]+)\} MetricName="(\w+)"', '\w+', \d+\)$/.exec(expr);
+          expect(search, expr).not.toBeNull();
+          const [ns, ...dims] = search![1].split(',');
+          const schema = `${ns} ${search![2]} ${dims.sort().join(',')}`;
+          expect([...emitted].some((m) => m.replace(/=[^,]*/g, '') === schema), `${expr} matches no emitted metric`).toBe(true);
+          shown.add(search![2]);
+          continue;
+        }
+        const [ns, name, dim, value] = row as string[];
+        if (ns === 'AWS/Lambda') {
+          expect(dim).toBe('FunctionName');
+          expect(names[value], value).toBeDefined();
+          lambda.add(`${names[value]} ${name}`);
+        } else if (ns === 'AWS/SQS') {
+          expect(dim).toBe('QueueName');
+          queues.add(value);
+        } else {
+          const dims = (row as unknown[]).slice(2).filter((x) => typeof x === 'string') as string[];
+          const pairs = dims.flatMap((_, i) => (i % 2 === 0 ? [`${dims[i]}=${dims[i + 1]}`] : [])).sort().join(',');
+          expect(emitted, `${ns} ${name} ${pairs}`).toContain(`${ns} ${name} ${pairs}`);
+          shown.add(name);
+        }
+      }
+      expect([...shown].sort()).toEqual([...emittedNames].sort());
+      for (const f of FUNCTIONS) expect(lambda, f).toContain(`${f} Errors`);
+      expect(lambda).toContain('worker Duration');
+      expect(lambda).toContain('worker Throttles');
+      expect([...queues].sort()).toEqual(['serverless-hpa-test-failed-events', 'serverless-hpa-test-work', 'serverless-hpa-test-work-dlq']);
+    });
+
+    it('queries the worker log group for fields its lines have', async () => {
+      const { missingFields } = await import('../functions/log-lines.js');
+      const logGroup = t.Resources.WorkerLogGroup.Properties.LogGroupName as string;
+      const logWidgets = widgets.filter((w) => w.type === 'log');
+      expect(logWidgets).toHaveLength(2);
+      for (const w of logWidgets) {
+        const query = w.properties.query as string;
+        expect(query.startsWith(`SOURCE '${logGroup}'\n`), query).toBe(true);
+        expect(missingFields(query, lines), w.properties.title).toEqual([]);
+      }
+    });
+  });
+});
+
+describe('osls package: the defaults (one cluster, nothing optional)', () => {
+  let packaged: Packaged;
+  let t: Json;
+
+  beforeAll(() => {
+    packaged = oslsPackage(['clusters=prod']);
+    t = packaged.template ?? { Resources: {}, Outputs: {} };
+  }, 300_000);
+
+  it('packages, with no reserved concurrency, no VPC, no permissions boundary', () => {
+    expect(packaged.status, packaged.output).toBe(0);
+    for (const f of FUNCTIONS) {
+      expect(fn(t, f).ReservedConcurrentExecutions, f).toBeUndefined();
+      expect(fn(t, f).VpcConfig, f).toBeUndefined();
+      expect(t.Resources[`${pascal(f)}Role`].Properties.PermissionsBoundary, f).toBeUndefined();
+    }
+    expect(grants(t, 'WorkerRole').filter((g) => g.startsWith('ec2:') || g.startsWith('sts:'))).toEqual([]);
+    expect(JSON.parse(fn(t, 'worker').Environment.Variables.SHPA_CLUSTERS as string)).toEqual([{ name: 'prod', region: 'eu-west-1', shards: 1 }]);
+    expect(fn(t, 'worker').Environment.Variables.SHPA_DRY_RUN).toBe('false');
+    expect(t.Outputs.ClustersWithAccessOutsideStack).toBeUndefined();
+  });
+
+  it('creates the alarm topic, and sizes the queue concurrency and the missing-cycles alarm for one shard', () => {
+    expect(t.Resources.AlarmTopic).toMatchObject({ Type: 'AWS::SNS::Topic', Properties: { TopicName: 'serverless-hpa-test-alarms' } });
+    const alarms = resourcesOf(t, 'AWS::CloudWatch::Alarm').map(([, r]) => r.Properties);
+    expect(alarms).toHaveLength(12);
+    for (const a of alarms) expect([a.AlarmActions, a.OKActions]).toEqual([[{ Ref: 'AlarmTopic' }], [{ Ref: 'AlarmTopic' }]]);
+    expect(alarms.find((a) => a.AlarmName === 'serverless-hpa-test-worker-missing-cycles')!.Threshold).toBe(2);
+    const [[, sqs]] = resourcesOf(t, 'AWS::Lambda::EventSourceMapping').filter(([, r]) => show(r.Properties.EventSourceArn) === WORK_QUEUE);
+    expect(sqs.Properties.ScalingConfig).toEqual({ MaximumConcurrency: 3 });
+    expect(t.Outputs.AlarmTopicArn.Value).toEqual({ Ref: 'AlarmTopic' });
+  });
+
+  it('without spec writers, denies spec writes to the stack\'s own roles whatever they come to allow', () => {
+    const [first] = t.Resources.AutoscalerTable.Properties.ResourcePolicy.PolicyDocument.Statement as Json[];
+    expect(first.Condition.ArnLike).toEqual({ 'aws:PrincipalArn': FUNCTIONS.map((f) => ({ 'Fn::Sub': roleArn(f) })) });
+    expect(first.Condition.ArnNotLike).toBeUndefined();
+  });
+
+  it('tags with the defaults, and gives access to its one cluster in the stack', () => {
+    expect(t.Resources.WorkQueue.Properties.Tags).toEqual([
+      { Key: 'service', Value: 'serverless-hpa' },
+      { Key: 'stage', Value: 'test' },
+    ]);
+    expect(resourcesOf(t, 'AWS::EKS::AccessEntry').map(([, e]) => e.Properties.ClusterName)).toEqual(['prod']);
+  });
+});
+
+describe('osls package with a bad param', () => {
+  it('fails before building anything, naming the param and the fix', () => {
+    const r = oslsPackage(['clusters=prod', 'syncPeriodSeconds=7']);
+    expect(r.status).not.toBe(0);
+    expect(r.output).toContain('param "syncPeriodSeconds": must divide 60 and be at least 5');
+    expect(r.template).toBeUndefined();
+  }, 120_000);
+});
+
+type LogLine = Record<string, unknown>;
+
+/**
+ * What the worker writes, every EMF metric on: a sample cycle (test/functions/log-lines.ts) and a
+ * failed message (functions/log.ts). Imported here, not at the top: those modules belong to the
+ * functions, and only the dashboard tests need them.
+ */
+async function workerLogLines(metricsNamespace: string): Promise<LogLine[]> {
+  const { capture, logSampleCycle } = await import('../functions/log-lines.js');
+  const { logMessage } = await import('../../functions/log.js');
+  const { createTelemetry } = await import('../../functions/adapters.js');
+  const options = { periodSeconds: 15, decisionLogSeconds: 300, autoscalerMetrics: true, detailedMetrics: true };
+  const { logger, emf } = createTelemetry(metricsNamespace);
+  return [
+    ...logSampleCycle({ metricsNamespace, ...options }),
+    ...capture(() => logMessage(logger, emf, { outcome: 'failed', shard: 'prod', error: 'table unreachable' }, options)),
+    ...capture(() => logMessage(logger, emf, { outcome: 'dropped', shard: 'prod', why: 'late', detail: 'tick 20 s old' }, options)),
+  ];
 }
 
 /** Each metric the EMF lines define, as "namespace metric dim=value,…" (dimensions sorted). */
@@ -59,286 +633,19 @@ function emittedMetrics(lines: LogLine[]): Set<string> {
   return out;
 }
 
-function osls(out: string, params: string[]) {
-  const cmd = [process.execPath, join(root, 'node_modules/osls/bin/serverless.js'), 'package', '--region', 'eu-west-1', '--stage', 'test', '--package', out, ...params.map((p) => `--param=${p}`)];
-  const env = {
-    PATH: process.env.PATH ?? '',
-    HOME: mkdtempSync(join(tmpdir(), 'shpa-home-')),
-    AWS_ACCESS_KEY_ID: 'test',
-    AWS_SECRET_ACCESS_KEY: 'test',
-    AWS_REGION: 'eu-west-1',
-    AWS_CONFIG_FILE: '/dev/null',
-    AWS_SHARED_CREDENTIALS_FILE: '/dev/null',
-    SLS_TELEMETRY_DISABLED: '1',
-    SLS_NOTIFICATIONS_MODE: 'off',
-  };
-  const [bin, ...args] = offline ? ['unshare', '-rn', ...cmd] : cmd;
-  return spawnSync(bin, args, { cwd: root, env, encoding: 'utf8', timeout: 240_000 });
+/** Fn::Sub [text, vars] as CloudFormation resolves it: pseudo parameters, vars, Ref and GetAtt of resources, ${!x} kept literally. */
+function resolveSub(sub: unknown, template: Json): string {
+  expect(Array.isArray(sub)).toBe(true);
+  const [text, vars] = sub as [string, Record<string, string>];
+  return text.replace(/\$\{(!?)([^}]*)\}/g, (_m, literal: string, name: string) => {
+    if (literal) return `\${${name}}`;
+    if (name === 'AWS::Region') return REGION;
+    if (name in vars) return vars[name];
+    const [id, attribute] = name.split('.');
+    const r = template.Resources[id] as Json | undefined;
+    if (r?.Type === 'AWS::Logs::LogGroup' && !attribute) return r.Properties.LogGroupName as string;
+    if (r?.Type === 'AWS::Lambda::Function' && !attribute) return r.Properties.FunctionName as string;
+    if (r?.Type === 'AWS::SQS::Queue' && attribute === 'QueueName') return r.Properties.QueueName as string;
+    throw new Error(`Fn::Sub refers to ${name} (${JSON.stringify(r?.Type)}): no value known here`);
+  });
 }
-
-describe('serverless.yml packaged offline', () => {
-  let out: string;
-  let template: Json;
-  let packaged: ReturnType<typeof osls>;
-
-  beforeAll(() => {
-    out = mkdtempSync(join(tmpdir(), 'shpa-package-'));
-    packaged = osls(out, [`clusters=prod,other:us-west-2:${ROLE}`, `assumeRoleArns=${CW_ROLE}`, 'dryRun=true', `controllerSettings=${SETTINGS}`]);
-    if (packaged.status === 0) template = JSON.parse(readFileSync(join(out, 'cloudformation-template-update-stack.json'), 'utf8'));
-  }, 300_000);
-
-  afterAll(() => rmSync(out, { recursive: true, force: true }));
-
-  it('packages without network access', () => {
-    expect(packaged.stderr + packaged.stdout).toContain('Service packaged');
-    expect(packaged.status).toBe(0);
-    if (!offline) console.warn('unshare -rn unavailable: packaged with the network present');
-  });
-
-  it('schedules the sync every minute', () => {
-    const rules = Object.values(template.Resources as Json).filter((r: Json) => r.Type === 'AWS::Events::Rule');
-    expect(rules).toHaveLength(1);
-    expect(rules[0].Properties.ScheduleExpression).toBe('rate(1 minute)');
-    expect(rules[0].Properties.State).toBe('ENABLED');
-  });
-
-  it('creates the table: pk/sk strings, on demand, point-in-time recovery, encryption, retained', () => {
-    const table = template.Resources.AutoscalerTable;
-    expect(table.Type).toBe('AWS::DynamoDB::Table');
-    expect(table.DeletionPolicy).toBe('Retain');
-    expect(table.Properties).toMatchObject({
-      TableName: 'serverless-hpa-test',
-      BillingMode: 'PAY_PER_REQUEST',
-      KeySchema: [
-        { AttributeName: 'pk', KeyType: 'HASH' },
-        { AttributeName: 'sk', KeyType: 'RANGE' },
-      ],
-      PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
-      SSESpecification: { SSEEnabled: true },
-    });
-  });
-
-  it('runs nodejs22.x with the configured memory, timeout and environment', () => {
-    const fn = template.Resources.SyncLambdaFunction.Properties;
-    expect(fn).toMatchObject({ Runtime: 'nodejs22.x', MemorySize: 512, Timeout: 90, Handler: 'functions/sync.handler' });
-    const env = fn.Environment.Variables;
-    expect(JSON.parse(env.SHPA_CLUSTERS)).toEqual([
-      { name: 'prod', region: 'eu-west-1' },
-      { name: 'other', region: 'us-west-2', roleArn: ROLE },
-    ]);
-    expect(env).toMatchObject({ SHPA_TABLE: 'serverless-hpa-test', SHPA_SYNC_PERIOD_SECONDS: '15', SHPA_DRY_RUN: 'true' });
-    // What the function reads: the environment as packaged is a valid configuration.
-    const config = loadSyncConfig({ ...env, AWS_REGION: 'eu-west-1' });
-    expect(config.options.settings.downscaleStabilizationWindowSeconds).toBe(600);
-    expect(config.options.dryRun).toBe(true);
-  });
-
-  it('grants least privilege: named resources, "*" only for cloudwatch:GetMetricData', () => {
-    const statements: Json[] = template.Resources.IamRoleLambdaExecution.Properties.Policies.flatMap((p: Json) => p.PolicyDocument.Statement);
-    const list = (v: unknown) => (Array.isArray(v) ? v : [v]);
-    for (const s of statements) {
-      for (const action of list(s.Action)) expect(action).not.toMatch(/\*/);
-      const wildcard = list(s.Resource).some((r) => r === '*');
-      if (wildcard) expect(list(s.Action)).toEqual(['cloudwatch:GetMetricData']);
-    }
-    const byAction = (a: string) => statements.filter((s) => list(s.Action).includes(a)).flatMap((s) => list(s.Resource));
-    expect(byAction('dynamodb:Query')).toEqual([{ 'Fn::GetAtt': ['AutoscalerTable', 'Arn'] }]);
-    expect(byAction('dynamodb:PutItem')).toEqual([{ 'Fn::GetAtt': ['AutoscalerTable', 'Arn'] }]);
-    // The cluster behind a role is described with that role; only the local one is named here.
-    expect(byAction('eks:DescribeCluster')).toEqual([{ 'Fn::Sub': 'arn:${AWS::Partition}:eks:eu-west-1:${AWS::AccountId}:cluster/prod' }]);
-    expect(byAction('sts:AssumeRole').sort()).toEqual([CW_ROLE, ROLE].sort());
-    expect(byAction('logs:PutLogEvents')).toHaveLength(1);
-  });
-
-  describe('operators dashboard', () => {
-    let body: Json;
-    let lines: LogLine[];
-    let widgets: Json[];
-    const metricWidgets = () => widgets.filter((w) => w.type === 'metric');
-    const logWidgets = () => widgets.filter((w) => w.type === 'log');
-    const fnName = () => template.Resources.SyncLambdaFunction.Properties.FunctionName as string;
-
-    beforeAll(() => {
-      if (!template) return;
-      const props = template.Resources.OperatorsDashboard?.Properties;
-      if (props) body = JSON.parse(resolveSub(props.DashboardBody['Fn::Sub'], template, 'eu-west-1'));
-      widgets = body?.widgets ?? [];
-      // The function's own EMF output for a cycle (one scaled autoscaler, one failed), in the packaged namespace.
-      const env = template.Resources.SyncLambdaFunction.Properties.Environment.Variables;
-      lines = logSampleCycle({ metricsNamespace: env.SHPA_METRICS_NAMESPACE, autoscalerMetrics: env.SHPA_AUTOSCALER_METRICS !== 'false' });
-    });
-
-    it('is a CloudWatch dashboard per stage whose body is JSON once Fn::Sub resolves', () => {
-      const dashboard = template.Resources.OperatorsDashboard;
-      expect(dashboard.Type).toBe('AWS::CloudWatch::Dashboard');
-      expect(dashboard.Properties.DashboardName).toBe('serverless-hpa-test');
-      expect(widgets.length).toBeGreaterThanOrEqual(8);
-      for (const w of widgets) expect(w.properties.region).toBe('eu-west-1');
-    });
-
-    it('graphs metrics the sync function emits, with their dimensions, and all of them', () => {
-      const emitted = emittedMetrics(lines);
-      const emittedNames = new Set([...emitted].map((m) => m.split(' ')[1]));
-      expect(emittedNames).toContain('DesiredReplicas');
-      const shown = new Set<string>();
-      const lambda = new Set<string>();
-      for (const row of metricWidgets().flatMap((w) => w.properties.metrics as unknown[][])) {
-        if (typeof row[0] === 'object') {
-          // SEARCH finds a metric only under its exact dimension set: the schema must be what EMF declares.
-          const expr = (row[0] as Json).expression as string;
-          const search = /^SEARCH\('\{([^}]+)\} MetricName="(\w+)"', '\w+', \d+\)$/.exec(expr);
-          expect(search, expr).not.toBeNull();
-          const [ns, ...dims] = search![1].split(',');
-          const schema = `${ns} ${search![2]} ${dims.sort().join(',')}`;
-          const match = [...emitted].some((m) => m.replace(/=[^,]*/g, '') === schema);
-          expect(match, `${expr} matches no emitted metric (${[...emitted].join('; ')})`).toBe(true);
-          shown.add(search![2]);
-          continue;
-        }
-        const [ns, name, ...rest] = row as string[];
-        const dims = rest.filter((x) => typeof x === 'string');
-        const pairs = dims.flatMap((_, i) => (i % 2 === 0 ? [`${dims[i]}=${dims[i + 1]}`] : [])).sort().join(',');
-        if (ns === 'AWS/Lambda') {
-          expect(pairs).toBe(`FunctionName=${fnName()}`);
-          lambda.add(name);
-          continue;
-        }
-        expect(emitted, `${ns} ${name} ${pairs}`).toContain(`${ns} ${name} ${pairs}`);
-        shown.add(name);
-      }
-      expect([...shown].sort()).toEqual([...emittedNames].sort());
-      expect([...lambda].sort()).toEqual(['Duration', 'Errors', 'Throttles']);
-    });
-
-    it('queries the sync log group for fields the decision and cycle lines have', () => {
-      const logGroup = template.Resources.SyncLogGroup.Properties.LogGroupName as string;
-      expect(logGroup).toBe(`/aws/lambda/${fnName()}`);
-      expect(logWidgets()).toHaveLength(2);
-      for (const w of logWidgets()) {
-        const query = w.properties.query as string;
-        expect(query.startsWith(`SOURCE '${logGroup}'\n`), query).toBe(true);
-        expect(missingFields(query, lines), w.properties.title).toEqual([]);
-      }
-    });
-  });
-
-  it('ships one bundled ESM handler', () => {
-    const zip = join(out, 'serverless-hpa.zip');
-    const listing = spawnSync('unzip', ['-l', zip], { encoding: 'utf8' });
-    expect(listing.stdout).toMatch(/functions\/sync\.mjs/);
-    expect(listing.stdout).not.toMatch(/node_modules/);
-    // Goal of the issue: ≤ 1 MB minified (test/deploy/bundle.test.ts says what is in it).
-    const handlerBytes = Number(/^\s*(\d+)\s.*functions\/sync\.mjs$/m.exec(listing.stdout)?.[1]);
-    expect(handlerBytes).toBeGreaterThan(0);
-    expect(handlerBytes).toBeLessThanOrEqual(1_000_000);
-    console.info(`package: ${statSync(zip).size} bytes zipped; functions/sync.mjs ${handlerBytes} bytes; ${listing.stdout.trim().split('\n').at(-1)}`);
-  });
-});
-
-describe('cluster parameter', () => {
-  it('reads name, region and role, and names the bad entry', () => {
-    expect(iam.parseClusters(`a, b:us-east-2 ,c:eu-west-3:${ROLE}`, 'eu-west-1')).toEqual([
-      { name: 'a', region: 'eu-west-1' },
-      { name: 'b', region: 'us-east-2' },
-      { name: 'c', region: 'eu-west-3', roleArn: ROLE },
-    ]);
-    expect(() => iam.parseClusters('', 'eu-west-1')).toThrow(/param "clusters" is empty/);
-    expect(() => iam.parseClusters('a,a', 'eu-west-1')).toThrow(/"a" is listed twice/);
-    expect(() => iam.parseClusters('a:mars', 'eu-west-1')).toThrow(/invalid region "mars"/);
-    expect(() => iam.parseClusters('a:eu-west-1:arn:aws:iam::1:user/x', 'eu-west-1')).toThrow(/not an IAM role ARN/);
-  });
-
-  it('refuses to package without clusters', () => {
-    const out = mkdtempSync(join(tmpdir(), 'shpa-package-'));
-    try {
-      const r = osls(out, []);
-      expect(r.status).not.toBe(0);
-      expect(r.stdout + r.stderr).toMatch(/param "clusters" is empty/);
-    } finally {
-      rmSync(out, { recursive: true, force: true });
-    }
-  }, 120_000);
-});
-
-describe('other params', () => {
-  const DEFAULTS = { syncPeriodSeconds: '15', dryRun: 'false', autoscalerMetrics: 'true', controllerSettings: '', logLevel: 'INFO', memorySize: 512, logRetentionDays: 30, tableName: 'serverless-hpa-dev' };
-  const check = (name: string, value: string) => () => iam.checkParams({ ...DEFAULTS, [name]: value });
-
-  it('accepts the defaults and names the bad param', () => {
-    expect(() => iam.checkParams(DEFAULTS)).not.toThrow();
-    expect(check('controllerSettings', '{bad')).toThrow(/param "controllerSettings": not JSON/);
-    expect(check('controllerSettings', '{"downscaleStabilisationWindowSeconds":600}')).toThrow(/param "controllerSettings": downscaleStabilisationWindowSeconds: unknown setting/);
-    expect(check('syncPeriodSeconds', 'abc')).toThrow(/param "syncPeriodSeconds": must be an integer from 1 to 60, got "abc"/);
-    expect(check('dryRun', 'maybe')).toThrow(/param "dryRun": must be true or false, got "maybe"/);
-    expect(check('autoscalerMetrics', 'no')).toThrow(/param "autoscalerMetrics"/);
-    expect(check('logLevel', 'LOUD')).toThrow(/param "logLevel": must be one of/);
-    expect(check('memorySize', '64')).toThrow(/param "memorySize"/);
-    expect(check('logRetentionDays', '10')).toThrow(/param "logRetentionDays"/);
-    expect(check('tableName', 'a/b')).toThrow(/param "tableName"/);
-  });
-
-  // The function reads these params from its environment (lib/sync/config.ts): packaging must accept exactly what it accepts.
-  const ENV: Record<string, string> = { syncPeriodSeconds: 'SHPA_SYNC_PERIOD_SECONDS', dryRun: 'SHPA_DRY_RUN', controllerSettings: 'SHPA_CONTROLLER_SETTINGS' };
-  const settings = (v: unknown) => JSON.stringify(v);
-  const table: [string, string][] = [
-    ...['', '1', '15', '60', '61', '0', '-5', '1.5', 'abc', '1e1', ' 30'].map((v): [string, string] => ['syncPeriodSeconds', v]),
-    ...['', 'true', 'false', 'TRUE', ' False ', 'maybe', '1', 'yes'].map((v): [string, string] => ['dryRun', v]),
-    ...[
-      '',
-      '{bad',
-      '[]',
-      'null',
-      '42',
-      '{}',
-      settings(DEFAULT_CONTROLLER_SETTINGS),
-      settings({ unknown: 1 }),
-      settings({ tolerance: null }),
-      settings({ tolerance: { scaleUp: 0.2 } }),
-      settings({ tolerance: { scaleUp: -0.2 } }),
-      settings({ tolerance: { sideways: 0.2 } }),
-      settings({ featureGates: { HPAScaleToZero: 'yes' } }),
-      settings({ featureGates: { HPAScaleToZero: false, Other: true } }),
-    ].map((v): [string, string] => ['controllerSettings', v]),
-    // every setting, with its default's type and with a wrong one
-    ...Object.entries(DEFAULT_CONTROLLER_SETTINGS).flatMap(([k, v]): [string, string][] =>
-      typeof v === 'number'
-        ? [['controllerSettings', settings({ [k]: v })], ['controllerSettings', settings({ [k]: -1 })], ['controllerSettings', settings({ [k]: String(v) })]]
-        : Object.entries(v as object).flatMap(([f, fv]): [string, string][] => [
-            ['controllerSettings', settings({ [k]: { [f]: fv } })],
-            ['controllerSettings', settings({ [k]: { [f]: typeof fv === 'number' ? true : 1 } })],
-          ]),
-    ),
-  ];
-
-  it.each(table)('%s=%s: packaging and the function agree', (name, value) => {
-    const packaged = (() => {
-      try {
-        iam.checkParams({ ...DEFAULTS, [name]: value });
-        return 'accepted';
-      } catch {
-        return 'rejected';
-      }
-    })();
-    const env = { AWS_REGION: 'eu-west-1', SHPA_TABLE: 't', SHPA_CLUSTERS: '[{"name":"prod"}]', SHPA_SCHEDULE_INTERVAL_SECONDS: '60', [ENV[name]]: value };
-    const runtime = (() => {
-      try {
-        loadSyncConfig(env);
-        return 'accepted';
-      } catch {
-        return 'rejected';
-      }
-    })();
-    expect(packaged).toBe(runtime);
-  });
-
-  it('refuses to package with a bad param, naming it', () => {
-    const out = mkdtempSync(join(tmpdir(), 'shpa-package-'));
-    try {
-      const r = osls(out, ['clusters=prod', 'controllerSettings={bad']);
-      expect(r.status).not.toBe(0);
-      expect(r.stdout + r.stderr).toMatch(/param "controllerSettings": not JSON/);
-    } finally {
-      rmSync(out, { recursive: true, force: true });
-    }
-  }, 120_000);
-});

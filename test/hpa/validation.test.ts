@@ -2,7 +2,7 @@
 // TestValidateBehavior, scale-to-zero, tolerance, scaleTargetRef apiVersion) plus the JSON-shape rules of our own.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { formatFieldError, validateHPA, type FieldError, type FieldErrorType, type ValidationResult } from '../../lib/hpa/validation.js';
+import { formatFieldError, formatFieldWarning, validateHPA, type FieldError, type FieldErrorType, type ValidationResult } from '../../lib/hpa/validation.js';
 
 type Json = Record<string, unknown>;
 
@@ -328,21 +328,112 @@ describe('validateHPA: metadata (ValidateObjectMeta)', () => {
   });
 });
 
-describe('validateHPA: metric label selectors (ValidateLabelSelector)', () => {
+describe('validateHPA: metric label selectors are accepted, as upstream, with a warning per problem', () => {
   const withSelector = (selector: unknown): Json => hpa({ metrics: [externalMetric(undefined, { name: 'q', selector })] });
   const base = 'spec.metrics[0].external.metric.selector';
+  /** Valid, and the first warning at this path. */
+  function warningAt(input: Json, field: string): string {
+    const r = validateHPA(input);
+    expect(errorsOf(r).map(formatFieldError)).toEqual([]);
+    const w = r.warnings.find((x) => x.field === field);
+    if (!w) throw new Error(`no warning at ${field}; got ${r.warnings.map(formatFieldWarning).join(' | ') || 'none'}`);
+    return formatFieldWarning(w);
+  }
 
-  it('In/NotIn need values, Exists/DoesNotExist forbid them, unknown operators are invalid', () => {
-    expect(errorAt(validateHPA(withSelector({ matchExpressions: [{ key: 'k', operator: 'In' }] })), `${base}.matchExpressions[0].values`).type).toBe('Required');
-    expect(errorAt(validateHPA(withSelector({ matchExpressions: [{ key: 'k', operator: 'NotIn', values: [] }] })), `${base}.matchExpressions[0].values`).type).toBe('Required');
-    expect(errorAt(validateHPA(withSelector({ matchExpressions: [{ key: 'k', operator: 'Exists', values: ['a'] }] })), `${base}.matchExpressions[0].values`).type).toBe('Forbidden');
-    expect(errorAt(validateHPA(withSelector({ matchExpressions: [{ key: 'k', operator: 'Gt', values: ['1'] }] })), `${base}.matchExpressions[0].operator`).message).toBe('not a valid selector operator');
+  it('an unknown operator (Equals) is a warning naming the field and the operators to write', () => {
+    expect(warningAt(withSelector({ matchExpressions: [{ key: 'k', operator: 'Equals', values: ['1'] }] }), `${base}.matchExpressions[0].operator`)).toBe(
+      `${base}.matchExpressions[0].operator: Invalid value: "Equals": not a valid selector operator: write In, NotIn, Exists or DoesNotExist: ` +
+        'accepted, as upstream accepts it, but the sync cannot read this metric (ScalingActive False) until it is fixed',
+    );
   });
 
-  it('checks keys and values', () => {
-    expect(errorAt(validateHPA(withSelector({ matchExpressions: [{ key: '', operator: 'Exists' }] })), `${base}.matchExpressions[0].key`).message).toBe('name part must be non-empty');
-    expect(errorAt(validateHPA(withSelector({ matchExpressions: [{ key: 'k', operator: 'In', values: ['ok', 'not ok'] }] })), `${base}.matchExpressions[0].values[1]`).type).toBe('Invalid');
-    expect(errorAt(validateHPA(withSelector({ matchLabels: { k: 'a b' } })), `${base}.matchLabels`).value).toBe('a b');
+  it('In/NotIn without values, Exists with values, bad keys and values: warnings too', () => {
+    expect(warningAt(withSelector({ matchExpressions: [{ key: 'k', operator: 'In' }] }), `${base}.matchExpressions[0].values`)).toMatch(/Required value: must be specified when `operator` is 'In' or 'NotIn'/);
+    expect(warningAt(withSelector({ matchExpressions: [{ key: 'k', operator: 'NotIn', values: [] }] }), `${base}.matchExpressions[0].values`)).toContain('Required value');
+    expect(warningAt(withSelector({ matchExpressions: [{ key: 'k', operator: 'Exists', values: ['a'] }] }), `${base}.matchExpressions[0].values`)).toContain('Forbidden');
+    expect(warningAt(withSelector({ matchExpressions: [{ key: '', operator: 'Exists' }] }), `${base}.matchExpressions[0].key`)).toContain('name part must be non-empty');
+    expect(warningAt(withSelector({ matchExpressions: [{ key: 'k', operator: 'In', values: ['ok', 'not ok'] }] }), `${base}.matchExpressions[0].values[1]`)).toContain('"not ok"');
+    expect(warningAt(withSelector({ matchLabels: { k: 'a b' } }), `${base}.matchLabels`)).toContain('"a b"');
+  });
+
+  it('wrong shapes still fail decoding: errors', () => {
+    expect(errorAt(validateHPA(withSelector({ matchExpressions: 'k=v' })), `${base}.matchExpressions`).type).toBe('TypeInvalid');
+    expect(errorAt(validateHPA(withSelector({ matchExpressions: [{ key: 'k', operator: 3 }] })), `${base}.matchExpressions[0].operator`).type).toBe('TypeInvalid');
+    expect(errorAt(validateHPA(withSelector({ matchExpressions: [{ key: 'k', op: 'In' }] })), `${base}.matchExpressions[0].op`).type).toBe('Forbidden');
+    expect(errorAt(validateHPA(withSelector({ matchExpressions: [null] })), `${base}.matchExpressions[0]`).type).toBe('Required');
+  });
+});
+
+describe('validateHPA: warnings for what upstream accepts but cannot work', () => {
+  const resource = (name: string, target: Json = { type: 'Utilization', averageUtilization: 60 }): Json => hpa({ metrics: [{ type: 'Resource', resource: { name, target } }] });
+
+  it('a Resource metric the metrics API does not report (cpus, CPU): the field and what to write', () => {
+    for (const [name, fixText] of [['cpus', 'write cpu'], ['CPU', 'write cpu'], ['Memory', 'write memory'], ['gpu', 'write cpu or memory']]) {
+      const r = validateHPA(resource(name));
+      expect(r.valid).toBe(true);
+      expect(r.warnings.map(formatFieldWarning)).toEqual([
+        `spec.metrics[0].resource.name: "${name}" is not a resource the metrics API (metrics.k8s.io) reports: ${fixText}; as written, the sync reports <unknown> for this metric (FailedGetResourceMetric)`,
+      ]);
+    }
+    expect(validateHPA(resource('memory')).warnings).toEqual([]);
+    // A ContainerResource name that is no standard resource is already an error; no warning on top of it.
+    const container = validateHPA(hpa({ metrics: [{ type: 'ContainerResource', containerResource: { name: 'CPU', container: 'app', target: { type: 'Utilization', averageUtilization: 60 } } }] }));
+    expect(container.valid).toBe(false);
+    expect(container.warnings).toEqual([]);
+  });
+
+  it('a target type that names another value than the one set', () => {
+    const r = validateHPA(resource('cpu', { type: 'Value', averageValue: '500m' }));
+    expect(r.valid).toBe(true);
+    expect(r.warnings.map(formatFieldWarning)).toEqual(['spec.metrics[0].resource.target.type: "Value" does not match the averageValue set here: the controller uses averageValue; write type: AverageValue']);
+  });
+
+  it('a clean HPA has no warnings', () => {
+    expect(validateHPA(hpa()).warnings).toEqual([]);
+  });
+});
+
+describe('validateHPA: errors say what to write instead', () => {
+  it('type Value on a Resource metric', () => {
+    const e = errorAt(validateHPA(hpa({ metrics: [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Value', value: '500m' } } }] })), 'spec.metrics[0].resource.target.averageUtilization');
+    expect(formatFieldError(e)).toBe(
+      'spec.metrics[0].resource.target.averageUtilization: Required value: must set either a target raw value or a target utilization ' +
+        '(a Resource metric does not take type Value: write type: Utilization with averageUtilization, or type: AverageValue with averageValue)',
+    );
+  });
+
+  it('Utilization on an Object, External or Pods metric', () => {
+    const util = { type: 'Utilization', averageUtilization: 50 };
+    expect(errorAt(validateHPA(hpa({ metrics: [objectMetric(util)] })), 'spec.metrics[0].object.target.averageValue').message).toBe(
+      'must set either a target value or averageValue (a Object metric does not take type Utilization: write type: Value with value, or type: AverageValue with averageValue)',
+    );
+    expect(errorAt(validateHPA(hpa({ metrics: [externalMetric(util)] })), 'spec.metrics[0].external.target.averageValue').message).toMatch(/does not take type Utilization: write type: Value with value/);
+    const pods = { type: 'Pods', pods: { metric: { name: 'qps' }, target: util } };
+    expect(errorAt(validateHPA(hpa({ metrics: [pods] })), 'spec.metrics[0].pods.target.averageValue').message).toMatch(/does not take type Utilization: write type: AverageValue with averageValue\)$/);
+  });
+
+  it('upstream\'s words alone when the type fits', () => {
+    expect(errorAt(validateHPA(hpa({ metrics: [objectMetric({ type: 'Value' })] })), 'spec.metrics[0].object.target.averageValue').message).toBe('must set either a target value or averageValue');
+  });
+});
+
+describe('validateHPA: a null entry or a hole in a list is one error at its index', () => {
+  const rules = (policies: unknown[]): Json => hpa({ behavior: { scaleUp: { policies } } });
+  const ok = policy('Pods', 4, 60);
+
+  it('policies: [null, {...}] and a hole', () => {
+    for (const input of [rules([null, ok]), rules([undefined, ok]), rules(Object.assign(new Array(2), { 1: ok }))]) {
+      const r = validateHPA(input);
+      expect(errorsOf(r).map(formatFieldError)).toEqual([
+        'spec.behavior.scaleUp.policies[0]: Required value: an empty entry: write a policy (type, value, periodSeconds), or remove the entry',
+      ]);
+    }
+  });
+
+  it('metrics: a null entry', () => {
+    expect(errorsOf(validateHPA(hpa({ metrics: [cpu(50), null] }))).map(formatFieldError)).toEqual([
+      'spec.metrics[1]: Required value: an empty entry: write a metric (type and its source), or remove the entry',
+    ]);
   });
 });
 

@@ -9,7 +9,7 @@ import { createServer, connect, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { ListTablesCommand } from '@aws-sdk/client-dynamodb';
-import { createDynamoClient } from '../../lib/store/dynamo-store.js';
+import { createDynamoClient } from '../../lib/store/dynamo-client.js';
 import type { DynamoServer } from '../../lib/store/dynalite.js';
 
 export { startDynalite, type DynamoServer } from '../../lib/store/dynalite.js';

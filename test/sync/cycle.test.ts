@@ -1,394 +1,461 @@
-// lib/sync orchestration with in-memory ports. The HPA math is replaced by a
-// transparent fake planner (desired = the first External value) so these tests
-// see exactly what the cycle hands to lib/hpa and what it does with the plan;
-// the real math runs in the end-to-end tests.
-import { beforeEach, describe, expect, it, vi } from 'vitest';
-import type { ReconcileInput, ReconcilePlan } from '../../lib/hpa/reconcile.js';
-import type { HorizontalPodAutoscaler, MetricSpec } from '../../lib/hpa/types.js';
+// One shard cycle with the real lib/hpa and the real store (dynalite over HTTP), and an
+// in-memory cluster whose calls can hang or fail: what is read, what is written in which
+// order, and what is never acted on (issue: stale, invalid or half-known data).
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DEFAULT_CONTROLLER_SETTINGS } from '../../lib/hpa/defaults.js';
-import { runCycle, type SyncOptions } from '../../lib/sync/cycle.js';
-import { VersionConflictError, type AutoscalerRecord, type ClusterRecord, type MetricQuery } from '../../lib/sync/ports.js';
-import { count, fixedClock, MemoryCluster, MemoryMetrics, MemoryStore, newCallLog } from './fakes.js';
+import type { HorizontalPodAutoscaler, MetricSpec } from '../../lib/hpa/types.js';
+import type { CloudWatchMetric } from '../../lib/metrics/cloudwatch-types.js';
+import { createDynamoStore, ensureTable, type DynamoStore } from '../../lib/store/index.js';
+import { bucketPk } from '../../lib/store/items.js';
+import type { SyncOptions } from '../../lib/sync/config.js';
+import { runShardCycle, type CycleTrigger } from '../../lib/sync/cycle.js';
+import type { AutoscalerStore, ClusterConfig } from '../../lib/sync/ports.js';
+import type { CycleReport } from '../../lib/sync/report.js';
+import { bucketOf } from '../../lib/sync/shards.js';
+import { startDynalite, TEST_CREDENTIALS, TEST_REGION, type DynamoServer } from '../support/dynamo.js';
+import { FakeCluster, FakeMetrics, fixedClock } from './fakes.js';
 
-const planned = vi.hoisted(() => ({ inputs: [] as ReconcileInput[] }));
-
-vi.mock('../../lib/hpa/defaults.js', async (orig) => ({
-  ...(await orig<typeof import('../../lib/hpa/defaults.js')>()),
-  applyDefaults: (hpa: HorizontalPodAutoscaler) => ({
-    ...hpa,
-    spec: {
-      ...hpa.spec,
-      metrics: hpa.spec.metrics ?? [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 80 } } }],
-    },
-  }),
-}));
-
-vi.mock('../../lib/hpa/reconcile.js', () => {
-  const planReconcile = (input: ReconcileInput): ReconcilePlan => {
-    planned.inputs.push(input);
-    if (input.hpa.metadata.annotations?.['test/throw']) throw new Error('malformed spec');
-    if (input.scale.error !== undefined) {
-      const decision = { metrics: [], steps: [], desiredReplicas: 0, rescale: false, skipped: { reason: 'FailedGetScale', message: input.scale.error } };
-      return { input, desiredReplicas: 0, rescale: false, decision, state: {} as ReconcilePlan['state'] };
-    }
-    const current = input.scale.value.specReplicas;
-    const values = input.metrics.map((m) => (m.externalMetrics?.value ? Number(m.externalMetrics.value[0].value) : undefined));
-    const valid = values.filter((v): v is number => v !== undefined);
-    let desired = valid.length ? Math.max(...valid) : current;
-    // Upstream rule the fake keeps: invalid metrics forbid scaling down.
-    if (valid.length < values.length && desired < current) desired = current;
-    const rescale = desired !== current;
-    const decision = { currentReplicas: current, metrics: [], steps: [], desiredReplicas: desired, rescale };
-    return { input, desiredReplicas: desired, rescale, decision, state: {} as ReconcilePlan['state'] };
-  };
-  const completeReconcile = (plan: ReconcilePlan, err?: string) => {
-    const { input } = plan;
-    if (input.hpa.metadata.annotations?.['test/throw-complete']) throw new Error('unexpected state');
-    const current = input.scale.value?.specReplicas ?? 0;
-    const scaled = plan.rescale && err === undefined;
-    const status = {
-      currentReplicas: current,
-      desiredReplicas: scaled ? plan.desiredReplicas : current,
-      conditions: [
-        {
-          type: 'AbleToScale' as const,
-          status: err ? ('False' as const) : ('True' as const),
-          reason: err ? 'FailedUpdateScale' : scaled ? 'SucceededRescale' : 'ReadyForNewScale',
-        },
-      ],
-      ...(scaled ? { lastScaleTime: input.now.toISOString() } : {}),
-    };
-    const history = {
-      recommendations: [{ timestamp: '2026-01-01T00:00:00Z', replicas: plan.desiredReplicas }],
-      scaleUpEvents: scaled ? [...input.history.scaleUpEvents, { timestamp: input.now.toISOString(), change: plan.desiredReplicas - current }] : input.history.scaleUpEvents,
-      scaleDownEvents: input.history.scaleDownEvents,
-    };
-    return {
-      status,
-      history,
-      events: scaled ? [{ type: 'Normal' as const, reason: 'SuccessfulRescale', message: `New size: ${plan.desiredReplicas}` }] : [],
-      scaled,
-      statusChanged: JSON.stringify(status) !== JSON.stringify(input.hpa.status),
-      conditions: status.conditions,
-      decision: plan.decision,
-    };
-  };
-  return { planReconcile, completeReconcile, reconcile: (i: ReconcileInput, e?: string) => completeReconcile(planReconcile(i), e) };
-});
-
-const external = (name: string): MetricSpec => ({ type: 'External', external: { metric: { name }, target: { type: 'Value', value: '1' } } });
-
-function record(cluster: string, namespace: string, name: string, metrics: MetricSpec[], extra: Partial<HorizontalPodAutoscaler['metadata']> = {}): AutoscalerRecord {
-  return {
-    cluster,
-    namespace,
-    name,
-    hpa: {
-      apiVersion: 'autoscaling/v2',
-      kind: 'HorizontalPodAutoscaler',
-      metadata: { name, namespace, ...extra },
-      spec: { scaleTargetRef: { kind: 'Deployment', name, apiVersion: 'apps/v1' }, maxReplicas: 20, metrics },
-    },
-    history: { recommendations: null, scaleUpEvents: [], scaleDownEvents: [] },
-    version: 1,
-    createdAt: '2026-01-01T00:00:00Z',
-    updatedAt: '2026-01-01T00:00:00Z',
-  };
-}
-
-const options: SyncOptions = { settings: DEFAULT_CONTROLLER_SETTINGS, dryRun: false, concurrency: 8, writeBudgetMs: 500 };
 const NOW = '2026-03-01T12:00:00.000Z';
+const CLUSTER: ClusterConfig = { name: 'prod', region: 'eu-west-1', shards: 1 };
+const options: SyncOptions = { settings: DEFAULT_CONTROLLER_SETTINGS, dryRun: false, concurrency: 8, writeBudgetMs: 300, sources: { table: true, cluster: true }, decisionLogSeconds: 300 };
 
-let log: ReturnType<typeof newCallLog>;
-let store: MemoryStore;
-let clusters: Map<string, MemoryCluster>;
-let metricValues: Map<string, number>;
-let metrics: MemoryMetrics;
+const jobs = (name = 'jobs', averageValue = '10'): MetricSpec => ({ type: 'External', external: { metric: { name }, target: { type: 'AverageValue', averageValue } } });
+const cpu: MetricSpec = { type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 50 } } };
+
+function hpa(name: string, namespace = 'apps', spec: Partial<HorizontalPodAutoscaler['spec']> = {}, annotations?: Record<string, string>): HorizontalPodAutoscaler {
+  return {
+    apiVersion: 'autoscaling/v2',
+    kind: 'HorizontalPodAutoscaler',
+    metadata: { name, namespace, ...(annotations ? { annotations } : {}) },
+    spec: { scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name }, minReplicas: 1, maxReplicas: 30, metrics: [jobs()], ...spec },
+  };
+}
+
+const cwm = (name: string, namespace = 'apps', alarmName?: string): CloudWatchMetric => ({
+  apiVersion: 'shpa.dev/v1',
+  kind: 'CloudWatchMetric',
+  metadata: { name, namespace },
+  spec: {
+    queries: [{ id: 'q', metricStat: { metric: { namespace: 'AWS/SQS', metricName: 'ApproximateNumberOfMessagesVisible' }, period: 60, stat: 'Average' }, returnData: true }],
+    ...(alarmName ? { alarmName } : {}),
+  },
+});
+
+let db: DynamoServer;
+let store: DynamoStore;
+let cluster: FakeCluster;
+let metrics: FakeMetrics;
 let clock: ReturnType<typeof fixedClock>;
+let table = 0;
+let markerMs: number | undefined;
 
-/** External metric values by name; queries for anything else answer an error. */
-function answer(q: MetricQuery) {
-  if (q.type === 'External' || q.type === 'CloudWatch') {
-    const name = q.type === 'External' ? q.metric.name : q.source.metadata.name;
-    const v = metricValues.get(`${q.type}:${name}`);
-    return v === undefined
-      ? { type: q.type, result: { error: `no metric ${name}` } }
-      : { type: q.type, result: { value: [{ value: String(v), timestamp: NOW }] } };
-  }
-  if (q.type === 'PodResource') return { type: q.type, result: { value: [] } };
-  if (q.type === 'Pods') return { type: q.type, result: { value: [] } };
-  return { type: q.type, result: { error: 'unsupported' } };
-}
-
-function addTarget(cluster: string, namespace: string, name: string, replicas: number, selector = `app=${name}`) {
-  if (!clusters.has(cluster)) clusters.set(cluster, new MemoryCluster(log));
-  clusters.get(cluster)!.scales.set(`${namespace}/Deployment/${name}`, { specReplicas: replicas, statusReplicas: replicas, selector });
-}
-
-const clusterRecords = (...names: string[]): ClusterRecord[] => names.map((name) => ({ name, region: 'eu-west-1' }));
-
-function cycle(names: string[], opts: Partial<SyncOptions> = {}, deadlineMs = 10_000) {
-  return runCycle(
-    {
-      store,
-      metrics,
-      clock,
-      cluster: (c) => {
-        const found = clusters.get(c.name);
-        if (!found) throw new Error(`no credentials for cluster ${c.name}`);
-        return found;
-      },
-    },
-    { clusters: clusterRecords(...names), deadline: new Date(clock.now().getTime() + deadlineMs), options: { ...options, ...opts } },
-  );
-}
-
-beforeEach(() => {
-  planned.inputs = [];
-  log = newCallLog();
-  store = new MemoryStore(log);
-  clusters = new Map();
-  metricValues = new Map();
-  metrics = new MemoryMetrics(answer, log);
+beforeAll(async () => {
+  db = await startDynalite();
+});
+afterAll(async () => {
+  await db?.stop();
+});
+beforeEach(async () => {
+  store = createDynamoStore({ endpoint: db.endpoint, region: TEST_REGION, credentials: TEST_CREDENTIALS, tableName: `cycle-${++table}` });
+  await ensureTable(store.client, store.tableName);
+  cluster = new FakeCluster();
+  metrics = new FakeMetrics(cluster);
   clock = fixedClock(NOW);
+  markerMs = undefined;
 });
 
-describe('one cycle', () => {
-  it('reads each scale once, each namespace once, and all metrics in one de-duplicated call', async () => {
-    for (const c of ['a', 'b']) {
-      for (const ns of ['n1', 'n2']) {
-        for (const name of ['x', 'y', 'z']) {
-          store.put(record(c, ns, name, [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 50 } } }, external('queue')]));
-          addTarget(c, ns, name, 2);
+/** One cycle as the worker runs it (the marker carried from one tick to the next). */
+async function cycle(opts: { trigger?: CycleTrigger; options?: Partial<SyncOptions>; deadlineMs?: number; store?: AutoscalerStore; config?: ClusterConfig } = {}): Promise<CycleReport> {
+  const now = clock.now();
+  const trigger = opts.trigger ?? { kind: 'tick', tick: now };
+  const report = await runShardCycle(
+    { store: opts.store ?? store, cluster, metrics, clock },
+    {
+      shard: { cluster: 'prod', index: 0, count: 1 },
+      cluster: opts.config ?? CLUSTER,
+      trigger,
+      deadline: new Date(now.getTime() + (opts.deadlineMs ?? 5_000)),
+      markerMs,
+      periodSeconds: 15,
+      options: { ...options, ...opts.options },
+    },
+  );
+  if (trigger.kind === 'tick') markerMs = now.getTime();
+  return report;
+}
+
+const one = (r: CycleReport, name: string) => r.autoscalers.find((a) => a.name === name)!;
+const stored = async (name: string, namespace = 'apps') => (await store.getAutoscaler('prod', namespace, name))!;
+
+async function applyAll(...objects: (HorizontalPodAutoscaler | CloudWatchMetric)[]) {
+  for (const o of objects) await store.applySpec('prod', o, clock.now());
+}
+
+describe('one tick', () => {
+  it('reads each scale once, each namespace pods once, and CloudWatch in one fetch for the whole shard', async () => {
+    await applyAll(cwm('queue'), hpa('a', 'apps', { metrics: [cpu] }), hpa('b', 'apps', { metrics: [cpu, jobs('queue')] }), hpa('c', 'jobs', { metrics: [jobs('queue', '5')] }));
+    for (const [ns, n] of [['apps', 'a'], ['apps', 'b'], ['jobs', 'c']]) cluster.addTarget(ns, n, 2);
+    cluster.external.set('jobs/queue', 10);
+    metrics.cloudWatch.set('queue', 40);
+    const r = await cycle();
+    expect(r.counts.autoscalers).toBe(3);
+    expect(cluster.log.count('getScale')).toBe(3);
+    expect(cluster.log.count('listPods')).toBe(1);
+    expect(cluster.log.count('listPodMetrics')).toBe(1);
+    // One CloudWatch fetch carried b's query (apps/queue); c reads jobs/queue, which is no CloudWatchMetric there: the external metrics API.
+    expect(metrics.received.filter((q) => q.some((x) => x.type === 'CloudWatch'))).toHaveLength(1);
+    expect(cluster.log.count('getExternalMetric', 'jobs/queue')).toBe(1);
+    expect(one(r, 'c').desiredReplicas).toBe(2);
+    expect(r.calls).toMatchObject({ loadShard: 1, listAutoscalerObjects: 1, getScale: 3, listPods: 1 });
+  });
+
+  it('records the scale as pending before it writes /scale with the resourceVersion read, and confirms it next cycle', async () => {
+    await applyAll(hpa('web'));
+    cluster.addTarget('apps', 'web', 2);
+    cluster.external.set('apps/jobs', 40);
+    const r = await cycle();
+    expect(one(r, 'web')).toMatchObject({ outcome: 'scaled', patched: true, currentReplicas: 2, desiredReplicas: 4, stored: 'written' });
+    expect(cluster.patches).toEqual([{ target: 'apps/Deployment/web', replicas: 4, resourceVersion: '1' }]);
+    const after = await stored('web');
+    expect(after.pending).toMatchObject({ from: 2, to: 4, resourceVersion: '1' });
+    expect(after.hpa.status?.lastScaleTime).toBe(NOW);
+    expect(after.log?.map((e) => [e.reason, e.message, e.from, e.to])).toEqual([['SuccessfulRescale', 'New size: 4; reason: external metric jobs(nil) above target', 2, 4]]);
+    clock.advance(15_000);
+    const next = await cycle();
+    expect(one(next, 'web').warnings).toEqual([]);
+    const settled = await stored('web');
+    expect(settled.pending).toBeUndefined();
+    expect(settled.hpa.status?.lastScaleTime).toBe(NOW);
+  });
+
+  it('writes nothing when nothing changed, and logs no line for a quiet autoscaler', async () => {
+    await applyAll(hpa('web'));
+    cluster.addTarget('apps', 'web', 3);
+    cluster.external.set('apps/jobs', 30);
+    await cycle();
+    clock.advance(15_000);
+    await cycle();
+    const writes = store.writes;
+    clock.advance(15_000);
+    const r = await cycle();
+    expect(store.writes).toBe(writes);
+    expect(one(r, 'web')).toMatchObject({ outcome: 'unchanged', stored: 'unchanged', notable: false });
+  });
+
+  it('dry-run (annotation or global) decides and stores, never writes /scale nor records a scale event', async () => {
+    await applyAll(hpa('web', 'apps', {}, { 'shpa.dev/dry-run': 'true' }), hpa('api'));
+    cluster.addTarget('apps', 'web', 2);
+    cluster.addTarget('apps', 'api', 2);
+    cluster.external.set('apps/jobs', 80);
+    const r = await cycle();
+    // No behavior: upstream's legacy limit, max(2 × 2, 4).
+    expect(one(r, 'web')).toMatchObject({ outcome: 'dryRun', patched: false, desiredReplicas: 4 });
+    expect(one(r, 'api')).toMatchObject({ outcome: 'scaled', patched: true });
+    expect((await stored('web')).history.scaleUpEvents).toEqual([]);
+    expect((await stored('web')).hpa.status?.conditions?.find((c) => c.type === 'AbleToScale')?.reason).toBe('DryRun');
+    clock.advance(15_000);
+    const global = await cycle({ options: { dryRun: true } });
+    expect(global.autoscalers.every((a) => !a.patched)).toBe(true);
+  });
+});
+
+describe('races with people (issue item 7)', () => {
+  it('a kubectl scale between our read and our write is a conflict: not overwritten, evaluated again at once', async () => {
+    await applyAll(hpa('web'));
+    cluster.addTarget('apps', 'web', 2);
+    cluster.external.set('apps/jobs', 60);
+    cluster.afterGetScale = () => {
+      cluster.afterGetScale = undefined;
+      cluster.scaleByHand('apps', 'web', 4);
+    };
+    const r = await cycle();
+    expect(one(r, 'web')).toMatchObject({ outcome: 'failed', patched: false, retrySoon: true });
+    expect(one(r, 'web').errors[0]).toMatchObject({ stage: 'updateScale', message: expect.stringMatching(/the object has been modified/) });
+    expect(cluster.replicas('apps', 'web')).toBe(4);
+    const after = await stored('web');
+    expect(after.history.scaleUpEvents).toEqual([]);
+    expect(after.pending).toBeUndefined();
+    expect(after.hpa.status?.conditions?.find((c) => c.type === 'AbleToScale')).toMatchObject({ status: 'False', reason: 'FailedUpdateScale' });
+    expect(after.log?.map((e) => e.reason)).toEqual(['FailedRescale']);
+  });
+
+  it('an apply between the load and the write is detected: the old spec is not acted on', async () => {
+    await applyAll(hpa('web'));
+    cluster.addTarget('apps', 'web', 2);
+    cluster.external.set('apps/jobs', 60);
+    const racing: AutoscalerStore = {
+      ...bind(store),
+      specVersion: async (c, ns, name, signal) => {
+        await store.applySpec('prod', hpa('web', 'apps', { maxReplicas: 3 }), clock.now());
+        return store.specVersion(c, ns, name, signal);
+      },
+    };
+    const r = await cycle({ store: racing });
+    expect(one(r, 'web')).toMatchObject({ outcome: 'conflict', patched: false, retrySoon: true });
+    expect(one(r, 'web').errors[0].message).toMatch(/the spec changed since it was read \(version 1, now 2\)/);
+    expect(cluster.patches).toEqual([]);
+    expect((await stored('web')).version).toBe(0);
+  });
+
+  it('a state write that lost a race: nothing written to the target', async () => {
+    await applyAll(hpa('web'));
+    cluster.addTarget('apps', 'web', 2);
+    cluster.external.set('apps/jobs', 60);
+    const racing: AutoscalerStore = {
+      ...bind(store),
+      saveState: async (record, update, now, opts) => {
+        const [rival] = (await store.loadShard({ cluster: 'prod', index: 0, count: 1 }, { now })).autoscalers;
+        await store.saveState(rival, update, now, opts);
+        return store.saveState(record, update, now, opts);
+      },
+    };
+    const r = await cycle({ store: racing });
+    expect(one(r, 'web')).toMatchObject({ outcome: 'conflict', stored: 'conflict', patched: false });
+    expect(cluster.patches).toEqual([]);
+  });
+});
+
+describe('lost answers (issue item 6)', () => {
+  it("a /scale write whose answer was lost stays pending, and the next cycle finds that it happened", async () => {
+    // With a behavior, upstream records scale events (the rate limits read them).
+    await applyAll(hpa('web', 'apps', { behavior: {} }));
+    cluster.addTarget('apps', 'web', 2);
+    cluster.external.set('apps/jobs', 60);
+    cluster.loseNextPatchAnswer = true;
+    const r = await cycle();
+    expect(one(r, 'web').warnings[0]).toMatch(/the answer to the scale write was lost/);
+    expect(cluster.replicas('apps', 'web')).toBe(6);
+    expect((await stored('web')).pending).toMatchObject({ to: 6 });
+    clock.advance(15_000);
+    await cycle();
+    const after = await stored('web');
+    expect(after.pending).toBeUndefined();
+    expect(after.history.scaleUpEvents).toHaveLength(1);
+    expect(after.hpa.status?.lastScaleTime).toBeDefined();
+  });
+
+  it('a state write whose answer was lost: the target was never written, and the next cycle takes the scale event out', async () => {
+    await applyAll(hpa('web', 'apps', { behavior: {} }));
+    cluster.addTarget('apps', 'web', 2);
+    cluster.external.set('apps/jobs', 60);
+    let lose = true;
+    const losing: AutoscalerStore = {
+      ...bind(store),
+      saveState: async (record, update, now, opts) => {
+        const v = await store.saveState(record, update, now, opts);
+        if (lose) {
+          lose = false;
+          throw new Error('TimeoutError: socket hang up');
         }
-      }
-    }
-    metricValues.set('External:queue', 2);
-    const report = await cycle(['a', 'b']);
-    expect(report.counts).toMatchObject({ autoscalers: 12, unchanged: 12, errors: 0 });
-    expect(count(log, 'getScale')).toBe(12);
-    expect(count(log, 'listPods')).toBe(4);
-    expect(count(log, 'fetchAll')).toBe(1);
-    // One PodResource and one External query per cluster/namespace, shared by its three autoscalers.
-    expect(metrics.received[0]).toHaveLength(8);
-    expect(report.calls).toMatchObject({ getScale: 12, listPods: 4, fetchAll: 1, metricQueries: 8, loadCluster: 2 });
-  });
-
-  it('resolves each metric type and aligns the data with spec.metrics', async () => {
-    store.cloudWatchMetrics.push(
-      { apiVersion: 'shpa.dev/v1', kind: 'CloudWatchMetric', metadata: { name: 'backlog', namespace: 'work' }, spec: { queries: [] } },
-      { apiVersion: 'shpa.dev/v1', kind: 'CloudWatchMetric', metadata: { name: 'other-ns', namespace: 'elsewhere' }, spec: { queries: [] } },
-    );
-    store.put(
-      record('a', 'work', 'w', [
-        external('other-ns'),
-        { type: 'Pods', pods: { metric: { name: 'rps' }, target: { type: 'AverageValue', averageValue: '10' } } },
-        external('backlog'),
-        { type: 'Object', object: { describedObject: { kind: 'Service', name: 'svc' }, metric: { name: 'hits' }, target: { type: 'Value', value: '1' } } },
-      ]),
-    );
-    addTarget('a', 'work', 'w', 3, 'app=w,tier in (web)');
-    metricValues.set('External:other-ns', 4);
-    metricValues.set('CloudWatch:backlog', 7);
-    await cycle(['a']);
-    expect(metrics.received[0].map((q) => q.type)).toEqual(['External', 'Pods', 'CloudWatch', 'Object']);
-    expect(metrics.received[0][1]).toMatchObject({ podSelector: 'app=w,tier in (web)', namespace: 'work', cluster: 'a' });
-    const input = planned.inputs[0];
-    expect(input.metrics[0].externalMetrics?.value?.[0].value).toBe('4');
-    expect(input.metrics[1].podCustomMetrics?.value).toEqual([]);
-    expect(input.metrics[2].externalMetrics?.value?.[0].value).toBe('7');
-    expect(input.metrics[3].objectMetric?.error).toBe('unsupported');
-  });
-
-  it('passes the other autoscalers of the same namespace as selectors, and the namespace pods', async () => {
-    for (const [ns, name] of [['n1', 'x'], ['n1', 'y'], ['n2', 'z']]) {
-      store.put(record('a', ns, name, [external('q')]));
-      addTarget('a', ns, name, 1);
-    }
-    clusters.get('a')!.pods.set('n1', [{ name: 'x-1', phase: 'Running', labels: { app: 'x' }, containers: [] }]);
-    metricValues.set('External:q', 1);
-    await cycle(['a']);
-    const x = planned.inputs.find((i) => i.hpa.metadata.name === 'x')!;
-    expect(x.otherHpaSelectors).toEqual([{ namespace: 'n1', name: 'y', selector: 'app=y' }]);
-    expect(x.pods.map((p) => p.name)).toEqual(['x-1']);
-    expect(planned.inputs.find((i) => i.hpa.metadata.name === 'z')!.otherHpaSelectors).toEqual([]);
-  });
-
-  it('records the state before it patches the scale, and writes nothing when nothing changed', async () => {
-    store.put(record('a', 'n', 'web', [external('q')]));
-    addTarget('a', 'n', 'web', 2);
-    metricValues.set('External:q', 5);
-    const first = await cycle(['a']);
-    expect(first.autoscalers[0]).toMatchObject({ outcome: 'scaled', patched: true, stored: 'written', currentReplicas: 2, desiredReplicas: 5 });
-    const writes = log.calls.filter((c) => c.op === 'saveState' || c.op === 'updateScale').map((c) => c.op);
-    expect(writes).toEqual(['saveState', 'updateScale']);
-    const saved = store.get('a', 'n', 'web')!;
-    expect(saved.version).toBe(2);
-    expect(saved.history.scaleUpEvents).toEqual([{ timestamp: NOW, change: 3 }]);
-    expect(clusters.get('a')!.scales.get('n/Deployment/web')!.specReplicas).toBe(5);
-
-    // The next cycle finds 5 replicas, decides 5 and has nothing new to store.
-    log.calls.length = 0;
-    await cycle(['a']);
-    const again = await cycle(['a']);
-    expect(again.autoscalers[0]).toMatchObject({ outcome: 'unchanged', stored: 'unchanged', patched: false });
-    expect(count(log, 'saveState')).toBe(1);
-    expect(count(log, 'updateScale')).toBe(0);
-  });
-
-  it('does not patch when the conditional write lost a race', async () => {
-    store.put(record('a', 'n', 'web', [external('q')]));
-    addTarget('a', 'n', 'web', 2);
-    metricValues.set('External:q', 5);
-    store.failSave.set('a/n/web', new VersionConflictError('a/n/web', 1));
-    const report = await cycle(['a']);
-    expect(report.autoscalers[0]).toMatchObject({ outcome: 'conflict', stored: 'conflict', patched: false });
-    expect(report.autoscalers[0].errors[0]).toMatchObject({ stage: 'saveState' });
-    expect(count(log, 'updateScale')).toBe(0);
-    expect(clusters.get('a')!.scales.get('n/Deployment/web')!.specReplicas).toBe(2);
-    expect(store.get('a', 'n', 'web')!.version).toBe(1);
-  });
-
-  it('saves the failure over the tentative state when the patch fails', async () => {
-    store.put(record('a', 'n', 'web', [external('q')]));
-    addTarget('a', 'n', 'web', 2);
-    clusters.get('a')!.failUpdate.set('n/Deployment/web', new Error('forbidden: cannot patch deployments/scale'));
-    metricValues.set('External:q', 5);
-    const report = await cycle(['a']);
-    expect(report.autoscalers[0]).toMatchObject({ outcome: 'failed', patched: false, stored: 'written' });
-    expect(report.autoscalers[0].errors).toEqual([{ stage: 'updateScale', message: 'forbidden: cannot patch deployments/scale' }]);
-    const saved = store.get('a', 'n', 'web')!;
-    expect(saved.version).toBe(3);
-    expect(saved.history.scaleUpEvents).toEqual([]);
-    expect(saved.hpa.status?.conditions?.[0]).toMatchObject({ status: 'False', reason: 'FailedUpdateScale' });
-  });
-
-  it('dry-run (annotation or global) decides and stores, but never patches nor records a scale event', async () => {
-    store.put(record('a', 'n', 'annotated', [external('q')], { annotations: { 'shpa.dev/dry-run': 'true' } }));
-    store.put(record('a', 'n', 'live', [external('q')]));
-    addTarget('a', 'n', 'annotated', 2);
-    addTarget('a', 'n', 'live', 2);
-    metricValues.set('External:q', 6);
-    const report = await cycle(['a']);
-    const byName = Object.fromEntries(report.autoscalers.map((r) => [r.name, r]));
-    expect(byName.annotated).toMatchObject({ outcome: 'dryRun', dryRun: true, patched: false, stored: 'written', desiredReplicas: 6 });
-    expect(byName.live).toMatchObject({ outcome: 'scaled', dryRun: false, patched: true });
-    const stored = store.get('a', 'n', 'annotated')!;
-    expect(stored.hpa.status).toMatchObject({ desiredReplicas: 6 });
-    expect(stored.hpa.status?.lastScaleTime).toBeUndefined();
-    expect(stored.hpa.status?.conditions?.[0]).toMatchObject({ reason: 'DryRun' });
-    expect(stored.history.scaleUpEvents).toEqual([]);
-    expect(log.calls.filter((c) => c.op === 'updateScale').map((c) => c.arg)).toEqual(['n/Deployment/live=6']);
-
-    log.calls.length = 0;
-    metricValues.set('External:q', 9);
-    const global = await cycle(['a'], { dryRun: true });
-    expect(global.counts.dryRun).toBe(2);
-    expect(count(log, 'updateScale')).toBe(0);
+        return v;
+      },
+    };
+    const r = await cycle({ store: losing });
+    expect(one(r, 'web')).toMatchObject({ outcome: 'failed', patched: false });
+    expect((await stored('web')).history.scaleUpEvents).toHaveLength(1);
+    expect((await stored('web')).hpa.status?.desiredReplicas).toBe(6); // the table says "scaled"...
+    expect(cluster.replicas('apps', 'web')).toBe(2); // ...the workload does not
+    cluster.external.set('apps/jobs', 20);
+    clock.advance(15_000);
+    const next = await cycle();
+    expect(one(next, 'web').warnings.join()).toMatch(/the rescale to 6 decided at .* never reached Deployment\/web/);
+    const after = await stored('web');
+    expect(after.history.scaleUpEvents).toEqual([]);
+    expect(after.hpa.status?.lastScaleTime).toBeUndefined();
+    expect(after.log?.map((e) => e.reason)).toContain('ScaleNotApplied');
   });
 });
 
-describe('isolation', () => {
-  it('a cluster that cannot load or connect is reported; the others sync', async () => {
-    store.put(record('good', 'n', 'web', [external('q')]));
-    store.put(record('down', 'n', 'web', [external('q')]));
-    store.put(record('nocreds', 'n', 'web', [external('q')]));
-    addTarget('good', 'n', 'web', 1);
-    addTarget('down', 'n', 'web', 1);
-    store.failLoad.add('down');
-    metricValues.set('External:q', 3);
-    const report = await cycle(['good', 'down', 'nocreds']);
-    expect(report.clusters).toEqual([
-      { name: 'down', autoscalers: 0, error: { stage: 'load', message: 'table unreachable for down' } },
-      { name: 'good', autoscalers: 1 },
-      { name: 'nocreds', autoscalers: 0, error: { stage: 'load', message: 'no credentials for cluster nocreds' } },
+describe('never act on invalid or untrusted data (issue items 2, 3, 4)', () => {
+  /** A spec item written by another tool or by hand: not validated by apply. */
+  async function putRawSpec(name: string, spec: Record<string, unknown>) {
+    const doc = { apiVersion: 'autoscaling/v2', kind: 'HorizontalPodAutoscaler', metadata: { name, namespace: 'apps', uid: `uid-${name}`, generation: 1 }, spec };
+    await store.applySpec('prod', hpa(name), clock.now()); // registers the bucket
+    await store.doc.send(
+      new PutCommand({ TableName: store.tableName, Item: { pk: bucketPk('prod', bucketOf('apps')), sk: `hpa#apps#${name}`, kind: 'HorizontalPodAutoscaler', doc: JSON.stringify(doc), v: 7, ct: NOW, ut: NOW } }),
+    );
+  }
+  const base = { scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' }, minReplicas: 1, maxReplicas: 10, metrics: [jobs()] };
+
+  it.each([
+    ['maxReplicas: 0', { ...base, maxReplicas: 0 }, /spec\.maxReplicas: Invalid value: 0: must be greater than 0/],
+    ['minReplicas 10 > maxReplicas 3', { ...base, minReplicas: 10, maxReplicas: 3 }, /spec\.maxReplicas: Invalid value: 3: must be greater than or equal to `minReplicas`/],
+    ['averageUtilization: 0', { ...base, metrics: [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 0 } } }] }, /averageUtilization: Invalid value: 0: must be greater than 0/],
+    ['maxReplicas: "10"', { ...base, maxReplicas: '10' }, /spec\.maxReplicas/],
+  ])('%s is never acted on, and its status says why until fixed', async (_what, spec, message) => {
+    await putRawSpec('web', spec);
+    cluster.addTarget('apps', 'web', 2);
+    cluster.external.set('apps/jobs', 60);
+    const r = await cycle();
+    expect(one(r, 'web').outcome).toBe('invalid');
+    expect(one(r, 'web').errors[0].message).toMatch(message);
+    expect(cluster.patches).toEqual([]);
+    expect(cluster.log.count('getScale')).toBe(0);
+    const after = await stored('web');
+    expect(after.hpa.status?.conditions?.find((c) => c.type === 'ScalingActive')).toMatchObject({ status: 'False', reason: 'InvalidSpec', message: expect.stringMatching(message) });
+    expect(after.log?.[0]).toMatchObject({ type: 'Warning', reason: 'InvalidSpec' });
+    // Fixed: acted on.
+    await store.applySpec('prod', hpa('web'), clock.now());
+    clock.advance(15_000);
+    expect(one(await cycle(), 'web').outcome).toBe('scaled');
+  });
+
+  it('a negative CloudWatch value is a value, not an overflow: it asks for fewer replicas, never for maxReplicas', async () => {
+    await applyAll(cwm('queue'), hpa('web', 'apps', { metrics: [jobs('queue')] }));
+    cluster.addTarget('apps', 'web', 2);
+    metrics.cloudWatch.set('queue', -50);
+    for (let i = 0; i < 4; i++) {
+      const r = await cycle();
+      expect(one(r, 'web').decision?.metrics[0].proposal).toBeLessThan(1);
+      // Held at 2 by the downscale stabilization window, never raised.
+      expect(one(r, 'web').desiredReplicas).toBe(2);
+      clock.advance(15_000);
+    }
+    expect(cluster.patches).toEqual([]);
+  });
+
+  it('a corrupt history: reported, and the autoscaler continues from an empty history with a condition saying so', async () => {
+    await applyAll(hpa('web'));
+    cluster.addTarget('apps', 'web', 2);
+    cluster.external.set('apps/jobs', 20);
+    await cycle();
+    await store.doc.send(
+      new PutCommand({
+        TableName: store.tableName,
+        Item: { ...(await rawState('web')), up: JSON.stringify([[Date.parse(NOW), 2e9]]) },
+      }),
+    );
+    clock.advance(15_000);
+    cluster.external.set('apps/jobs', 60);
+    const r = await cycle();
+    expect(one(r, 'web').warnings.join()).toMatch(/cannot be trusted: up\[0\] change must be an integer from 0 to 200000.*continuing from an empty history/);
+    expect(one(r, 'web').outcome).toBe('scaled');
+    const after = await stored('web');
+    expect(after.stateProblem).toBeUndefined();
+    expect(after.hpa.status?.conditions?.find((c) => c.type === 'HistoryIntact')).toMatchObject({ status: 'False', reason: 'StateReset' });
+    expect(after.log?.map((e) => e.reason)).toContain('HistoryReset');
+  });
+});
+
+describe('one slow dependency holds up only what depends on it (issue items 8, 9)', () => {
+  it('a hung pod-metrics list in one namespace skips only the autoscaler that needs it, naming what it waited for', async () => {
+    await applyAll(cwm('queue'), hpa('cpu-bound', 'apps', { metrics: [cpu] }), hpa('queue-bound', 'apps', { metrics: [jobs('queue')] }), hpa('elsewhere', 'jobs'));
+    for (const [ns, n] of [['apps', 'cpu-bound'], ['apps', 'queue-bound'], ['jobs', 'elsewhere']]) cluster.addTarget(ns, n, 2);
+    metrics.cloudWatch.set('queue', 40);
+    cluster.external.set('jobs/jobs', 40);
+    cluster.log.hang.add('listPodMetrics apps');
+    const r = await cycle({ deadlineMs: 1_000 });
+    expect(one(r, 'cpu-bound')).toMatchObject({ outcome: 'skipped', patched: false });
+    expect(one(r, 'cpu-bound').errors[0]).toMatchObject({ stage: 'deadline', message: expect.stringMatching(/the PodResource metric answered \(still waiting\)/) });
+    expect(one(r, 'queue-bound')).toMatchObject({ outcome: 'scaled', desiredReplicas: 4 });
+    expect(one(r, 'elsewhere')).toMatchObject({ outcome: 'scaled', desiredReplicas: 4 });
+  });
+
+  it("a failed read reaches the reconcile as upstream's error, and it is counted (a deleted target: FailedGetScale)", async () => {
+    await applyAll(hpa('gone'));
+    const r = await cycle();
+    expect(one(r, 'gone').errors[0]).toMatchObject({ stage: 'reconcile', message: expect.stringMatching(/^FailedGetScale: .*deployments.apps "gone" not found/) });
+    expect(r.counts.errors).toBe(1);
+    expect((await stored('gone')).hpa.status?.conditions?.find((c) => c.type === 'AbleToScale')).toMatchObject({ status: 'False', reason: 'FailedGetScale' });
+  });
+});
+
+describe('evaluations between ticks', () => {
+  it('evaluate only what the event names: an autoscaler, the readers of a CloudWatchMetric, of an alarm', async () => {
+    await applyAll(cwm('queue', 'apps', 'queue-high'), hpa('a'), hpa('b', 'apps', { metrics: [jobs('queue')] }), hpa('c'));
+    for (const n of ['a', 'b', 'c']) cluster.addTarget('apps', n, 2);
+    cluster.external.set('apps/jobs', 20);
+    metrics.cloudWatch.set('queue', 20);
+    const names = (r: CycleReport) => r.autoscalers.map((a) => a.name);
+    expect(names(await cycle({ trigger: { kind: 'evaluate', targets: [{ kind: 'hpa', namespace: 'apps', name: 'c' }], reason: 'evaluate-now' } }))).toEqual(['c']);
+    expect(names(await cycle({ trigger: { kind: 'evaluate', targets: [{ kind: 'cwm', namespace: 'apps', name: 'queue' }], reason: 'spec change' } }))).toEqual(['b']);
+    expect(names(await cycle({ trigger: { kind: 'evaluate', targets: [{ kind: 'alarm', alarmName: 'queue-high' }], reason: 'alarm queue-high ALARM' } }))).toEqual(['b']);
+    expect(names(await cycle({ trigger: { kind: 'evaluate', targets: [{ kind: 'alarm', alarmName: 'other' }], reason: 'alarm other ALARM' } }))).toEqual([]);
+  });
+});
+
+describe('autoscalers defined as Kubernetes objects', () => {
+  const object = (name: string, generation = 1, namespace = 'apps') => ({
+    metadata: { name, namespace, uid: `uid-${name}`, generation, creationTimestamp: NOW },
+    spec: hpa(name, namespace).spec,
+  });
+
+  it('are evaluated, their state kept in the table, status and events written back only when they change', async () => {
+    cluster.objects.push(object('api'));
+    cluster.addTarget('apps', 'api', 2);
+    cluster.external.set('apps/jobs', 40);
+    const r = await cycle();
+    expect(one(r, 'api')).toMatchObject({ source: 'cluster', outcome: 'scaled', patched: true, desiredReplicas: 4 });
+    expect(cluster.statusWrites).toHaveLength(1);
+    expect(cluster.statusWrites[0].status).toMatchObject({ currentReplicas: 2, desiredReplicas: 4, reference: 'Deployment/api', targets: 'jobs: 20/10 (avg)' });
+    expect(cluster.events.map((e) => [e.involved.kind, e.entry.reason, e.entry.message])).toEqual([
+      ['ServerlessHorizontalPodAutoscaler', 'SuccessfulRescale', 'New size: 4; reason: external metric jobs(nil) above target'],
     ]);
-    expect(report.autoscalers).toHaveLength(1);
-    expect(report.autoscalers[0]).toMatchObject({ cluster: 'good', outcome: 'scaled', desiredReplicas: 3 });
+    expect(cluster.log.count('autoscalerGeneration')).toBe(1);
+    clock.advance(15_000);
+    const second = await cycle();
+    clock.advance(15_000);
+    const third = await cycle();
+    expect(second.autoscalers[0].stored).toBe('written');
+    expect(third.autoscalers[0].stored).toBe('unchanged');
+    // The pending scale settled in the second cycle (one write); nothing changed in the third.
+    expect(cluster.statusWrites).toHaveLength(2);
+    expect(cluster.events).toHaveLength(1);
   });
 
-  it('a broken record, a failed scale read or a throwing reconcile stay with their autoscaler', async () => {
-    store.broken.push({ cluster: 'a', namespace: 'n', name: 'bad', error: 'spec.maxReplicas: Required value' });
-    store.put(record('a', 'n', 'throws', [external('q')], { annotations: { 'test/throw': 'yes' } }));
-    store.put(record('a', 'n', 'missing', [external('q')]));
-    store.put(record('a', 'n', 'ok', [external('q')]));
-    addTarget('a', 'n', 'throws', 1);
-    addTarget('a', 'n', 'ok', 1);
-    metricValues.set('External:q', 2);
-    const report = await cycle(['a']);
-    const byName = Object.fromEntries(report.autoscalers.map((r) => [r.name, r]));
-    expect(byName.bad).toMatchObject({ outcome: 'broken', errors: [{ stage: 'load', message: 'spec.maxReplicas: Required value' }] });
-    expect(byName.throws).toMatchObject({ outcome: 'failed', errors: [{ stage: 'reconcile', message: 'malformed spec' }] });
-    // A failed read is the reconcile's input (FailedGetScale), as upstream.
-    expect(planned.inputs.find((i) => i.hpa.metadata.name === 'missing')!.scale.error).toMatch(/not found/);
-    expect(byName.missing.decision?.skipped?.reason).toBe('FailedGetScale');
-    expect(byName.ok).toMatchObject({ outcome: 'scaled', desiredReplicas: 2 });
-    expect(report.counts).toMatchObject({ autoscalers: 4, broken: 1, failed: 1, scaled: 1, errors: 2 });
+  it('one source of truth: the object in the cluster wins over a table spec of the same name, which is refused', async () => {
+    await applyAll(hpa('api'));
+    cluster.objects.push(object('api'));
+    cluster.addTarget('apps', 'api', 2);
+    cluster.external.set('apps/jobs', 20);
+    const r = await cycle();
+    const both = r.autoscalers.filter((a) => a.name === 'api');
+    expect(both.map((a) => [a.source, a.outcome])).toEqual(expect.arrayContaining([['table', 'failed'], ['cluster', 'unchanged']]));
+    expect(both.find((a) => a.source === 'table')!.errors[0].message).toMatch(/defined twice.*the object in the cluster wins: remove the table's copy with "shpa delete hpa api -n apps --cluster prod"/);
   });
 
-  it('an unexpected error after planning stays with its autoscaler', async () => {
-    store.put(record('a', 'n', 'odd', [external('q')], { annotations: { 'test/throw-complete': 'yes' } }));
-    store.put(record('b', 'n', 'ok', [external('q')]));
-    addTarget('a', 'n', 'odd', 1);
-    addTarget('b', 'n', 'ok', 1);
-    metricValues.set('External:q', 2);
-    const report = await cycle(['a', 'b']);
-    const byName = Object.fromEntries(report.autoscalers.map((r) => [r.name, r]));
-    expect(byName.odd).toMatchObject({ outcome: 'failed', patched: false, errors: [{ stage: 'reconcile', message: 'unexpected state' }] });
-    expect(byName.ok).toMatchObject({ outcome: 'scaled', desiredReplicas: 2 });
-    expect(clusters.get('a')!.scales.get('n/Deployment/odd')!.specReplicas).toBe(1);
-  });
-
-  it('a metrics outage reaches every metric as an error, so nothing scales down', async () => {
-    store.put(record('a', 'n', 'web', [external('q')]));
-    addTarget('a', 'n', 'web', 4);
-    metrics.failure = new Error('connect ECONNREFUSED');
-    const report = await cycle(['a']);
-    expect(planned.inputs[0].metrics[0].externalMetrics?.error).toBe('unable to fetch metrics: connect ECONNREFUSED');
-    expect(report.autoscalers[0]).toMatchObject({ outcome: 'unchanged', desiredReplicas: 4, patched: false });
-  });
-
-  it('without the pods of a namespace, pod-based metrics fail and the others still count', async () => {
-    store.put(record('a', 'n', 'web', [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 50 } } }, external('q')]));
-    addTarget('a', 'n', 'web', 2);
-    clusters.get('a')!.failPods.set('n', new Error('pods is forbidden'));
-    metricValues.set('External:q', 3);
-    const report = await cycle(['a']);
-    expect(planned.inputs[0].metrics[0].podMetrics?.error).toBe('unable to get pods while calculating replica count: pods is forbidden');
-    expect(metrics.received[0].map((q) => q.type)).toEqual(['External']);
-    expect(report.autoscalers[0]).toMatchObject({ outcome: 'scaled', desiredReplicas: 3 });
+  it('the state of an object that is gone is left to expire', async () => {
+    cluster.objects.push(object('api'));
+    cluster.addTarget('apps', 'api', 2);
+    cluster.external.set('apps/jobs', 30);
+    await cycle();
+    cluster.objects.length = 0;
+    clock.advance(15_000);
+    await cycle();
+    const states = (await store.loadShard({ cluster: 'prod', index: 0, count: 1 }, { now: new Date(clock.now().getTime() + 3_700_000) })).clusterStates;
+    expect(states).toEqual([]);
   });
 });
 
-describe('deadline', () => {
-  it('skips an autoscaler whose read outlives the deadline and leaves it untouched', async () => {
-    store.put(record('a', 'n', 'slow', [external('q')]));
-    store.put(record('a', 'n', 'fast', [external('q')]));
-    addTarget('a', 'n', 'slow', 1);
-    addTarget('a', 'n', 'fast', 1);
-    clusters.get('a')!.hangScale.add('n/Deployment/slow');
-    metricValues.set('External:q', 2);
-    const realClock = { now: () => new Date() };
-    const report = await runCycle(
-      { store, metrics, clock: realClock, cluster: (c) => clusters.get(c.name)! },
-      { clusters: clusterRecords('a'), deadline: new Date(Date.now() + 200), options: { ...options, writeBudgetMs: 0 } },
-    );
-    const byName = Object.fromEntries(report.autoscalers.map((r) => [r.name, r]));
-    expect(byName.slow).toMatchObject({ outcome: 'skipped', stored: 'unchanged', patched: false });
-    expect(byName.slow.errors[0]).toMatchObject({ stage: 'deadline' });
-    expect(store.get('a', 'n', 'slow')!.version).toBe(1);
-    // The other one's scale came in time, but the cycle reached the deadline before metrics: skipped too, nothing written.
-    expect(byName.fast.outcome).toBe('skipped');
-    expect(count(log, 'saveState') + count(log, 'updateScale')).toBe(0);
-  });
-
-  it('does not start a rescale without the write budget left', async () => {
-    store.put(record('a', 'n', 'web', [external('q')]));
-    addTarget('a', 'n', 'web', 1);
-    metricValues.set('External:q', 2);
-    const report = await cycle(['a'], { writeBudgetMs: 5_000 }, 1_000);
-    expect(report.autoscalers[0]).toMatchObject({ outcome: 'skipped', patched: false, stored: 'unchanged' });
-    expect(report.autoscalers[0].errors[0].message).toMatch(/before writing the scale/);
-    expect(count(log, 'saveState') + count(log, 'updateScale')).toBe(0);
-  });
+it('an autoscaler outside the namespace allowlist is not acted on, and says why', async () => {
+  await applyAll(hpa('coredns', 'kube-system'), hpa('web'));
+  cluster.addTarget('kube-system', 'coredns', 2);
+  cluster.addTarget('apps', 'web', 2);
+  cluster.external.set('kube-system/jobs', 90);
+  cluster.external.set('apps/jobs', 90);
+  const r = await cycle({ config: { ...CLUSTER, namespaces: ['apps'] } });
+  expect(one(r, 'coredns')).toMatchObject({ outcome: 'notAllowed', patched: false });
+  expect(one(r, 'coredns').errors[0].message).toMatch(/namespace kube-system is not in the namespaces allowed for cluster prod \(apps\)/);
+  expect(cluster.replicas('kube-system', 'coredns')).toBe(2);
+  expect(one(r, 'web').outcome).toBe('scaled');
 });
+
+function bind(s: DynamoStore): AutoscalerStore {
+  return {
+    loadShard: s.loadShard.bind(s),
+    saveState: s.saveState.bind(s),
+    specVersion: s.specVersion.bind(s),
+    expireState: s.expireState.bind(s),
+    acquireShard: s.acquireShard.bind(s),
+    releaseShard: s.releaseShard.bind(s),
+  };
+}
+
+async function rawState(name: string): Promise<Record<string, unknown>> {
+  const { GetCommand } = await import('@aws-sdk/lib-dynamodb');
+  const r = await store.doc.send(new GetCommand({ TableName: store.tableName, Key: { pk: bucketPk('prod', bucketOf('apps')), sk: `st#apps#${name}` }, ConsistentRead: true }));
+  return r.Item!;
+}
+
+

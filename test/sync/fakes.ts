@@ -1,63 +1,58 @@
-// Small in-memory implementations of the sync ports, with a call log and optional
-// latency per call; used by the lib/sync unit tests and the sync benchmark.
-import type { CrossVersionObjectReference, PodInfo, ScaleInfo } from '../../lib/hpa/types.js';
+// In-memory cluster and metrics ports with a call log, hung and failing calls on demand; the
+// lib/sync tests pair them with the real store on dynalite and the real lib/hpa.
+import type { CrossVersionObjectReference, MetricIdentifier, MetricSample, PodInfo, PodMetric, PodMetricSample, ScaleInfo } from '../../lib/hpa/types.js';
 import type { CloudWatchMetric } from '../../lib/metrics/cloudwatch-types.js';
+import type { DecisionLogEntry } from '../../lib/sync/event-log.js';
 import {
-  VersionConflictError,
-  type AutoscalerRecord,
-  type AutoscalerStateUpdate,
-  type AutoscalerStore,
-  type BrokenRecord,
+  ClusterApiError,
   type Clock,
   type ClusterAccess,
-  type ClusterSnapshot,
+  type ClusterMetricsApi,
+  type KubernetesAutoscaler,
+  type KubernetesAutoscalerStatus,
   type MetricAnswer,
   type MetricQuery,
   type MetricsAccess,
+  type ObjectReference,
 } from '../../lib/sync/ports.js';
 
-export interface CallLog {
-  calls: { op: string; arg: string; start: number; end: number }[];
-  latencyMs: number;
+export interface Call {
+  op: string;
+  arg: string;
+  start: number;
+  end: number;
 }
 
-export function newCallLog(latencyMs = 0): CallLog {
-  return { calls: [], latencyMs };
-}
+export class CallLog {
+  readonly calls: Call[] = [];
+  /** "op arg" of calls that never answer (until aborted). */
+  readonly hang = new Set<string>();
+  /** "op arg" → the error that call throws. */
+  readonly fail = new Map<string, Error>();
 
-async function call<T>(log: CallLog, op: string, arg: string, fn: () => T | Promise<T>): Promise<T> {
-  const entry = { op, arg, start: performance.now(), end: Number.NaN };
-  log.calls.push(entry);
-  try {
-    if (log.latencyMs > 0) await new Promise((r) => setTimeout(r, log.latencyMs));
-    return await fn();
-  } finally {
-    entry.end = performance.now();
+  count(op: string, arg?: string): number {
+    return this.calls.filter((c) => c.op === op && (arg === undefined || c.arg === arg)).length;
   }
-}
 
-export function count(log: CallLog, op: string): number {
-  return log.calls.filter((c) => c.op === op).length;
-}
-
-/** The longest chain of calls where each started after the previous one ended. */
-export function sequentialRoundTrips(log: CallLog): number {
-  const sorted = [...log.calls].sort((a, b) => a.start - b.start);
-  const byEnd = [...sorted].sort((a, b) => a.end - b.end);
-  const depth = new Map<object, number>();
-  let best = 0;
-  let j = 0;
-  let finishedMax = 0;
-  for (const c of sorted) {
-    while (j < byEnd.length && byEnd[j].end <= c.start) {
-      finishedMax = Math.max(finishedMax, depth.get(byEnd[j]) ?? 0);
-      j++;
+  async run<T>(op: string, arg: string, signal: AbortSignal | undefined, fn: () => T): Promise<T> {
+    const call: Call = { op, arg, start: performance.now(), end: Number.NaN };
+    this.calls.push(call);
+    try {
+      const key = `${op} ${arg}`;
+      if (this.hang.has(key)) {
+        await new Promise((_, reject) => {
+          if (signal?.aborted) reject(new ClusterApiError(`${key}: abandoned`, undefined, true));
+          signal?.addEventListener('abort', () => reject(new ClusterApiError(`${key}: abandoned (cycle deadline)`, undefined, true)), { once: true });
+        });
+      }
+      await Promise.resolve();
+      const failure = this.fail.get(key);
+      if (failure) throw failure;
+      return fn();
+    } finally {
+      call.end = performance.now();
     }
-    const d = finishedMax + 1;
-    depth.set(c, d);
-    best = Math.max(best, d);
   }
-  return best;
 }
 
 export const fixedClock = (iso: string): Clock & { set(iso: string): void; advance(ms: number): void } => {
@@ -73,140 +68,162 @@ export const fixedClock = (iso: string): Clock & { set(iso: string): void; advan
   };
 };
 
-export class MemoryStore implements AutoscalerStore {
-  readonly records = new Map<string, AutoscalerRecord>();
-  readonly broken: BrokenRecord[] = [];
-  readonly cloudWatchMetrics: CloudWatchMetric[] = [];
-  readonly leases = new Map<string, { owner: string; expires: number }>();
-  /** Keys whose next save throws this error once. */
-  readonly failSave = new Map<string, Error>();
-  failLoad = new Set<string>();
-
-  constructor(readonly log: CallLog = newCallLog()) {}
-
-  put(record: AutoscalerRecord): void {
-    this.records.set(recordKey(record), structuredClone(record));
-  }
-
-  get(cluster: string, namespace: string, name: string): AutoscalerRecord | undefined {
-    return this.records.get(`${cluster}/${namespace}/${name}`);
-  }
-
-  loadCluster(cluster: string): Promise<ClusterSnapshot> {
-    return call(this.log, 'loadCluster', cluster, () => {
-      if (this.failLoad.has(cluster)) throw new Error(`table unreachable for ${cluster}`);
-      return {
-        autoscalers: [...this.records.values()].filter((r) => r.cluster === cluster).map((r) => structuredClone(r)),
-        cloudWatchMetrics: structuredClone(this.cloudWatchMetrics),
-        broken: this.broken.filter((b) => b.cluster === cluster),
-      };
-    });
-  }
-
-  saveState(record: AutoscalerRecord, update: AutoscalerStateUpdate, now: Date): Promise<number> {
-    const k = recordKey(record);
-    return call(this.log, 'saveState', k, () => {
-      const failure = this.failSave.get(k);
-      if (failure) {
-        this.failSave.delete(k);
-        throw failure;
-      }
-      const current = this.records.get(k);
-      if (!current || current.version !== record.version) throw new VersionConflictError(k, record.version);
-      const next: AutoscalerRecord = {
-        ...current,
-        hpa: { ...current.hpa, status: structuredClone(update.status) },
-        history: structuredClone(update.history),
-        version: current.version + 1,
-        updatedAt: now.toISOString(),
-      };
-      this.records.set(k, next);
-      return next.version;
-    });
-  }
-
-  acquireLease(name: string, owner: string, now: Date, ttlSeconds: number): Promise<boolean> {
-    return call(this.log, 'acquireLease', name, () => {
-      const held = this.leases.get(name);
-      if (held && held.owner !== owner && held.expires > now.getTime()) return false;
-      this.leases.set(name, { owner, expires: now.getTime() + ttlSeconds * 1000 });
-      return true;
-    });
-  }
-
-  releaseLease(name: string, owner: string): Promise<void> {
-    return call(this.log, 'releaseLease', name, () => {
-      if (this.leases.get(name)?.owner === owner) this.leases.delete(name);
-    });
-  }
+interface Target {
+  replicas: number;
+  selector: string;
+  rv: number;
 }
 
-function recordKey(r: { cluster: string; namespace: string; name: string }): string {
-  return `${r.cluster}/${r.namespace}/${r.name}`;
-}
-
-/** One cluster: scales by "ns/kind/name", pods by namespace. */
-export class MemoryCluster implements ClusterAccess {
-  readonly scales = new Map<string, ScaleInfo>();
+/** One cluster: targets by "ns/Kind/name", pods and pod metrics by namespace, external metric values by "ns/name". */
+export class FakeCluster implements ClusterAccess, ClusterMetricsApi {
+  readonly targets = new Map<string, Target>();
   readonly pods = new Map<string, PodInfo[]>();
-  readonly failScale = new Map<string, Error>();
-  readonly failUpdate = new Map<string, Error>();
-  readonly failPods = new Map<string, Error>();
-  /** Scale reads that never answer (a hung call). */
-  readonly hangScale = new Set<string>();
+  readonly podMetrics = new Map<string, PodMetric[]>();
+  readonly external = new Map<string, number>();
+  readonly objects: KubernetesAutoscaler[] = [];
+  readonly cloudWatchObjects: CloudWatchMetric[] = [];
+  readonly statusWrites: { name: string; status: KubernetesAutoscalerStatus }[] = [];
+  readonly events: { involved: ObjectReference; entry: DecisionLogEntry }[] = [];
+  /** PATCHes of /scale received: replicas and the resourceVersion they carried. */
+  readonly patches: { target: string; replicas: number; resourceVersion?: string }[] = [];
+  /** Runs after a scale is read (someone acting between our read and our write). */
+  afterGetScale?: (key: string) => void;
+  /** The next PATCH of /scale is applied, but its answer is lost. */
+  loseNextPatchAnswer = false;
 
-  constructor(readonly log: CallLog = newCallLog()) {}
+  constructor(readonly log = new CallLog()) {}
 
-  getScale(namespace: string, ref: CrossVersionObjectReference): Promise<ScaleInfo> {
+  addTarget(namespace: string, name: string, replicas: number, kind = 'Deployment'): void {
+    this.targets.set(`${namespace}/${kind}/${name}`, { replicas, selector: `app=${name}`, rv: 1 });
+  }
+
+  replicas(namespace: string, name: string, kind = 'Deployment'): number | undefined {
+    return this.targets.get(`${namespace}/${kind}/${name}`)?.replicas;
+  }
+
+  /** Someone else (kubectl scale) changes the target. */
+  scaleByHand(namespace: string, name: string, replicas: number, kind = 'Deployment'): void {
+    const t = this.targets.get(`${namespace}/${kind}/${name}`)!;
+    t.replicas = replicas;
+    t.rv++;
+  }
+
+  getScale(namespace: string, ref: CrossVersionObjectReference, signal?: AbortSignal): Promise<ScaleInfo> {
     const k = `${namespace}/${ref.kind}/${ref.name}`;
-    if (this.hangScale.has(k)) {
-      this.log.calls.push({ op: 'getScale', arg: k, start: performance.now(), end: Number.POSITIVE_INFINITY });
-      return new Promise(() => {});
-    }
-    return call(this.log, 'getScale', k, () => {
-      const failure = this.failScale.get(k);
-      if (failure) throw failure;
-      const s = this.scales.get(k);
-      if (!s) throw new Error(`deployments.apps "${ref.name}" not found`);
-      return { ...s };
+    return this.log.run('getScale', k, signal, () => {
+      const t = this.targets.get(k);
+      if (!t) throw new ClusterApiError(`deployments.apps "${ref.name}" not found`, 404);
+      const info = { specReplicas: t.replicas, statusReplicas: t.replicas, selector: t.selector, resourceVersion: String(t.rv) };
+      this.afterGetScale?.(k);
+      return info;
     });
   }
 
-  updateScale(namespace: string, ref: CrossVersionObjectReference, replicas: number): Promise<void> {
+  updateScale(namespace: string, ref: CrossVersionObjectReference, replicas: number, resourceVersion?: string, signal?: AbortSignal): Promise<void> {
     const k = `${namespace}/${ref.kind}/${ref.name}`;
-    return call(this.log, 'updateScale', `${k}=${replicas}`, () => {
-      const failure = this.failUpdate.get(k);
-      if (failure) throw failure;
-      const s = this.scales.get(k);
-      if (!s) throw new Error(`${k} not found`);
-      s.specReplicas = replicas;
+    return this.log.run('updateScale', k, signal, () => {
+      this.patches.push({ target: k, replicas, ...(resourceVersion ? { resourceVersion } : {}) });
+      const t = this.targets.get(k);
+      if (!t) throw new ClusterApiError(`deployments.apps "${ref.name}" not found`, 404);
+      if (resourceVersion !== undefined && resourceVersion !== String(t.rv)) {
+        throw new ClusterApiError(`Operation cannot be fulfilled on deployments.apps "${ref.name}": the object has been modified`, 409);
+      }
+      t.replicas = replicas;
+      t.rv++;
+      if (this.loseNextPatchAnswer) {
+        this.loseNextPatchAnswer = false;
+        throw new ClusterApiError(`patch scale "${ref.name}": socket hang up`, undefined, true);
+      }
     });
   }
 
-  listPods(namespace: string): Promise<PodInfo[]> {
-    return call(this.log, 'listPods', namespace, () => {
-      const failure = this.failPods.get(namespace);
-      if (failure) throw failure;
-      return structuredClone(this.pods.get(namespace) ?? []);
+  listPods(namespace: string, signal?: AbortSignal): Promise<PodInfo[]> {
+    return this.log.run('listPods', namespace, signal, () => structuredClone(this.pods.get(namespace) ?? []));
+  }
+
+  listPodMetrics(namespace: string, signal?: AbortSignal): Promise<PodMetric[]> {
+    return this.log.run('listPodMetrics', namespace, signal, () => structuredClone(this.podMetrics.get(namespace) ?? []));
+  }
+
+  getPodsMetric(namespace: string, metric: MetricIdentifier, _selector: string, signal?: AbortSignal): Promise<PodMetricSample[]> {
+    return this.log.run('getPodsMetric', `${namespace}/${metric.name}`, signal, () => []);
+  }
+
+  getObjectMetric(namespace: string, _o: CrossVersionObjectReference, metric: MetricIdentifier, signal?: AbortSignal): Promise<MetricSample> {
+    return this.log.run('getObjectMetric', `${namespace}/${metric.name}`, signal, () => {
+      throw new ClusterApiError(`the server could not find the metric ${metric.name}`, 404);
+    });
+  }
+
+  getExternalMetric(namespace: string, metric: MetricIdentifier, signal?: AbortSignal): Promise<MetricSample[]> {
+    return this.log.run('getExternalMetric', `${namespace}/${metric.name}`, signal, () => {
+      const v = this.external.get(`${namespace}/${metric.name}`);
+      if (v === undefined) throw new ClusterApiError(`the server could not find the requested resource (get ${metric.name}.external.metrics.k8s.io)`, 404);
+      return [{ value: String(v), timestamp: new Date().toISOString() }];
+    });
+  }
+
+  listAutoscalerObjects(namespaces: string[] | undefined, signal?: AbortSignal) {
+    return this.log.run('listAutoscalerObjects', (namespaces ?? ['*']).join(','), signal, () => ({
+      autoscalers: structuredClone(this.objects.filter((o) => !namespaces || namespaces.includes(o.metadata.namespace))),
+      cloudWatchMetrics: structuredClone(this.cloudWatchObjects),
+    }));
+  }
+
+  autoscalerGeneration(namespace: string, name: string, signal?: AbortSignal): Promise<number | undefined> {
+    return this.log.run('autoscalerGeneration', `${namespace}/${name}`, signal, () => this.objects.find((o) => o.metadata.namespace === namespace && o.metadata.name === name)?.metadata.generation);
+  }
+
+  writeAutoscalerStatus(namespace: string, name: string, status: KubernetesAutoscalerStatus, signal?: AbortSignal): Promise<void> {
+    return this.log.run('writeAutoscalerStatus', `${namespace}/${name}`, signal, () => {
+      this.statusWrites.push({ name: `${namespace}/${name}`, status: structuredClone(status) });
+      const o = this.objects.find((x) => x.metadata.namespace === namespace && x.metadata.name === name);
+      if (o) o.status = structuredClone(status);
+    });
+  }
+
+  recordEvent(involved: ObjectReference, entry: DecisionLogEntry, signal?: AbortSignal): Promise<void> {
+    return this.log.run('recordEvent', `${involved.namespace}/${involved.name}`, signal, () => {
+      this.events.push({ involved, entry });
     });
   }
 }
 
-/** Answers every query from a function; one call per fetchAll. */
-export class MemoryMetrics implements MetricsAccess {
-  failure?: Error;
+/** MetricsAccess over a FakeCluster, and CloudWatch values by CloudWatchMetric name. */
+export class FakeMetrics implements MetricsAccess {
+  readonly cloudWatch = new Map<string, number>();
   readonly received: MetricQuery[][] = [];
 
   constructor(
-    readonly answer: (q: MetricQuery) => MetricAnswer,
-    readonly log: CallLog = newCallLog(),
+    readonly cluster: FakeCluster,
+    readonly log = cluster.log,
   ) {}
 
-  fetchAll(queries: MetricQuery[]): Promise<MetricAnswer[]> {
+  async fetchAll(queries: MetricQuery[], _now: Date, signal?: AbortSignal): Promise<MetricAnswer[]> {
     this.received.push(queries);
-    return call(this.log, 'fetchAll', String(queries.length), () => {
-      if (this.failure) throw this.failure;
-      return queries.map((q) => this.answer(q));
-    });
+    return Promise.all(
+      queries.map(async (q): Promise<MetricAnswer> => {
+        try {
+          switch (q.type) {
+            case 'PodResource':
+              return { type: q.type, result: { value: await this.cluster.listPodMetrics(q.namespace, signal) } };
+            case 'External':
+              return { type: q.type, result: { value: await this.cluster.getExternalMetric(q.namespace, q.metric, signal) } };
+            case 'CloudWatch': {
+              const value = await this.log.run('GetMetricData', q.source.metadata.name, signal, () => this.cloudWatch.get(q.source.metadata.name));
+              return value === undefined
+                ? { type: q.type, result: { error: `CloudWatchMetric ${q.namespace}/${q.source.metadata.name}: no datapoint` } }
+                : { type: q.type, result: { value: [{ value: String(value), timestamp: new Date().toISOString() }] } };
+            }
+            case 'Pods':
+              return { type: q.type, result: { value: await this.cluster.getPodsMetric(q.namespace, q.metric, q.podSelector, signal) } };
+            case 'Object':
+              return { type: q.type, result: { value: await this.cluster.getObjectMetric(q.namespace, q.describedObject, q.metric, signal) } };
+          }
+        } catch (e) {
+          return { type: q.type, result: { error: (e as Error).message } } as MetricAnswer;
+        }
+      }),
+    );
   }
 }

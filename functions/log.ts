@@ -1,0 +1,127 @@
+// How the functions appear in CloudWatch Logs. Per shard cycle: a "decision" line for each
+// autoscaler where something happened (a scale, a condition change, a metric past tolerance,
+// an error, a repair) and otherwise at most every few minutes, and one "cycle" summary line;
+// per message that did not run a cycle, one "message" line (dropped, busy). EMF: an Errors
+// count always (the alarm reads it), the rest only with detailed metrics (each custom metric
+// costs money every month). Field names here are what infra/logs-insights/*.query read.
+import { createHash } from 'node:crypto';
+import type { Logger } from '@aws-lambda-powertools/logger';
+import { MetricUnit, type Metrics } from '@aws-lambda-powertools/metrics';
+import type { AutoscalerReport, CycleReport } from '../lib/sync/report.js';
+import type { MessageResult } from '../lib/sync/worker.js';
+import { redactAll } from './redact.js';
+
+/** Counters of the metric sources, cumulative; the cycle line carries the difference. */
+export interface SourceStats {
+  cloudWatchCalls: number;
+  cloudWatchMetricsRequested: number;
+  clusterMetricsCalls: number;
+}
+
+export interface LogOptions {
+  periodSeconds: number;
+  /** A quiet autoscaler's decision line at most this often. */
+  decisionLogSeconds: number;
+  /** Per-autoscaler EMF metrics (desired/current replicas): two custom metrics per autoscaler. */
+  autoscalerMetrics: boolean;
+  /** EMF metrics beyond Errors: CycleDuration, Scaled, Autoscalers, DroppedMessages. */
+  detailedMetrics: boolean;
+}
+
+export function decisionLine(r: AutoscalerReport, cycle: Pick<CycleReport, 'shard' | 'startedAt' | 'trigger'>): Record<string, unknown> {
+  return redactAll({
+    shard: cycle.shard,
+    cycleStartedAt: cycle.startedAt,
+    trigger: cycle.trigger,
+    cluster: r.cluster,
+    namespace: r.namespace,
+    hpa: r.name,
+    source: r.source,
+    outcome: r.outcome,
+    dryRun: r.dryRun,
+    patched: r.patched,
+    stored: r.stored,
+    currentReplicas: r.currentReplicas,
+    desiredReplicas: r.desiredReplicas,
+    decision: r.decision,
+    conditions: r.conditions,
+    events: r.events,
+    metricMessages: r.metricMessages,
+    errors: r.errors.length > 0 ? r.errors : undefined,
+    warnings: r.warnings.length > 0 ? r.warnings : undefined,
+  });
+}
+
+/** Whether a quiet autoscaler's line is due this cycle: once per interval, at a time spread per autoscaler. */
+export function quietLineDue(r: AutoscalerReport, nowMs: number, options: LogOptions): boolean {
+  const interval = options.decisionLogSeconds * 1000;
+  if (interval <= 0) return true;
+  const offset = createHash('sha1').update(`${r.cluster}/${r.namespace}/${r.name}`).digest().readUInt32BE(0) % interval;
+  const period = options.periodSeconds * 1000;
+  return Math.floor((nowMs - offset) / interval) !== Math.floor((nowMs - period - offset) / interval);
+}
+
+export function logCycle(logger: Logger, emf: Metrics, cycle: CycleReport, sources: SourceStats | undefined, options: LogOptions): void {
+  const nowMs = Date.parse(cycle.startedAt);
+  let lines = 0;
+  for (const r of cycle.autoscalers) {
+    const due = r.notable || cycle.trigger === 'evaluate' || r.patched || r.outcome === 'dryRun' || quietLineDue(r, nowMs, options);
+    if (!due) continue;
+    lines++;
+    const line = decisionLine(r, cycle);
+    if (['failed', 'broken', 'conflict', 'invalid'].includes(r.outcome)) logger.error('decision', line);
+    else if (r.outcome === 'skipped' || r.outcome === 'notAllowed' || r.errors.length > 0 || r.warnings.length > 0) logger.warn('decision', line);
+    else logger.info('decision', line);
+    if (options.autoscalerMetrics && r.currentReplicas !== undefined) {
+      // A single metric is flushed, dimensions and all, by its addMetric: one per value.
+      for (const [name, value] of [['CurrentReplicas', r.currentReplicas], ['DesiredReplicas', r.desiredReplicas]] as const) {
+        if (value === undefined) continue;
+        const m = emf.singleMetric();
+        m.addDimensions({ cluster: r.cluster, namespace: r.namespace, hpa: r.name });
+        m.addMetric(name, MetricUnit.Count, value);
+      }
+    }
+  }
+  const summary = {
+    cycle: {
+      shard: cycle.shard,
+      trigger: cycle.trigger,
+      tick: cycle.tick,
+      reason: cycle.reason,
+      startedAt: cycle.startedAt,
+      durationMs: cycle.durationMs,
+      counts: cycle.counts,
+      calls: cycle.calls,
+      decisionLines: lines,
+      sources,
+      errors: cycle.errors.length > 0 ? redactAll(cycle.errors) : undefined,
+      warnings: cycle.warnings.length > 0 ? redactAll(cycle.warnings) : undefined,
+    },
+  };
+  if (cycle.failed || cycle.errors.length > 0) logger.error('cycle', summary);
+  else if (cycle.warnings.length > 0) logger.warn('cycle', summary);
+  else logger.info('cycle', summary);
+  emf.addMetric('Errors', MetricUnit.Count, cycle.counts.errors + cycle.errors.length);
+  if (options.detailedMetrics) {
+    emf.addMetric('CycleDuration', MetricUnit.Milliseconds, cycle.durationMs);
+    emf.addMetric('Autoscalers', MetricUnit.Count, cycle.counts.autoscalers);
+    emf.addMetric('Scaled', MetricUnit.Count, cycle.counts.scaled);
+  }
+  emf.publishStoredMetrics();
+}
+
+/** A message that ran no cycle: dropped (late, duplicate...), busy shard, or a failure. */
+export function logMessage(logger: Logger, emf: Metrics, result: Exclude<MessageResult, { outcome: 'synced' }>, options: LogOptions): void {
+  const line = { workMessage: redactAll(result) };
+  if (result.outcome === 'failed') {
+    logger.error('message', line);
+    emf.addMetric('Errors', MetricUnit.Count, 1);
+  } else if (result.outcome === 'dropped' && (result.why === 'unknownCluster' || result.why === 'future')) {
+    logger.error('message', line);
+    emf.addMetric('Errors', MetricUnit.Count, 1);
+  } else {
+    logger.warn('message', line);
+    if (options.detailedMetrics) emf.addMetric('DroppedMessages', MetricUnit.Count, 1);
+  }
+  emf.publishStoredMetrics();
+}

@@ -1,0 +1,288 @@
+// The deploy parameters (serverless.yml `params`, or --param="name=value"), read and checked
+// at package time, so that a bad value fails `osls package` naming the param and the fix,
+// instead of failing every invocation. docs/deploy.md lists them. The functions read the
+// same values from their environment (lib/sync/config.ts); the rules here are theirs.
+'use strict';
+
+const CLUSTER_NAME = /^[0-9A-Za-z][A-Za-z0-9\-_]*$/;
+const REGION = /^[a-z]{2}(-[a-z]+)+-\d+$/;
+const ROLE_ARN = /^arn:aws[a-z-]*:iam::\d{12}:role\/[\w+=,.@/-]+$/;
+// aws:PrincipalArn patterns: roles (SSO roles have paths), users, the account root; * and ? allowed.
+const PRINCIPAL_ARN = /^arn:aws[a-z-]*:iam::\d{12}:(root|(role|user)\/[\w+=,.@/*?-]+)$/;
+const TOPIC_ARN = /^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,256}$/;
+const POLICY_ARN = /^arn:aws[a-z-]*:iam::(\d{12}|aws):policy\/[\w+=,.@/-]+$/;
+const SUBNET = /^subnet-[0-9a-f]{8,17}$/;
+const SECURITY_GROUP = /^sg-[0-9a-f]{8,17}$/;
+// Kubernetes namespace names are DNS-1123 labels.
+const NAMESPACE = /^(?=.{1,63}$)[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+const TABLE_NAME = /^[A-Za-z0-9_.-]{3,255}$/;
+const TAG_KEY = /^(?!aws:)[\p{L}\p{Z}\p{N}_.:/=+\-@]{1,128}$/u;
+const TAG_VALUE = /^[\p{L}\p{Z}\p{N}_.:/=+\-@]{0,256}$/u;
+const SHARDS = [1, 2, 4, 8, 16];
+const SOURCES = ['table', 'cluster'];
+const LOG_LEVELS = ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR', 'CRITICAL', 'SILENT'];
+// CloudWatch Logs' allowed retention periods.
+const RETENTION_DAYS = [1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653];
+// ControllerSettings fields (lib/hpa/types.ts) and their types, as lib/sync/config.ts accepts them.
+const SETTING_NUMBERS = ['cpuInitializationPeriodSeconds', 'initialReadinessDelaySeconds', 'downscaleStabilizationWindowSeconds', 'scaleUpLimitFactor', 'scaleUpLimitMinimum'];
+const SETTING_OBJECTS = {
+  tolerance: { scaleUp: 'number', scaleDown: 'number' },
+  featureGates: { HPAScaleToZero: 'boolean', HPAConfigurableTolerance: 'boolean' },
+};
+/** Headroom of the worker's queue concurrency over one message per shard: events and retries. */
+const CONCURRENCY_HEADROOM = 2;
+
+const fail = (name, message) => {
+  throw new Error(`param "${name}": ${message}`);
+};
+
+/** A list param: comma-separated text, a JSON list, or a list already (YAML params). */
+function list(name, value) {
+  if (Array.isArray(value)) return value.map((v) => String(v).trim()).filter(Boolean);
+  const text = String(value ?? '').trim();
+  if (text.startsWith('[')) {
+    const parsed = json(name, text);
+    if (!Array.isArray(parsed)) fail(name, 'must be a list');
+    return list(name, parsed);
+  }
+  return text
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+}
+
+function json(name, text) {
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    return fail(name, `not JSON: ${e.message}`);
+  }
+}
+
+function matching(name, re, what, values) {
+  for (const v of values) if (!re.test(v)) fail(name, `not ${what}: ${JSON.stringify(v)}`);
+  const seen = new Set();
+  for (const v of values) {
+    if (seen.has(v)) fail(name, `${JSON.stringify(v)} is listed twice`);
+    seen.add(v);
+  }
+  return values;
+}
+
+/** An integer param; empty: dflt (as the functions read an empty variable). */
+function integer(name, value, min, max, dflt) {
+  if (String(value ?? '') === '' && dflt !== undefined) return dflt;
+  const n = Number(String(value ?? '').trim() === '' ? NaN : value);
+  if (!Number.isInteger(n) || n < min || n > max) fail(name, `must be an integer from ${min} to ${max}, got ${JSON.stringify(String(value ?? ''))}`);
+  return n;
+}
+
+function boolean(name, value, dflt) {
+  const text = String(value ?? '').trim().toLowerCase();
+  if (text === '') return dflt;
+  if (text === 'true' || text === 'false') return text === 'true';
+  return fail(name, `must be true or false, got ${JSON.stringify(String(value))}`);
+}
+
+/** 5 ≤ a divisor of 60, or a multiple of 60 up to 900: ticks fall on the same seconds every minute, and no worker outlives 15 min. */
+function syncPeriod(value) {
+  if (String(value ?? '') === '') return 15;
+  const n = Number(String(value ?? '').trim() === '' ? NaN : value);
+  const ok = Number.isInteger(n) && ((n >= 5 && n <= 60 && 60 % n === 0) || (n > 60 && n <= 900 && n % 60 === 0));
+  if (!ok) fail('syncPeriodSeconds', `must divide 60 and be at least 5 (5, 6, 10, 12, 15, 20, 30, 60) or be a multiple of 60 up to 900, got ${JSON.stringify(String(value ?? ''))}`);
+  return n;
+}
+
+function controllerSettings(text) {
+  if (text === '') return;
+  const at = (path) => `controllerSettings${path ? `: ${path}` : ''}`;
+  const raw = json('controllerSettings', text);
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new Error(`param "${at()}": must be a JSON object`);
+  for (const [k, v] of Object.entries(raw)) {
+    if (SETTING_NUMBERS.includes(k)) {
+      if (typeof v !== 'number' || !(v >= 0)) throw new Error(`param "${at(k)}" must be a number ≥ 0`);
+    } else if (k in SETTING_OBJECTS) {
+      if (typeof v !== 'object' || v === null) throw new Error(`param "${at(k)}" must be an object`);
+      for (const [field, value] of Object.entries(v)) {
+        const type = SETTING_OBJECTS[k][field];
+        if (!type) throw new Error(`param "${at(`${k}.${field}`)}: unknown field`);
+        if (typeof value !== type) throw new Error(`param "${at(`${k}.${field}`)}" must be a ${type}`);
+        if (type === 'number' && !(value >= 0)) throw new Error(`param "${at(`${k}.${field}`)}" must be ≥ 0`);
+      }
+    } else {
+      throw new Error(`param "${at(k)}: unknown setting (known: ${[...SETTING_NUMBERS, ...Object.keys(SETTING_OBJECTS)].join(', ')})`);
+    }
+  }
+}
+
+/**
+ * The clusters param as the functions' SHPA_CLUSTERS records: {name, region, roleArn?, shards, namespaces?}.
+ * Forms: comma-separated `name`, `name:region` or `name:region:roleArn`; or a JSON list (or YAML list) of
+ * {name, region?, roleArn?, shards?, namespaces?}. `namespaces` (the global allowlist) narrows every cluster;
+ * a cluster's own list narrows it further. Throws naming the entry.
+ */
+function parseClusters(value, defaultRegion, globalNamespaces = []) {
+  const example = 'e.g. "prod" or "prod:eu-west-1,staging:us-east-1:arn:aws:iam::123456789012:role/shpa", or a JSON list [{"name":"prod","shards":4,"namespaces":["web"]}]';
+  const text = typeof value === 'string' ? value.trim() : value;
+  const entries =
+    Array.isArray(text) || (typeof text === 'string' && text.startsWith('['))
+      ? clusterObjects(Array.isArray(text) ? text : json('clusters', text))
+      : String(text ?? '')
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean)
+          .map((entry) => {
+            const [name, region, ...role] = entry.split(':');
+            return { entry, name, region: region || undefined, roleArn: role.join(':') || undefined };
+          });
+  if (entries.length === 0) throw new Error(`param "clusters" is empty: set it, ${example}`);
+  const seen = new Set();
+  return entries.map(({ entry, name, region, roleArn, shards = 1, namespaces }) => {
+    if (typeof name !== 'string' || !CLUSTER_NAME.test(name)) fail('clusters', `invalid cluster name in ${entry}`);
+    if (seen.has(name)) fail('clusters', `cluster "${name}" is listed twice`);
+    seen.add(name);
+    if (region !== undefined && (typeof region !== 'string' || !REGION.test(region))) fail('clusters', `invalid region ${JSON.stringify(region)} in ${entry}`);
+    if (roleArn !== undefined && (typeof roleArn !== 'string' || !ROLE_ARN.test(roleArn))) fail('clusters', `not an IAM role ARN: ${JSON.stringify(roleArn)} in ${entry}`);
+    if (!SHARDS.includes(shards)) fail('clusters', `shards of "${name}" must be one of ${SHARDS.join(', ')}, got ${JSON.stringify(shards)}`);
+    let allowed = globalNamespaces.length > 0 ? globalNamespaces : undefined;
+    if (namespaces !== undefined) {
+      if (!Array.isArray(namespaces) || namespaces.length === 0) fail('clusters', `namespaces of "${name}" must be a non-empty list (leave it out for every namespace)`);
+      matching('clusters', NAMESPACE, `a namespace name (in "${name}")`, namespaces);
+      allowed = allowed ? namespaces.filter((ns) => allowed.includes(ns)) : namespaces;
+      if (allowed.length === 0) fail('clusters', `no namespace of "${name}" is in the namespaces param (${globalNamespaces.join(', ')}): it could act nowhere`);
+    }
+    return { name, region: region ?? defaultRegion, ...(roleArn ? { roleArn } : {}), shards, ...(allowed ? { namespaces: allowed } : {}) };
+  });
+}
+
+function clusterObjects(items) {
+  if (!Array.isArray(items)) fail('clusters', 'must be a list');
+  return items.map((item, i) => {
+    const entry = `clusters[${i}]`;
+    if (typeof item !== 'object' || item === null || Array.isArray(item)) fail('clusters', `${entry} must be an object {name, region?, roleArn?, shards?, namespaces?}`);
+    const { name, region, roleArn, shards, namespaces, ...rest } = item;
+    const unknown = Object.keys(rest);
+    if (unknown.length > 0) fail('clusters', `${entry}: unknown field "${unknown[0]}" (known: name, region, roleArn, shards, namespaces)`);
+    return { entry, name, region, roleArn, shards, namespaces };
+  });
+}
+
+/** A tag map: a map (YAML params), JSON, or `key=value,key=value`. */
+function parseTags(value) {
+  let map = value;
+  if (typeof value !== 'object' || value === null) {
+    const text = String(value ?? '').trim();
+    if (text.startsWith('{')) map = json('tags', text);
+    else {
+      map = {};
+      for (const pair of text.split(',').map((s) => s.trim()).filter(Boolean)) {
+        const at = pair.indexOf('=');
+        if (at <= 0) fail('tags', `"${pair}" is not key=value`);
+        map[pair.slice(0, at).trim()] = pair.slice(at + 1).trim();
+      }
+    }
+  }
+  if (typeof map !== 'object' || map === null || Array.isArray(map)) fail('tags', 'must be a map of tag keys to values');
+  for (const [k, v] of Object.entries(map)) {
+    if (!TAG_KEY.test(k)) fail('tags', `invalid tag key ${JSON.stringify(k)} (1–128 letters, digits, spaces, _.:/=+-@; not starting with "aws:")`);
+    if (!TAG_VALUE.test(String(v))) fail('tags', `invalid value of tag ${k}: ${JSON.stringify(v)}`);
+  }
+  return Object.fromEntries(Object.entries(map).map(([k, v]) => [k, String(v)]));
+}
+
+/** The names of the params read here: serverless.yml's params.default must define each. */
+const PARAMS = [
+  'clusters', 'namespaces', 'assumeRoleArns', 'syncPeriodSeconds', 'dryRun', 'controllerSettings', 'autoscalerMetrics',
+  'detailedMetrics', 'autoscalerSources', 'decisionLogSeconds', 'logLevel', 'logRetentionDays', 'memorySize', 'maxConcurrency',
+  'reservedConcurrency', 'tableName', 'tableDeletionProtection', 'existingTableStreamArn', 'specWriterArns',
+  'alarmTopicArn', 'vpcSubnetIds', 'vpcSecurityGroupIds', 'permissionsBoundaryArn', 'tags',
+];
+
+/**
+ * Every param, checked, as the deploy uses them. `p` maps param names to their values (strings from
+ * --param, or what YAML params hold); `stack` is {service, stage, region}.
+ */
+function readParams(p, stack) {
+  const text = (name) => String(p[name] ?? '').trim();
+  const namespaces = matching('namespaces', NAMESPACE, 'a namespace name', list('namespaces', p.namespaces));
+  const clusters = parseClusters(p.clusters, stack.region, namespaces);
+  const syncPeriodSeconds = syncPeriod(p.syncPeriodSeconds);
+  const shards = clusters.reduce((n, c) => n + c.shards, 0);
+
+  controllerSettings(text('controllerSettings'));
+  const logLevel = text('logLevel').toUpperCase();
+  if (!LOG_LEVELS.includes(logLevel)) fail('logLevel', `must be one of ${LOG_LEVELS.join(', ')}, got ${JSON.stringify(text('logLevel'))}`);
+  const logRetentionDays = Number(text('logRetentionDays'));
+  if (!RETENTION_DAYS.includes(logRetentionDays)) fail('logRetentionDays', `must be one of ${RETENTION_DAYS.join(', ')}, got ${JSON.stringify(text('logRetentionDays'))}`);
+  const sources = list('autoscalerSources', p.autoscalerSources);
+  if (sources.length === 0) fail('autoscalerSources', `must name at least one of ${SOURCES.join(', ')}`);
+  for (const s of sources) if (!SOURCES.includes(s)) fail('autoscalerSources', `unknown source ${JSON.stringify(s)} (${SOURCES.join(', ')})`);
+
+  const tableName = text('tableName');
+  if (!TABLE_NAME.test(tableName)) fail('tableName', `3 to 255 letters, digits, "_", "." or "-", got ${JSON.stringify(tableName)}`);
+  const existingTableStreamArn = text('existingTableStreamArn') || undefined;
+  if (existingTableStreamArn) {
+    const m = /^arn:aws[a-z-]*:dynamodb:([a-z0-9-]+):\d{12}:table\/([A-Za-z0-9_.-]+)\/stream\/[0-9A-Za-z:._-]+$/.exec(existingTableStreamArn);
+    if (!m) fail('existingTableStreamArn', `not a DynamoDB stream ARN: ${JSON.stringify(existingTableStreamArn)} (aws dynamodb describe-table --table-name ${tableName} --query Table.LatestStreamArn)`);
+    if (m[2] !== tableName) fail('existingTableStreamArn', `is the stream of table "${m[2]}", but param "tableName" is "${tableName}"`);
+    if (m[1] !== stack.region) fail('existingTableStreamArn', `is in ${m[1]}, but the stack deploys to ${stack.region}`);
+  }
+
+  const maxConcurrency = text('maxConcurrency') === '' ? Math.min(1000, shards + CONCURRENCY_HEADROOM) : integer('maxConcurrency', text('maxConcurrency'), 2, 1000);
+  if (maxConcurrency < shards) fail('maxConcurrency', `${maxConcurrency} is less than the ${shards} shards: ticks would queue behind each other and arrive late`);
+  const reservedConcurrency = text('reservedConcurrency') === '' ? undefined : integer('reservedConcurrency', text('reservedConcurrency'), 1, 1000);
+  if (reservedConcurrency !== undefined && reservedConcurrency < maxConcurrency) {
+    fail('reservedConcurrency', `${reservedConcurrency} is less than maxConcurrency (${maxConcurrency}): the queue's pollers would be throttled; raise it or leave it unset`);
+  }
+
+  const subnetIds = matching('vpcSubnetIds', SUBNET, 'a subnet id (subnet-…)', list('vpcSubnetIds', p.vpcSubnetIds));
+  const securityGroupIds = matching('vpcSecurityGroupIds', SECURITY_GROUP, 'a security group id (sg-…)', list('vpcSecurityGroupIds', p.vpcSecurityGroupIds));
+  if ((subnetIds.length === 0) !== (securityGroupIds.length === 0)) {
+    fail(subnetIds.length === 0 ? 'vpcSubnetIds' : 'vpcSecurityGroupIds', 'a VPC needs both vpcSubnetIds and vpcSecurityGroupIds (or neither)');
+  }
+  const alarmTopicArn = text('alarmTopicArn') || undefined;
+  if (alarmTopicArn && !TOPIC_ARN.test(alarmTopicArn)) fail('alarmTopicArn', `not a standard SNS topic ARN: ${JSON.stringify(alarmTopicArn)}`);
+  const permissionsBoundaryArn = text('permissionsBoundaryArn') || undefined;
+  if (permissionsBoundaryArn && !POLICY_ARN.test(permissionsBoundaryArn)) fail('permissionsBoundaryArn', `not an IAM policy ARN: ${JSON.stringify(permissionsBoundaryArn)}`);
+
+  return {
+    ...stack,
+    clusters,
+    shards,
+    roleArns: matching('assumeRoleArns', ROLE_ARN, 'an IAM role ARN', list('assumeRoleArns', p.assumeRoleArns)),
+    syncPeriodSeconds,
+    dryRun: boolean('dryRun', p.dryRun, false),
+    controllerSettings: text('controllerSettings'),
+    autoscalerMetrics: boolean('autoscalerMetrics', p.autoscalerMetrics, false),
+    detailedMetrics: boolean('detailedMetrics', p.detailedMetrics, false),
+    autoscalerSources: sources,
+    decisionLogSeconds: integer('decisionLogSeconds', text('decisionLogSeconds'), 0, 86_400, 300),
+    logLevel,
+    logRetentionDays,
+    memorySize: integer('memorySize', text('memorySize'), 128, 10_240),
+    maxConcurrency,
+    reservedConcurrency,
+    tableName,
+    tableDeletionProtection: boolean('tableDeletionProtection', p.tableDeletionProtection, true),
+    existingTableStreamArn,
+    specWriterArns: matching('specWriterArns', PRINCIPAL_ARN, 'an IAM role, user or root ARN', list('specWriterArns', p.specWriterArns)),
+    alarmTopicArn,
+    vpc: subnetIds.length > 0 ? { subnetIds, securityGroupIds } : undefined,
+    permissionsBoundaryArn,
+    tags: { service: stack.service, stage: stack.stage, ...parseTags(p.tags) },
+  };
+}
+
+/** readParams with serverless' variable resolver (the `${file(...)}` entry points). */
+async function fromServerless(resolveVariable) {
+  const stack = {
+    service: await resolveVariable('self:service'),
+    stage: await resolveVariable('self:provider.stage'),
+    region: await resolveVariable('self:provider.region'),
+  };
+  const p = {};
+  for (const name of PARAMS) p[name] = await resolveVariable(`param:${name}`);
+  return readParams(p, stack);
+}
+
+module.exports = { PARAMS, parseClusters, readParams, fromServerless };

@@ -1,0 +1,104 @@
+// What serverless.yml takes from the params at package time: ${file(./infra/stack.cjs):NAME}.
+// Every entry point reads and checks every param (infra/params.cjs), so a bad value fails the
+// packaging naming the param, whichever value serverless resolves first.
+'use strict';
+
+const { readFileSync } = require('node:fs');
+const { join } = require('node:path');
+const { fromServerless } = require('./params.cjs');
+const { roleResources } = require('./iam-policy.cjs');
+const { tableResources } = require('./table.cjs');
+const { queueResources } = require('./queues.cjs');
+const { alarmResources, workerTimeout } = require('./alarms.cjs');
+const { accessEntryResources, outsideStack } = require('./access-entries.cjs');
+
+const METRICS_NAMESPACE = 'ServerlessHPA';
+
+/**
+ * The dashboard body: infra/dashboard.json as one line for Fn::Sub, which fills in ${AWS::Region},
+ * the functions, log group and queues by logical id, and ${MetricsNamespace} (CloudFormation takes
+ * DashboardBody as a string, and serverless.yml has no raw-text file variable).
+ */
+function dashboard(c) {
+  const file = join(__dirname, 'dashboard.json');
+  let body;
+  try {
+    body = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (e) {
+    throw new Error(`${file}: ${e.message}`);
+  }
+  return {
+    Type: 'AWS::CloudWatch::Dashboard',
+    Properties: {
+      DashboardName: `${c.service}-${c.stage}`,
+      DashboardBody: { 'Fn::Sub': [JSON.stringify(body), { MetricsNamespace: METRICS_NAMESPACE }] },
+    },
+  };
+}
+
+function stackResources(c) {
+  const alarms = alarmResources(c);
+  const outside = outsideStack(c);
+  return {
+    Resources: {
+      ...roleResources(c),
+      ...tableResources(c),
+      ...queueResources(c),
+      ...accessEntryResources(c),
+      ...alarms.resources,
+      OperatorsDashboard: dashboard(c),
+    },
+    Outputs: {
+      AutoscalerTableName: { Description: 'The table shpa apply writes to (--table)', Value: c.tableName },
+      WorkerRoleArn: {
+        Description: 'The role that signs EKS tokens: map it in clusters outside the stack (infra/cross-account-cluster-access.yaml)',
+        Value: { 'Fn::GetAtt': ['WorkerRole', 'Arn'] },
+      },
+      WorkQueueUrl: { Value: { Ref: 'WorkQueue' } },
+      DeadLetterQueueUrl: { Description: 'Work messages that failed 3 times', Value: { Ref: 'WorkDeadLetterQueue' } },
+      FailedEventsQueueUrl: { Description: 'Events and stream batches Lambda gave up on', Value: { Ref: 'FailedEventsQueue' } },
+      AlarmTopicArn: { Description: 'Where the alarms notify: subscribe to it', Value: alarms.topic },
+      ...(outside.length > 0 ? { ClustersWithAccessOutsideStack: { Description: 'Give these the worker role access with infra/cross-account-cluster-access.yaml', Value: outside.join(', ') } } : {}),
+    },
+  };
+}
+
+/** SHPA_CLUSTERS is a JSON list of {name, region, roleArn?, shards, namespaces?}: namespaces only when restricted. */
+function environment(c) {
+  return {
+    SHPA_TABLE: c.tableName,
+    SHPA_CLUSTERS: JSON.stringify(c.clusters),
+    SHPA_SYNC_PERIOD_SECONDS: String(c.syncPeriodSeconds),
+    SHPA_DRY_RUN: String(c.dryRun),
+    SHPA_CONTROLLER_SETTINGS: c.controllerSettings,
+    SHPA_AUTOSCALER_METRICS: String(c.autoscalerMetrics),
+    SHPA_DETAILED_METRICS: String(c.detailedMetrics),
+    SHPA_AUTOSCALER_SOURCES: [...new Set(c.autoscalerSources)].join(','),
+    SHPA_DECISION_LOG_SECONDS: String(c.decisionLogSeconds),
+    POWERTOOLS_LOG_LEVEL: c.logLevel,
+  };
+}
+
+const entry = (fn) => async ({ resolveVariable }) => fn(await fromServerless(resolveVariable));
+
+module.exports = {
+  METRICS_NAMESPACE,
+  stackResources,
+  environment,
+  /** serverless.yml: resources (roles, table, queues, access entries, alarms, dashboard) and outputs. */
+  resources: entry(stackResources),
+  /** The functions' variables, as lib/sync/config.ts reads them: each param checked and written out normalized. */
+  env: entry(environment),
+  /** Numbers as the function schema wants them (a --param is a string). */
+  workerMemorySize: entry((c) => c.memorySize),
+  logRetentionDays: entry((c) => c.logRetentionDays),
+  /** The worker's timeout in seconds: the sync period. */
+  workerTimeout: entry(workerTimeout),
+  /** The worker's VPC config, or null (serverless.yml falls back to none). */
+  workerVpc: entry((c) => c.vpc ?? null),
+  maxConcurrency: entry((c) => c.maxConcurrency),
+  reservedConcurrency: entry((c) => c.reservedConcurrency ?? null),
+  tableStreamArn: entry((c) => c.existingTableStreamArn ?? { 'Fn::GetAtt': ['AutoscalerTable', 'StreamArn'] }),
+  /** Tags of every resource (stack tags; infra/tags-plugin.cjs puts them in the template too). */
+  tags: entry((c) => c.tags),
+};

@@ -1,0 +1,105 @@
+// The text of `shpa describe`, as `kubectl describe hpa` lays it out, and the events of the decision log.
+import { stringify } from 'yaml';
+import type { HorizontalPodAutoscaler, HPAScalingRules } from '../hpa/types.js';
+import type { StoredSpec } from '../store/index.js';
+import type { DecisionLogEntry } from '../sync/event-log.js';
+import type { AutoscalerRecord } from '../sync/ports.js';
+import { age, describeMetric, table } from './format.js';
+
+/** The component named in the From column (kubectl: the event's source). */
+export const EVENT_SOURCE = 'shpa';
+
+/** kubectl's Age of an event: "5m", or "30s (x4 over 12m)" for one that repeated. */
+export function eventAge(e: DecisionLogEntry, now: number): string {
+  const last = age(now - Date.parse(e.lastTimestamp));
+  return e.count > 1 ? `${last} (x${e.count} over ${age(now - Date.parse(e.firstTimestamp))})` : age(now - Date.parse(e.firstTimestamp));
+}
+
+/** The event's message, then what the log adds to it: replicas before → after and the rule that limited the change. */
+export function eventMessage(e: DecisionLogEntry): string {
+  const change = e.from !== undefined && e.to !== undefined ? `${e.from} → ${e.to}` : undefined;
+  const extra = [change, e.limit && `limited by ${e.limit}`].filter(Boolean).join(', ');
+  return extra ? `${e.message.trim()} (${extra})` : e.message.trim();
+}
+
+/** Oldest first, as kubectl sorts events (by last time seen). */
+export function sortedEvents(log: readonly DecisionLogEntry[] | undefined): DecisionLogEntry[] {
+  return [...(log ?? [])].sort((a, b) => Date.parse(a.lastTimestamp) - Date.parse(b.lastTimestamp));
+}
+
+export type DescribedAutoscaler = Pick<AutoscalerRecord, 'name' | 'namespace' | 'hpa' | 'history' | 'createdAt' | 'log'>;
+
+/** The text of `shpa describe hpa NAME`. */
+export function describe(rec: DescribedAutoscaler, cluster: string, now: Date): string {
+  const h = rec.hpa;
+  const st = h.status;
+  const kv: [string, string][] = [
+    ['Name:', rec.name],
+    ['Namespace:', rec.namespace],
+    ['Cluster:', cluster],
+    ['Labels:', pairs(h.metadata?.labels)],
+    ['Annotations:', pairs(h.metadata?.annotations)],
+    ['CreationTimestamp:', new Date(h.metadata?.creationTimestamp ?? rec.createdAt).toUTCString()],
+    ['Reference:', `${h.spec?.scaleTargetRef?.kind}/${h.spec?.scaleTargetRef?.name}`],
+    ['Metrics:', '( current / target )'],
+  ];
+  for (const m of h.spec?.metrics ?? []) {
+    const [label, value] = describeMetric(m, st?.currentMetrics ?? []);
+    kv.push([`  ${label}:`, value]);
+  }
+  kv.push(
+    ['Min replicas:', String(h.spec?.minReplicas ?? '<unset>')],
+    ['Max replicas:', String(h.spec?.maxReplicas)],
+    ['Behavior:', h.spec?.behavior ? behaviorText(h) : '<default>'],
+    [`${h.spec?.scaleTargetRef?.kind} pods:`, st ? `${st.currentReplicas} current / ${st.desiredReplicas} desired` : '<unknown>'],
+  );
+  const w = Math.max(...kv.map(([k]) => k.length)) + 1;
+  // A multi-line value (labels, annotations) continues in the value column.
+  let s = kv.map(([k, v]) => `${k.padEnd(w)}${v.replaceAll('\n', `\n${' '.repeat(w)}`)}`).join('\n') + '\n';
+  const conditions = st?.conditions ?? [];
+  s += 'Conditions:\n';
+  s += conditions.length === 0 ? '  <none>\n' : indent(table(['Type', 'Status', 'Reason', 'Message'], [['----', '------', '------', '-------'], ...conditions.map((c) => [c.type, c.status, c.reason ?? '', c.message ?? ''])]));
+  const recs = [...(rec.history?.recommendations ?? [])].sort((a, b) => Date.parse(b.timestamp) - Date.parse(a.timestamp));
+  s += 'Recommendations (latest time each count was recommended):\n';
+  s += recs.length === 0 ? '  <none>\n' : indent(table(['Replicas', 'Age'], recs.map((r) => [String(r.replicas), age(now.getTime() - Date.parse(r.timestamp))])));
+  const events = sortedEvents(rec.log);
+  // kubectl aligns an empty Events line with the fields above.
+  if (events.length === 0) return `${s}${'Events:'.padEnd(w)}<none>\n`;
+  const rows = events.map((e) => [e.type, e.reason, eventAge(e, now.getTime()), EVENT_SOURCE, eventMessage(e)]);
+  return `${s}Events:\n${indent(table(['Type', 'Reason', 'Age', 'From', 'Message'], [['----', '------', '----', '----', '-------'], ...rows]))}`;
+}
+
+/** The text of `shpa describe` for an object with no dedicated view (kubectl's generic describe): metadata, then the spec. */
+export function describeObject(obj: StoredSpec, cluster: string): string {
+  const m = obj.metadata;
+  const kv: [string, string][] = [
+    ['Name:', m.name],
+    ['Namespace:', m.namespace ?? 'default'],
+    ['Cluster:', cluster],
+    ['Labels:', pairs(m.labels)],
+    ['Annotations:', pairs(m.annotations)],
+    ['API Version:', obj.apiVersion],
+    ['Kind:', obj.kind],
+    ['CreationTimestamp:', m.creationTimestamp ? new Date(m.creationTimestamp).toUTCString() : '<unknown>'],
+  ];
+  const w = Math.max(...kv.map(([k]) => k.length)) + 1;
+  const head = kv.map(([k, v]) => `${k.padEnd(w)}${v.replaceAll('\n', `\n${' '.repeat(w)}`)}`).join('\n');
+  return `${head}\nSpec:\n${indent(stringify(obj.spec))}`;
+}
+
+/** One key=value per line, sorted by key, as kubectl prints labels and annotations. */
+function pairs(m: Record<string, string> | undefined): string {
+  const e = Object.entries(m ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return e.length === 0 ? '<none>' : e.map(([k, v]) => `${k}=${v}`).join('\n');
+}
+
+function behaviorText(h: HorizontalPodAutoscaler): string {
+  const b = h.spec.behavior!;
+  const rule = (dir: string, r: HPAScalingRules | undefined) =>
+    r ? `${dir}: window ${r.stabilizationWindowSeconds ?? 'default'}s, select ${r.selectPolicy ?? 'Max'}, ${(r.policies ?? []).map((p) => `${p.value} ${p.type} per ${p.periodSeconds}s`).join('; ') || 'no policies'}` : `${dir}: default`;
+  return `${rule('scale up', b.scaleUp)}; ${rule('scale down', b.scaleDown)}`;
+}
+
+function indent(s: string): string {
+  return s.replace(/^(?=.)/gm, '  ');
+}

@@ -1,0 +1,513 @@
+// OpenAPI v3 structural schemas (apiextensions.k8s.io/v1 JSONSchemaProps) of autoscaling/v2
+// HorizontalPodAutoscalerSpec and HorizontalPodAutoscalerStatus, with x-kubernetes-validations
+// (CEL) for what upstream's ValidateHorizontalPodAutoscaler checks and CEL can express.
+// Pure data: scripts/gen-crds.ts writes it into infra/crds/, lib/local/crd-admission.ts evaluates it.
+import { isDNS1123Label } from './name-rules.js';
+
+/** One x-kubernetes-validations entry (apiextensions ValidationRule). */
+export interface ValidationRule {
+  rule: string;
+  message?: string;
+  messageExpression?: string;
+  /** Upstream's default is FieldValueInvalid. */
+  reason?: 'FieldValueInvalid' | 'FieldValueForbidden' | 'FieldValueRequired' | 'FieldValueDuplicate';
+  /** A path relative to the node the rule is on, such as ".maxReplicas". */
+  fieldPath?: string;
+  optionalOldSelf?: boolean;
+}
+
+/** The subset of apiextensions.k8s.io/v1 JSONSchemaProps a structural schema uses. */
+export interface JSONSchemaProps {
+  type?: 'object' | 'array' | 'string' | 'integer' | 'number' | 'boolean';
+  description?: string;
+  format?: string;
+  properties?: Record<string, JSONSchemaProps>;
+  additionalProperties?: JSONSchemaProps | boolean;
+  items?: JSONSchemaProps;
+  required?: string[];
+  enum?: unknown[];
+  default?: unknown;
+  nullable?: boolean;
+  minimum?: number;
+  maximum?: number;
+  exclusiveMinimum?: boolean;
+  exclusiveMaximum?: boolean;
+  multipleOf?: number;
+  minLength?: number;
+  maxLength?: number;
+  pattern?: string;
+  minItems?: number;
+  maxItems?: number;
+  uniqueItems?: boolean;
+  minProperties?: number;
+  maxProperties?: number;
+  'x-kubernetes-int-or-string'?: boolean;
+  'x-kubernetes-preserve-unknown-fields'?: boolean;
+  'x-kubernetes-embedded-resource'?: boolean;
+  'x-kubernetes-list-type'?: 'atomic' | 'set' | 'map';
+  'x-kubernetes-list-map-keys'?: string[];
+  'x-kubernetes-map-type'?: 'granular' | 'atomic';
+  'x-kubernetes-validations'?: ValidationRule[];
+}
+
+// ---- builders: each returns a fresh object, so a node can be reused without aliasing ----
+
+type Extra = Omit<JSONSchemaProps, 'type'>;
+
+export function str(description: string, extra: Extra = {}): JSONSchemaProps {
+  return { type: 'string', description, ...extra };
+}
+
+export function int32(description: string, extra: Extra = {}): JSONSchemaProps {
+  return { type: 'integer', format: 'int32', description, ...extra };
+}
+
+export function int64(description: string, extra: Extra = {}): JSONSchemaProps {
+  return { type: 'integer', format: 'int64', description, ...extra };
+}
+
+export function obj(description: string, properties: Record<string, JSONSchemaProps>, required: string[] = [], extra: Extra = {}): JSONSchemaProps {
+  return { type: 'object', ...(description ? { description } : {}), properties, ...(required.length > 0 ? { required } : {}), ...extra };
+}
+
+export function list(description: string, items: JSONSchemaProps, extra: Extra = {}): JSONSchemaProps {
+  return { type: 'array', description, items, 'x-kubernetes-list-type': 'atomic', ...extra };
+}
+
+export function rule(expr: string, message: string, more: Omit<ValidationRule, 'rule' | 'message'> = {}): ValidationRule {
+  return { rule: expr, message, ...more };
+}
+
+/** A rule whose message is computed (messageExpression) from the value. */
+export function ruleWithMessageExpression(expr: string, messageExpression: string, more: Omit<ValidationRule, 'rule' | 'messageExpression'> = {}): ValidationRule {
+  return { rule: expr, messageExpression, ...more };
+}
+
+// ---- quantities: resource.Quantity is a string or a JSON integer ----
+
+/** resource.ErrFormatWrong, the decoding error of a malformed quantity. */
+export const QUANTITY_FORMAT_MESSAGE = "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'";
+/** Quantities a rule reads are capped so that CEL cost estimation passes; upstream has no cap. */
+export const MAX_QUANTITY_LENGTH = 64;
+
+const isQuantityRule = rule('type(self) == int || isQuantity(self)', QUANTITY_FORMAT_MESSAGE);
+
+/** A quantity with no rule (status values). */
+export function quantity(description: string): JSONSchemaProps {
+  return { description, 'x-kubernetes-int-or-string': true };
+}
+
+/** A quantity checked with the Kubernetes CEL quantity library: well formed, and `int`/`sign` hold. */
+function checkedQuantity(description: string, int: string, sign: string, message: string): JSONSchemaProps {
+  return {
+    description,
+    'x-kubernetes-int-or-string': true,
+    maxLength: MAX_QUANTITY_LENGTH,
+    'x-kubernetes-validations': [isQuantityRule, rule(`type(self) == int ? self ${int} : !isQuantity(self) || quantity(self).sign() ${sign}`, message)],
+  };
+}
+
+// ---- names ----
+
+/** Strings a rule reads are capped so that CEL cost estimation passes. */
+export const MAX_NAME_LENGTH = 253;
+export const MAX_API_VERSION_LENGTH = 317; // a DNS subdomain group, "/", a DNS label version
+export const MAX_METRIC_NAME_LENGTH = 1024;
+export const MAX_RESOURCE_NAME_LENGTH = 317; // a qualified name: DNS subdomain prefix, "/", 63 characters
+/** Enumerated strings are capped too; a longer one is invalid anyway. */
+const MAX_ENUM_LENGTH = 64;
+
+// path.IsValidPathSegmentName (api/validation/path), with upstream's messages.
+const pathSegmentRule = ruleWithMessageExpression(
+  "self != '.' && self != '..' && !self.contains('/') && !self.contains('%')",
+  "self == '.' || self == '..' ? \"may not be '\" + self + \"'\" : self.contains('/') ? \"may not contain '/'\" : \"may not contain '%'\"",
+);
+
+// schema.ParseGroupVersion: more than one '/' is an error.
+const groupVersionRule = ruleWithMessageExpression("self.matches('^[^/]*(/[^/]*)?$')", "'unexpected GroupVersion string: ' + self");
+
+/** The message lib/hpa (name-rules isDNS1123Label) gives for a label that breaks the pattern. */
+const DNS1123_LABEL_MESSAGE = isDNS1123Label('-')[0];
+
+/** CrossVersionObjectReference; `requireGroup`: the scale target, whose apiVersion needs a group unless it is a ReplicationController. */
+function crossVersionObjectReference(description: string, requireGroup: boolean): JSONSchemaProps {
+  const validations = requireGroup
+    ? [
+        // The HPA strategy on create: an empty API group only for ReplicationController, the one scalable core kind.
+        rule("self.kind == 'ReplicationController' || (has(self.apiVersion) && self.apiVersion.matches('^[^/]+/'))", 'apiVersion must specify API group', {
+          fieldPath: '.apiVersion',
+        }),
+      ]
+    : [];
+  return obj(
+    description,
+    {
+      kind: str('Kind of the referent, e.g. Deployment.', { minLength: 1, maxLength: MAX_NAME_LENGTH, 'x-kubernetes-validations': [pathSegmentRule] }),
+      name: str('Name of the referent.', { minLength: 1, maxLength: MAX_NAME_LENGTH, 'x-kubernetes-validations': [pathSegmentRule] }),
+      apiVersion: str('API version of the referent, e.g. apps/v1.', { maxLength: MAX_API_VERSION_LENGTH, 'x-kubernetes-validations': [groupVersionRule] }),
+    },
+    ['kind', 'name'],
+    validations.length > 0 ? { 'x-kubernetes-validations': validations } : {},
+  );
+}
+
+/** A plain CrossVersionObjectReference, as status reports it. */
+function objectReference(description: string): JSONSchemaProps {
+  return obj(description, { kind: str('Kind of the referent.'), name: str('Name of the referent.'), apiVersion: str('API version of the referent.') }, ['kind', 'name']);
+}
+
+function labelSelector(description: string): JSONSchemaProps {
+  return obj(description, {
+    matchLabels: { type: 'object', description: 'Labels the series must have.', additionalProperties: { type: 'string' } },
+    matchExpressions: list(
+      'Label selector requirements, ANDed.',
+      obj(
+        'A label selector requirement.',
+        {
+          key: str('The label key.'),
+          operator: str('In, NotIn, Exists or DoesNotExist.'),
+          values: list('Values for In and NotIn; empty for Exists and DoesNotExist.', { type: 'string' }),
+        },
+        ['key', 'operator'],
+      ),
+    ),
+  }, [], { 'x-kubernetes-map-type': 'atomic' });
+}
+
+function metricIdentifier(checked: boolean): JSONSchemaProps {
+  const name = checked
+    ? str('Name of the given metric.', {
+        maxLength: MAX_METRIC_NAME_LENGTH,
+        'x-kubernetes-validations': [rule('size(self) > 0', 'must specify a metric name', { reason: 'FieldValueRequired' }), pathSegmentRule],
+      })
+    : str('Name of the given metric.');
+  return obj('Identifies the metric: its name and, optionally, a selector.', { name, selector: labelSelector('Label selector of the metric series; unset: name alone.') }, ['name']);
+}
+
+// ---- metric targets ----
+
+const TARGET_TYPES = ['Utilization', 'Value', 'AverageValue'];
+
+const metricTarget = (): JSONSchemaProps =>
+  obj(
+    'The target value, average value or average utilization of the metric.',
+    {
+      type: str('Utilization, Value or AverageValue.', {
+        maxLength: MAX_ENUM_LENGTH,
+        'x-kubernetes-validations': [rule(`self in ${celList(TARGET_TYPES)}`, 'must be either Utilization, Value, or AverageValue')],
+      }),
+      value: checkedQuantity('Target value of the metric (a quantity).', '> 0', '== 1', 'must be positive'),
+      averageValue: checkedQuantity('Target value of the average of the metric across all pods (a quantity).', '> 0', '== 1', 'must be positive'),
+      averageUtilization: int32('Target average of the resource across all pods, in percent of the requests.', {
+        'x-kubernetes-validations': [rule('self >= 1', 'must be greater than 0')],
+      }),
+    },
+    ['type'],
+  );
+
+// validateResourceSource/validateContainerResourceSource: a utilization or an average value, not both.
+const resourceTargetRules = [
+  rule('has(self.target.averageUtilization) || has(self.target.averageValue)', 'must set either a target raw value or a target utilization', {
+    fieldPath: '.target.averageUtilization',
+    reason: 'FieldValueRequired',
+  }),
+  rule('!has(self.target.averageUtilization) || !has(self.target.averageValue)', 'may not set both a target raw value and a target utilization', {
+    fieldPath: '.target.averageValue',
+    reason: 'FieldValueForbidden',
+  }),
+];
+
+const resourceName = (extraRules: ValidationRule[]): JSONSchemaProps =>
+  str('Name of the resource, e.g. cpu or memory.', {
+    maxLength: MAX_RESOURCE_NAME_LENGTH,
+    'x-kubernetes-validations': [rule('size(self) > 0', 'must specify a resource name', { reason: 'FieldValueRequired' }), ...extraRules],
+  });
+
+// core/v1 ValidateContainerResourceName, for names without a '/' prefix (the standard container resources).
+const standardContainerResourceRule = rule(
+  "size(self) == 0 || self.contains('/') || self in ['cpu', 'memory', 'ephemeral-storage'] || self.startsWith('hugepages-')",
+  'must be a standard resource for containers',
+);
+
+const metricSources: Record<string, { type: string; schema: () => JSONSchemaProps }> = {
+  object: {
+    type: 'Object',
+    schema: () =>
+      obj(
+        'A metric describing a single Kubernetes object.',
+        { describedObject: crossVersionObjectReference('The object the metric describes.', false), metric: metricIdentifier(true), target: metricTarget() },
+        ['describedObject', 'metric', 'target'],
+        {
+          'x-kubernetes-validations': [
+            rule('has(self.target.value) || has(self.target.averageValue)', 'must set either a target value or averageValue', {
+              fieldPath: '.target.averageValue',
+              reason: 'FieldValueRequired',
+            }),
+          ],
+        },
+      ),
+  },
+  pods: {
+    type: 'Pods',
+    schema: () =>
+      obj('A metric describing each pod of the scale target, averaged.', { metric: metricIdentifier(true), target: metricTarget() }, ['metric', 'target'], {
+        'x-kubernetes-validations': [
+          rule('has(self.target.averageValue)', 'must specify a positive target averageValue', { fieldPath: '.target.averageValue', reason: 'FieldValueRequired' }),
+        ],
+      }),
+  },
+  resource: {
+    type: 'Resource',
+    schema: () =>
+      obj('A resource metric (requests and usage) of each pod, averaged.', { name: resourceName([]), target: metricTarget() }, ['name', 'target'], {
+        'x-kubernetes-validations': resourceTargetRules,
+      }),
+  },
+  containerResource: {
+    type: 'ContainerResource',
+    schema: () =>
+      obj(
+        'A resource metric of one container of each pod, averaged.',
+        {
+          name: resourceName([standardContainerResourceRule]),
+          container: str('Name of the container in the pods of the scale target.', {
+            maxLength: 63,
+            'x-kubernetes-validations': [
+              rule('size(self) > 0', 'must specify a container', { reason: 'FieldValueRequired' }),
+              rule("size(self) == 0 || self.matches('^[a-z0-9]([-a-z0-9]*[a-z0-9])?$')", DNS1123_LABEL_MESSAGE),
+            ],
+          }),
+          target: metricTarget(),
+        },
+        ['name', 'container', 'target'],
+        { 'x-kubernetes-validations': resourceTargetRules },
+      ),
+  },
+  external: {
+    type: 'External',
+    schema: () =>
+      obj('A metric not associated with any Kubernetes object, e.g. a CloudWatchMetric of the same namespace.', { metric: metricIdentifier(true), target: metricTarget() }, ['metric', 'target'], {
+        'x-kubernetes-validations': [
+          rule('has(self.target.value) || has(self.target.averageValue)', 'must set either a target value for metric or a per-pod target', {
+            fieldPath: '.target.averageValue',
+            reason: 'FieldValueRequired',
+          }),
+          rule('!has(self.target.value) || !has(self.target.averageValue)', 'may not set both a target value for metric and a per-pod target', {
+            fieldPath: '.target.value',
+            reason: 'FieldValueForbidden',
+          }),
+        ],
+      }),
+  },
+};
+
+/** upstream METRIC_SOURCE_TYPES, sorted as field.NotSupported lists them. */
+export const METRIC_SOURCE_TYPES = ['ContainerResource', 'External', 'Object', 'Pods', 'Resource'];
+
+// validateMetricSpec: the source of the given type must be set, and no other.
+function metricSpecRules(): ValidationRule[] {
+  const fields = Object.keys(metricSources);
+  const exactlyOne = `${fields.map((f) => `(has(self.${f}) ? 1 : 0)`).join(' + ')} == 1`;
+  const required = fields.map((f) =>
+    rule(`self.type != '${metricSources[f].type}' || has(self.${f})`, 'must populate information for the given metric source', {
+      fieldPath: `.${f}`,
+      reason: 'FieldValueRequired',
+    }),
+  );
+  const forbidden = fields.map((f) =>
+    rule(`!has(self.${f}) || self.type == '${metricSources[f].type}' || ${exactlyOne}`, 'must populate the given metric source only', {
+      fieldPath: `.${f}`,
+      reason: 'FieldValueForbidden',
+    }),
+  );
+  return [...required, ...forbidden];
+}
+
+const metricSpec = (): JSONSchemaProps =>
+  obj(
+    'One metric to scale on.',
+    {
+      type: str('The metric source type: ContainerResource, External, Object, Pods or Resource.', { maxLength: MAX_ENUM_LENGTH, enum: [...METRIC_SOURCE_TYPES] }),
+      ...Object.fromEntries(Object.entries(metricSources).map(([field, s]) => [field, s.schema()])),
+    },
+    ['type'],
+    { 'x-kubernetes-validations': metricSpecRules() },
+  );
+
+// ---- behavior ----
+
+export const MAX_PERIOD_SECONDS = 1800;
+export const MAX_STABILIZATION_WINDOW_SECONDS = 3600;
+/** CRD-only caps, for CEL cost estimation; upstream has none. */
+export const MAX_METRICS = 100;
+export const MAX_POLICIES = 100;
+
+const scalingPolicy = (): JSONSchemaProps =>
+  obj(
+    'A single policy which must hold true for a specified past interval.',
+    {
+      type: str('Pods or Percent.', { enum: ['Percent', 'Pods'] }),
+      value: int32('The amount of change permitted by the policy; greater than zero.', { 'x-kubernetes-validations': [rule('self > 0', 'must be greater than zero')] }),
+      periodSeconds: int32('The window of time for which the policy holds true; 1 to 1800.', {
+        'x-kubernetes-validations': [
+          rule('self > 0', 'must be greater than zero'),
+          rule(`self <= ${MAX_PERIOD_SECONDS}`, `must be less than or equal to ${MAX_PERIOD_SECONDS}`),
+        ],
+      }),
+    },
+    ['type', 'value', 'periodSeconds'],
+  );
+
+interface RulesDefaults {
+  stabilizationWindowSeconds?: number;
+  selectPolicy: string;
+  policies: { type: string; value: number; periodSeconds: number }[];
+}
+
+// defaults.go GenerateHPAScaleUpRules/GenerateHPAScaleDownRules, as structural defaults: a present
+// behavior gets both directions, and each direction the fields it leaves out.
+const SCALE_UP_DEFAULTS: RulesDefaults = {
+  stabilizationWindowSeconds: 0,
+  selectPolicy: 'Max',
+  policies: [
+    { type: 'Pods', value: 4, periodSeconds: 15 },
+    { type: 'Percent', value: 100, periodSeconds: 15 },
+  ],
+};
+// The scale-down window stays unset: the controller's --horizontal-pod-autoscaler-downscale-stabilization supplies it.
+const SCALE_DOWN_DEFAULTS: RulesDefaults = { selectPolicy: 'Max', policies: [{ type: 'Percent', value: 100, periodSeconds: 15 }] };
+
+function scalingRules(description: string, defaults: RulesDefaults): JSONSchemaProps {
+  const window = int32('Seconds of past recommendations considered; 0 to 3600.', {
+    'x-kubernetes-validations': [
+      rule('self >= 0', 'must be greater than or equal to zero'),
+      rule(`self <= ${MAX_STABILIZATION_WINDOW_SECONDS}`, `must be less than or equal to ${MAX_STABILIZATION_WINDOW_SECONDS}`),
+    ],
+  });
+  if (defaults.stabilizationWindowSeconds !== undefined) window.default = defaults.stabilizationWindowSeconds;
+  // Each default is its own copy: a shared object would come out of the YAML writer as an alias.
+  return obj(
+    description,
+    {
+      stabilizationWindowSeconds: window,
+      selectPolicy: str('Which policy applies: Max, Min or Disabled.', { enum: ['Disabled', 'Max', 'Min'], default: defaults.selectPolicy }),
+      policies: list('Potential scaling policies; at least one.', scalingPolicy(), { maxItems: MAX_POLICIES, default: structuredClone(defaults.policies) }),
+      tolerance: checkedQuantity('Tolerance on the ratio of current to desired metric value (HPAConfigurableTolerance), e.g. "0.05".', '>= 0', '>= 0', 'must be greater than or equal to 0'),
+    },
+    [],
+    {
+      default: structuredClone(defaults),
+      'x-kubernetes-validations': [
+        rule('!has(self.policies) || size(self.policies) > 0', 'must specify at least one Policy', { fieldPath: '.policies', reason: 'FieldValueRequired' }),
+      ],
+    },
+  );
+}
+
+// ---- the spec ----
+
+/** autoscaling.DefaultCPUUtilization: the metric of an HPA that names none. */
+const DEFAULT_METRICS = [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 80 } } }];
+
+/** autoscaling/v2 HorizontalPodAutoscalerSpec. HPAScaleToZero is assumed on (upstream's default). */
+export function hpaSpecSchema(): JSONSchemaProps {
+  return obj(
+    'autoscaling/v2 HorizontalPodAutoscalerSpec: the desired behavior of the autoscaler.',
+    {
+      scaleTargetRef: crossVersionObjectReference('The resource to scale (a Deployment, StatefulSet, or any resource with a scale subresource).', true),
+      minReplicas: int32('Lower limit of replicas; default 1; 0 needs an Object or External metric.', {
+        default: 1,
+        'x-kubernetes-validations': [rule('self >= 0', 'must be greater than or equal to 0')],
+      }),
+      maxReplicas: int32('Upper limit of replicas; at least minReplicas.', { 'x-kubernetes-validations': [rule('self >= 1', 'must be greater than 0')] }),
+      metrics: list('Metrics to scale on (the highest recommendation wins); default: cpu at 80% utilization.', metricSpec(), {
+        maxItems: MAX_METRICS,
+        default: structuredClone(DEFAULT_METRICS),
+      }),
+      behavior: obj('Scaling behavior in both directions; unset: the legacy behavior.', {
+        scaleUp: scalingRules('Scale-up rules; default: no stabilization, 4 pods or 100% per 15 s, whichever is more.', SCALE_UP_DEFAULTS),
+        scaleDown: scalingRules('Scale-down rules; default: the controller window (300 s), 100% per 15 s.', SCALE_DOWN_DEFAULTS),
+      }),
+    },
+    ['scaleTargetRef', 'maxReplicas'],
+    {
+      'x-kubernetes-validations': [
+        rule('!has(self.minReplicas) || self.maxReplicas >= self.minReplicas', 'must be greater than or equal to `minReplicas`', { fieldPath: '.maxReplicas' }),
+        // An absent metrics list is defaulted to cpu first, which cannot scale to zero either.
+        rule(
+          "!has(self.minReplicas) || self.minReplicas != 0 || (has(self.metrics) && self.metrics.exists(m, m.type == 'Object' || m.type == 'External'))",
+          'must specify at least one Object or External metric to support scaling to zero replicas',
+          { fieldPath: '.metrics', reason: 'FieldValueForbidden' },
+        ),
+      ],
+    },
+  );
+}
+
+// ---- the status ----
+
+function metricValueStatus(): JSONSchemaProps {
+  return obj('The current value of the metric.', {
+    value: quantity('Current value of the metric (a quantity).'),
+    averageValue: quantity('Current average of the metric across all pods (a quantity).'),
+    averageUtilization: int32('Current average utilization, in percent of the requests.'),
+  });
+}
+
+function metricStatus(): JSONSchemaProps {
+  const current = metricValueStatus;
+  return obj(
+    'The last read state of one metric; type "" for a metric that failed this sync.',
+    {
+      type: str('The metric source type, or "" when the metric failed.'),
+      object: obj('', { describedObject: objectReference('The object the metric describes.'), metric: metricIdentifier(false), current: current() }, ['describedObject', 'metric', 'current']),
+      pods: obj('', { metric: metricIdentifier(false), current: current() }, ['metric', 'current']),
+      resource: obj('', { name: str('Name of the resource.'), current: current() }, ['name', 'current']),
+      containerResource: obj('', { name: str('Name of the resource.'), container: str('Name of the container.'), current: current() }, ['name', 'container', 'current']),
+      external: obj('', { metric: metricIdentifier(false), current: current() }, ['metric', 'current']),
+    },
+    ['type'],
+  );
+}
+
+/** Display-only status fields the sync maintains for the printer columns (JSONPath cannot concatenate). */
+export const DISPLAY_STATUS_FIELDS: Record<string, JSONSchemaProps> = {
+  reference: str('The scale target as kubectl get hpa prints it, e.g. Deployment/web (display only).'),
+  targets: str('Current and target metric values as kubectl get hpa prints TARGETS, e.g. "cpu: 72%/60%" (display only).'),
+};
+
+/** autoscaling/v2 HorizontalPodAutoscalerStatus, plus DISPLAY_STATUS_FIELDS. */
+export function hpaStatusSchema(): JSONSchemaProps {
+  return obj(
+    'autoscaling/v2 HorizontalPodAutoscalerStatus: the current state of the autoscaler, written by the sync.',
+    {
+      observedGeneration: int64('The most recent generation observed by the autoscaler.'),
+      lastScaleTime: str('The last time the autoscaler scaled the number of pods.', { format: 'date-time' }),
+      currentReplicas: int32('Current number of replicas of pods managed by this autoscaler.'),
+      desiredReplicas: int32('Desired number of replicas of pods managed by this autoscaler.'),
+      currentMetrics: list('The last read state of the metrics used by this autoscaler.', metricStatus()),
+      conditions: list(
+        'Conditions: AbleToScale, ScalingActive, ScalingLimited.',
+        obj(
+          'The state of the autoscaler at a certain point.',
+          {
+            type: str('AbleToScale, ScalingActive or ScalingLimited.'),
+            status: str('True, False or Unknown.'),
+            lastTransitionTime: str('The last time the condition transitioned.', { format: 'date-time' }),
+            reason: str("The reason for the condition's last transition."),
+            message: str('A human-readable explanation.'),
+          },
+          ['type', 'status'],
+        ),
+        { 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['type'] },
+      ),
+      ...structuredClone(DISPLAY_STATUS_FIELDS),
+    },
+    ['desiredReplicas'],
+  );
+}
+
+/** A CEL list literal of strings. */
+function celList(values: readonly string[]): string {
+  return `[${values.map((v) => `'${v}'`).join(', ')}]`;
+}

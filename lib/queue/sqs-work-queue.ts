@@ -1,0 +1,31 @@
+// The work queue on SQS: messages sent in batches of ten (SendMessageBatch), each with its
+// own delay. A batch entry SQS refuses is an error naming it; nothing is dropped silently.
+import { SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import type { WorkQueue } from '../sync/ports.js';
+
+const BATCH = 10;
+
+export function sqsWorkQueue(client: SQSClient, queueUrl: string): WorkQueue & { sent: number; calls: number } {
+  const queue = {
+    sent: 0,
+    calls: 0,
+    async send(messages: { body: string; delaySeconds: number }[], signal?: AbortSignal): Promise<void> {
+      const failures: string[] = [];
+      for (let i = 0; i < messages.length; i += BATCH) {
+        const batch = messages.slice(i, i + BATCH);
+        queue.calls++;
+        const r = await client.send(
+          new SendMessageBatchCommand({
+            QueueUrl: queueUrl,
+            Entries: batch.map((m, j) => ({ Id: String(j), MessageBody: m.body, DelaySeconds: m.delaySeconds })),
+          }),
+          { abortSignal: signal },
+        );
+        queue.sent += r.Successful?.length ?? 0;
+        for (const f of r.Failed ?? []) failures.push(`${f.Code ?? 'error'}: ${f.Message ?? ''} (${batch[Number(f.Id)]?.body.slice(0, 120) ?? f.Id})`);
+      }
+      if (failures.length > 0) throw new Error(`SQS refused ${failures.length} of ${messages.length} messages: ${failures.join('; ')}`);
+    },
+  };
+  return queue;
+}

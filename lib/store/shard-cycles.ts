@@ -1,0 +1,148 @@
+// The shard's cycle item: its lease (owner, exp), the latest tick started (tick) and the
+// marker of the latest cycle (at). One conditional UpdateItem takes it, one releases it.
+// Values a hand edit, another tool or a skewed clock left behind (from the future, of the
+// wrong type, missing) are repaired with a warning, never obeyed: an absurd expiry must not
+// keep a shard from syncing, a future marker must not stretch stabilization windows.
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { GetCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { LeaseOutcome, LeaseRequest } from '../sync/ports.js';
+import { shardCycleKey } from './items.js';
+import { FUTURE_TOLERANCE_MS } from './state-codec.js';
+
+/** A lease expiring later than this many lease lengths from now was not written by us. */
+const ABSURD_LEASES = 10;
+
+export interface ShardCycleItem {
+  shard: string;
+  owner?: string;
+  /** Lease expiry (epoch ms), as stored: may be of the wrong type. */
+  exp?: unknown;
+  tick?: unknown;
+  at?: unknown;
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/** A sane epoch-ms number no later than `latest`, else why not. */
+function saneTime(v: unknown, latest: number): { ms: number } | { problem: string } | undefined {
+  if (v === undefined) return undefined;
+  if (typeof v !== 'number' || !Number.isFinite(v) || v < 0) return { problem: `is not a time (${JSON.stringify(v)})` };
+  if (v > latest) return { problem: `is in the future (${v > 8.64e15 ? v : iso(v)})` };
+  return { ms: v };
+}
+
+export class ShardCycles {
+  constructor(
+    private readonly doc: DynamoDBDocumentClient,
+    private readonly tableName: string,
+  ) {}
+
+  async acquire(shard: string, req: LeaseRequest): Promise<LeaseOutcome> {
+    const now = req.now.getTime();
+    const names: Record<string, string> = { '#owner': 'owner', '#exp': 'exp' };
+    const values: Record<string, unknown> = { ':owner': req.owner, ':exp': now + req.leaseMs, ':now': now, ':absurd': now + ABSURD_LEASES * req.leaseMs, ':N': 'N' };
+    // Free, expired, ours, or an expiry we could not have written (wrong type, absurdly far).
+    let condition = '(attribute_not_exists(#exp) OR NOT attribute_type(#exp, :N) OR #exp <= :now OR #exp > :absurd OR #owner = :owner)';
+    let update = 'SET #owner = :owner, #exp = :exp';
+    if (req.tick) {
+      names['#tick'] = 'tick';
+      values[':tick'] = req.tick.getTime();
+      values[':future'] = now + FUTURE_TOLERANCE_MS;
+      // Only a newer tick; a tick mark from the future or of the wrong type is replaced.
+      condition += ' AND (attribute_not_exists(#tick) OR NOT attribute_type(#tick, :N) OR #tick < :tick OR #tick > :future)';
+      update += ', #tick = :tick';
+    }
+    let old: Record<string, unknown> | undefined;
+    try {
+      const r = await this.doc.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: shardCycleKey(shard),
+          UpdateExpression: update,
+          ConditionExpression: condition,
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: values,
+          ReturnValues: 'ALL_OLD',
+        }),
+        { abortSignal: req.signal },
+      );
+      old = r.Attributes;
+    } catch (e) {
+      if (!(e instanceof ConditionalCheckFailedException)) throw e;
+      return this.refused(shard, req);
+    }
+    const warnings: string[] = [];
+    if (old?.exp !== undefined && old.owner !== req.owner) {
+      const exp = saneTime(old.exp, now + ABSURD_LEASES * req.leaseMs);
+      if (exp && 'problem' in exp) warnings.push(`shard ${shard}: lease of ${String(old.owner)} had an expiry that ${exp.problem}: taken over`);
+    }
+    if (req.tick && old?.tick !== undefined) {
+      const tick = saneTime(old.tick, now + FUTURE_TOLERANCE_MS);
+      if (tick && 'problem' in tick) warnings.push(`shard ${shard}: last tick ${tick.problem}: replaced`);
+    }
+    const marker = saneTime(old?.at, now + FUTURE_TOLERANCE_MS);
+    if (marker && 'problem' in marker) warnings.push(`shard ${shard}: cycle marker ${marker.problem}: ignored, and replaced at the end of this cycle`);
+    return { outcome: 'acquired', markerMs: marker && 'ms' in marker ? marker.ms : undefined, warnings };
+  }
+
+  /** Why an acquire failed: a newer or equal tick already started, or a live lease. */
+  private async refused(shard: string, req: LeaseRequest): Promise<LeaseOutcome> {
+    const item = await this.read(shard, req.signal);
+    if (req.tick && typeof item?.tick === 'number' && item.tick >= req.tick.getTime()) return { outcome: 'duplicate', lastTick: iso(item.tick) };
+    const exp = typeof item?.exp === 'number' ? iso(item.exp) : String(item?.exp);
+    return { outcome: 'held', owner: String(item?.owner), expiresAt: exp };
+  }
+
+  /** Ends our lease; with a marker, records it (overwriting any marker from the future). */
+  async release(shard: string, owner: string, opts: { markerMs?: number; signal?: AbortSignal }): Promise<void> {
+    const names: Record<string, string> = { '#owner': 'owner', '#exp': 'exp' };
+    const values: Record<string, unknown> = { ':owner': owner };
+    let update = 'REMOVE #exp';
+    if (opts.markerMs !== undefined) {
+      names['#at'] = 'at';
+      values[':at'] = opts.markerMs;
+      update = `SET #at = :at ${update}`;
+    }
+    try {
+      await this.doc.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: shardCycleKey(shard),
+          UpdateExpression: update,
+          ConditionExpression: '#owner = :owner',
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: values,
+        }),
+        { abortSignal: opts.signal },
+      );
+    } catch (e) {
+      // Taken over since (our lease had expired): nothing of ours to release.
+      if (!(e instanceof ConditionalCheckFailedException)) throw e;
+    }
+  }
+
+  async read(shard: string, signal?: AbortSignal): Promise<ShardCycleItem | undefined> {
+    const r = await this.doc.send(new GetCommand({ TableName: this.tableName, Key: shardCycleKey(shard), ConsistentRead: true }), { abortSignal: signal });
+    if (!r.Item) return undefined;
+    return { shard, owner: typeof r.Item.owner === 'string' ? r.Item.owner : undefined, exp: r.Item.exp, tick: r.Item.tick, at: r.Item.at };
+  }
+
+  /** Clears a lease whoever holds it (an operator's command); false when there was none. */
+  async clear(shard: string): Promise<boolean> {
+    try {
+      await this.doc.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: shardCycleKey(shard),
+          UpdateExpression: 'REMOVE #exp, #owner',
+          ConditionExpression: 'attribute_exists(#exp) OR attribute_exists(#owner)',
+          ExpressionAttributeNames: { '#exp': 'exp', '#owner': 'owner' },
+        }),
+      );
+      return true;
+    } catch (e) {
+      if (e instanceof ConditionalCheckFailedException) return false;
+      throw e;
+    }
+  }
+}

@@ -1,0 +1,399 @@
+// One autoscaler through one cycle: validate its spec, read what it needs (and only that,
+// so a slow call holds up only what depends on it), reconcile (lib/hpa), then write.
+//
+// Write order for a rescale: the spec is checked unchanged since the load; the state (status,
+// history with the new scale event, and the scale as pending) is saved conditionally; only
+// when that write won is /scale written, with the resourceVersion read (a `kubectl scale`
+// since is a conflict, as upstream's Update of the scale). A failed write of the scale is
+// saved over the tentative state; a write whose answer was lost keeps it pending, and the next
+// cycle settles it from the target itself (pending.ts).
+import { completeReconcile, planReconcile, type ReconcilePlan, type ReconcileResult } from '../hpa/reconcile.js';
+import type { MetricData } from '../hpa/replica-calculator.js';
+import type {
+  Fetched,
+  HorizontalPodAutoscaler,
+  HorizontalPodAutoscalerCondition,
+  HorizontalPodAutoscalerStatus,
+  MetricSpec,
+  PodInfo,
+  ScaleInfo,
+} from '../hpa/types.js';
+import type { CloudWatchMetric } from '../metrics/cloudwatch-types.js';
+import type { SyncOptions } from './config.js';
+import { Deadline, DeadlineExceededError } from './deadline.js';
+import { recordEvents, type NewEvent } from './event-log.js';
+import { errorMetricData, planQuery, toMetricData } from './metric-queries.js';
+import { resolvePending } from './pending.js';
+import { ClusterApiError, VersionConflictError, type AutoscalerStateUpdate, type AutoscalerStore, type ClusterAccess, type PendingScale } from './ports.js';
+import type { CycleReads } from './reads.js';
+import { errorText, type AutoscalerReport, type StageError } from './report.js';
+import { checkSpec, invalidSpecStatus } from './spec-check.js';
+import type { Unit } from './units.js';
+import { writeBack } from './write-back.js';
+
+export interface EvalContext {
+  store: AutoscalerStore;
+  cluster: ClusterAccess;
+  reads: CycleReads;
+  deadline: Deadline;
+  options: SyncOptions;
+  now: Date;
+  periodMs: number;
+  /** An evaluation between ticks: its recommendation is written even when unchanged (docs/store.md). */
+  partial: boolean;
+  /** Valid CloudWatchMetric objects per namespace, by name; and why invalid ones are. */
+  cloudWatch: Map<string, Map<string, CloudWatchMetric>>;
+  invalidCloudWatch: Map<string, string>;
+  /** The last known pod selectors of the other autoscalers of a namespace. */
+  otherSelectors(namespace: string, name: string): { namespace: string; name: string; selector: string }[];
+}
+
+/** Reads end this long before the deadline, so that writes have their time. */
+const readsMargin = (ctx: EvalContext) => ctx.options.writeBudgetMs;
+
+export async function evaluateUnit(unit: Unit, ctx: EvalContext): Promise<void> {
+  const { record, report } = unit;
+  const checked = checkSpec(record.hpa, ctx.options.settings.featureGates);
+  if (!checked.valid) return invalid(unit, checked.errors, ctx);
+  const hpa = checked.hpa;
+  const ref = hpa.spec.scaleTargetRef;
+  const target = `${ref.kind}/${ref.name}`;
+
+  let scale: Fetched<ScaleInfo>;
+  try {
+    scale = await ctx.deadline.race(`reading the scale of ${target}`, ctx.reads.scale(record.namespace, ref), readsMargin(ctx));
+  } catch (e) {
+    return skipped(report, e);
+  }
+
+  // A scale recorded last cycle and not yet confirmed: settle it from the target before deciding anything.
+  let history = record.history;
+  let status = hpa.status;
+  const extraEvents: NewEvent[] = [];
+  let pendingSettled = false;
+  let pending: PendingScale | undefined = record.pending;
+  if (pending && scale.value) {
+    const r = resolvePending(pending, scale.value, history, target);
+    history = r.history;
+    if (r.outcome === 'notApplied' && status) {
+      status = { ...status };
+      if (r.lastScaleTime) status.lastScaleTime = r.lastScaleTime;
+      else delete status.lastScaleTime;
+    }
+    if (r.event) {
+      extraEvents.push(r.event);
+      report.warnings.push(r.event.message);
+    }
+    pending = undefined;
+    pendingSettled = true;
+  }
+  if (record.stateProblem) {
+    report.warnings.push(`${record.stateProblem}; continuing from an empty history, as upstream's controller does after a restart`);
+    extraEvents.push({ type: 'Warning', reason: 'HistoryReset', message: `${record.stateProblem}: continuing from an empty history` });
+  }
+
+  let inputs: { pods: PodInfo[]; metrics: MetricData[]; messages: string[] };
+  try {
+    inputs = await readInputs(unit, hpa, scale, ctx);
+  } catch (e) {
+    return skipped(report, e);
+  }
+  if (inputs.messages.length > 0) report.metricMessages = inputs.messages;
+
+  let plan: ReconcilePlan;
+  try {
+    plan = planReconcile({
+      hpa: status ? { ...hpa, status } : withoutStatus(hpa),
+      scale,
+      pods: inputs.pods,
+      metrics: inputs.metrics,
+      history,
+      otherHpaSelectors: ctx.otherSelectors(record.namespace, record.name),
+      settings: ctx.options.settings,
+      now: ctx.now,
+    });
+  } catch (e) {
+    // A lib/hpa bug must fail its own autoscaler, never the cycle.
+    return fail(report, 'failed', 'reconcile', errorText(e));
+  }
+  report.currentReplicas = plan.decision.currentReplicas;
+  const selector = scale.value?.selector;
+  const force = ctx.partial || pendingSettled || record.stateProblem !== undefined;
+  // Saves the state of `result`, then (for a cluster-defined autoscaler) its status and events; the version written.
+  const commit = async (result: ReconcileResult, p: PendingScale | undefined, version: number, forced = force): Promise<number | undefined> => {
+    const update: AutoscalerStateUpdate = {
+      status: withHistoryCondition(result.status, record.stateProblem, hpa, ctx),
+      history: result.history,
+      log: logWith(unit, result, extraEvents, plan, ctx),
+      pending: p,
+      selector,
+    };
+    const v = await saveState(unit, update, version, forced, ctx);
+    if (v !== undefined) await writeBack(unit, update.status, update.log, ctx);
+    return v;
+  };
+
+  if (!plan.rescale || report.dryRun) {
+    const result = report.dryRun && plan.rescale ? dryRunResult(plan, status) : completeReconcile(plan);
+    describe(report, result, plan.rescale ? 'dryRun' : 'unchanged', status?.conditions);
+    await commit(result, pending, record.version);
+    return;
+  }
+
+  // Record, then act (see the top of this file).
+  try {
+    ctx.deadline.check(`writing the scale of ${target}`, ctx.options.writeBudgetMs);
+  } catch (e) {
+    return skipped(report, e);
+  }
+  const changed = await specChangedSinceLoad(unit, ctx);
+  if (changed) {
+    describe(report, completeReconcile(plan), 'conflict', status?.conditions);
+    report.events = [];
+    report.retrySoon = true;
+    return fail(report, 'conflict', 'check', changed);
+  }
+  const tentative = completeReconcile(plan);
+  const toPend: PendingScale = {
+    from: plan.decision.currentReplicas ?? 0,
+    to: plan.desiredReplicas,
+    at: tentative.status.lastScaleTime ?? ctx.now.toISOString(),
+    ...(scale.value?.resourceVersion ? { resourceVersion: scale.value.resourceVersion } : {}),
+    ...(status?.lastScaleTime ? { previousScaleTime: status.lastScaleTime } : {}),
+  };
+  describe(report, tentative, 'scaled', status?.conditions);
+  const version = await saveState(
+    unit,
+    { status: withHistoryCondition(tentative.status, record.stateProblem, hpa, ctx), history: tentative.history, log: logWith(unit, tentative, extraEvents, plan, ctx), pending: toPend, selector },
+    record.version,
+    true,
+    ctx,
+  );
+  if (version === undefined) {
+    // Nothing was written: the decision is reported, the scale left alone.
+    report.events = [];
+    return;
+  }
+  try {
+    ctx.reads.calls.updateScale++;
+    await ctx.cluster.updateScale(record.namespace, ref, plan.desiredReplicas, scale.value?.resourceVersion, ctx.deadline.signal);
+    report.patched = true;
+    const shown = withHistoryCondition(tentative.status, record.stateProblem, hpa, ctx);
+    await writeBack(unit, shown, logWith(unit, tentative, extraEvents, plan, ctx), ctx);
+  } catch (e) {
+    const message = errorText(e);
+    if (e instanceof ClusterApiError && e.outcomeUnknown) {
+      // The write may have happened: the state keeps it pending, and the next cycle reads the target to settle it.
+      report.warnings.push(`the answer to the scale write was lost (${message}): the next cycle confirms whether it happened`);
+      report.errors.push({ stage: 'updateScale', message: `${message} (outcome unknown: checked next cycle)` });
+      report.outcome = 'failed';
+      return;
+    }
+    // Upstream: FailedRescale, AbleToScale False FailedUpdateScale; a conflict is re-evaluated at once (its requeue).
+    const result = completeReconcile(plan, message);
+    describe(report, result, 'failed', status?.conditions);
+    report.errors.push({ stage: 'updateScale', message });
+    if (e instanceof ClusterApiError && e.statusCode === 409) report.retrySoon = true;
+    await commit(result, undefined, version, true);
+  }
+}
+
+/** Pods (when a metric needs them) and every metric's data, each awaited only as far as this autoscaler needs it. */
+async function readInputs(unit: Unit, hpa: HorizontalPodAutoscaler, scale: Fetched<ScaleInfo>, ctx: EvalContext) {
+  const { record } = unit;
+  const specs = hpa.spec.metrics ?? [];
+  const waiting = new Set<string>();
+  const track = <T>(what: string, p: Promise<T>): Promise<T> => {
+    waiting.add(what);
+    return p.finally(() => waiting.delete(what));
+  };
+  const pods = specs.some(needsPods) ? track(`the pods of namespace ${record.namespace}`, ctx.reads.pods(record.namespace)) : Promise.resolve<Fetched<PodInfo[]>>({ value: [] });
+  const messages: string[] = [];
+  const cloudWatch = ctx.cloudWatch.get(record.namespace) ?? new Map<string, CloudWatchMetric>();
+  const metric = async (spec: MetricSpec): Promise<MetricData> => {
+    if (spec.type === 'External' && spec.external) {
+      const problem = ctx.invalidCloudWatch.get(`${record.namespace}/${spec.external.metric.name}`);
+      if (problem) return errorMetricData('CloudWatch', `CloudWatchMetric ${record.namespace}/${spec.external.metric.name} is invalid: ${problem}`);
+    }
+    const planned = planQuery(spec, { cluster: record.cluster, namespace: record.namespace, scale, cloudWatch });
+    if ('error' in planned) return errorMetricData(planned.answerType, planned.error);
+    const q = planned.query;
+    if (q.type === 'PodResource' || q.type === 'Pods') {
+      // Upstream's replica calculator lists the pods first; without them pod-based metrics fail.
+      const list = await pods;
+      if (list.error !== undefined) return errorMetricData(q.type, `unable to get pods while calculating replica count: ${list.error}`);
+    }
+    const what = q.type === 'CloudWatch' ? `CloudWatchMetric ${record.namespace}/${q.source.metadata.name}` : `the ${q.type} metric`;
+    const answer = await track(what, q.type === 'CloudWatch' ? ctx.reads.cloudWatchAnswer(q) : ctx.reads.metric(q));
+    if ((answer.type === 'External' || answer.type === 'CloudWatch') && answer.messages) messages.push(...answer.messages);
+    return toMetricData(answer);
+  };
+  const all = Promise.all([pods, Promise.all(specs.map(metric))]);
+  try {
+    const [podList, metrics] = await ctx.deadline.race('reading metrics', all, readsMargin(ctx));
+    return { pods: podList.value ?? [], metrics, messages };
+  } catch (e) {
+    if (e instanceof DeadlineExceededError && waiting.size > 0) throw new DeadlineExceededError(`${[...waiting].join(', ')} answered (still waiting)`);
+    throw e;
+  }
+}
+
+/** Metrics whose replica count reads the pods: resource metrics, Pods metrics, and Value targets (ready pod count). */
+function needsPods(m: MetricSpec): boolean {
+  if (m.type === 'Resource' || m.type === 'ContainerResource' || m.type === 'Pods') return true;
+  const target = m.object?.target ?? m.external?.target;
+  return target?.type === 'Value';
+}
+
+async function specChangedSinceLoad(unit: Unit, ctx: EvalContext): Promise<string | undefined> {
+  const { record } = unit;
+  ctx.reads.calls.specChecks++;
+  try {
+    const now =
+      record.source === 'table'
+        ? await ctx.store.specVersion(record.cluster, record.namespace, record.name, ctx.deadline.signal)
+        : await ctx.cluster.autoscalerGeneration(record.namespace, record.name, ctx.deadline.signal).then((g) => (g === undefined ? undefined : String(g)));
+    if (now === record.specVersion) return undefined;
+    return now === undefined
+      ? 'the autoscaler was deleted since it was read: not acted on'
+      : `the spec changed since it was read (version ${record.specVersion}, now ${now}): not acted on; the new spec is evaluated next`;
+  } catch (e) {
+    return `could not check that the spec is unchanged (${errorText(e)}): not acted on`;
+  }
+}
+
+/** Saves a state; the version written, or undefined when nothing was (the report says why). */
+async function saveState(unit: Unit, update: AutoscalerStateUpdate, version: number, force: boolean, ctx: EvalContext): Promise<number | undefined> {
+  const { record, report } = unit;
+  try {
+    ctx.reads.calls.saveState++;
+    const v = await ctx.store.saveState({ ...record, version }, update, ctx.now, { markerMs: ctx.now.getTime(), force, signal: ctx.deadline.signal });
+    if (v !== version) report.stored = 'written';
+    return v;
+  } catch (e) {
+    if (e instanceof VersionConflictError) {
+      report.outcome = 'conflict';
+      report.stored = 'conflict';
+    } else if (e instanceof DeadlineExceededError || ctx.deadline.signal.aborted) {
+      report.outcome = 'skipped';
+      report.stored = 'skipped';
+    } else {
+      report.outcome = 'failed';
+      report.stored = 'failed';
+    }
+    report.errors.push({ stage: ctx.deadline.signal.aborted ? 'deadline' : 'saveState', message: errorText(e) });
+    report.notable = true;
+    return undefined;
+  }
+}
+
+async function invalid(unit: Unit, errors: string[], ctx: EvalContext): Promise<void> {
+  const { record, report } = unit;
+  const { status, event } = invalidSpecStatus(record.hpa.status, errors, ctx.now);
+  report.outcome = 'invalid';
+  report.conditions = status.conditions;
+  report.errors.push({ stage: 'validate', message: errors.join('; ') });
+  report.notable = true;
+  const log = recordEvents(record.log ?? [], [event], ctx.now, ctx.periodMs);
+  const version = await saveState(unit, { status, history: record.history, log, pending: record.pending }, record.version, false, ctx);
+  if (version !== undefined) await writeBack(unit, status, log, ctx);
+}
+
+function dryRunResult(plan: ReconcilePlan, status: HorizontalPodAutoscalerStatus | undefined): ReconcileResult {
+  // The decision and the recommendations are kept as if it acted, but no scale event is recorded (none happened).
+  const result = completeReconcile(plan);
+  const out = { ...result.status };
+  if (status?.lastScaleTime) out.lastScaleTime = status.lastScaleTime;
+  else delete out.lastScaleTime;
+  out.conditions = result.conditions.map((c) =>
+    c.type === 'AbleToScale' && c.reason === 'SucceededRescale'
+      ? { ...c, reason: 'DryRun', message: `dry-run: the HPA controller would update the target scale to ${plan.desiredReplicas}` }
+      : c,
+  );
+  return {
+    ...result,
+    status: out,
+    conditions: out.conditions,
+    events: [],
+    scaled: false,
+    history: { ...result.history, scaleUpEvents: plan.input.history.scaleUpEvents, scaleDownEvents: plan.input.history.scaleDownEvents },
+  };
+}
+
+/** The log after this cycle: upstream's events, with the rescale's sizes and the rule that limited it. */
+function logWith(unit: Unit, result: ReconcileResult, extra: NewEvent[], plan: ReconcilePlan, ctx: EvalContext) {
+  const limited = result.conditions.find((c) => c.type === 'ScalingLimited' && c.status === 'True')?.reason;
+  const events: NewEvent[] = [
+    ...extra,
+    ...result.events.map((e) => ({
+      ...e,
+      ...(e.reason === 'SuccessfulRescale' || e.reason === 'FailedRescale' ? { from: plan.decision.currentReplicas, to: plan.desiredReplicas } : {}),
+      ...(limited ? { limit: limited } : {}),
+    })),
+  ];
+  return recordEvents(unit.record.log ?? [], events, ctx.now, ctx.periodMs);
+}
+
+/**
+ * Ours: HistoryIntact False while a reset history still matters (for the longest stabilization
+ * window of the spec), then removed.
+ */
+function withHistoryCondition(status: HorizontalPodAutoscalerStatus, problem: string | undefined, hpa: HorizontalPodAutoscaler, ctx: EvalContext): HorizontalPodAutoscalerStatus {
+  const conditions = [...(status.conditions ?? [])];
+  const i = conditions.findIndex((c) => c.type === 'HistoryIntact');
+  if (problem) {
+    const cond: HorizontalPodAutoscalerCondition = {
+      type: 'HistoryIntact',
+      status: 'False',
+      reason: 'StateReset',
+      message: `${problem}; the autoscaler continues from an empty history, as after a controller restart`,
+      lastTransitionTime: ctx.now.toISOString().replace(/\.\d{3}Z$/, 'Z'),
+    };
+    if (i >= 0) conditions[i] = cond;
+    else conditions.push(cond);
+    return { ...status, conditions };
+  }
+  if (i < 0) return status;
+  const b = hpa.spec.behavior;
+  const horizonMs = 1000 * Math.max(b?.scaleUp?.stabilizationWindowSeconds ?? 0, b?.scaleDown?.stabilizationWindowSeconds ?? 0, ctx.options.settings.downscaleStabilizationWindowSeconds);
+  if (ctx.now.getTime() - Date.parse(conditions[i].lastTransitionTime ?? '') < horizonMs) return status;
+  conditions.splice(i, 1);
+  return { ...status, conditions };
+}
+
+function withoutStatus(hpa: HorizontalPodAutoscaler): HorizontalPodAutoscaler {
+  const { status: _status, ...rest } = hpa;
+  return rest;
+}
+
+function describe(report: AutoscalerReport, result: ReconcileResult, outcome: AutoscalerReport['outcome'], loaded: HorizontalPodAutoscalerCondition[] | undefined): void {
+  report.outcome = outcome;
+  report.decision = result.decision;
+  report.desiredReplicas = result.decision.desiredReplicas;
+  report.conditions = result.conditions;
+  report.events = result.events;
+  // What stopped the evaluation (FailedGetScale, FailedGetExternalMetric, ...) is an error to see and count;
+  // a failed metric among others that worked is a warning (upstream decides on the others).
+  const { skipped } = result.decision;
+  if (skipped && !report.errors.some((e) => e.stage === 'reconcile')) report.errors.push({ stage: 'reconcile', message: `${skipped.reason}: ${skipped.message}` });
+  else for (const m of result.decision.metrics) if (m.error) report.warnings.push(`${m.name}: ${m.error.reason}: ${m.error.message}`);
+  if (skipped || result.decision.metrics.some((m) => m.error || (m.proposal !== undefined && m.proposal !== result.decision.currentReplicas))) report.notable = true;
+  if (conditionsChanged(loaded, result.conditions)) report.notable = true;
+}
+
+function conditionsChanged(before: HorizontalPodAutoscalerCondition[] | undefined, after: HorizontalPodAutoscalerCondition[]): boolean {
+  const key = (list: HorizontalPodAutoscalerCondition[] | undefined) => JSON.stringify((list ?? []).map((c) => [c.type, c.status, c.reason]));
+  return key(before) !== key(after);
+}
+
+function skipped(report: AutoscalerReport, e: unknown): void {
+  // Past the deadline the autoscaler is skipped, not failed: nothing is concluded from it.
+  fail(report, e instanceof DeadlineExceededError ? 'skipped' : 'failed', e instanceof DeadlineExceededError ? 'deadline' : 'reconcile', errorText(e));
+}
+
+function fail(report: AutoscalerReport, outcome: AutoscalerReport['outcome'], stage: StageError['stage'], message: string): void {
+  report.outcome = outcome;
+  report.errors.push({ stage, message });
+  report.notable = true;
+}
+

@@ -1,0 +1,85 @@
+// Change events as evaluations: a spec written to the table (its stream), a CloudWatch alarm
+// changing state, an "evaluate now" event. Each becomes one message per shard concerned,
+// naming what to evaluate; the worker does the rest through the same cycle as a tick.
+import { MAX_TARGETS_PER_MESSAGE, type EvaluateMessage, type EvaluateTarget } from './messages.js';
+import type { ClusterConfig } from './ports.js';
+import { shardId, shardOfNamespace, shardsOf } from './shards.js';
+
+export interface Planned {
+  messages: { body: string; delaySeconds: number }[];
+  /** What was not turned into an evaluation, and why. */
+  ignored: string[];
+}
+
+/** A spec written to the table (from its stream; lib/store reads the keys). */
+export interface SpecChange {
+  cluster: string;
+  namespace: string;
+  name: string;
+  kind: 'hpa' | 'cwm';
+  /** When DynamoDB wrote it: the reaction time starts there. */
+  at: Date;
+}
+
+export function fromSpecChanges(changes: SpecChange[], clusters: ClusterConfig[]): Planned {
+  const byShard = new Map<string, { targets: EvaluateTarget[]; at: number }>();
+  const ignored: string[] = [];
+  for (const c of changes) {
+    const cluster = clusters.find((x) => x.name === c.cluster);
+    if (!cluster) {
+      ignored.push(`${c.namespace}/${c.name}: cluster ${c.cluster} is not configured for this deploy`);
+      continue;
+    }
+    const shard = shardId(shardOfNamespace(cluster.name, cluster.shards, c.namespace));
+    const entry = byShard.get(shard) ?? { targets: [], at: 0 };
+    entry.targets.push({ kind: c.kind, namespace: c.namespace, name: c.name });
+    entry.at = Math.max(entry.at, c.at.getTime());
+    byShard.set(shard, entry);
+  }
+  const messages = [...byShard].flatMap(([shard, e]) => evaluations(shard, e.targets, 'spec change', new Date(e.at)));
+  return { messages, ignored };
+}
+
+/** An EventBridge event, as much of it as we read. */
+export interface BusEventLike {
+  source?: string;
+  'detail-type'?: string;
+  time?: string;
+  detail?: unknown;
+}
+
+export const EVALUATE_SOURCE = 'shpa.dev';
+export const EVALUATE_DETAIL_TYPE = 'Evaluate Autoscaler';
+
+export function fromBusEvent(event: BusEventLike, clusters: ClusterConfig[], now: Date): Planned {
+  const at = event.time && !Number.isNaN(Date.parse(event.time)) ? new Date(event.time) : now;
+  const detail = (typeof event.detail === 'object' && event.detail !== null ? event.detail : {}) as Record<string, unknown>;
+  if (event.source === 'aws.cloudwatch' && event['detail-type'] === 'CloudWatch Alarm State Change') {
+    const alarmName = detail.alarmName;
+    if (typeof alarmName !== 'string' || alarmName === '') return { messages: [], ignored: ['alarm state change without detail.alarmName'] };
+    const state = (detail.state as { value?: unknown } | undefined)?.value;
+    // Which CloudWatchMetric names the alarm is only known in the shards: every shard looks.
+    const messages = clusters.flatMap((c) => shardsOf(c.name, c.shards)).flatMap((s) => evaluations(shardId(s), [{ kind: 'alarm', alarmName }], `alarm ${alarmName} ${String(state ?? '')}`.trim(), at));
+    return { messages, ignored: [] };
+  }
+  if (event.source === EVALUATE_SOURCE && event['detail-type'] === EVALUATE_DETAIL_TYPE) {
+    const { cluster: name, namespace, name: hpa } = detail;
+    const problem =
+      typeof name !== 'string' ? 'detail.cluster is missing' : typeof namespace !== 'string' || namespace === '' ? 'detail.namespace is missing' : typeof hpa !== 'string' || hpa === '' ? 'detail.name is missing' : undefined;
+    if (problem) return { messages: [], ignored: [`evaluate-now event: ${problem} (send {"cluster": ..., "namespace": ..., "name": ...})`] };
+    const cluster = clusters.find((c) => c.name === name);
+    if (!cluster) return { messages: [], ignored: [`evaluate-now event: cluster ${String(name)} is not configured for this deploy`] };
+    const shard = shardId(shardOfNamespace(cluster.name, cluster.shards, namespace as string));
+    return { messages: evaluations(shard, [{ kind: 'hpa', namespace: namespace as string, name: hpa as string }], 'evaluate-now', at), ignored: [] };
+  }
+  return { messages: [], ignored: [`event ${String(event.source)} / ${String(event['detail-type'])}: not one this function handles`] };
+}
+
+function evaluations(shard: string, targets: EvaluateTarget[], reason: string, at: Date): { body: string; delaySeconds: number }[] {
+  const out: { body: string; delaySeconds: number }[] = [];
+  for (let i = 0; i < targets.length; i += MAX_TARGETS_PER_MESSAGE) {
+    const msg: EvaluateMessage = { kind: 'evaluate', shard, targets: targets.slice(i, i + MAX_TARGETS_PER_MESSAGE), reason, at: at.toISOString(), attempt: 1 };
+    out.push({ body: JSON.stringify(msg), delaySeconds: 0 });
+  }
+  return out;
+}

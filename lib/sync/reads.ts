@@ -1,0 +1,96 @@
+// What one cycle reads, each thing once, shared by every autoscaler that needs it: a scale per
+// target, a pod list per namespace, a metric per distinct query, and one batched CloudWatch
+// fetch. Each read is its own promise, so an autoscaler waits only for what it needs (a
+// hung call holds up only what depends on it), and none of them rejects: a failure is the
+// value { error }. Everything is read in this cycle: no answer outlives it.
+import pLimit from 'p-limit';
+import type { CrossVersionObjectReference, Fetched, PodInfo, ScaleInfo } from '../hpa/types.js';
+import { queryKey } from './metric-queries.js';
+import type { ClusterAccess, MetricAnswer, MetricQuery, MetricsAccess } from './ports.js';
+import { errorText, type CycleCalls } from './report.js';
+
+export class CycleReads {
+  private readonly scales = new Map<string, Promise<Fetched<ScaleInfo>>>();
+  private readonly podLists = new Map<string, Promise<Fetched<PodInfo[]>>>();
+  private readonly answers = new Map<string, Promise<MetricAnswer>>();
+  private readonly limit: ReturnType<typeof pLimit>;
+  private cloudWatch?: Promise<Map<string, MetricAnswer>>;
+
+  constructor(
+    private readonly access: ClusterAccess,
+    private readonly metrics: MetricsAccess,
+    private readonly now: Date,
+    private readonly signal: AbortSignal,
+    readonly calls: CycleCalls,
+    concurrency: number,
+  ) {
+    this.limit = pLimit(concurrency);
+  }
+
+  scale(namespace: string, ref: CrossVersionObjectReference): Promise<Fetched<ScaleInfo>> {
+    return memo(this.scales, `${namespace}/${ref.apiVersion ?? ''}/${ref.kind}/${ref.name}`, () => {
+      this.calls.getScale++;
+      return settle(this.limit(() => this.access.getScale(namespace, ref, this.signal)));
+    });
+  }
+
+  pods(namespace: string): Promise<Fetched<PodInfo[]>> {
+    return memo(this.podLists, namespace, () => {
+      this.calls.listPods++;
+      return settle(this.limit(() => this.access.listPods(namespace, this.signal)));
+    });
+  }
+
+  /** A cluster metric (pod metrics, custom, external). */
+  metric(q: Exclude<MetricQuery, { type: 'CloudWatch' }>): Promise<MetricAnswer> {
+    return memo(this.answers, queryKey(q), () => {
+      this.calls.metricQueries++;
+      return this.limit(() => this.fetchOne(q));
+    });
+  }
+
+  /** Starts the one CloudWatch fetch of the cycle: every query an autoscaler may need, known from the specs. */
+  startCloudWatch(queries: Extract<MetricQuery, { type: 'CloudWatch' }>[]): void {
+    if (this.cloudWatch || queries.length === 0) return;
+    const distinct = new Map(queries.map((q) => [queryKey(q), q]));
+    const list = [...distinct.values()];
+    this.calls.fetchAll++;
+    this.cloudWatch = this.metrics.fetchAll(list, this.now, this.signal).then(
+      (answers) => new Map(list.map((q, i) => [queryKey(q), answers[i] ?? unanswered(q)])),
+      (e: unknown) => new Map(list.map((q) => [queryKey(q), { type: 'CloudWatch', result: { error: `CloudWatch: ${errorText(e)}` } } as MetricAnswer])),
+    );
+  }
+
+  async cloudWatchAnswer(q: Extract<MetricQuery, { type: 'CloudWatch' }>): Promise<MetricAnswer> {
+    this.startCloudWatch([q]);
+    return (await this.cloudWatch!).get(queryKey(q)) ?? unanswered(q);
+  }
+
+  private async fetchOne(q: MetricQuery): Promise<MetricAnswer> {
+    this.calls.fetchAll++;
+    try {
+      const [answer] = await this.metrics.fetchAll([q], this.now, this.signal);
+      return answer ?? unanswered(q);
+    } catch (e) {
+      return { type: q.type, result: { error: `unable to fetch metrics: ${errorText(e)}` } } as MetricAnswer;
+    }
+  }
+}
+
+function unanswered(q: MetricQuery): MetricAnswer {
+  return { type: q.type, result: { error: 'the metrics source gave no answer for this query' } } as MetricAnswer;
+}
+
+function memo<T>(map: Map<string, Promise<T>>, key: string, load: () => Promise<T>): Promise<T> {
+  let p = map.get(key);
+  if (!p) map.set(key, (p = load()));
+  return p;
+}
+
+async function settle<T>(p: Promise<T>): Promise<Fetched<T>> {
+  try {
+    return { value: await p };
+  } catch (e) {
+    return { error: errorText(e) };
+  }
+}

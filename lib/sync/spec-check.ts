@@ -1,0 +1,55 @@
+// The sync runs on every stored or listed spec the same defaulting and validation as
+// `shpa apply` and upstream's API server: a spec written by another tool, a hand edit or an
+// older version is never acted on as is. An invalid one gets a status that says why.
+import { applyDefaults } from '../hpa/defaults.js';
+import type { HorizontalPodAutoscaler, HorizontalPodAutoscalerCondition, HorizontalPodAutoscalerStatus, FeatureGates } from '../hpa/types.js';
+import { formatFieldError, validateHPA } from '../hpa/validation.js';
+import type { CloudWatchMetric } from '../metrics/cloudwatch-types.js';
+import { validateCloudWatchMetric } from '../metrics/cloudwatch-validation.js';
+import type { NewEvent } from './event-log.js';
+
+export type SpecCheck = { valid: true; hpa: HorizontalPodAutoscaler } | { valid: false; errors: string[] };
+
+/** Validates the object as stored (or listed), then defaults it, as `shpa apply` does. */
+export function checkSpec(hpa: HorizontalPodAutoscaler, gates: FeatureGates): SpecCheck {
+  const { status, ...object } = hpa;
+  const r = validateHPA(object, gates);
+  if (!r.valid) return { valid: false, errors: r.errors.map(formatFieldError) };
+  const defaulted = applyDefaults(r.hpa);
+  return { valid: true, hpa: status ? { ...defaulted, status } : defaulted };
+}
+
+/** The CloudWatchMetric objects that pass their validation, and why the others do not. */
+export function checkCloudWatchMetrics(objects: CloudWatchMetric[]): { valid: CloudWatchMetric[]; invalid: Map<string, string> } {
+  const valid: CloudWatchMetric[] = [];
+  const invalid = new Map<string, string>();
+  for (const o of objects) {
+    const r = validateCloudWatchMetric(o);
+    const key = `${o.metadata.namespace ?? 'default'}/${o.metadata.name}`;
+    if (r.valid) valid.push(r.object);
+    else invalid.set(key, r.errors.map(formatFieldError).join('; '));
+  }
+  return { valid, invalid };
+}
+
+/** The status of an autoscaler whose spec is invalid: ScalingActive False, reason InvalidSpec, the field errors. */
+export function invalidSpecStatus(old: HorizontalPodAutoscalerStatus | undefined, errors: string[], now: Date): { status: HorizontalPodAutoscalerStatus; event: NewEvent } {
+  const message = `the spec is invalid and is not acted on until it is fixed: ${errors.join('; ')}`;
+  const conditions = [...(old?.conditions ?? [])];
+  const i = conditions.findIndex((c) => c.type === 'ScalingActive');
+  const prev = i >= 0 ? conditions[i] : undefined;
+  const cond: HorizontalPodAutoscalerCondition = {
+    type: 'ScalingActive',
+    status: 'False',
+    reason: 'InvalidSpec',
+    message,
+    // Upstream's setCondition: the transition time changes only with the status.
+    lastTransitionTime: prev?.status === 'False' && prev.lastTransitionTime ? prev.lastTransitionTime : now.toISOString().replace(/\.\d{3}Z$/, 'Z'),
+  };
+  if (i >= 0) conditions[i] = cond;
+  else conditions.push(cond);
+  return {
+    status: { ...(old ?? { currentReplicas: 0, desiredReplicas: 0 }), conditions },
+    event: { type: 'Warning', reason: 'InvalidSpec', message },
+  };
+}

@@ -1,0 +1,128 @@
+// One work message, as the worker function handles it: exactly one cycle of one shard, no
+// sleeping. A tick that is late (older than a period), a duplicate or out of order (SQS
+// delivers at least once, in any order), or that finds the shard's previous cycle still
+// running is dropped and counted; an evaluation that finds the shard busy is sent again a
+// second later. Nothing is scaled twice for one decision, whatever the delivery order:
+// the lease serializes cycles and every state write is conditional.
+import type { SyncOptions } from './config.js';
+import { runShardCycle, type CycleTrigger } from './cycle.js';
+import { MAX_EVALUATE_ATTEMPTS, type EvaluateMessage, type EvaluateTarget, type WorkMessage } from './messages.js';
+import type { AutoscalerStore, Clock, ClusterAccess, ClusterConfig, MetricsAccess, WorkQueue } from './ports.js';
+import { errorText, type CycleReport } from './report.js';
+import { parseShardId, shardId } from './shards.js';
+
+/** Where a worker finds a cluster's configuration (the deploy's parameter, or a local registry). */
+export interface ClusterDirectory {
+  get(name: string): Promise<ClusterConfig | undefined>;
+}
+
+export interface WorkerDeps {
+  store: AutoscalerStore;
+  metrics: MetricsAccess;
+  /** The API of a cluster (kept by the caller between invocations); beginCycle forgets discovery. */
+  cluster(config: ClusterConfig): ClusterAccess & { beginCycle?(): void };
+  clusters: ClusterDirectory;
+  queue: WorkQueue;
+  clock: Clock;
+}
+
+export interface WorkerConfig {
+  periodSeconds: number;
+  options: SyncOptions;
+}
+
+export type MessageResult =
+  | { outcome: 'synced'; shard: string; report: CycleReport; requeued: number }
+  /** Dropped: late, duplicate or stale; counted, never retried. */
+  | { outcome: 'dropped'; shard: string; why: 'late' | 'duplicate' | 'future' | 'unknownCluster' | 'staleShard' | 'tooOld' | 'gaveUp'; detail: string }
+  /** The shard's previous cycle still runs: a tick is skipped, an evaluation sent again. */
+  | { outcome: 'busy'; shard: string; holder: string; requeued: boolean; detail: string }
+  /** The cycle could not run or load: the invocation should fail (and the message be retried). */
+  | { outcome: 'failed'; shard: string; error: string; report?: CycleReport };
+
+/** Events older than this are not acted on: the next tick has long made them moot. */
+export const MAX_EVENT_AGE_MS = 300_000;
+/** A tick from further in the future than this was not sent by our dispatcher (clock skew, a hand-made message). */
+const FUTURE_TICK_MS = 5_000;
+const RETRY_DELAY_SECONDS = 1;
+
+export async function handleWorkMessage(deps: WorkerDeps, config: WorkerConfig, msg: WorkMessage, owner: string): Promise<MessageResult> {
+  const now = deps.clock.now();
+  const periodMs = config.periodSeconds * 1000;
+  const ref = parseShardId(msg.shard);
+  const shard = msg.shard;
+  const cluster = await deps.clusters.get(ref.cluster);
+  if (!cluster) return { outcome: 'dropped', shard, why: 'unknownCluster', detail: `cluster ${ref.cluster} is not configured for this deploy` };
+  // K changed since the message was sent: its shard no longer exists (the current shards cover its buckets).
+  if (cluster.shards !== ref.count) return { outcome: 'dropped', shard, why: 'staleShard', detail: `cluster ${cluster.name} is now cut into ${cluster.shards} shards` };
+
+  let trigger: CycleTrigger;
+  let deadlineMs: number;
+  if (msg.kind === 'tick') {
+    const tick = Date.parse(msg.tick);
+    if (now.getTime() - tick > periodMs) return { outcome: 'dropped', shard, why: 'late', detail: `tick ${msg.tick} is ${Math.round((now.getTime() - tick) / 1000)} s old, more than a period` };
+    if (tick - now.getTime() > FUTURE_TICK_MS) return { outcome: 'dropped', shard, why: 'future', detail: `tick ${msg.tick} is in the future` };
+    trigger = { kind: 'tick', tick: new Date(tick) };
+    // Half a period to run in, and never into the next tick.
+    deadlineMs = Math.min(now.getTime() + periodMs / 2, tick + periodMs - 1000);
+  } else {
+    if (now.getTime() - Date.parse(msg.at) > MAX_EVENT_AGE_MS) return { outcome: 'dropped', shard, why: 'tooOld', detail: `${msg.reason} at ${msg.at} is too old to act on` };
+    trigger = { kind: 'evaluate', targets: msg.targets, reason: msg.reason };
+    deadlineMs = now.getTime() + periodMs / 2;
+  }
+
+  let lease;
+  try {
+    lease = await deps.store.acquireShard(shard, { owner, now, leaseMs: 2 * periodMs, ...(trigger.kind === 'tick' ? { tick: trigger.tick } : {}) });
+  } catch (e) {
+    return { outcome: 'failed', shard, error: `taking the lease of shard ${shard}: ${errorText(e)}` };
+  }
+  if (lease.outcome === 'duplicate') {
+    return { outcome: 'dropped', shard, why: 'duplicate', detail: `a cycle for tick ${lease.lastTick} (not older than ${trigger.kind === 'tick' ? trigger.tick.toISOString() : ''}) already ran` };
+  }
+  if (lease.outcome === 'held') {
+    const detail = `the previous cycle of shard ${shard} (${lease.owner}, lease until ${lease.expiresAt}) is still running`;
+    if (msg.kind === 'tick') return { outcome: 'busy', shard, holder: lease.owner, requeued: false, detail };
+    if (msg.attempt >= MAX_EVALUATE_ATTEMPTS) return { outcome: 'dropped', shard, why: 'gaveUp', detail: `${detail} after ${msg.attempt} attempts: the next tick evaluates it` };
+    const requeued = await resend(deps, { ...msg, attempt: msg.attempt + 1 });
+    return { outcome: 'busy', shard, holder: lease.owner, requeued, detail };
+  }
+
+  const access = deps.cluster(cluster);
+  access.beginCycle?.();
+  let report: CycleReport | undefined;
+  try {
+    report = await runShardCycle(
+      { store: deps.store, cluster: access, metrics: deps.metrics, clock: deps.clock },
+      { shard: ref, cluster, trigger, deadline: new Date(deadlineMs), markerMs: lease.markerMs, periodSeconds: config.periodSeconds, options: config.options },
+    );
+    report.warnings.unshift(...lease.warnings);
+  } finally {
+    // The marker dates this tick's cycle (docs/store.md); an evaluation or a failed load leaves it.
+    const markerMs = trigger.kind === 'tick' && report && !report.failed ? now.getTime() : undefined;
+    await deps.store.releaseShard(shard, owner, { markerMs }).catch((e: unknown) => {
+      report?.warnings.push(`releasing the lease of shard ${shard}: ${errorText(e)} (it expires by itself)`);
+    });
+  }
+  if (report.failed) return { outcome: 'failed', shard, error: report.errors.map((e) => e.message).join('; '), report };
+
+  // A conflict on a target's scale: evaluated again at once, as upstream's controller requeues it.
+  const retry = report.autoscalers.filter((a) => a.retrySoon).map((a): EvaluateTarget => ({ kind: 'hpa', namespace: a.namespace, name: a.name }));
+  const attempt = msg.kind === 'evaluate' ? msg.attempt + 1 : 1;
+  let requeued = 0;
+  if (retry.length > 0 && attempt <= MAX_EVALUATE_ATTEMPTS) {
+    const again: EvaluateMessage = { kind: 'evaluate', shard: shardId(ref), targets: retry, reason: 'retry after a conflict on the target scale', at: now.toISOString(), attempt };
+    if (await resend(deps, again)) requeued = retry.length;
+    else report.warnings.push(`could not send the re-evaluation of ${retry.length} autoscalers: the next tick covers them`);
+  }
+  return { outcome: 'synced', shard, report, requeued };
+}
+
+async function resend(deps: WorkerDeps, msg: EvaluateMessage): Promise<boolean> {
+  try {
+    await deps.queue.send([{ body: JSON.stringify(msg), delaySeconds: RETRY_DELAY_SECONDS }]);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,66 @@
+// For an autoscaler defined as a Kubernetes object: its status (through the status
+// subresource) and its events, so `kubectl get shpa` and `kubectl describe shpa` tell the
+// whole story. Both follow the stored state: the status is written when the state was (a
+// material change, metric values at most every few minutes) or differs from the object's in
+// what kubectl shows, and an Event for each log entry that is new or counted again.
+import { formatTargets } from '../cli/format.js';
+import type { HorizontalPodAutoscaler, HorizontalPodAutoscalerStatus } from '../hpa/types.js';
+import { changedEntries, type DecisionLogEntry } from './event-log.js';
+import type { EvalContext } from './evaluate.js';
+import type { KubernetesAutoscalerStatus } from './ports.js';
+import { errorText } from './report.js';
+import type { Unit } from './units.js';
+
+export async function writeBack(unit: Unit, status: HorizontalPodAutoscalerStatus, log: DecisionLogEntry[], ctx: EvalContext): Promise<void> {
+  const { object, record, report } = unit;
+  if (!object) return;
+  const hpa = { ...record.hpa, status } as HorizontalPodAutoscaler;
+  const ref = hpa.spec?.scaleTargetRef;
+  const desired: KubernetesAutoscalerStatus = {
+    ...status,
+    reference: ref ? `${ref.kind}/${ref.name}` : '',
+    targets: Array.isArray(hpa.spec?.metrics) ? safeTargets(hpa) : '',
+  };
+  if (report.stored === 'written' || shownDiffers(object.status, desired)) {
+    try {
+      ctx.reads.calls.statusWrites++;
+      await ctx.cluster.writeAutoscalerStatus(record.namespace, record.name, desired, ctx.deadline.signal);
+    } catch (e) {
+      report.errors.push({ stage: 'status', message: `writing the status of ${record.namespace}/${record.name}: ${errorText(e)}` });
+      report.notable = true;
+    }
+  }
+  if (report.stored !== 'written') return;
+  const involved = { apiVersion: 'shpa.dev/v1', kind: 'ServerlessHorizontalPodAutoscaler', namespace: record.namespace, name: record.name, uid: object.metadata.uid };
+  for (const entry of changedEntries(record.log ?? [], log)) {
+    try {
+      ctx.reads.calls.events++;
+      await ctx.cluster.recordEvent(involved, entry, ctx.deadline.signal);
+    } catch (e) {
+      report.errors.push({ stage: 'event', message: `recording event ${entry.reason}: ${errorText(e)}` });
+      report.notable = true;
+    }
+  }
+}
+
+function safeTargets(hpa: HorizontalPodAutoscaler): string {
+  try {
+    return formatTargets(hpa);
+  } catch {
+    return '';
+  }
+}
+
+/** What `kubectl get/describe shpa` would show differently: replicas, scale time, conditions, the printed columns. */
+function shownDiffers(current: unknown, desired: KubernetesAutoscalerStatus): boolean {
+  if (typeof current !== 'object' || current === null) return true;
+  const c = current as Partial<KubernetesAutoscalerStatus>;
+  const conditions = (s: Partial<HorizontalPodAutoscalerStatus>) => JSON.stringify((s.conditions ?? []).map((x) => [x.type, x.status, x.reason]));
+  return (
+    c.currentReplicas !== desired.currentReplicas ||
+    c.desiredReplicas !== desired.desiredReplicas ||
+    c.lastScaleTime !== desired.lastScaleTime ||
+    c.reference !== desired.reference ||
+    conditions(c) !== conditions(desired)
+  );
+}

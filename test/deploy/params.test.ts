@@ -1,0 +1,251 @@
+// The deploy params (infra/params.cjs) and what the stack makes of them, without packaging:
+// every param checked at package time with the param named, the rules the functions apply to
+// the same values (lib/sync/config.ts), and the branches the two packagings of
+// package.test.ts do not take (an existing table, bad values).
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { DEFAULT_CONTROLLER_SETTINGS } from '../../lib/hpa/defaults.js';
+import { loadFunctionConfig } from '../../lib/sync/config.js';
+import { grants, root, type Json } from './osls.js';
+
+const require = createRequire(import.meta.url);
+type Config = Json;
+const params = require('../../infra/params.cjs') as {
+  PARAMS: string[];
+  parseClusters(value: unknown, region: string, namespaces?: string[]): Json[];
+  readParams(p: Record<string, unknown>, stack: { service: string; stage: string; region: string }): Config;
+};
+const stack = require('../../infra/stack.cjs') as Record<string, (arg: { resolveVariable(v: string): Promise<unknown> }) => Promise<unknown>> & {
+  stackResources(c: Config): Json;
+  environment(c: Config): Record<string, string>;
+};
+
+const ROLE = 'arn:aws:iam::123456789012:role/shpa-prod';
+const STACK = { service: 'serverless-hpa', stage: 'dev', region: 'eu-west-1' };
+
+/** params.default of serverless.yml, as serverless resolves them for stage dev. */
+function defaults(): Record<string, unknown> {
+  const yml = parse(readFileSync(join(root, 'serverless.yml'), 'utf8'), { logLevel: 'silent' }) as { params: { default: Record<string, unknown> } };
+  return Object.fromEntries(Object.entries(yml.params.default).map(([k, v]) => [k, v === '${self:service}-${sls:stage}' ? 'serverless-hpa-dev' : v]));
+}
+const read = (over: Record<string, unknown> = {}) => params.readParams({ ...defaults(), clusters: 'prod', ...over }, STACK);
+const rejects = (over: Record<string, unknown>) => () => read(over);
+
+describe('serverless.yml params', () => {
+  it('defines a default for exactly the params infra/params.cjs reads', () => {
+    expect(Object.keys(defaults()).sort()).toEqual([...params.PARAMS].sort());
+  });
+
+  it('are read by the entry points serverless.yml calls, through its variable resolver', async () => {
+    const values: Record<string, unknown> = { ...defaults(), clusters: `prod,other:us-west-2:${ROLE}`, syncPeriodSeconds: '30', reservedConcurrency: '12' };
+    const resolveVariable = async (v: string) => {
+      if (v.startsWith('param:')) return values[v.slice('param:'.length)];
+      return { 'self:service': 'serverless-hpa', 'self:provider.stage': 'dev', 'self:provider.region': 'eu-west-1' }[v];
+    };
+    const env = (await stack.env({ resolveVariable })) as Record<string, string>;
+    expect(JSON.parse(env.SHPA_CLUSTERS)).toEqual([
+      { name: 'prod', region: 'eu-west-1', shards: 1 },
+      { name: 'other', region: 'us-west-2', roleArn: ROLE, shards: 1 },
+    ]);
+    expect(await stack.workerTimeout({ resolveVariable })).toBe(30);
+    expect(await stack.reservedConcurrency({ resolveVariable })).toBe(12);
+    expect(await stack.workerVpc({ resolveVariable })).toBeNull();
+    expect(await stack.maxConcurrency({ resolveVariable })).toBe(4);
+    values.syncPeriodSeconds = '45';
+    await expect(stack.resources({ resolveVariable })).rejects.toThrow('param "syncPeriodSeconds": must divide 60');
+  });
+});
+
+describe('clusters', () => {
+  it('reads name, region and role, comma-separated, and names the bad entry', () => {
+    expect(params.parseClusters(`a, b:us-east-2 ,c:eu-west-3:${ROLE}`, 'eu-west-1')).toEqual([
+      { name: 'a', region: 'eu-west-1', shards: 1 },
+      { name: 'b', region: 'us-east-2', shards: 1 },
+      { name: 'c', region: 'eu-west-3', roleArn: ROLE, shards: 1 },
+    ]);
+    expect(() => params.parseClusters('', 'eu-west-1')).toThrow('param "clusters" is empty');
+    expect(() => params.parseClusters('a,a', 'eu-west-1')).toThrow('cluster "a" is listed twice');
+    expect(() => params.parseClusters('a:mars', 'eu-west-1')).toThrow('invalid region "mars" in a:mars');
+    expect(() => params.parseClusters('a:eu-west-1:arn:aws:iam::1:user/x', 'eu-west-1')).toThrow('not an IAM role ARN');
+  });
+
+  it('reads a JSON or YAML list with shards and a namespace allowlist, narrowed by the global one', () => {
+    const list = [{ name: 'prod', shards: 4, namespaces: ['web', 'jobs'] }, { name: 'batch', region: 'us-east-1' }];
+    const expected = [
+      { name: 'prod', region: 'eu-west-1', shards: 4, namespaces: ['web', 'jobs'] },
+      { name: 'batch', region: 'us-east-1', shards: 1 },
+    ];
+    expect(params.parseClusters(JSON.stringify(list), 'eu-west-1')).toEqual(expected);
+    expect(params.parseClusters(list, 'eu-west-1')).toEqual(expected);
+    expect(params.parseClusters(list, 'eu-west-1', ['web', 'queue'])).toEqual([
+      { name: 'prod', region: 'eu-west-1', shards: 4, namespaces: ['web'] },
+      { name: 'batch', region: 'us-east-1', shards: 1, namespaces: ['web', 'queue'] },
+    ]);
+  });
+
+  it.each([
+    ['[{"name":"a","shards":3}]', 'shards of "a" must be one of 1, 2, 4, 8, 16, got 3'],
+    ['[{"name":"a","shard":2}]', 'clusters[0]: unknown field "shard"'],
+    ['[{"name":"a","namespaces":[]}]', 'namespaces of "a" must be a non-empty list'],
+    ['[{"name":"a","namespaces":["Web"]}]', 'not a namespace name (in "a"): "Web"'],
+    ['[{"name":"a","namespaces":["web","web"]}]', '"web" is listed twice'],
+    ['["a"]', 'clusters[0] must be an object'],
+    ['[{"name":"a"', 'param "clusters": not JSON'],
+  ])('%s: %s', (value, message) => {
+    expect(() => params.parseClusters(value, 'eu-west-1')).toThrow(message);
+  });
+
+  it('refuses a cluster whose allowlist and the global one share no namespace', () => {
+    expect(() => params.parseClusters('[{"name":"a","namespaces":["jobs"]}]', 'eu-west-1', ['web'])).toThrow('no namespace of "a" is in the namespaces param (web): it could act nowhere');
+  });
+});
+
+describe('other params', () => {
+  it('accepts the defaults', () => {
+    const c = read();
+    expect(c).toMatchObject({ syncPeriodSeconds: 15, dryRun: false, autoscalerMetrics: false, detailedMetrics: false, memorySize: 512, logRetentionDays: 30, maxConcurrency: 3, tableDeletionProtection: true });
+    expect(c.reservedConcurrency).toBeUndefined();
+    expect(c.vpc).toBeUndefined();
+    expect(c.tags).toEqual({ service: 'serverless-hpa', stage: 'dev' });
+  });
+
+  it('takes a sync period that divides 60 (≥ 5 s) or a multiple of 60 up to 900', () => {
+    for (const ok of ['5', '6', '10', '12', '15', '20', '30', '60', '120', '900']) expect(read({ syncPeriodSeconds: ok }).syncPeriodSeconds).toBe(Number(ok));
+    for (const bad of ['1', '4', '7', '45', '90', '61', '960', 'abc', '1.5']) expect(rejects({ syncPeriodSeconds: bad }), bad).toThrow('param "syncPeriodSeconds": must divide 60');
+  });
+
+  it.each([
+    // the missing one is named
+    [{ vpcSubnetIds: 'subnet-0123456789abcdef0' }, 'param "vpcSecurityGroupIds": a VPC needs both vpcSubnetIds and vpcSecurityGroupIds (or neither)'],
+    [{ vpcSecurityGroupIds: 'sg-0123456789abcdef0' }, 'param "vpcSubnetIds": a VPC needs both'],
+    [{ vpcSubnetIds: 'subnet-xyz', vpcSecurityGroupIds: 'sg-0123456789abcdef0' }, 'param "vpcSubnetIds": not a subnet id'],
+    [{ maxConcurrency: '1' }, 'param "maxConcurrency": must be an integer from 2 to 1000'],
+    [{ clusters: '[{"name":"a","shards":8}]', maxConcurrency: '4' }, 'param "maxConcurrency": 4 is less than the 8 shards'],
+    [{ reservedConcurrency: '1' }, 'param "reservedConcurrency": 1 is less than maxConcurrency (3)'],
+    [{ alarmTopicArn: 'arn:aws:sns:eu-west-1:123456789012:alarms.fifo' }, 'param "alarmTopicArn": not a standard SNS topic ARN'],
+    [{ permissionsBoundaryArn: 'arn:aws:iam::123456789012:role/x' }, 'param "permissionsBoundaryArn": not an IAM policy ARN'],
+    [{ specWriterArns: 'arn:aws:iam::123456789012:group/admins' }, 'param "specWriterArns": not an IAM role, user or root ARN'],
+    [{ assumeRoleArns: 'arn:aws:iam::123456789012:user/x' }, 'param "assumeRoleArns": not an IAM role ARN'],
+    [{ namespaces: 'web,kube_system' }, 'param "namespaces": not a namespace name: "kube_system"'],
+    [{ tags: 'aws:owner=me' }, 'param "tags": invalid tag key "aws:owner"'],
+    [{ tags: 'team' }, 'param "tags": "team" is not key=value'],
+    [{ autoscalerSources: 'table,crd' }, 'param "autoscalerSources": unknown source "crd"'],
+    [{ tableDeletionProtection: 'yes' }, 'param "tableDeletionProtection": must be true or false'],
+    [{ logLevel: 'LOUD' }, 'param "logLevel": must be one of'],
+    [{ memorySize: '64' }, 'param "memorySize": must be an integer from 128 to 10240'],
+    [{ logRetentionDays: '10' }, 'param "logRetentionDays": must be one of'],
+    [{ tableName: 'a/b' }, 'param "tableName"'],
+    [{ controllerSettings: '{bad' }, 'param "controllerSettings": not JSON'],
+    [{ existingTableStreamArn: 'arn:aws:dynamodb:eu-west-1:123456789012:table/other/stream/2026-01-01T00:00:00.000' }, 'is the stream of table "other", but param "tableName" is "serverless-hpa-dev"'],
+    [{ existingTableStreamArn: 'arn:aws:dynamodb:us-east-1:123456789012:table/serverless-hpa-dev/stream/2026-01-01T00:00:00.000' }, 'is in us-east-1, but the stack deploys to eu-west-1'],
+    [{ existingTableStreamArn: 'serverless-hpa-dev' }, 'not a DynamoDB stream ARN'],
+  ])('%j: %s', (over, message) => {
+    expect(rejects(over)).toThrow(message);
+  });
+
+  it('reads tags as key=value pairs, JSON or a map, over the defaults', () => {
+    const want = { service: 'serverless-hpa', stage: 'dev', team: 'platform', 'cost-center': '42' };
+    expect(read({ tags: 'team=platform, cost-center=42' }).tags).toEqual(want);
+    expect(read({ tags: '{"team":"platform","cost-center":42}' }).tags).toEqual(want);
+    expect(read({ tags: { team: 'platform', 'cost-center': 42 } }).tags).toEqual(want);
+  });
+
+  it('refuses a role name longer than IAM allows, saying what to shorten', () => {
+    const c = params.readParams({ ...defaults(), clusters: 'prod' }, { ...STACK, stage: 'a-very-long-stage-name-for-testing' });
+    expect(() => stack.stackResources(c)).toThrow('longer than IAM\'s 64 characters: use a shorter stage or service name');
+  });
+});
+
+describe('an existing table (retained by a deleted stack)', () => {
+  const ARN = 'arn:aws:dynamodb:eu-west-1:123456789012:table/serverless-hpa-dev/stream/2026-01-01T00:00:00.000';
+
+  it('is used, not created: the stream function reads its stream, and roles name it as before', () => {
+    const created = stack.stackResources(read());
+    const adopted = stack.stackResources(read({ existingTableStreamArn: ARN }));
+    expect(created.Resources.AutoscalerTable).toBeDefined();
+    expect(adopted.Resources.AutoscalerTable).toBeUndefined();
+    expect(grants(adopted, 'StreamRole').filter((g) => g.startsWith('dynamodb:'))).toEqual(['DescribeStream', 'GetRecords', 'GetShardIterator', 'ListStreams'].map((a) => `dynamodb:${a} ${ARN}`));
+    expect(grants(adopted, 'WorkerRole')).toEqual(grants(created, 'WorkerRole'));
+    expect(adopted.Outputs.AutoscalerTableName.Value).toBe('serverless-hpa-dev');
+  });
+});
+
+describe('what the functions read', () => {
+  const env = (over: Record<string, unknown> = {}) => stack.environment(read(over));
+  const base = { AWS_REGION: 'eu-west-1', SHPA_QUEUE_URL: 'https://sqs.eu-west-1.amazonaws.com/123456789012/q' };
+
+  it('is a configuration lib/sync/config.ts accepts, with the same clusters, shards and namespaces', () => {
+    const clusters = JSON.stringify([{ name: 'prod', shards: 4, namespaces: ['web'] }, { name: 'other', region: 'us-west-2', roleArn: ROLE }]);
+    const e = env({ clusters, dryRun: 'TRUE', syncPeriodSeconds: '30', controllerSettings: '{"tolerance":{"scaleUp":0.05}}', autoscalerSources: 'cluster' });
+    const config = loadFunctionConfig({ ...base, ...e });
+    expect(config.clusters).toEqual(JSON.parse(e.SHPA_CLUSTERS));
+    expect(config.clusters).toEqual([
+      { name: 'prod', region: 'eu-west-1', shards: 4, namespaces: ['web'] },
+      { name: 'other', region: 'us-west-2', roleArn: ROLE, shards: 1 },
+    ]);
+    expect(config).toMatchObject({ tableName: 'serverless-hpa-dev', syncPeriodSeconds: 30, options: { dryRun: true, sources: { table: false, cluster: true }, decisionLogSeconds: 300 } });
+    expect(config.options.settings.tolerance.scaleUp).toBe(0.05);
+    expect(e.SHPA_DRY_RUN).toBe('true');
+  });
+
+  // Packaging must accept exactly what the functions accept, value by value.
+  const settings = (v: unknown) => JSON.stringify(v);
+  const ENV: Record<string, string> = {
+    syncPeriodSeconds: 'SHPA_SYNC_PERIOD_SECONDS',
+    dryRun: 'SHPA_DRY_RUN',
+    autoscalerMetrics: 'SHPA_AUTOSCALER_METRICS',
+    controllerSettings: 'SHPA_CONTROLLER_SETTINGS',
+    autoscalerSources: 'SHPA_AUTOSCALER_SOURCES',
+    decisionLogSeconds: 'SHPA_DECISION_LOG_SECONDS',
+  };
+  const table: [string, string][] = [
+    ...['', '1', '5', '7', '15', '45', '60', '61', '90', '120', '900', '960', '0', '-5', '1.5', 'abc', '1e1', ' 30'].map((v): [string, string] => ['syncPeriodSeconds', v]),
+    ...['', 'true', 'false', 'TRUE', ' False ', 'maybe', '1', 'yes'].map((v): [string, string] => ['dryRun', v]),
+    ...['', 'true', 'no'].map((v): [string, string] => ['autoscalerMetrics', v]),
+    ...['table,cluster', 'cluster', 'table, table', 'crd', ',', 'table,crd'].map((v): [string, string] => ['autoscalerSources', v]),
+    ...['', '0', '300', '86400', '86401', '-1', 'x'].map((v): [string, string] => ['decisionLogSeconds', v]),
+    ...[
+      '',
+      '{bad',
+      '[]',
+      'null',
+      '42',
+      '{}',
+      settings(DEFAULT_CONTROLLER_SETTINGS),
+      settings({ unknown: 1 }),
+      settings({ tolerance: null }),
+      settings({ tolerance: { scaleUp: 0.2 } }),
+      settings({ tolerance: { scaleUp: -0.2 } }),
+      settings({ tolerance: { sideways: 0.2 } }),
+      settings({ featureGates: { HPAScaleToZero: 'yes' } }),
+      settings({ featureGates: { HPAScaleToZero: false, Other: true } }),
+    ].map((v): [string, string] => ['controllerSettings', v]),
+    ...Object.entries(DEFAULT_CONTROLLER_SETTINGS).flatMap(([k, v]): [string, string][] =>
+      typeof v === 'number'
+        ? [['controllerSettings', settings({ [k]: v })], ['controllerSettings', settings({ [k]: -1 })], ['controllerSettings', settings({ [k]: String(v) })]]
+        : Object.entries(v as object).flatMap(([f, fv]): [string, string][] => [
+            ['controllerSettings', settings({ [k]: { [f]: fv } })],
+            ['controllerSettings', settings({ [k]: { [f]: typeof fv === 'number' ? true : 1 } })],
+          ]),
+    ),
+  ];
+
+  it.each(table)('%s=%j: packaging and the functions agree', (name, value) => {
+    const verdict = (f: () => unknown) => {
+      try {
+        f();
+        return 'accepted';
+      } catch {
+        return 'rejected';
+      }
+    };
+    const packaged = verdict(() => read({ [name]: value }));
+    const runtime = verdict(() => loadFunctionConfig({ ...base, SHPA_TABLE: 't', SHPA_CLUSTERS: '[{"name":"prod"}]', [ENV[name]]: value }));
+    expect(packaged).toBe(runtime);
+    // and what packaging writes for an accepted value is read the same way
+    if (packaged === 'accepted') expect(() => loadFunctionConfig({ ...base, ...env({ [name]: value }) })).not.toThrow();
+  });
+});
