@@ -13,7 +13,7 @@ import { createAdapters, createTelemetry, withConfig } from './adapters.js';
 export function createStreamHandler(deps: { config: FunctionConfig; queue: () => WorkQueue; logger: Logger; now?: () => Date }) {
   const { logger, config } = deps;
   let queue: WorkQueue | undefined;
-  return middy<DynamoDBStreamEvent, { sent: number }, Error, Context>()
+  return middy<DynamoDBStreamEvent, void, Error, Context>()
     .use(injectLambdaContext(logger))
     .handler(async (event) => {
       const now = deps.now?.() ?? new Date();
@@ -30,7 +30,6 @@ export function createStreamHandler(deps: { config: FunctionConfig; queue: () =>
       // A failed send throws: the stream retries the batch (bisecting it), nothing is lost.
       await (queue ??= deps.queue()).send(plan.messages);
       if (plan.messages.length > 0) logger.info('spec changes', { specChanges: { records: event.Records.length, evaluations: plan.messages.length } });
-      return { sent: plan.messages.length };
     });
 }
 

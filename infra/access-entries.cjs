@@ -3,6 +3,8 @@
 // group infra/rbac.cjs binds. Other clusters: infra/cross-account-cluster-access.yaml.
 'use strict';
 
+const { getAtt } = require('./cfn.cjs');
+
 const KUBERNETES_GROUP = 'shpa:autoscaler';
 
 /** Clusters the stack gives access to itself. */
@@ -19,7 +21,7 @@ function accessEntryResources(c) {
         Type: 'AWS::EKS::AccessEntry',
         Properties: {
           ClusterName: cl.name,
-          PrincipalArn: { 'Fn::GetAtt': ['WorkerRole', 'Arn'] },
+          PrincipalArn: getAtt('WorkerRole', 'Arn'),
           Type: 'STANDARD',
           KubernetesGroups: [KUBERNETES_GROUP],
         },

@@ -3,13 +3,12 @@
 // when it is OK again.
 'use strict';
 
-const ref = (name) => ({ Ref: name });
-const getAtt = (resource, attribute) => ({ 'Fn::GetAtt': [resource, attribute] });
+const { getAtt, ref } = require('./cfn.cjs');
+
+/** The functions' EMF namespace (POWERTOOLS_METRICS_NAMESPACE). */
+const METRICS_NAMESPACE = 'ServerlessHPA';
 /** The DynamoDB operations the functions call: their errors and throttles are the table's. */
 const TABLE_OPERATIONS = ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'];
-
-/** The worker's timeout (seconds): one sync period, so no invocation outlives its period. */
-const workerTimeout = (c) => c.syncPeriodSeconds;
 
 /** Cycles the worker should run per alarm period: one per shard per tick. */
 function expectedCycles(c) {
@@ -60,8 +59,8 @@ function alarmResources(c) {
 
   alarm('WorkerErrors', 'worker-errors', 'The worker failed shard cycles (Lambda Errors): autoscalers are not being evaluated.', lambda('worker', 'Errors', 'Sum'), anyIn3Of5);
   alarm('WorkerThrottles', 'worker-throttles', 'The worker was throttled: account concurrency, reservedConcurrency or maxConcurrency is too low.', lambda('worker', 'Throttles', 'Sum'), anyIn3Of5);
-  const timeoutMs = workerTimeout(c) * 1000;
-  alarm('WorkerDuration', 'worker-duration', `Worker invocations near their ${workerTimeout(c)} s timeout (the sync period): cycles are about to be cut off.`, lambda('worker', 'Duration', 'Maximum'), {
+  const timeoutMs = c.workerTimeout * 1000;
+  alarm('WorkerDuration', 'worker-duration', `Worker invocations near their ${c.workerTimeout} s timeout (the sync period): cycles are about to be cut off.`, lambda('worker', 'Duration', 'Maximum'), {
     Threshold: Math.round(timeoutMs * 0.9),
     ComparisonOperator: 'GreaterThanOrEqualToThreshold',
     EvaluationPeriods: 3,
@@ -77,7 +76,7 @@ function alarmResources(c) {
     TreatMissingData: 'breaching',
   });
   alarm('CycleErrors', 'cycle-errors', 'Cycles report errors (EMF metric Errors: failed, broken or conflicting autoscalers, unreachable clusters) for 5 minutes in a row.', {
-    Namespace: 'ServerlessHPA',
+    Namespace: METRICS_NAMESPACE,
     MetricName: 'Errors',
     Dimensions: [{ Name: 'service', Value: 'serverless-hpa' }],
     Statistic: 'Sum',
@@ -114,4 +113,4 @@ function alarmResources(c) {
   return { topic, resources };
 }
 
-module.exports = { alarmResources, workerTimeout, expectedCycles };
+module.exports = { METRICS_NAMESPACE, alarmResources };

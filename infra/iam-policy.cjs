@@ -4,6 +4,8 @@
 // cloudwatch:GetMetricData, and the EC2 Describe calls Lambda makes for a worker in a VPC.
 'use strict';
 
+const { getAtt, sub } = require('./cfn.cjs');
+
 const FUNCTIONS = ['dispatcher', 'worker', 'stream', 'events'];
 
 /** Attributes the worker writes (docs/architecture.md): state items and the bucket index in `c#…` partitions… */
@@ -13,8 +15,6 @@ const SHARD_CYCLE_ATTRIBUTES = ['pk', 'sk', 'owner', 'exp', 'tick', 'at'];
 /** Spec attributes: only the specWriterArns principals write them (the table's resource policy). */
 const SPEC_ATTRIBUTES = ['doc', 'kind'];
 
-const sub = (text) => ({ 'Fn::Sub': text });
-const getAtt = (resource, attribute) => ({ 'Fn::GetAtt': [resource, attribute] });
 const pascal = (name) => name[0].toUpperCase() + name.slice(1);
 
 const functionName = (c, fn) => `${c.service}-${c.stage}-${fn}`;
@@ -130,16 +130,4 @@ function roleResources(c) {
   return out;
 }
 
-module.exports = {
-  FUNCTIONS,
-  SHARD_STATE_ATTRIBUTES,
-  SHARD_CYCLE_ATTRIBUTES,
-  SPEC_ATTRIBUTES,
-  functionName,
-  roleArn,
-  roleLogicalId,
-  tableArn,
-  streamArn,
-  statements,
-  roleResources,
-};
+module.exports = { FUNCTIONS, SPEC_ATTRIBUTES, roleArn, tableArn, streamArn, roleResources };

@@ -95,22 +95,22 @@ function syncPeriod(value) {
 
 function controllerSettings(text) {
   if (text === '') return;
-  const at = (path) => `controllerSettings${path ? `: ${path}` : ''}`;
+  const at = (path) => `param "controllerSettings"${path ? `: ${path}` : ''}`;
   const raw = json('controllerSettings', text);
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new Error(`param "${at()}": must be a JSON object`);
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new Error(`${at()}: must be a JSON object`);
   for (const [k, v] of Object.entries(raw)) {
     if (SETTING_NUMBERS.includes(k)) {
-      if (typeof v !== 'number' || !(v >= 0)) throw new Error(`param "${at(k)}" must be a number ≥ 0`);
+      if (typeof v !== 'number' || !(v >= 0)) throw new Error(`${at(k)} must be a number ≥ 0`);
     } else if (k in SETTING_OBJECTS) {
-      if (typeof v !== 'object' || v === null) throw new Error(`param "${at(k)}" must be an object`);
+      if (typeof v !== 'object' || v === null) throw new Error(`${at(k)} must be an object`);
       for (const [field, value] of Object.entries(v)) {
         const type = SETTING_OBJECTS[k][field];
-        if (!type) throw new Error(`param "${at(`${k}.${field}`)}: unknown field`);
-        if (typeof value !== type) throw new Error(`param "${at(`${k}.${field}`)}" must be a ${type}`);
-        if (type === 'number' && !(value >= 0)) throw new Error(`param "${at(`${k}.${field}`)}" must be ≥ 0`);
+        if (!type) throw new Error(`${at(`${k}.${field}`)}: unknown field`);
+        if (typeof value !== type) throw new Error(`${at(`${k}.${field}`)} must be a ${type}`);
+        if (type === 'number' && !(value >= 0)) throw new Error(`${at(`${k}.${field}`)} must be ≥ 0`);
       }
     } else {
-      throw new Error(`param "${at(k)}: unknown setting (known: ${[...SETTING_NUMBERS, ...Object.keys(SETTING_OBJECTS)].join(', ')})`);
+      throw new Error(`${at(k)}: unknown setting (known: ${[...SETTING_NUMBERS, ...Object.keys(SETTING_OBJECTS)].join(', ')})`);
     }
   }
 }
@@ -251,6 +251,8 @@ function readParams(p, stack) {
     shards,
     roleArns: matching('assumeRoleArns', ROLE_ARN, 'an IAM role ARN', list('assumeRoleArns', p.assumeRoleArns)),
     syncPeriodSeconds,
+    // no invocation outlives its period
+    workerTimeout: syncPeriodSeconds,
     dryRun: boolean('dryRun', p.dryRun, false),
     controllerSettings: text('controllerSettings'),
     autoscalerMetrics: boolean('autoscalerMetrics', p.autoscalerMetrics, false),

@@ -3,20 +3,18 @@
 // (SSE-SQS), TLS only; only the stack's functions send work.
 'use strict';
 
+const { getAtt, ref, sub } = require('./cfn.cjs');
 const { FUNCTIONS, roleArn } = require('./iam-policy.cjs');
-const { workerTimeout } = require('./alarms.cjs');
 
 const FOURTEEN_DAYS = 14 * 24 * 3600;
 const MAX_RECEIVE_COUNT = 3;
-const sub = (text) => ({ 'Fn::Sub': text });
-const getAtt = (resource, attribute) => ({ 'Fn::GetAtt': [resource, attribute] });
 
 /**
  * Visibility timeout: AWS requires at least the function's timeout and advises six times it, because
  * Lambda keeps a message in flight while it retries a throttled invocation. A failed message is seen
  * again after that long: a tick is late by then and dropped (the next tick covers its shard).
  */
-const visibilityTimeout = (c) => Math.min(43_200, 6 * workerTimeout(c));
+const visibilityTimeout = (c) => Math.min(43_200, 6 * c.workerTimeout);
 /** Long enough for a message to fail MAX_RECEIVE_COUNT times and reach the dead-letter queue, never less than an hour. */
 const retention = (c) => Math.min(FOURTEEN_DAYS, Math.max(3600, (MAX_RECEIVE_COUNT + 1) * visibilityTimeout(c)));
 
@@ -47,7 +45,7 @@ function queueResources(c) {
     WorkQueuePolicy: {
       Type: 'AWS::SQS::QueuePolicy',
       Properties: {
-        Queues: [{ Ref: 'WorkQueue' }],
+        Queues: [ref('WorkQueue')],
         PolicyDocument: {
           Version: '2012-10-17',
           Statement: [
@@ -68,11 +66,11 @@ function queueResources(c) {
     FailureQueuesPolicy: {
       Type: 'AWS::SQS::QueuePolicy',
       Properties: {
-        Queues: [{ Ref: 'WorkDeadLetterQueue' }, { Ref: 'FailedEventsQueue' }],
+        Queues: [ref('WorkDeadLetterQueue'), ref('FailedEventsQueue')],
         PolicyDocument: { Version: '2012-10-17', Statement: [tlsOnly([getAtt('WorkDeadLetterQueue', 'Arn'), getAtt('FailedEventsQueue', 'Arn')])] },
       },
     },
   };
 }
 
-module.exports = { MAX_RECEIVE_COUNT, visibilityTimeout, retention, queueResources };
+module.exports = { queueResources };

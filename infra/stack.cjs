@@ -6,13 +6,12 @@
 const { readFileSync } = require('node:fs');
 const { join } = require('node:path');
 const { fromServerless } = require('./params.cjs');
-const { roleResources } = require('./iam-policy.cjs');
+const { getAtt, ref } = require('./cfn.cjs');
+const { roleResources, streamArn } = require('./iam-policy.cjs');
 const { tableResources } = require('./table.cjs');
 const { queueResources } = require('./queues.cjs');
-const { alarmResources, workerTimeout } = require('./alarms.cjs');
+const { METRICS_NAMESPACE, alarmResources } = require('./alarms.cjs');
 const { accessEntryResources, outsideStack } = require('./access-entries.cjs');
-
-const METRICS_NAMESPACE = 'ServerlessHPA';
 
 /**
  * The dashboard body: infra/dashboard.json as one line for Fn::Sub, which fills in ${AWS::Region},
@@ -52,11 +51,11 @@ function stackResources(c) {
       AutoscalerTableName: { Description: 'The table shpa apply writes to (--table)', Value: c.tableName },
       WorkerRoleArn: {
         Description: 'The role that signs EKS tokens: map it in clusters outside the stack (infra/cross-account-cluster-access.yaml)',
-        Value: { 'Fn::GetAtt': ['WorkerRole', 'Arn'] },
+        Value: getAtt('WorkerRole', 'Arn'),
       },
-      WorkQueueUrl: { Value: { Ref: 'WorkQueue' } },
-      DeadLetterQueueUrl: { Description: 'Work messages that failed 3 times', Value: { Ref: 'WorkDeadLetterQueue' } },
-      FailedEventsQueueUrl: { Description: 'Events and stream batches Lambda gave up on', Value: { Ref: 'FailedEventsQueue' } },
+      WorkQueueUrl: { Value: ref('WorkQueue') },
+      DeadLetterQueueUrl: { Description: 'Work messages that failed 3 times', Value: ref('WorkDeadLetterQueue') },
+      FailedEventsQueueUrl: { Description: 'Events and stream batches Lambda gave up on', Value: ref('FailedEventsQueue') },
       AlarmTopicArn: { Description: 'Where the alarms notify: subscribe to it', Value: alarms.topic },
       ...(outside.length > 0 ? { ClustersWithAccessOutsideStack: { Description: 'Give these the worker role access with infra/cross-account-cluster-access.yaml', Value: outside.join(', ') } } : {}),
     },
@@ -76,13 +75,14 @@ function environment(c) {
     SHPA_AUTOSCALER_SOURCES: [...new Set(c.autoscalerSources)].join(','),
     SHPA_DECISION_LOG_SECONDS: String(c.decisionLogSeconds),
     POWERTOOLS_LOG_LEVEL: c.logLevel,
+    POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
+    SHPA_METRICS_NAMESPACE: METRICS_NAMESPACE,
   };
 }
 
 const entry = (fn) => async ({ resolveVariable }) => fn(await fromServerless(resolveVariable));
 
 module.exports = {
-  METRICS_NAMESPACE,
   stackResources,
   environment,
   /** serverless.yml: resources (roles, table, queues, access entries, alarms, dashboard) and outputs. */
@@ -93,12 +93,12 @@ module.exports = {
   workerMemorySize: entry((c) => c.memorySize),
   logRetentionDays: entry((c) => c.logRetentionDays),
   /** The worker's timeout in seconds: the sync period. */
-  workerTimeout: entry(workerTimeout),
+  workerTimeout: entry((c) => c.workerTimeout),
   /** The worker's VPC config, or null (serverless.yml falls back to none). */
   workerVpc: entry((c) => c.vpc ?? null),
   maxConcurrency: entry((c) => c.maxConcurrency),
   reservedConcurrency: entry((c) => c.reservedConcurrency ?? null),
-  tableStreamArn: entry((c) => c.existingTableStreamArn ?? { 'Fn::GetAtt': ['AutoscalerTable', 'StreamArn'] }),
+  tableStreamArn: entry(streamArn),
   /** Tags of every resource (stack tags; infra/tags-plugin.cjs puts them in the template too). */
   tags: entry((c) => c.tags),
 };

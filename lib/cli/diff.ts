@@ -20,10 +20,10 @@ function fileName(o: StoredSpec): string {
 /** The object as apply would store it: the server-set metadata kept from the stored one, generation +1 when the spec changes (upstream's HPA strategy). */
 function merged(live: StoredSpec | undefined, obj: StoredSpec): StoredSpec {
   if (!live) return obj;
-  const { uid, creationTimestamp, generation } = live.metadata;
-  const specChanged = !sameJson(live.spec, obj.spec);
-  const next = generation === undefined ? undefined : generation + (specChanged ? 1 : 0);
-  return { ...obj, metadata: { ...obj.metadata, uid, creationTimestamp, ...(next === undefined ? {} : { generation: next }) } } as StoredSpec;
+  const { uid, creationTimestamp, generation, resourceVersion } = live.metadata;
+  const next = generation === undefined ? undefined : generation + (sameJson(live.spec, obj.spec) ? 0 : 1);
+  const server = JSON.parse(JSON.stringify({ uid, creationTimestamp, resourceVersion, generation: next })) as Partial<StoredSpec['metadata']>;
+  return { ...obj, metadata: { ...obj.metadata, ...server } } as StoredSpec;
 }
 
 /** YAML with every map's keys sorted: the same object always prints the same, whatever order it was built in. */

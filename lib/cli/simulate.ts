@@ -7,7 +7,8 @@ import { renderHtmlReport } from '../report/html.js';
 import type { AutoscalerReport } from '../report/model.js';
 import { renderReplicasChart, renderSummaryTable } from '../report/terminal.js';
 import { HpaFileError, readHpas } from '../sim/hpa-file.js';
-import { DEFAULT_REQUESTS, simulate, TraceColumnError } from '../sim/simulate.js';
+import { applyDefaults } from '../hpa/defaults.js';
+import { DEFAULT_REQUESTS, fallbackNotes, simulate, TraceColumnError, traceColumns } from '../sim/simulate.js';
 import { parseTrace, TraceError } from '../sim/trace.js';
 import { expandPaths, PathError } from './manifests.js';
 
@@ -91,31 +92,37 @@ export function runSimulate(opts: SimulateCliOptions, out: NodeJS.WritableStream
     const report = opts.report === undefined ? undefined : reportPath(opts.report);
     const traceText = readFileSync(opts.trace, 'utf8');
     const trace = parseTrace(traceText, opts.trace);
-    const reports: AutoscalerReport[] = [];
     // A directory, as for apply: its .yaml/.yml/.json files, those without an HPA skipped.
     const files = opts.file.flatMap((arg) => {
       const inDir = arg !== '-' && statSync(arg, { throwIfNoEntry: false })?.isDirectory() === true;
       return expandPaths([arg]).map((file) => ({ file, inDir }));
     });
-    for (const { file, inDir } of files) {
+    const runs = files.flatMap(({ file, inDir }) => {
       const { hpas, warnings } = readHpas(readFileSync(file, 'utf8'), file, { allowNone: inDir });
       for (const w of warnings) err.write(`Warning: ${w}\n`);
-      for (const hpa of hpas) {
+      return hpas.map((hpa) => {
         const id = `${hpa.metadata.namespace ?? 'default'}/${hpa.metadata.name}`;
-        const name = files.length > 1 ? `${basename(file)}: ${id}` : id;
-        const r = simulate(hpa, trace, {
-          syncPeriodSeconds: opts.syncPeriod,
-          readyDelaySeconds: opts.readyDelay,
-          requests: opts.request,
-          initialReplicas: opts.initialReplicas,
-          columns: opts.column,
-          name,
-        });
-        for (const n of r.notes) err.write(`Warning: ${name}: ${n}\n`);
-        reports.push(r);
-      }
-    }
-    if (reports.length === 0) throw new HpaFileError([`${opts.file.join(', ')}: no HorizontalPodAutoscaler found`]);
+        return { hpa, name: files.length > 1 ? `${basename(file)}: ${id}` : id };
+      });
+    });
+    if (runs.length === 0) throw new HpaFileError([`${opts.file.join(', ')}: no HorizontalPodAutoscaler found`]);
+    // Which trace column each metric reads, checked for the whole run before any of it.
+    const notes = fallbackNotes(
+      runs.map((r) => traceColumns(applyDefaults(r.hpa).spec.metrics ?? [], trace, opts.column).fallbacks),
+      trace,
+    );
+    const reports: AutoscalerReport[] = runs.map(({ hpa, name }, i) => {
+      for (const n of notes[i]) err.write(`Warning: ${name}: ${n}\n`);
+      return simulate(hpa, trace, {
+        syncPeriodSeconds: opts.syncPeriod,
+        readyDelaySeconds: opts.readyDelay,
+        requests: opts.request,
+        initialReplicas: opts.initialReplicas,
+        columns: opts.column,
+        notes: notes[i],
+        name,
+      });
+    });
     const span = (trace.times[trace.times.length - 1] - trace.times[0]) / 60_000;
     out.write(
       `trace ${opts.trace}: ${trace.times.length} points over ${span.toFixed(0)} min (${trace.series.join(', ')}); sync every ${opts.syncPeriod}s, pods ready after ${opts.readyDelay}s\n\n`,

@@ -50,7 +50,7 @@ export interface JSONSchemaProps {
   'x-kubernetes-validations'?: ValidationRule[];
 }
 
-// ---- builders: each returns a fresh object, so a node can be reused without aliasing ----
+// ---- builders ----
 
 type Extra = Omit<JSONSchemaProps, 'type'>;
 
@@ -58,16 +58,16 @@ export function str(description: string, extra: Extra = {}): JSONSchemaProps {
   return { type: 'string', description, ...extra };
 }
 
-export function int32(description: string, extra: Extra = {}): JSONSchemaProps {
+function int32(description: string, extra: Extra = {}): JSONSchemaProps {
   return { type: 'integer', format: 'int32', description, ...extra };
 }
 
-export function int64(description: string, extra: Extra = {}): JSONSchemaProps {
+function int64(description: string, extra: Extra = {}): JSONSchemaProps {
   return { type: 'integer', format: 'int64', description, ...extra };
 }
 
 export function obj(description: string, properties: Record<string, JSONSchemaProps>, required: string[] = [], extra: Extra = {}): JSONSchemaProps {
-  return { type: 'object', ...(description ? { description } : {}), properties, ...(required.length > 0 ? { required } : {}), ...extra };
+  return { type: 'object', description, properties, ...(required.length > 0 ? { required } : {}), ...extra };
 }
 
 export function list(description: string, items: JSONSchemaProps, extra: Extra = {}): JSONSchemaProps {
@@ -88,12 +88,12 @@ export function ruleWithMessageExpression(expr: string, messageExpression: strin
 /** resource.ErrFormatWrong, the decoding error of a malformed quantity. */
 export const QUANTITY_FORMAT_MESSAGE = "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'";
 /** Quantities a rule reads are capped so that CEL cost estimation passes; upstream has no cap. */
-export const MAX_QUANTITY_LENGTH = 64;
+const MAX_QUANTITY_LENGTH = 64;
 
 const isQuantityRule = rule('type(self) == int || isQuantity(self)', QUANTITY_FORMAT_MESSAGE);
 
 /** A quantity with no rule (status values). */
-export function quantity(description: string): JSONSchemaProps {
+function quantity(description: string): JSONSchemaProps {
   return { description, 'x-kubernetes-int-or-string': true };
 }
 
@@ -110,10 +110,10 @@ function checkedQuantity(description: string, int: string, sign: string, message
 // ---- names ----
 
 /** Strings a rule reads are capped so that CEL cost estimation passes. */
-export const MAX_NAME_LENGTH = 253;
-export const MAX_API_VERSION_LENGTH = 317; // a DNS subdomain group, "/", a DNS label version
-export const MAX_METRIC_NAME_LENGTH = 1024;
-export const MAX_RESOURCE_NAME_LENGTH = 317; // a qualified name: DNS subdomain prefix, "/", 63 characters
+const MAX_NAME_LENGTH = 253;
+const MAX_API_VERSION_LENGTH = 317; // a DNS subdomain group, "/", a DNS label version
+const MAX_METRIC_NAME_LENGTH = 1024;
+const MAX_RESOURCE_NAME_LENGTH = 317; // a qualified name: DNS subdomain prefix, "/", 63 characters
 /** Enumerated strings are capped too; a longer one is invalid anyway. */
 const MAX_ENUM_LENGTH = 64;
 
@@ -217,11 +217,7 @@ const resourceTargetRules = [
   }),
 ];
 
-const resourceName = (extraRules: ValidationRule[]): JSONSchemaProps =>
-  str('Name of the resource, e.g. cpu or memory.', {
-    maxLength: MAX_RESOURCE_NAME_LENGTH,
-    'x-kubernetes-validations': [rule('size(self) > 0', 'must specify a resource name', { reason: 'FieldValueRequired' }), ...extraRules],
-  });
+const resourceNameRequired = rule('size(self) > 0', 'must specify a resource name', { reason: 'FieldValueRequired' });
 
 // core/v1 ValidateContainerResourceName, for names without a '/' prefix (the standard container resources).
 const standardContainerResourceRule = rule(
@@ -259,7 +255,8 @@ const metricSources: Record<string, { type: string; schema: () => JSONSchemaProp
   resource: {
     type: 'Resource',
     schema: () =>
-      obj('A resource metric (requests and usage) of each pod, averaged.', { name: resourceName([]), target: metricTarget() }, ['name', 'target'], {
+      // Upstream checks the name of a Resource metric for presence only.
+      obj('A resource metric (requests and usage) of each pod, averaged.', { name: str('Name of the resource, e.g. cpu or memory.', { 'x-kubernetes-validations': [resourceNameRequired] }), target: metricTarget() }, ['name', 'target'], {
         'x-kubernetes-validations': resourceTargetRules,
       }),
   },
@@ -269,7 +266,10 @@ const metricSources: Record<string, { type: string; schema: () => JSONSchemaProp
       obj(
         'A resource metric of one container of each pod, averaged.',
         {
-          name: resourceName([standardContainerResourceRule]),
+          name: str('Name of the resource, e.g. cpu or memory.', {
+            maxLength: MAX_RESOURCE_NAME_LENGTH,
+            'x-kubernetes-validations': [resourceNameRequired, standardContainerResourceRule],
+          }),
           container: str('Name of the container in the pods of the scale target.', {
             maxLength: 63,
             'x-kubernetes-validations': [
@@ -302,7 +302,7 @@ const metricSources: Record<string, { type: string; schema: () => JSONSchemaProp
 };
 
 /** upstream METRIC_SOURCE_TYPES, sorted as field.NotSupported lists them. */
-export const METRIC_SOURCE_TYPES = ['ContainerResource', 'External', 'Object', 'Pods', 'Resource'];
+const METRIC_SOURCE_TYPES = ['ContainerResource', 'External', 'Object', 'Pods', 'Resource'];
 
 // validateMetricSpec: the source of the given type must be set, and no other.
 function metricSpecRules(): ValidationRule[] {
@@ -336,11 +336,11 @@ const metricSpec = (): JSONSchemaProps =>
 
 // ---- behavior ----
 
-export const MAX_PERIOD_SECONDS = 1800;
-export const MAX_STABILIZATION_WINDOW_SECONDS = 3600;
+const MAX_PERIOD_SECONDS = 1800;
+const MAX_STABILIZATION_WINDOW_SECONDS = 3600;
 /** CRD-only caps, for CEL cost estimation; upstream has none. */
-export const MAX_METRICS = 100;
-export const MAX_POLICIES = 100;
+const MAX_METRICS = 100;
+const MAX_POLICIES = 100;
 
 const scalingPolicy = (): JSONSchemaProps =>
   obj(
@@ -460,11 +460,19 @@ function metricStatus(): JSONSchemaProps {
     'The last read state of one metric; type "" for a metric that failed this sync.',
     {
       type: str('The metric source type, or "" when the metric failed.'),
-      object: obj('', { describedObject: objectReference('The object the metric describes.'), metric: metricIdentifier(false), current: current() }, ['describedObject', 'metric', 'current']),
-      pods: obj('', { metric: metricIdentifier(false), current: current() }, ['metric', 'current']),
-      resource: obj('', { name: str('Name of the resource.'), current: current() }, ['name', 'current']),
-      containerResource: obj('', { name: str('Name of the resource.'), container: str('Name of the container.'), current: current() }, ['name', 'container', 'current']),
-      external: obj('', { metric: metricIdentifier(false), current: current() }, ['metric', 'current']),
+      object: obj('An Object metric.', { describedObject: objectReference('The object the metric describes.'), metric: metricIdentifier(false), current: current() }, [
+        'describedObject',
+        'metric',
+        'current',
+      ]),
+      pods: obj('A Pods metric.', { metric: metricIdentifier(false), current: current() }, ['metric', 'current']),
+      resource: obj('A Resource metric.', { name: str('Name of the resource.'), current: current() }, ['name', 'current']),
+      containerResource: obj('A ContainerResource metric.', { name: str('Name of the resource.'), container: str('Name of the container.'), current: current() }, [
+        'name',
+        'container',
+        'current',
+      ]),
+      external: obj('An External metric.', { metric: metricIdentifier(false), current: current() }, ['metric', 'current']),
     },
     ['type'],
   );

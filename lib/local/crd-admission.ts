@@ -33,8 +33,9 @@ export function admitCustomResource(crd: unknown, version: string, object: unkno
   const typeErrs = typeMetaErrors(obj, v);
   if (typeErrs.length > 0) return { errors: typeErrs, object: obj };
 
+  const meta = (o: Obj): Obj => (isObj(o.metadata) ? o.metadata : {});
   const errors = [
-    ...validateObjectMeta((obj.metadata as Obj | undefined) ?? {}, v.namespaced, previous === undefined ? undefined : ((previous.metadata as Obj | undefined) ?? {})),
+    ...validateObjectMeta(meta(obj), v.namespaced, previous && meta(previous)),
     ...validateAgainstSchema(obj, v.schema, previous),
   ];
   // On update, list invariants are checked only if the old object kept them.
@@ -86,7 +87,8 @@ export function invalidStatus(kind: string, group: string, name: string, errors:
       name,
       group,
       kind,
-      causes: errors.map((e) => ({ reason: `FieldValue${e.type}`, message: errorBody(e), field: e.field })),
+      // StatusDetails.causes is omitempty.
+      ...(errors.length > 0 ? { causes: errors.map((e) => ({ reason: `FieldValue${e.type}`, message: errorBody(e), field: e.field })) } : {}),
     },
     code: 422,
   };

@@ -94,7 +94,7 @@ function goValue(v: unknown): string {
 const goNumber = (n: number): string => String(n).replace(/e([+-])(\d)$/, 'e$10$2');
 
 /** encoding/json: map keys sorted, <, > and & escaped. */
-export function goJson(v: unknown): string {
+function goJson(v: unknown): string {
   const sorted = (x: unknown): unknown => {
     if (Array.isArray(x)) return x.map(sorted);
     if (typeof x === 'object' && x !== null) {

@@ -4,9 +4,9 @@ import { hpaSpecSchema, hpaStatusSchema, type JSONSchemaProps } from '../hpa/ope
 import { cloudWatchMetricSpecSchema } from '../metrics/cloudwatch-schema.js';
 
 export const SHPA_GROUP = 'shpa.dev';
-export const SHPA_VERSION = 'v1';
+const SHPA_VERSION = 'v1';
 
-export interface PrinterColumn {
+interface PrinterColumn {
   name: string;
   type: 'string' | 'integer' | 'number' | 'boolean' | 'date';
   jsonPath: string;

@@ -42,7 +42,7 @@ function schemaTypes(s: JSONSchemaProps): string[] {
 /** The resource against its schema; `old` on update ratchets unchanged parts. */
 export function validateAgainstSchema(obj: Obj, s: JSONSchemaProps, old?: Obj): AdmissionError[] {
   const errs: AdmissionError[] = [];
-  new Walker(errs, old !== undefined).node(obj, s, '', old);
+  new Walker(errs, old !== undefined).node(obj, s, '', old, true);
   return errs;
 }
 
@@ -52,7 +52,7 @@ class Walker {
     private readonly ratcheting: boolean,
   ) {}
 
-  /** kube-openapi's "name in body": the path with no leading dot. */
+  /** kube-openapi's "<name> in body", which starts its messages. */
   private body(path: string): string {
     return `${path} in body`;
   }

@@ -16,9 +16,10 @@ type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 // What StripUnsupportedFormats keeps and this evaluator validates; other formats apiextensions drops.
-export const VALIDATED_STRING_FORMATS = new Set(['date-time', 'datetime', 'date']);
+const VALIDATED_STRING_FORMATS = new Set(['date-time', 'datetime', 'date']);
+// Compared without dashes, as go-openapi normalizes format names.
 const APIEXTENSIONS_STRING_FORMATS = new Set(
-  'bsonobjectid uri email hostname ipv4 ipv6 cidr mac uuid uuid3 uuid4 uuid5 isbn isbn10 isbn13 creditcard ssn hexcolor rgbcolor byte password date duration datetime k8s-short-name k8s-long-name'.split(' '),
+  'bsonobjectid uri email hostname ipv4 ipv6 cidr mac uuid uuid3 uuid4 uuid5 isbn isbn10 isbn13 creditcard ssn hexcolor rgbcolor byte password date duration datetime k8sshortname k8slongname'.split(' '),
 );
 const UNSUPPORTED_KEYWORDS = ['allOf', 'anyOf', 'oneOf', 'not', 'uniqueItems', 'x-kubernetes-embedded-resource'] as const;
 

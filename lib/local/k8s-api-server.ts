@@ -436,7 +436,7 @@ export async function startK8sApiServer(opts: K8sApiServerOptions = {}): Promise
         contentType,
         body,
         table: tableOptions(req.headers.accept, q),
-        now: model.clock.now(),
+        clock: () => model.clock.now(),
       });
       if ('watch' in reply) return reply;
       if (spec.namespaced && reply.status < 300 && !mirror.isMirrored(spec.key)) mirror.touchNamespace(a.namespace);
@@ -509,6 +509,7 @@ export async function startK8sApiServer(opts: K8sApiServerOptions = {}): Promise
     }
     record.status = 200;
     res.writeHead(200, { 'content-type': 'application/json', 'transfer-encoding': 'chunked' });
+    res.flushHeaders(); // the client's watch is established before any event
     started = true;
     for (const text of pending) res.write(text);
     const timeout = setTimeout(end, (w.timeoutSeconds ?? DEFAULT_WATCH_SECONDS) * 1000);
@@ -600,7 +601,7 @@ export async function startK8sApiServer(opts: K8sApiServerOptions = {}): Promise
   for (const [i, crd] of (opts.crds ?? []).entries()) {
     const name = (crd as { metadata?: { name?: unknown } } | null)?.metadata?.name;
     try {
-      serveResource(store, crds.crdSpec, { verb: 'create', namespace: '', name: '', subresource: '', query: {}, contentType: 'application/json', body: crd, now: model.clock.now() });
+      serveResource(store, crds.crdSpec, { verb: 'create', namespace: '', name: '', subresource: '', query: {}, contentType: 'application/json', body: crd, clock: () => model.clock.now() });
     } catch (e) {
       throw new Error(`crds[${i}]${typeof name === 'string' ? ` (${name})` : ''}: ${(e as Error).message}`);
     }

@@ -218,7 +218,9 @@ export class CustomResourceRegistry {
 
   private rebuild(): void {
     this.generation++;
-    this.servedSpecs = [...this.crds.values()].flatMap((crd) =>
+    // apiextensions' discovery controller lists a group version's resources by name
+    const byName = [...this.crds.values()].sort((a, b) => (a.spec.names.plural < b.spec.names.plural ? -1 : 1));
+    this.servedSpecs = byName.flatMap((crd) =>
       [...crd.spec.versions].sort((a, b) => compareVersions(a.name, b.name)).filter((v) => v.served).map((v) => this.versionSpec(crd, v)),
     );
     this.specsByPath = new Map(this.servedSpecs.map((s) => [`${s.group}/${s.version}/${s.resource}`, s]));

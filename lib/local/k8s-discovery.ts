@@ -51,7 +51,7 @@ export function resourceList(group: string, version: string, resources: readonly
         name: `${r.name}/${s.name}`,
         singularName: '',
         namespaced: r.namespaced,
-        ...(s.group !== undefined ? { group: s.group, version: s.version } : {}),
+        ...(s.group !== undefined && (s.group !== group || s.version !== version) ? { group: s.group, version: s.version } : {}),
         kind: s.kind,
         verbs: s.verbs,
       });

@@ -69,8 +69,8 @@ export interface ResourceSpec {
   table: TableConvertor;
   /** absent: read-only */
   writes?: WriteStrategy;
-  /** brings the stored objects up to date before a read (resources mirrored from the workload model) */
-  refresh?(): void;
+  /** brings the stored objects (of a namespace, or all) up to date before a read (resources mirrored from the workload model) */
+  refresh?(namespace: string | undefined): void;
 }
 
 export interface RestRequest {
@@ -82,7 +82,8 @@ export interface RestRequest {
   contentType: string;
   body: unknown;
   table?: TableOptions;
-  now: Date;
+  /** the server's clock (the workload model's) */
+  clock: () => Date;
 }
 
 export interface RestReply {
@@ -94,7 +95,7 @@ export interface RestReply {
 export interface WatchRequest {
   key: string;
   namespace?: string;
-  match: ObjectFilter;
+  match?: ObjectFilter;
   resourceVersion?: string;
   timeoutSeconds?: number;
   /** the `object` of a watch event; `first` is true for the first event sent */
@@ -160,7 +161,7 @@ function objectBody(spec: ResourceSpec, body: unknown): K8sObject {
     throw badRequest(`the API version in the data (${String(body.apiVersion)}) does not match the expected API version (${groupVersion(spec)})`);
   }
   const metadata = isObject(body.metadata) ? (body.metadata as ObjectMeta) : ({} as ObjectMeta);
-  return { ...body, apiVersion: groupVersion(spec), kind: spec.kind, metadata: { ...metadata } };
+  return { apiVersion: groupVersion(spec), kind: spec.kind, ...body, metadata: { ...metadata } };
 }
 
 /** rest.BeforeCreate/BeforeUpdate: an object's namespace must be the request's. */
@@ -173,10 +174,16 @@ function checkNamespace(spec: ResourceSpec, o: K8sObject, namespace: string): vo
   o.metadata.namespace = namespace;
 }
 
-function list(store: ObjectStore, spec: ResourceSpec, r: RestRequest): RestReply | { watch: WatchRequest } {
-  const labels = labelFilter(r.query.labelSelector);
+/** The labelSelector and fieldSelector of a request as one filter; undefined when it has neither. */
+function selection(spec: ResourceSpec, r: RestRequest): ObjectFilter | undefined {
   const fields = parseFieldSelector(r.query.fieldSelector, spec.selectableFields);
-  const match: ObjectFilter = (o) => labels(o.metadata.labels) && fieldsMatch(fields, spec.fieldsOf(o));
+  if (!r.query.labelSelector && fields.length === 0) return undefined;
+  const labels = labelFilter(r.query.labelSelector);
+  return fields.length === 0 ? (o) => labels(o.metadata.labels) : (o) => labels(o.metadata.labels) && fieldsMatch(fields, spec.fieldsOf(o));
+}
+
+function list(store: ObjectStore, spec: ResourceSpec, r: RestRequest): RestReply | { watch: WatchRequest } {
+  const match = selection(spec, r);
   const namespace = spec.namespaced && r.namespace ? r.namespace : undefined;
   if (r.query.watch === 'true' || r.query.watch === '1') {
     const timeout = Number(r.query.timeoutSeconds);
@@ -190,17 +197,17 @@ function list(store: ObjectStore, spec: ResourceSpec, r: RestRequest): RestReply
         timeoutSeconds: Number.isFinite(timeout) && timeout > 0 ? timeout : undefined,
         // upstream watchEmbeddedEncoder: a Table's headers go with the first event only
         encode: (_type, o, first) =>
-          table ? toTable(spec.table, [served(spec, o)], { resourceVersion: o.metadata.resourceVersion }, { ...table, noHeaders: !first || table.noHeaders }, new Date()) : served(spec, o),
+          table ? toTable(spec.table, [served(spec, o)], { resourceVersion: o.metadata.resourceVersion }, { ...table, noHeaders: !first || table.noHeaders }, r.clock()) : served(spec, o),
       },
     };
   }
   const limit = r.query.limit ? Number(r.query.limit) : undefined;
-  const result = store.list(spec.key, { namespace, match, filtered: !!r.query.labelSelector || fields.length > 0, limit, continue: r.query.continue });
+  const result = store.list(spec.key, { namespace, match, filtered: match !== undefined, limit, continue: r.query.continue });
   const metadata: Record<string, unknown> = { resourceVersion: result.resourceVersion };
   if (result.continue) metadata.continue = result.continue;
   if (result.remainingItemCount !== undefined) metadata.remainingItemCount = result.remainingItemCount;
   const items = result.items.map((o) => served(spec, o));
-  if (r.table) return { status: 200, body: toTable(spec.table, items, metadata, r.table, r.now) };
+  if (r.table) return { status: 200, body: toTable(spec.table, items, metadata, r.table, r.clock()) };
   return { status: 200, body: { kind: spec.listKind, apiVersion: groupVersion(spec), metadata, items } };
 }
 
@@ -223,7 +230,7 @@ function create(store: ObjectStore, spec: ResourceSpec, writes: WriteStrategy, r
   meta.name ??= '';
   for (const k of ['deletionTimestamp', 'deletionGracePeriodSeconds', 'managedFields', 'selfLink']) delete meta[k];
   meta.uid = newUid();
-  meta.creationTimestamp = timestamp(r.now);
+  meta.creationTimestamp = timestamp(r.clock());
   if (writes.generation) meta.generation = 1;
   else delete meta.generation;
   if (writes.statusSubresource) delete input.status; // PrepareForCreate: create cannot set status
@@ -368,7 +375,7 @@ function remove(store: ObjectStore, spec: ResourceSpec, writes: WriteStrategy, r
   if (old.metadata.finalizers?.length) {
     // graceful: marked, gone once its finalizers are
     if (old.metadata.deletionTimestamp || dry) return { status: 200, body: served(spec, old), object: old };
-    const marked = store.put(spec.key, { ...old, metadata: { ...old.metadata, deletionTimestamp: timestamp(r.now), deletionGracePeriodSeconds: 0 } });
+    const marked = store.put(spec.key, { ...old, metadata: { ...old.metadata, deletionTimestamp: timestamp(r.clock()), deletionGracePeriodSeconds: 0 } });
     writes.committed?.(marked, false);
     return { status: 200, body: served(spec, marked), object: marked };
   }
@@ -392,13 +399,13 @@ function deleteOptions(body: unknown): DeleteOptions {
 /** Serves one request on a stored resource. Watches come back as a WatchRequest for the HTTP layer to stream. */
 export function serveResource(store: ObjectStore, spec: ResourceSpec, r: RestRequest): RestReply | { watch: WatchRequest } {
   if (r.subresource && !(r.subresource === 'status' && spec.subresources.some((s) => s.name === 'status'))) throw resourceNotFound();
-  spec.refresh?.();
   const namespace = spec.namespaced ? r.namespace : '';
+  spec.refresh?.(namespace || undefined);
   if (r.verb === 'get' || r.verb === 'list' || r.verb === 'watch') {
     if (!r.name) return list(store, spec, r);
     const o = store.get(spec.key, namespace, r.name);
     if (!o) throw notFound(qualified(spec), r.name);
-    if (r.table && !r.subresource) return { status: 200, body: toTable(spec.table, [served(spec, o)], { resourceVersion: o.metadata.resourceVersion }, r.table, r.now) };
+    if (r.table && !r.subresource) return { status: 200, body: toTable(spec.table, [served(spec, o)], { resourceVersion: o.metadata.resourceVersion }, r.table, r.clock()) };
     return { status: 200, body: served(spec, o) };
   }
   const writes = spec.writes;
@@ -418,10 +425,8 @@ export function serveResource(store: ObjectStore, spec: ResourceSpec, r: RestReq
       return remove(store, spec, writes, r, old, deleteOptions(r.body));
     }
     case 'deletecollection': {
-      const labels = labelFilter(r.query.labelSelector);
-      const fields = parseFieldSelector(r.query.fieldSelector, spec.selectableFields);
       const options = deleteOptions(r.body);
-      const targets = store.list(spec.key, { namespace: spec.namespaced && r.namespace ? r.namespace : undefined, match: (o) => labels(o.metadata.labels) && fieldsMatch(fields, spec.fieldsOf(o)) }).items;
+      const targets = store.list(spec.key, { namespace: spec.namespaced && r.namespace ? r.namespace : undefined, match: selection(spec, r) }).items;
       const items = targets.map((o) => served(spec, remove(store, spec, writes, r, o, { dryRun: options.dryRun }).object));
       return { status: 200, body: { kind: spec.listKind, apiVersion: groupVersion(spec), metadata: { resourceVersion: store.resourceVersion }, items } };
     }

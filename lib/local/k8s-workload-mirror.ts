@@ -76,27 +76,34 @@ const PODS = keyOf('', 'pods');
 const NAMESPACES = keyOf('', 'namespaces');
 const APPS_RESOURCES: Record<string, string> = { Deployment: 'deployments', StatefulSet: 'statefulsets', ReplicaSet: 'replicasets' };
 
+/** What the mirror last copied of one namespace. */
+interface NamespaceCopy {
+  revision: number;
+  /** the model's clock at the copy, and the next pod transition after it */
+  at: number;
+  nextChange: number;
+  /** stamp of each copied object by store key and name: a pod's state, another object's JSON */
+  stamps: Map<string, { key: string; name: string; stamp: string }>;
+}
+
 export class WorkloadMirror {
   readonly specs: ResourceSpec[];
-  /** what was last copied, by store key + namespace + name: a pod's state, an object's JSON */
-  private readonly copied = new Map<string, { key: string; namespace: string; name: string; stamp: string }>();
-  private readonly namespaceCreated = new Map<string, { ms: number; uid: string }>();
-  private revision = Number.NaN;
-  private nextChange = 0;
-  private lastSync = Number.NEGATIVE_INFINITY;
+  private readonly copies = new Map<string, NamespaceCopy>();
+  private readonly namespaceObjects = new Map<string, { ms: number; uid: string; copied: boolean }>();
 
   constructor(
     private readonly model: WorkloadModel,
     private readonly store: ObjectStore,
   ) {
     const started = model.clock.now().getTime();
-    for (const ns of DEFAULT_NAMESPACES) this.namespaceCreated.set(ns, { ms: started, uid: newUid() });
+    for (const ns of DEFAULT_NAMESPACES) this.namespaceObjects.set(ns, { ms: started, uid: newUid(), copied: false });
     this.specs = mirrored.map((m) => this.spec(m));
   }
 
   private spec(m: Mirrored): ResourceSpec {
     const fields = m.fields;
     const sample = fields?.({ metadata: { name: '' } }) ?? {};
+    const namespaces = m.resource === 'namespaces';
     return {
       group: m.group,
       version: 'v1',
@@ -113,7 +120,7 @@ export class WorkloadMirror {
       selectableFields: new Set([...Object.keys(metaFields({ metadata: { name: '' } }, m.namespaced)), ...Object.keys(sample)]),
       fieldsOf: (o) => ({ ...metaFields(o, m.namespaced), ...fields?.(o) }),
       table: builtInConvertors[keyOf(m.group, m.resource)],
-      refresh: () => this.sync(),
+      refresh: (namespace) => (namespaces ? this.syncNamespaceObjects() : namespace ? this.syncNamespace(namespace) : this.sync()),
     };
   }
 
@@ -121,65 +128,73 @@ export class WorkloadMirror {
     return this.specs.some((s) => s.key === key);
   }
 
-  /** A namespace used by stored objects exists from then on (no 404 for it, as we create it implicitly). */
+  /** A namespace used by stored objects exists from then on (we create namespaces implicitly). */
   touchNamespace(namespace: string): void {
-    if (!namespace || this.namespaceCreated.has(namespace)) return;
-    this.namespaceCreated.set(namespace, { ms: this.model.clock.now().getTime(), uid: newUid() });
-    this.copyNamespace(namespace);
+    if (!namespace || this.namespaceObjects.has(namespace)) return;
+    this.namespaceObjects.set(namespace, { ms: this.model.clock.now().getTime(), uid: newUid(), copied: false });
+    this.syncNamespaceObjects();
   }
 
   /** The resourceVersion a workload's /scale shares with its object; undefined for kinds not mirrored. */
   resourceVersionOf(type: ResourceType, namespace: string, name: string): string | undefined {
     const resource = type.group === 'apps' ? APPS_RESOURCES[type.kind] : undefined;
     if (!resource) return undefined;
-    this.sync();
+    this.syncNamespace(namespace);
     return this.store.get(keyOf('apps', resource), namespace, name)?.metadata.resourceVersion;
   }
 
-  private copy(key: string, o: K8sObject, stamp: string, seen: Set<string>): void {
-    const namespace = o.metadata.namespace ?? '';
-    const id = `${key}/${namespace}/${o.metadata.name}`;
-    seen.add(id);
-    if (this.copied.get(id)?.stamp === stamp) return;
-    this.copied.set(id, { key, namespace, name: o.metadata.name, stamp });
-    this.store.put(key, o);
-  }
-
-  private copyNamespace(name: string, seen = new Set<string>()): void {
-    const created = this.namespaceCreated.get(name)!;
-    const o: K8sObject = {
-      apiVersion: 'v1',
-      kind: 'Namespace',
-      metadata: { name, uid: created.uid, creationTimestamp: timestamp(new Date(created.ms)), labels: { 'kubernetes.io/metadata.name': name } },
-      spec: { finalizers: ['kubernetes'] },
-      status: { phase: 'Active' },
-    };
-    this.copy(NAMESPACES, o, created.uid, seen);
-  }
-
-  /** Copies what changed in the model since the last call. */
+  /** Copies what changed in every namespace. */
   sync(): void {
+    this.syncNamespaceObjects();
+    for (const ns of new Set([...this.model.namespaces().map((n) => n.name), ...this.copies.keys()])) this.syncNamespace(ns);
+  }
+
+  private syncNamespaceObjects(): void {
+    for (const ns of this.model.namespaces()) if (!this.namespaceObjects.has(ns.name)) this.namespaceObjects.set(ns.name, { ms: ns.createdMs, uid: newUid(), copied: false });
+    for (const [name, n] of this.namespaceObjects) {
+      if (n.copied) continue;
+      n.copied = true;
+      this.store.put(NAMESPACES, {
+        apiVersion: 'v1',
+        kind: 'Namespace',
+        metadata: { name, uid: n.uid, creationTimestamp: timestamp(new Date(n.ms)), labels: { 'kubernetes.io/metadata.name': name } },
+        spec: { finalizers: ['kubernetes'] },
+        status: { phase: 'Active' },
+      });
+    }
+  }
+
+  /**
+   * Copies what changed in one namespace: nothing unless the model changed a
+   * workload there or the clock reached a pod's next transition.
+   */
+  syncNamespace(namespace: string): void {
     const now = this.model.clock.now().getTime();
-    if (this.model.revision === this.revision && now < this.nextChange && now >= this.lastSync) return;
+    const revision = this.model.revisionOf(namespace);
+    const last = this.copies.get(namespace);
+    if (last && last.revision === revision && now < last.nextChange && now >= last.at) return;
+    const stamps = last?.stamps ?? new Map<string, { key: string; name: string; stamp: string }>();
     const seen = new Set<string>();
-    for (const p of this.model.podViews()) {
-      const id = `${PODS}/${p.namespace}/${p.name}`;
+    const copy = (key: string, name: string, stamp: string, object: () => unknown) => {
+      const id = `${key}/${name}`;
       seen.add(id);
-      if (this.copied.get(id)?.stamp === p.state) continue;
-      this.copy(PODS, p.object() as unknown as K8sObject, p.state, seen);
+      if (stamps.get(id)?.stamp === stamp) return;
+      stamps.set(id, { key, name, stamp });
+      this.store.put(key, object() as K8sObject);
+    };
+    let nextChange = Number.POSITIVE_INFINITY;
+    for (const p of this.model.podViews(namespace)) {
+      nextChange = Math.min(nextChange, p.nextChangeMs);
+      copy(PODS, p.name, p.state, p.object);
     }
-    for (const o of this.model.workloadObjects() as unknown as K8sObject[]) {
-      this.copy(keyOf('apps', APPS_RESOURCES[String(o.kind)]), o, JSON.stringify(o), seen);
+    for (const o of this.model.workloadObjects(namespace) as unknown as K8sObject[]) {
+      copy(keyOf('apps', APPS_RESOURCES[String(o.kind)]), o.metadata.name, JSON.stringify(o), () => o);
     }
-    for (const ns of this.model.namespaces()) if (!this.namespaceCreated.has(ns.name)) this.namespaceCreated.set(ns.name, { ms: ns.createdMs, uid: newUid() });
-    for (const ns of this.namespaceCreated.keys()) this.copyNamespace(ns, seen);
-    for (const [id, c] of this.copied) {
+    for (const [id, c] of stamps) {
       if (seen.has(id)) continue;
-      this.copied.delete(id);
-      this.store.delete(c.key, c.namespace, c.name);
+      stamps.delete(id);
+      this.store.delete(c.key, namespace, c.name);
     }
-    this.revision = this.model.revision;
-    this.nextChange = this.model.nextChangeMs();
-    this.lastSync = now;
+    this.copies.set(namespace, { revision, at: now, nextChange, stamps });
   }
 }

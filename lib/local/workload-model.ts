@@ -135,6 +135,7 @@ export class WorkloadModel {
   private pods: PodState[] = [];
   private counter = 0;
   private resourceVersion = 1000;
+  private readonly namespaceRevisions = new Map<string, number>();
   private readonly podsMetrics = new Map<string, { value: PodsMetricValue; labels?: Record<string, string> }[]>();
   private readonly objectMetrics = new Map<string, { value: MetricValue; labels?: Record<string, string> }[]>();
   private readonly externalMetrics = new Map<string, { value: MetricValue; labels?: Record<string, string> }[]>();
@@ -174,7 +175,7 @@ export class WorkloadModel {
       type,
       uid: this.uid(),
       createdMs: this.clock.now().getTime(),
-      resourceVersion: ++this.resourceVersion,
+      resourceVersion: this.bump(spec.namespace),
       generation: 1,
       templateHash: nameSuffix(hashOf(key), 5) + nameSuffix(hashOf(`${key}#`), 5),
     };
@@ -237,7 +238,7 @@ export class WorkloadModel {
     if (!w) return false;
     if (w.spec.replicas !== replicas) {
       w.spec.replicas = replicas;
-      w.resourceVersion = ++this.resourceVersion;
+      w.resourceVersion = this.bump(namespace);
       w.generation++;
       this.reconcile(w);
     }
@@ -256,37 +257,32 @@ export class WorkloadModel {
   }
 
   /**
-   * Every pod with a `state` that changes whenever its object does (but for
-   * metadata.resourceVersion), the object built only on demand: what an API
-   * server needs to keep per-object resourceVersions and watches cheaply.
+   * Pods (of a namespace, or all) with a `state` that changes whenever the pod
+   * object does (but for metadata.resourceVersion), the time of the pod's next
+   * change (start, ready, gone; Infinity when none), and the object built only
+   * on demand: what an API server needs to keep per-object resourceVersions
+   * and watches cheaply.
    */
-  podViews(): { namespace: string; name: string; state: string; object(): Record<string, unknown> }[] {
+  podViews(namespace?: string): { namespace: string; name: string; state: string; nextChangeMs: number; object(): Record<string, unknown> }[] {
     this.sweep();
     const now = this.clock.now().getTime();
-    return this.pods.map((p) => ({
-      namespace: p.owner.spec.namespace,
-      name: p.name,
-      state: `${this.isRunning(p, now) ? 1 : 0}${this.isReady(p, now) ? 1 : 0}${p.deletionMs ?? ''}`,
-      object: () => this.podObject(p, now),
-    }));
+    const pods = namespace === undefined ? this.pods : this.pods.filter((p) => p.owner.spec.namespace === namespace);
+    return pods.map((p) => {
+      let next = p.deletionMs ?? Number.POSITIVE_INFINITY;
+      for (const t of [p.createdMs + this.startMs, p.createdMs + this.startMs + this.readyMs]) if (t > now && t < next) next = t;
+      return {
+        namespace: p.owner.spec.namespace,
+        name: p.name,
+        state: `${this.isRunning(p, now) ? 1 : 0}${this.isReady(p, now) ? 1 : 0}${p.deletionMs ?? ''}`,
+        nextChangeMs: next,
+        object: () => this.podObject(p, now),
+      };
+    });
   }
 
-  /** Bumped by every change of a workload (not by the passing of time: see nextChangeMs). */
-  get revision(): number {
-    return this.resourceVersion;
-  }
-
-  /** The next time a pod starts, becomes ready or goes away; Infinity when none will. */
-  nextChangeMs(): number {
-    this.sweep();
-    const now = this.clock.now().getTime();
-    let next = Number.POSITIVE_INFINITY;
-    for (const p of this.pods) {
-      for (const t of [p.createdMs + this.startMs, p.createdMs + this.startMs + this.readyMs, p.deletionMs ?? Number.POSITIVE_INFINITY]) {
-        if (t > now && t < next) next = t;
-      }
-    }
-    return next;
+  /** Bumped by every change of a workload of the namespace (not by the passing of time: see podViews). */
+  revisionOf(namespace: string): number {
+    return this.namespaceRevisions.get(namespace) ?? 0;
   }
 
   /** Namespaces holding workloads, created with their first workload. */
@@ -304,7 +300,7 @@ export class WorkloadModel {
    * them (status from the pods: a pod is available once ready, minReadySeconds 0),
    * plus the ReplicaSet each Deployment owns.
    */
-  workloadObjects(): Record<string, unknown>[] {
+  workloadObjects(namespace?: string): Record<string, unknown>[] {
     this.sweep();
     const now = this.clock.now().getTime();
     const counts = new Map<Workload, { active: number; ready: number }>();
@@ -318,6 +314,7 @@ export class WorkloadModel {
     const out: Record<string, unknown>[] = [];
     for (const w of this.workloads.values()) {
       const kind = w.type.kind;
+      if (namespace !== undefined && w.spec.namespace !== namespace) continue;
       if (w.type.group !== 'apps' || (kind !== 'Deployment' && kind !== 'StatefulSet' && kind !== 'ReplicaSet')) continue;
       out.push(...appsObjects(w, counts.get(w) ?? { active: 0, ready: 0 }));
     }
@@ -385,6 +382,11 @@ export class WorkloadModel {
   }
 
   // ---- internals ----
+
+  private bump(namespace: string): number {
+    this.namespaceRevisions.set(namespace, this.revisionOf(namespace) + 1);
+    return ++this.resourceVersion;
+  }
 
   private evaluate(series: { value: MetricValue; labels?: Record<string, string> }[] | undefined) {
     const now = this.clock.now();

@@ -46,7 +46,7 @@ const CLIENT = `
   function chart(cls, parent, title, height, opts, data) {
     var c = el('div', 'chart ' + cls); parent.appendChild(c);
     var u = new uPlot(Object.assign({ title: title, width: width, height: height, tzDate: utc,
-      cursor: { sync: { key: 'shpa' } }, legend: { live: true } }, opts), data, c);
+      cursor: { sync: { key: 'shpa' }, y: false }, legend: { live: true } }, opts), data, c);
     charts.push(u);
     return u;
   }

@@ -26,6 +26,8 @@ export interface SimulateOptions {
   name?: string;
   /** Metric name -> trace column, for metrics whose column is named otherwise (--column). */
   columns?: Record<string, string>;
+  /** What the reader must know about this run (fallbackNotes), shown with the report. */
+  notes?: string[];
 }
 
 export const DEFAULT_REQUESTS: Record<string, string> = { cpu: '1', memory: '1Gi' };
@@ -35,12 +37,19 @@ export class TraceColumnError extends Error {
   override readonly name = 'TraceColumnError';
 }
 
+/** A metric that reads the trace's only column, not named after it. */
+export interface ColumnFallback {
+  /** "spec.metrics[0] (External metric jobs-backlog)". */
+  what: string;
+  name: string;
+}
+
 /**
- * The trace column each metric reads, and a note where the choice is a guess: a column named like the
- * metric, or the one --column names; else the trace's only column (noted); with several columns, none (an error).
+ * The trace column each metric reads: a column named like the metric, or the one --column names; else
+ * the trace's only column (a fallback, see fallbackNotes); with several columns, none (an error).
  */
-export function traceColumns(metrics: MetricSpec[], trace: Trace, columns: Record<string, string> = {}): { series: number[]; notes: string[] } {
-  const notes: string[] = [];
+export function traceColumns(metrics: MetricSpec[], trace: Trace, columns: Record<string, string> = {}): { series: number[]; fallbacks: ColumnFallback[] } {
+  const fallbacks: ColumnFallback[] = [];
   const list = trace.series.map((s) => JSON.stringify(s)).join(', ');
   const series = metrics.map((m, i) => {
     const name = metricName(m);
@@ -54,12 +63,29 @@ export function traceColumns(metrics: MetricSpec[], trace: Trace, columns: Recor
     const own = findSeries(trace, name);
     if (own >= 0) return own;
     if (trace.series.length === 1) {
-      notes.push(`${what} reads the trace's only column ${list}: no column is named ${name}; name one so, or pass --column ${name}=${trace.series[0]} if this is the load you mean`);
+      fallbacks.push({ what, name });
       return 0;
     }
     throw new TraceColumnError(`${what}: the trace has no column named ${name} (its columns: ${list}): add one, or map one with --column ${name}=COLUMN`);
   });
-  return { series, notes };
+  return { series, fallbacks };
+}
+
+/**
+ * One unnamed column is the load of every metric that falls back on it: fine while they all measure the
+ * same thing (one name), misleading as soon as they do not (cpu and jobs-backlog, cpu and memory).
+ * The note for each fallback of `all` (every autoscaler of the run), by position; [] when they agree.
+ */
+export function fallbackNotes(all: ColumnFallback[][], trace: Trace): string[][] {
+  const names = [...new Set(all.flat().map((f) => f.name))];
+  if (names.length < 2) return all.map(() => []);
+  const column = JSON.stringify(trace.series[0]);
+  return all.map((fallbacks) =>
+    fallbacks.map(
+      (f) =>
+        `${f.what} reads the trace's only column ${column}, as do metrics named ${names.filter((n) => n !== f.name).join(', ')}: one column cannot be the load of all of them; name a column ${f.name}, or pass --column ${f.name}=COLUMN`,
+    ),
+  );
 }
 
 /** What the metrics APIs would answer for one metric, given the trace's load (total, in the metric's unit). */
@@ -84,7 +110,7 @@ function metricData(m: MetricSpec, w: SimWorkload, load: number, now: Date): Met
 export function simulate(input: HorizontalPodAutoscaler, trace: Trace, opts: SimulateOptions): AutoscalerReport {
   const hpa = applyDefaults(input);
   const metrics = hpa.spec.metrics ?? [];
-  const { series, notes } = traceColumns(metrics, trace, opts.columns);
+  const { series } = traceColumns(metrics, trace, opts.columns);
   const containerName = metrics.find((m) => m.containerResource)?.containerResource?.container;
   const settings = opts.settings ?? DEFAULT_CONTROLLER_SETTINGS;
   const start = trace.times[0];
@@ -110,7 +136,7 @@ export function simulate(input: HorizontalPodAutoscaler, trace: Trace, opts: Sim
       unit: loadUnit,
     }),
   );
-  for (const n of notes) recorder.note(n);
+  for (const n of opts.notes ?? []) recorder.note(n);
 
   let current: HorizontalPodAutoscaler = hpa;
   let history: ScalingHistory = { recommendations: null, scaleUpEvents: [], scaleDownEvents: [] };

@@ -19,6 +19,7 @@ export interface ShardCycleItem {
   exp?: unknown;
   tick?: unknown;
   at?: unknown;
+  what?: unknown;
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -37,13 +38,20 @@ export class ShardCycles {
     private readonly tableName: string,
   ) {}
 
-  async acquire(shard: string, req: LeaseRequest): Promise<LeaseOutcome> {
+  async acquire(shard: string, req: LeaseRequest, retried = false): Promise<LeaseOutcome> {
     const now = req.now.getTime();
-    const names: Record<string, string> = { '#owner': 'owner', '#exp': 'exp' };
-    const values: Record<string, unknown> = { ':owner': req.owner, ':exp': now + req.leaseMs, ':now': now, ':absurd': now + ABSURD_LEASES * req.leaseMs, ':N': 'N' };
+    const names: Record<string, string> = { '#owner': 'owner', '#exp': 'exp', '#what': 'what' };
+    const values: Record<string, unknown> = {
+      ':owner': req.owner,
+      ':exp': now + req.leaseMs,
+      ':now': now,
+      ':absurd': now + ABSURD_LEASES * req.leaseMs,
+      ':N': 'N',
+      ':what': req.tick ? 'tick' : 'evaluate',
+    };
     // Free, expired, ours, or an expiry we could not have written (wrong type, absurdly far).
     let condition = '(attribute_not_exists(#exp) OR NOT attribute_type(#exp, :N) OR #exp <= :now OR #exp > :absurd OR #owner = :owner)';
-    let update = 'SET #owner = :owner, #exp = :exp';
+    let update = 'SET #owner = :owner, #exp = :exp, #what = :what';
     if (req.tick) {
       names['#tick'] = 'tick';
       values[':tick'] = req.tick.getTime();
@@ -69,7 +77,7 @@ export class ShardCycles {
       old = r.Attributes;
     } catch (e) {
       if (!(e instanceof ConditionalCheckFailedException)) throw e;
-      return this.refused(shard, req);
+      return this.refused(shard, req, retried);
     }
     const warnings: string[] = [];
     if (old?.exp !== undefined && old.owner !== req.owner) {
@@ -86,11 +94,13 @@ export class ShardCycles {
   }
 
   /** Why an acquire failed: a newer or equal tick already started, or a live lease. */
-  private async refused(shard: string, req: LeaseRequest): Promise<LeaseOutcome> {
+  private async refused(shard: string, req: LeaseRequest, retried: boolean): Promise<LeaseOutcome> {
     const item = await this.read(shard, req.signal);
     if (req.tick && typeof item?.tick === 'number' && item.tick >= req.tick.getTime()) return { outcome: 'duplicate', lastTick: iso(item.tick) };
+    // Released between our write and our read: try once more.
+    if (!retried && typeof item?.exp !== 'number') return this.acquire(shard, req, true);
     const exp = typeof item?.exp === 'number' ? iso(item.exp) : String(item?.exp);
-    return { outcome: 'held', owner: String(item?.owner), expiresAt: exp };
+    return { outcome: 'held', owner: String(item?.owner), expiresAt: exp, ...(item?.what === 'tick' || item?.what === 'evaluate' ? { holding: item.what } : {}) };
   }
 
   /** Ends our lease; with a marker, records it (overwriting any marker from the future). */
@@ -124,7 +134,7 @@ export class ShardCycles {
   async read(shard: string, signal?: AbortSignal): Promise<ShardCycleItem | undefined> {
     const r = await this.doc.send(new GetCommand({ TableName: this.tableName, Key: shardCycleKey(shard), ConsistentRead: true }), { abortSignal: signal });
     if (!r.Item) return undefined;
-    return { shard, owner: typeof r.Item.owner === 'string' ? r.Item.owner : undefined, exp: r.Item.exp, tick: r.Item.tick, at: r.Item.at };
+    return { shard, owner: typeof r.Item.owner === 'string' ? r.Item.owner : undefined, exp: r.Item.exp, tick: r.Item.tick, at: r.Item.at, what: r.Item.what };
   }
 
   /** Clears a lease whoever holds it (an operator's command); false when there was none. */

@@ -152,7 +152,7 @@ export type LeaseOutcome =
       /** Repairs made on the way (a lease or marker from the future, values of the wrong type). */
       warnings: string[];
     }
-  | { outcome: 'held'; owner: string; expiresAt: string }
+  | { outcome: 'held'; owner: string; expiresAt: string; /** What the holder runs: an evaluation is over in a moment. */ holding?: 'tick' | 'evaluate' }
   | { outcome: 'duplicate'; lastTick: string };
 
 export class VersionConflictError extends Error {

@@ -82,7 +82,11 @@ export async function handleWorkMessage(deps: WorkerDeps, config: WorkerConfig, 
   }
   if (lease.outcome === 'held') {
     const detail = `the previous cycle of shard ${shard} (${lease.owner}, lease until ${lease.expiresAt}) is still running`;
-    if (msg.kind === 'tick') return { outcome: 'busy', shard, holder: lease.owner, requeued: false, detail };
+    if (msg.kind === 'tick') {
+      // An evaluation is over in a moment: the tick runs a second later rather than not at all.
+      const requeued = lease.holding === 'evaluate' && (await resend(deps, msg));
+      return { outcome: 'busy', shard, holder: lease.owner, requeued, detail };
+    }
     if (msg.attempt >= MAX_EVALUATE_ATTEMPTS) return { outcome: 'dropped', shard, why: 'gaveUp', detail: `${detail} after ${msg.attempt} attempts: the next tick evaluates it` };
     const requeued = await resend(deps, { ...msg, attempt: msg.attempt + 1 });
     return { outcome: 'busy', shard, holder: lease.owner, requeued, detail };
@@ -118,7 +122,8 @@ export async function handleWorkMessage(deps: WorkerDeps, config: WorkerConfig, 
   return { outcome: 'synced', shard, report, requeued };
 }
 
-async function resend(deps: WorkerDeps, msg: EvaluateMessage): Promise<boolean> {
+/** Sends a message again a second later; false when it could not be sent (the next tick covers it). */
+async function resend(deps: WorkerDeps, msg: WorkMessage): Promise<boolean> {
   try {
     await deps.queue.send([{ body: JSON.stringify(msg), delaySeconds: RETRY_DELAY_SECONDS }]);
     return true;

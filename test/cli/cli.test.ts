@@ -223,10 +223,10 @@ describe('shpa command line', () => {
         reason: 'FailedGetResourceMetric',
         message: 'failed to get cpu utilization: unable to get metrics for resource cpu: no metrics returned from resource metrics API',
         firstTimestamp: ago(28 * M),
-        lastTimestamp: ago(12 * M),
+        lastTimestamp: ago(13 * M),
         count: 5,
       },
-      rescale(20, 2, 5 * M, 'All metrics below target'),
+      rescale(20, 2, 11 * M, 'All metrics below target'),
     ];
     await writeState('default', 'api', { ...status(2, 40), desiredReplicas: 2 }, log);
     const d = await shpa(['describe', 'hpa/api']);
@@ -240,8 +240,8 @@ describe('shpa command line', () => {
       ['Normal', 'SuccessfulRescale', '50m', 'shpa', 'New size: 4; reason: cpu resource utilization (percentage of request) above target (2 → 4)'],
       ['Normal', 'SuccessfulRescale', '40m', 'shpa', 'New size: 16; reason: cpu resource utilization (percentage of request) above target (4 → 16, limited by ScaleUpLimit)'],
       ['Normal', 'SuccessfulRescale', '30m', 'shpa', 'New size: 20; reason: cpu resource utilization (percentage of request) above target (16 → 20, limited by TooManyReplicas)'],
-      ['Warning', 'FailedGetResourceMetric', '12m (x5 over 28m)', 'shpa', 'failed to get cpu utilization: unable to get metrics for resource cpu: no metrics returned from resource metrics API'],
-      ['Normal', 'SuccessfulRescale', '5m', 'shpa', 'New size: 2; reason: All metrics below target (20 → 2)'],
+      ['Warning', 'FailedGetResourceMetric', '13m (x5 over 28m)', 'shpa', 'failed to get cpu utilization: unable to get metrics for resource cpu: no metrics returned from resource metrics API'],
+      ['Normal', 'SuccessfulRescale', '11m', 'shpa', 'New size: 2; reason: All metrics below target (20 → 2)'],
     ]);
     // An autoscaler without events: kubectl's "Events: <none>" line.
     expect((await shpa(['describe', 'jobs', '-n', 'batch'])).stdout).toMatch(/\nEvents:\s+<none>\n$/);
@@ -255,13 +255,13 @@ describe('shpa command line', () => {
       ['50m', 'SuccessfulRescale', 'HorizontalPodAutoscaler/api'],
       ['40m', 'SuccessfulRescale', 'HorizontalPodAutoscaler/api'],
       ['30m', 'SuccessfulRescale', 'HorizontalPodAutoscaler/api'],
-      ['12m (x5 over 28m)', 'FailedGetResourceMetric', 'HorizontalPodAutoscaler/api'],
-      ['5m', 'SuccessfulRescale', 'HorizontalPodAutoscaler/api'],
+      ['13m (x5 over 28m)', 'FailedGetResourceMetric', 'HorizontalPodAutoscaler/api'],
+      ['11m', 'SuccessfulRescale', 'HorizontalPodAutoscaler/api'],
       [expect.stringMatching(/^2m/), 'SuccessfulRescale', 'HorizontalPodAutoscaler/web'],
     ]);
     const warnings = await shpa(['events', '--types', 'Warning', '--no-headers', '--for', 'hpa/api']);
     expect(warnings.stdout.trimEnd().split('\n')).toHaveLength(1);
-    expect(warnings.stdout).toMatch(/^12m \(x5 over 28m\)\s+Warning\s+FailedGetResourceMetric\s+HorizontalPodAutoscaler\/api\s+failed to get cpu/);
+    expect(warnings.stdout).toMatch(/^13m \(x5 over 28m\)\s+Warning\s+FailedGetResourceMetric\s+HorizontalPodAutoscaler\/api\s+failed to get cpu/);
     expect((await shpa(['events', '-A'])).stdout).toMatch(/^NAMESPACE\s+LAST SEEN/);
     expect(await shpa(['events', '-n', 'batch'])).toMatchObject({ code: 0, stdout: '', stderr: 'No events found in batch namespace.\n' });
   });

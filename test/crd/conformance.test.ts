@@ -26,8 +26,13 @@ function validationVectors(): ValidationVector[] {
 }
 
 const crd = serverlessHpaCrd();
-const admit = (v: ValidationVector) =>
-  admitCustomResource(crd, 'v1', { apiVersion: 'shpa.dev/v1', kind: 'ServerlessHorizontalPodAutoscaler', metadata: v.hpa.metadata, spec: v.hpa.spec });
+const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** As kubectl creates it: the API server takes the namespace from the request path when the object has none. */
+function admit(v: ValidationVector) {
+  const metadata = isObj(v.hpa.metadata) ? { ...v.hpa.metadata, namespace: v.hpa.metadata.namespace || 'default' } : v.hpa.metadata;
+  return admitCustomResource(crd, 'v1', { apiVersion: 'shpa.dev/v1', kind: 'ServerlessHorizontalPodAutoscaler', metadata, spec: v.hpa.spec });
+}
 
 describe.skipIf(!existsSync(dir))('conformance validation vectors as ServerlessHorizontalPodAutoscalers', () => {
   const vectors = existsSync(dir) ? validationVectors() : [];

@@ -4,10 +4,11 @@
 // item by item: every action and resource of every role, conditions, log groups, access entries,
 // alarms, async and event-source settings, queues, table, VPC, tags. Then the defaults (one
 // cluster, nothing optional). Two packagings in all: they take seconds each.
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { missingFields, workerLogLines, type LogLine } from './log-sample.js';
 import { configWarnings, grants, offline, oslsPackage, REGION, root, roleStatements, show, type Json, type Packaged } from './osls.js';
 
 const require = createRequire(import.meta.url);
@@ -182,7 +183,7 @@ describe('osls package: the configuration of the issue', () => {
       expect(stats.map((m) => `${m.MetricName} ${(m.Dimensions as Json[]).map((d) => `${d.Name}=${d.Value}`).join(',')}`).sort()).toEqual(
         ['SystemErrors', 'ThrottledRequests'].flatMap((n) => ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'].map((op) => `${n} TableName=serverless-hpa-test,Operation=${op}`)).sort(),
       );
-      const sum = table.find((m) => m.Expression);
+      const sum = table.find((m) => m.Expression)!;
       expect(sum.ReturnData).toBe(true);
       expect(new Set(/^SUM\(\[(.*)\]\)$/.exec(sum.Expression as string)![1].split(', '))).toEqual(new Set(table.filter((m) => m.MetricStat).map((m) => m.Id)));
       // anything set aside
@@ -472,10 +473,10 @@ describe('osls package: the configuration of the issue', () => {
   describe('operators dashboard', () => {
     let widgets: Json[];
     let lines: LogLine[];
-    beforeAll(async () => {
+    beforeAll(() => {
       const props = t.Resources.OperatorsDashboard?.Properties;
       widgets = props ? (JSON.parse(resolveSub(props.DashboardBody['Fn::Sub'], t)) as Json).widgets : [];
-      lines = await workerLogLines(fn(t, 'worker').Environment.Variables.SHPA_METRICS_NAMESPACE as string);
+      lines = workerLogLines(fn(t, 'worker').Environment.Variables.SHPA_METRICS_NAMESPACE as string);
     });
 
     it('is a CloudWatch dashboard per stage whose body is JSON once Fn::Sub resolves', () => {
@@ -527,8 +528,7 @@ describe('osls package: the configuration of the issue', () => {
       expect([...queues].sort()).toEqual(['serverless-hpa-test-failed-events', 'serverless-hpa-test-work', 'serverless-hpa-test-work-dlq']);
     });
 
-    it('queries the worker log group for fields its lines have', async () => {
-      const { missingFields } = await import('../functions/log-lines.js');
+    it('queries the worker log group for fields its lines have', () => {
       const logGroup = t.Resources.WorkerLogGroup.Properties.LogGroupName as string;
       const logWidgets = widgets.filter((w) => w.type === 'log');
       expect(logWidgets).toHaveLength(2);
@@ -537,6 +537,13 @@ describe('osls package: the configuration of the issue', () => {
         expect(query.startsWith(`SOURCE '${logGroup}'\n`), query).toBe(true);
         expect(missingFields(query, lines), w.properties.title).toEqual([]);
       }
+    });
+
+    it('ships Logs Insights queries (infra/logs-insights) that read fields the worker writes', () => {
+      const dir = join(root, 'infra/logs-insights');
+      const files = readdirSync(dir).filter((f) => f.endsWith('.query'));
+      expect(files.length).toBeGreaterThanOrEqual(4);
+      for (const f of files) expect(missingFields(readFileSync(join(dir, f), 'utf8'), lines), f).toEqual([]);
     });
   });
 });
@@ -597,26 +604,6 @@ describe('osls package with a bad param', () => {
     expect(r.template).toBeUndefined();
   }, 120_000);
 });
-
-type LogLine = Record<string, unknown>;
-
-/**
- * What the worker writes, every EMF metric on: a sample cycle (test/functions/log-lines.ts) and a
- * failed message (functions/log.ts). Imported here, not at the top: those modules belong to the
- * functions, and only the dashboard tests need them.
- */
-async function workerLogLines(metricsNamespace: string): Promise<LogLine[]> {
-  const { capture, logSampleCycle } = await import('../functions/log-lines.js');
-  const { logMessage } = await import('../../functions/log.js');
-  const { createTelemetry } = await import('../../functions/adapters.js');
-  const options = { periodSeconds: 15, decisionLogSeconds: 300, autoscalerMetrics: true, detailedMetrics: true };
-  const { logger, emf } = createTelemetry(metricsNamespace);
-  return [
-    ...logSampleCycle({ metricsNamespace, ...options }),
-    ...capture(() => logMessage(logger, emf, { outcome: 'failed', shard: 'prod', error: 'table unreachable' }, options)),
-    ...capture(() => logMessage(logger, emf, { outcome: 'dropped', shard: 'prod', why: 'late', detail: 'tick 20 s old' }, options)),
-  ];
-}
 
 /** Each metric the EMF lines define, as "namespace metric dim=value,…" (dimensions sorted). */
 function emittedMetrics(lines: LogLine[]): Set<string> {

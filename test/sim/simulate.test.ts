@@ -3,9 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { InvalidArgumentError } from 'commander';
+import { buildProgram } from '../../lib/cli/main.js';
 import { request, runSimulate, type SimulateCliOptions } from '../../lib/cli/simulate.js';
 import type { HorizontalPodAutoscaler } from '../../lib/hpa/types.js';
 import { readHpas } from '../../lib/sim/hpa-file.js';
+import { renderSummaryTable } from '../../lib/report/terminal.js';
 import { DEFAULT_REQUESTS, simulate } from '../../lib/sim/simulate.js';
 import { parseTrace } from '../../lib/sim/trace.js';
 
@@ -74,15 +76,15 @@ describe('simulate', () => {
     // Percent: floor(start × 0.9) while above 40, then Pods (−4) removes more; one step per 60 s period; minReplicas 10 last.
     const expected = [72, 64, 57, 51, 45, 40, 36, 32, 28, 24, 20, 16, 12, 10];
     expect(changes(r.times, r.replicas, 80)).toEqual(expected.map((n, i) => [i * 60, n]));
-    expect(r.summary).toMatchObject({ minReplicas: 10, maxReplicas: 72, scaleEvents: expected.length });
+    expect(r.summary).toMatchObject({ lowestReplicas: 10, highestReplicas: 72, scaleEvents: expected.length });
     expect(r.decisions.length).toBeGreaterThanOrEqual(expected.length);
   });
 
   it('CPU example on the spike trace: up to ceil(11 cores / 0.6) = 19 pods, back near the base load after the window', () => {
-    const [hpa] = readHpas(readFileSync(join(examples, 'cpu-utilization.yaml'), 'utf8'), 'cpu-utilization.yaml');
+    const [hpa] = readHpas(readFileSync(join(examples, 'cpu-utilization.yaml'), 'utf8'), 'cpu-utilization.yaml').hpas;
     const trace = parseTrace(readFileSync(join(examples, 'traces/cpu-spike.csv'), 'utf8'));
     const r = simulate(hpa, trace, { syncPeriodSeconds: 15, readyDelaySeconds: 30 });
-    expect(r.summary.maxReplicas).toBe(19);
+    expect(r.summary.highestReplicas).toBe(19);
     // first sync: 2 cores on minReplicas 2 = 100%/60% -> ceil(2 × 100/60) = 4
     expect(r.replicas[0]).toBe(4);
     // 08:30 spike starts: the default scale-up policies (double or +4 per 15 s) reach 19 within a minute and a half.
@@ -96,11 +98,15 @@ describe('simulate', () => {
   });
 
   it('SQS example on a CloudWatch export: ceil(2650 messages / 100 per pod) = 27 workers at the peak', () => {
-    const [hpa] = readHpas(readFileSync(join(examples, 'sqs-backlog.yaml'), 'utf8'), 'sqs-backlog.yaml');
+    const [hpa] = readHpas(readFileSync(join(examples, 'sqs-backlog.yaml'), 'utf8'), 'sqs-backlog.yaml').hpas;
     const trace = parseTrace(readFileSync(join(examples, 'traces/sqs-backlog-cloudwatch.csv'), 'utf8'));
-    const r = simulate(hpa, trace, { syncPeriodSeconds: 15, readyDelaySeconds: 30 });
-    expect(r.summary.maxReplicas).toBe(27);
+    const r = simulate(hpa, trace, { syncPeriodSeconds: 15, readyDelaySeconds: 30, columns: { 'jobs-backlog': 'ApproximateNumberOfMessagesVisible' } });
+    expect(r.summary.highestReplicas).toBe(27);
     expect(r.replicas[0]).toBe(2); // ceil(150 / 100)
+    expect(r.notes).toEqual([]);
+    // Upstream's words for an External metric without a selector, as kubectl describe shows them.
+    expect(r.decisions[0]).toMatchObject({ type: 'Normal', reason: 'SuccessfulRescale', message: 'New size: 2; reason: external metric jobs-backlog(nil) above target', from: 1, to: 2 });
+    expect(r.decisions[0].metrics).toBe('jobs-backlog 150/100');
   });
 
   it('compares several files on one trace and writes the report', () => {
@@ -117,7 +123,8 @@ describe('simulate', () => {
     expect(res.out).toMatch(/two-metrics-behavior\.yaml: demo\/api/);
     const html = readFileSync(report, 'utf8');
     expect(html).toContain('"name":"two-metrics-behavior.yaml: demo/api"');
-    expect(html).toContain('memory (Resource AverageValue)');
+    expect(html).toContain('memory (Resource, AverageValue)');
+    expect(html).toContain('"compare":true');
   });
 
   it('names the field of an invalid HPA and the line of a bad CSV row', () => {
@@ -151,7 +158,16 @@ describe('simulate', () => {
 
   it('takes a directory as apply does: its files with an HPA, others skipped', () => {
     const res = cli({ file: [examples], trace: join(examples, 'traces/cpu-spike.csv') });
-    expect(res.err).toBe('');
+    // One unnamed column, read as cpu, memory and a queue's depth: said, not hidden.
+    expect(res.err.split('\n')).toEqual([
+      'Warning: cpu-utilization.yaml: demo/web: spec.metrics[0] (Resource metric cpu) reads the trace\'s only column "value", as do metrics named jobs-backlog, memory: one column cannot be the load of all of them; name a column cpu, or pass --column cpu=COLUMN',
+      expect.stringMatching(/^Warning: sqs-backlog\.yaml: demo\/worker: spec\.metrics\[0\] \(External metric jobs-backlog\) reads the trace's only column "value", as do metrics named cpu, memory: /),
+      expect.stringMatching(/^Warning: two-metrics-behavior\.yaml: demo\/api: spec\.metrics\[0\] \(Resource metric cpu\)/),
+      expect.stringMatching(/^Warning: two-metrics-behavior\.yaml: demo\/api: spec\.metrics\[1\] \(Resource metric memory\)/),
+      '',
+    ]);
+    // One autoscaler, one metric: the only column is its load, nothing to say.
+    expect(cli({ file: [join(examples, 'cpu-utilization.yaml')], trace: join(examples, 'traces/cpu-spike.csv') }).err).toBe('');
     expect(res.code).toBe(0);
     expect(res.out).toMatch(/cpu-utilization\.yaml: demo\/web/);
     expect(res.out).toMatch(/two-metrics-behavior\.yaml: demo\/api/);
@@ -178,5 +194,87 @@ describe('simulate', () => {
     expect(problem('cpu=-1')).toBe('the quantity must be greater than 0, not "-1"');
     expect(problem('gpu=1')).toBe('the resource must be cpu or memory, not "gpu"');
     expect(problem('cpu')).toMatch(/^--request expects RESOURCE=QUANTITY/);
+  });
+  it('a metric without its trace column: refused with several columns, mapped with --column', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'shpa-sim-'));
+    const sqs = join(examples, 'sqs-backlog.yaml');
+    const several = cli({ file: [sqs], trace: join(examples, 'traces/cpu-and-memory.csv') });
+    expect([several.code, several.err]).toEqual([
+      1,
+      'error: spec.metrics[0] (External metric jobs-backlog): the trace has no column named jobs-backlog (its columns: "cpu", "memory"): add one, or map one with --column jobs-backlog=COLUMN\n',
+    ]);
+    const mapped = cli({ file: [sqs], trace: join(examples, 'traces/cpu-and-memory.csv'), column: { 'jobs-backlog': 'cpu' } });
+    expect([mapped.code, mapped.err]).toEqual([0, '']);
+    const wrong = cli({ file: [sqs], trace: join(examples, 'traces/cpu-and-memory.csv'), column: { 'jobs-backlog': 'queue' } });
+    expect(wrong.err).toBe('error: --column jobs-backlog=queue: the trace has no column "queue" (its columns: "cpu", "memory")\n');
+    // The note is in the report too.
+    const report = join(dir, 'r.html');
+    expect(cli({ file: [sqs, join(examples, 'cpu-utilization.yaml')], trace: join(examples, 'traces/cpu-spike.csv'), report }).code).toBe(0);
+    expect(readFileSync(report, 'utf8')).toContain('reads the trace\'s only column');
+  });
+
+  it('refuses negative loads, and a report folder that does not exist before running', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'shpa-sim-'));
+    const trace = join(dir, 't.csv');
+    writeFileSync(trace, 'timestamp,value\n0,1\n60,-2\n');
+    const neg = cli({ file: [join(examples, 'cpu-utilization.yaml')], trace });
+    expect(neg.err).toBe(`error: ${trace}:3: value -2 is negative: a load is 0 or more (leave the cell empty for a missing datapoint)\n`);
+    writeFileSync(trace, constantTrace(1, 3));
+    const missing = join(dir, 'nope', 'r.html');
+    const r = cli({ file: [join(examples, 'cpu-utilization.yaml')], trace, report: missing });
+    expect([r.code, r.out, r.err]).toEqual([1, '', `error: --report ${missing}: the folder ${join(dir, 'nope')} does not exist: create it first, or name a file in an existing folder\n`]);
+    expect(cli({ file: [join(examples, 'cpu-utilization.yaml')], trace, report: dir }).err).toBe(`error: --report ${dir} is a folder: name a file, e.g. ${join(dir, 'report.html')}\n`);
+  });
+
+  it('simulate without -f: commander names the missing option', async () => {
+    let err = '';
+    const program = buildProgram();
+    for (const c of [program, ...program.commands]) c.configureOutput({ writeErr: (s) => (err += s), writeOut: () => undefined });
+    await expect(program.parseAsync(['node', 'shpa', 'simulate', '--trace', 'x.csv'])).rejects.toThrow();
+    expect(err).toMatch(/^error: required option '-f, --file <file>' not specified\n/);
+  });
+
+  it('the summary names observed replicas apart from the spec, and shows time at maxReplicas, scale events and pod-hours', () => {
+    const [hpa] = readHpas(readFileSync(join(examples, 'cpu-utilization.yaml'), 'utf8'), 'cpu-utilization.yaml').hpas;
+    // 30 cores for 20 minutes: more than maxReplicas (20) pods at 60% of 1 core can carry.
+    const r = simulate(hpa, parseTrace(`timestamp,value\n0,1\n600,30\n1800,1\n2400,1\n`), { syncPeriodSeconds: 15, readyDelaySeconds: 30 });
+    expect(r.summary.highestReplicas).toBe(20);
+    expect(r.summary.secondsAtMax).toBeGreaterThanOrEqual(15 * 60);
+    expect(r.summary.podHours).toBeCloseTo(r.replicas.reduce((s, x) => s + x * 15, 0) / 3600);
+    expect(r.decisions.some((d) => d.limit === 'TooManyReplicas: the desired replica count is more than the maximum replica count')).toBe(true);
+    const table = renderSummaryTable([r]).split('\n');
+    expect(table[0].split(/\s{2,}/)).toEqual(['AUTOSCALER', 'LOWEST', 'HIGHEST', 'MINPODS', 'MAXPODS', 'AT MINPODS', 'AT MAXPODS', 'SCALE EVENTS', 'ABOVE TARGET', 'POD-HOURS']);
+    const row = table[1].split(/\s{2,}/);
+    expect(row.slice(0, 5)).toEqual(['demo/web', '2', '20', '2', '20']);
+    expect(row[6]).toMatch(/^\d+m$/);
+  });
+
+  it('decision rows speak upstream: the event message and the condition that limited it, never code words', () => {
+    const hpa: HorizontalPodAutoscaler = {
+      apiVersion: 'autoscaling/v2',
+      kind: 'HorizontalPodAutoscaler',
+      metadata: { name: 'slow', namespace: 'default' },
+      spec: {
+        scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'slow' },
+        minReplicas: 2,
+        maxReplicas: 30,
+        metrics: [{ type: 'Resource', resource: { name: 'memory', target: { type: 'AverageValue', averageValue: '1Gi' } } }],
+      },
+    };
+    // No behavior: upstream's legacy limit (at most double, at least 4) holds the jump back.
+    const r = simulate(hpa, parseTrace(`timestamp,memory\n0,${2 * 2 ** 30}\n60,${40 * 2 ** 30}\n600,${40 * 2 ** 30}\n`), { syncPeriodSeconds: 15, readyDelaySeconds: 30 });
+    const up = r.decisions.find((d) => d.from === 2 && d.to > 2)!;
+    expect(up).toMatchObject({
+      reason: 'SuccessfulRescale',
+      message: `New size: ${up.to}; reason: memory resource above target`,
+      limit: 'ScaleUpLimit: the desired replica count is increasing faster than the maximum scale rate',
+    });
+    expect(up.metrics).toMatch(/^memory 20Gi\/1Gi$/);
+    expect(up.text).toBe(`scaled 2→${up.to}: SuccessfulRescale: ${up.message}; limited by ${up.limit}; ${up.metrics}`);
+    const all = JSON.stringify(r.decisions);
+    expect(all).not.toMatch(/legacyScaleUpLimit|scaleUpPolicy|maxReplicas|\(nil\)/);
+    // One quantity format: the memory chart's unit is bytes, shown with binary suffixes.
+    expect(r.metrics[0]).toMatchObject({ unit: 'bytes', target: 2 ** 30 });
+    expect(r.loadUnit).toBe('bytes');
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseTrace, seriesFor, TraceError, valueAt } from '../../lib/sim/trace.js';
+import { findSeries, parseTrace, TraceError, valueAt } from '../../lib/sim/trace.js';
 
 function traceError(text: string): TraceError {
   try {
@@ -34,8 +34,8 @@ describe('parseTrace', () => {
     expect(parseTrace('time,v\n1735689600000,4\n').times).toEqual([1735689600000]);
     const multi = parseTrace('Timestamp,cpu,memory\n0,1,10\n60,2,20\n');
     expect(multi.series).toEqual(['cpu', 'memory']);
-    expect(seriesFor(multi, 'memory')).toBe(1);
-    expect(seriesFor(multi, 'jobs')).toBe(0);
+    expect(findSeries(multi, 'Memory')).toBe(1);
+    expect(findSeries(multi, 'jobs')).toBe(-1);
   });
 
   it('valueAt steps: the latest point at or before t, the first before the start', () => {
@@ -58,5 +58,6 @@ describe('parseTrace', () => {
     expect(traceError('when,a,b\n0,1,2\n').message).toBe('load.csv:1: no timestamp column (expected one of timestamp, time, date, datetime, t)');
     expect(traceError('').message).toBe('load.csv: no rows');
     expect(traceError('timestamp,value\n').message).toBe('load.csv: no data rows');
+    expect(traceError('timestamp,cpu\n0,1\n60,-0.5\n').message).toBe('load.csv:3: cpu -0.5 is negative: a load is 0 or more (leave the cell empty for a missing datapoint)');
   });
 });
