@@ -6,7 +6,8 @@ import { applyDefaults } from './defaults.js';
 import { parseGroupVersion } from './name-rules.js';
 import { parseQuantity, toFloat } from './quantity.js';
 import { computeReplicasForMetric, type MetricData, type MetricOutcome } from './replica-calculator.js';
-import { matchesLabels, parseSelector, SelectorError, type Selector } from './selector.js';
+import { PodSelectorIndex } from './pod-index.js';
+import { SelectorError } from './selector.js';
 import type {
   ConditionStatus,
   ControllerSettings,
@@ -37,6 +38,8 @@ export interface ReconcileInput {
   history: ScalingHistory;
   /** Other HPAs of the controller: one selecting any of our pods makes the selector ambiguous. */
   otherHpaSelectors?: { namespace: string; name: string; selector: string }[];
+  /** `pods` with each selector's matches worked out once for the namespace (optional: a cycle's shortcut). */
+  podIndex?: PodSelectorIndex;
   settings: ControllerSettings;
   now: Date;
 }
@@ -305,17 +308,17 @@ function computeReplicasForMetrics(
     state.events.push({ type: 'Warning', reason: 'SelectorRequired', message: 'selector is required' });
     return fail('InvalidSelector', 'selector is required', "the HPA target's scale is missing a selector");
   }
-  let selector: Selector;
+  const index = input.podIndex ?? new PodSelectorIndex(input.pods);
+  let pods: PodInfo[];
   try {
-    selector = parseSelectorCached(scale.selector);
+    pods = index.select(scale.selector);
   } catch (e) {
     const message = `couldn't convert selector into a corresponding internal selector object: ${errorText(e)}`;
     state.events.push({ type: 'Warning', reason: 'InvalidSelector', message });
     return fail('InvalidSelector', message);
   }
   const namespace = hpa.metadata.namespace ?? 'default';
-  const pods = input.pods.filter((p) => matchesLabels(selector, p.labels));
-  const others = selectingHpas(input, namespace, pods);
+  const others = selectingHpas(input, namespace, pods, index);
   if (others.length > 0) {
     const keys = [`${namespace}/${hpa.metadata.name}`, ...others].join(' ');
     const message = `pods by selector ${scale.selector} are controlled by multiple HPAs: [${keys}]`;
@@ -442,32 +445,21 @@ function tolerance(value: string, direction: string): number {
 }
 
 /** Other HPAs (same namespace) whose selector matches any of our pods, as upstream hpasControllingPodsUnderSelector. */
-function selectingHpas(input: ReconcileInput, namespace: string, pods: PodInfo[]): string[] {
+function selectingHpas(input: ReconcileInput, namespace: string, pods: PodInfo[], index: PodSelectorIndex): string[] {
   const found: string[] = [];
+  const ours = new Set(pods.map((p) => p.name));
   for (const other of input.otherHpaSelectors ?? []) {
     if (other.namespace !== namespace || other.name === input.hpa.metadata.name) continue;
-    let sel: Selector;
+    let theirs: PodInfo[];
     try {
-      sel = parseSelectorCached(other.selector);
+      theirs = index.select(other.selector);
     } catch (e) {
       if (e instanceof SelectorError) continue; // upstream registers only parsed selectors
       throw e;
     }
-    if (pods.some((p) => matchesLabels(sel, p.labels))) found.push(`${other.namespace}/${other.name}`);
+    if (theirs.some((p) => ours.has(p.name))) found.push(`${other.namespace}/${other.name}`);
   }
   return found;
-}
-
-// Selectors repeat every cycle; parsing is pure, so a small bounded memo saves most of the work.
-const parsedSelectors = new Map<string, Selector>();
-function parseSelectorCached(text: string): Selector {
-  let sel = parsedSelectors.get(text);
-  if (!sel) {
-    sel = parseSelector(text);
-    if (parsedSelectors.size >= 1024) parsedSelectors.clear();
-    parsedSelectors.set(text, sel);
-  }
-  return sel;
 }
 
 /** The resource metrics API is asked per namespace: keep only the selected pods, as upstream's selector query would. */

@@ -7,6 +7,7 @@
 // since is a conflict, as upstream's Update of the scale). A failed write of the scale is
 // saved over the tentative state; a write whose answer was lost keeps it pending, and the next
 // cycle settles it from the target itself (pending.ts).
+import type { PodSelectorIndex } from '../hpa/pod-index.js';
 import { completeReconcile, planReconcile, type ReconcilePlan, type ReconcileResult } from '../hpa/reconcile.js';
 import type { MetricData } from '../hpa/replica-calculator.js';
 import type {
@@ -92,7 +93,7 @@ export async function evaluateUnit(unit: Unit, ctx: EvalContext): Promise<void> 
     extraEvents.push({ type: 'Warning', reason: 'HistoryReset', message: `${record.stateProblem}: continuing from an empty history` });
   }
 
-  let inputs: { pods: PodInfo[]; metrics: MetricData[]; messages: string[] };
+  let inputs: { pods: PodInfo[]; podIndex: PodSelectorIndex; metrics: MetricData[]; messages: string[] };
   try {
     inputs = await readInputs(unit, hpa, scale, ctx);
   } catch (e) {
@@ -106,6 +107,7 @@ export async function evaluateUnit(unit: Unit, ctx: EvalContext): Promise<void> 
       hpa: status ? { ...hpa, status } : withoutStatus(hpa),
       scale,
       pods: inputs.pods,
+      podIndex: inputs.podIndex,
       metrics: inputs.metrics,
       history,
       otherHpaSelectors: ctx.otherSelectors(record.namespace, record.name),
@@ -231,7 +233,8 @@ async function readInputs(unit: Unit, hpa: HorizontalPodAutoscaler, scale: Fetch
   const all = Promise.all([pods, Promise.all(specs.map(metric))]);
   try {
     const [podList, metrics] = await ctx.deadline.race('reading metrics', all, readsMargin(ctx));
-    return { pods: podList.value ?? [], metrics, messages };
+    const list = podList.value ?? [];
+    return { pods: list, podIndex: ctx.reads.podIndex(record.namespace, list), metrics, messages };
   } catch (e) {
     if (e instanceof DeadlineExceededError && waiting.size > 0) throw new DeadlineExceededError(`${[...waiting].join(', ')} answered (still waiting)`);
     throw e;

@@ -4,6 +4,7 @@
 // hung call holds up only what depends on it), and none of them rejects: a failure is the
 // value { error }. Everything is read in this cycle: no answer outlives it.
 import pLimit from 'p-limit';
+import { PodSelectorIndex } from '../hpa/pod-index.js';
 import type { CrossVersionObjectReference, Fetched, PodInfo, ScaleInfo } from '../hpa/types.js';
 import { queryKey } from './metric-queries.js';
 import type { ClusterAccess, MetricAnswer, MetricQuery, MetricsAccess } from './ports.js';
@@ -12,6 +13,7 @@ import { errorText, type CycleCalls } from './report.js';
 export class CycleReads {
   private readonly scales = new Map<string, Promise<Fetched<ScaleInfo>>>();
   private readonly podLists = new Map<string, Promise<Fetched<PodInfo[]>>>();
+  private readonly podIndexes = new Map<string, PodSelectorIndex>();
   private readonly answers = new Map<string, Promise<MetricAnswer>>();
   private readonly limit: ReturnType<typeof pLimit>;
   private cloudWatch?: Promise<Map<string, MetricAnswer>>;
@@ -39,6 +41,13 @@ export class CycleReads {
       this.calls.listPods++;
       return settle(this.limit(() => this.access.listPods(namespace, this.signal)));
     });
+  }
+
+  /** The namespace's pods indexed by selector, shared by its autoscalers (call once its pods are read). */
+  podIndex(namespace: string, pods: PodInfo[]): PodSelectorIndex {
+    let index = this.podIndexes.get(namespace);
+    if (!index || index.pods !== pods) this.podIndexes.set(namespace, (index = new PodSelectorIndex(pods)));
+    return index;
   }
 
   /** A cluster metric (pod metrics, custom, external). */

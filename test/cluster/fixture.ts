@@ -11,7 +11,7 @@ export class VirtualClock {
   }
 }
 
-export const fastRetry = { baseBackoffMs: 5, maxBackoffMs: 20, deadlineMs: 3_000, attemptTimeoutMs: 1_000, maxAttempts: 4 };
+export const fastRetry = { baseBackoffMs: 5, maxBackoffMs: 20, budgetMs: 300, attemptTimeoutMs: 1_000 };
 
 export async function startCluster(opts: Omit<K8sApiServerOptions, 'model'> = {}) {
   const clock = new VirtualClock();

@@ -1,0 +1,173 @@
+// The pure parts of the event-driven design: shards and buckets, the dispatcher's tick plan,
+// the work messages, change events as evaluations, the event log, pending scales.
+import { describe, expect, it } from 'vitest';
+import { planTicks } from '../../lib/sync/dispatch.js';
+import { recordEvents, logNeedsWrite, REPEAT_WRITE_INTERVAL_MS } from '../../lib/sync/event-log.js';
+import { fromBusEvent, fromSpecChanges } from '../../lib/sync/event-sources.js';
+import { parseWorkMessage, type EvaluateMessage, type TickMessage } from '../../lib/sync/messages.js';
+import { resolvePending } from '../../lib/sync/pending.js';
+import type { ClusterConfig } from '../../lib/sync/ports.js';
+import { bucketOf, bucketsOf, NAMESPACE_BUCKETS, parseShardId, shardId, shardOfNamespace } from '../../lib/sync/shards.js';
+
+const clusters: ClusterConfig[] = [
+  { name: 'prod', region: 'eu-west-1', shards: 4 },
+  { name: 'batch', region: 'eu-west-1', shards: 1 },
+];
+const body = (m: { body: string }) => JSON.parse(m.body) as TickMessage & EvaluateMessage;
+
+describe('shards', () => {
+  it('each bucket belongs to exactly one shard, whatever K', () => {
+    for (const k of [1, 2, 4, 8, 16]) {
+      const all = Array.from({ length: k }, (_, index) => bucketsOf({ cluster: 'c', index, count: k })).flat().sort((a, b) => a - b);
+      expect(all).toEqual(Array.from({ length: NAMESPACE_BUCKETS }, (_, b) => b));
+    }
+  });
+
+  it('a namespace stays in its bucket, and its shard is the one owning the bucket', () => {
+    expect(bucketOf('apps')).toBe(bucketOf('apps'));
+    const s = shardOfNamespace('prod', 4, 'apps');
+    expect(bucketsOf(s)).toContain(bucketOf('apps'));
+    expect(new Set(['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'].map(bucketOf)).size).toBeGreaterThan(4);
+  });
+
+  it('shard ids read back, and bad ones are named', () => {
+    expect(shardId({ cluster: 'prod', index: 0, count: 1 })).toBe('prod');
+    expect(parseShardId('prod/2of4')).toEqual({ cluster: 'prod', index: 2, count: 4 });
+    expect(() => parseShardId('prod/4of4')).toThrow(/index 4 is not below 4/);
+    expect(() => parseShardId('prod/0of3')).toThrow(/K must be one of 2, 4, 8, 16/);
+    expect(() => parseShardId('pr od')).toThrow(/is not CLUSTER or CLUSTER\/IofK/);
+  });
+});
+
+describe('the dispatcher plan', () => {
+  const minute = Date.parse('2026-03-01T10:00:00Z');
+
+  it('one message per shard per tick of the minute, delayed to its exact second', () => {
+    const plan = planTicks(clusters, new Date(minute), new Date(minute + 400), 15);
+    expect(plan.messages).toHaveLength(5 * 4);
+    expect([...new Set(plan.messages.map((m) => m.delaySeconds))]).toEqual([0, 15, 30, 45]);
+    const prod0 = plan.messages.filter((m) => body(m).shard === 'prod/0of4');
+    expect(prod0.map((m) => body(m).tick)).toEqual(['2026-03-01T10:00:00Z', '2026-03-01T10:00:15Z', '2026-03-01T10:00:30Z', '2026-03-01T10:00:45Z']);
+    expect(prod0.every((m) => parseWorkMessage(m.body).kind === 'tick')).toBe(true);
+  });
+
+  it('any period that divides 60, or is a multiple of it', () => {
+    expect(planTicks(clusters.slice(1), new Date(minute), new Date(minute), 20).messages.map((m) => m.delaySeconds)).toEqual([0, 20, 40]);
+    expect(planTicks(clusters.slice(1), new Date(minute), new Date(minute), 120).messages).toHaveLength(1); // 10:00 is a multiple of 2 minutes
+    expect(planTicks(clusters.slice(1), new Date(minute + 60_000), new Date(minute + 60_000), 120).messages).toHaveLength(0);
+  });
+
+  it('a late invocation sends only the ticks still ahead (or just due), an old event none', () => {
+    const late = planTicks(clusters.slice(1), new Date(minute), new Date(minute + 20_000), 15);
+    expect(late.messages.map((m) => [body(m).tick.slice(14, 19), m.delaySeconds])).toEqual([
+      ['00:15', 0],
+      ['00:30', 10],
+      ['00:45', 25],
+    ]);
+    expect(late.late).toBe(1);
+    expect(planTicks(clusters, new Date(minute), new Date(minute + 61_000), 15)).toMatchObject({ tooOld: true, messages: [] });
+  });
+});
+
+describe('work messages', () => {
+  it.each([
+    ['not json', /^not JSON/],
+    ['[]', /must be a JSON object/],
+    ['{"kind":"tick","shard":"prod","tick":"yesterday","periodSeconds":15}', /^tick: must be an ISO 8601 UTC time/],
+    ['{"kind":"tick","shard":"pr od","tick":"2026-01-01T00:00:00Z","periodSeconds":15}', /^shard: shard "pr od"/],
+    ['{"kind":"evaluate","shard":"prod","targets":[],"reason":"x","at":"2026-01-01T00:00:00Z","attempt":1}', /^targets: must be a list of 1 to 500/],
+    ['{"kind":"evaluate","shard":"prod","targets":[{"kind":"pod"}],"reason":"x","at":"2026-01-01T00:00:00Z","attempt":1}', /^targets\[0\]\.kind: must be "hpa", "cwm" or "alarm"/],
+    ['{"kind":"scale","shard":"prod"}', /^kind: must be "tick" or "evaluate"/],
+  ])('%s is refused, naming the field', (text, message) => {
+    expect(() => parseWorkMessage(text)).toThrow(message);
+  });
+});
+
+describe('change events as evaluations', () => {
+  const now = new Date('2026-03-01T10:00:00Z');
+
+  it('spec changes: one message per shard concerned, naming each autoscaler or CloudWatchMetric', () => {
+    const plan = fromSpecChanges(
+      [
+        { cluster: 'prod', namespace: 'apps', name: 'web', kind: 'hpa', at: now },
+        { cluster: 'prod', namespace: 'apps', name: 'queue', kind: 'cwm', at: now },
+        { cluster: 'gone', namespace: 'apps', name: 'x', kind: 'hpa', at: now },
+      ],
+      clusters,
+    );
+    expect(plan.messages).toHaveLength(1);
+    expect(body(plan.messages[0])).toMatchObject({
+      kind: 'evaluate',
+      shard: shardId(shardOfNamespace('prod', 4, 'apps')),
+      targets: [
+        { kind: 'hpa', namespace: 'apps', name: 'web' },
+        { kind: 'cwm', namespace: 'apps', name: 'queue' },
+      ],
+      reason: 'spec change',
+      attempt: 1,
+    });
+    expect(plan.ignored).toEqual(['apps/x: cluster gone is not configured for this deploy']);
+  });
+
+  it('an alarm state change goes to every shard (which CloudWatchMetric names it is known there)', () => {
+    const plan = fromBusEvent({ source: 'aws.cloudwatch', 'detail-type': 'CloudWatch Alarm State Change', time: now.toISOString(), detail: { alarmName: 'queue-high', state: { value: 'ALARM' } } }, clusters, now);
+    expect(plan.messages.map((m) => body(m).shard).sort()).toEqual(['batch', 'prod/0of4', 'prod/1of4', 'prod/2of4', 'prod/3of4']);
+    expect(body(plan.messages[0])).toMatchObject({ targets: [{ kind: 'alarm', alarmName: 'queue-high' }], reason: 'alarm queue-high ALARM' });
+  });
+
+  it('evaluate-now names one autoscaler; a bad one is said, not retried', () => {
+    const ok = fromBusEvent({ source: 'shpa.dev', 'detail-type': 'Evaluate Autoscaler', detail: { cluster: 'batch', namespace: 'jobs', name: 'worker' } }, clusters, now);
+    expect(body(ok.messages[0])).toMatchObject({ shard: 'batch', targets: [{ kind: 'hpa', namespace: 'jobs', name: 'worker' }], reason: 'evaluate-now' });
+    expect(fromBusEvent({ source: 'shpa.dev', 'detail-type': 'Evaluate Autoscaler', detail: { cluster: 'batch' } }, clusters, now).ignored[0]).toMatch(/detail\.namespace is missing/);
+    expect(fromBusEvent({ source: 'x', 'detail-type': 'y', detail: {} }, clusters, now).ignored[0]).toMatch(/not one this function handles/);
+  });
+});
+
+describe('the event log', () => {
+  const t = (s: number) => new Date(Date.parse('2026-03-01T10:00:00Z') + s * 1000);
+  const failed = { type: 'Warning' as const, reason: 'FailedGetScale', message: 'deployments.apps "web" not found' };
+
+  it('aggregates repeats as the event recorder does, counting the cycles between stored repeats', () => {
+    let log = recordEvents([], [failed], t(0), 15_000);
+    log = recordEvents(log, [failed], t(15), 15_000);
+    expect(log).toEqual([{ ...failed, firstTimestamp: t(0).toISOString(), lastTimestamp: t(15).toISOString(), count: 2 }]);
+    // Not stored for five minutes: the next repeat counts the cycles since.
+    log = recordEvents(log, [failed], t(315), 15_000);
+    expect(log[0].count).toBe(22);
+  });
+
+  it('a repeat alone is worth a write at most every few minutes; a new entry at once', () => {
+    const stored = recordEvents([], [failed], t(0), 15_000);
+    expect(logNeedsWrite(stored, recordEvents(stored, [failed], t(15), 15_000), t(15).getTime())).toBe(false);
+    expect(logNeedsWrite(stored, recordEvents(stored, [failed], t(300), 15_000), t(0).getTime() + REPEAT_WRITE_INTERVAL_MS)).toBe(true);
+    expect(logNeedsWrite(stored, recordEvents(stored, [{ ...failed, reason: 'SuccessfulRescale', type: 'Normal' }], t(15), 15_000), t(15).getTime())).toBe(true);
+  });
+
+  it('is bounded, oldest dropped first', () => {
+    let log = recordEvents([], [failed], t(0), 15_000);
+    for (let i = 1; i <= 20; i++) log = recordEvents(log, [{ ...failed, message: `m${i}` }], t(i), 15_000);
+    expect(log).toHaveLength(12);
+    expect(log.at(-1)!.message).toBe('m20');
+  });
+});
+
+describe('a pending scale, settled from the target', () => {
+  const history = { recommendations: null, scaleUpEvents: [{ timestamp: '2026-03-01T10:00:00Z', change: 4 }], scaleDownEvents: [] };
+  const pending = { from: 2, to: 6, at: '2026-03-01T10:00:00Z', resourceVersion: '7', previousScaleTime: '2026-03-01T09:00:00Z' };
+  const scale = (replicas: number, rv: string) => ({ specReplicas: replicas, statusReplicas: replicas, selector: 'app=web', resourceVersion: rv });
+
+  it('the target has the new size: it happened', () => {
+    expect(resolvePending(pending, scale(6, '8'), history, 'Deployment/web')).toEqual({ outcome: 'confirmed', history });
+  });
+
+  it('the target is unchanged since the read: it never happened, and its scale event goes', () => {
+    const r = resolvePending(pending, scale(2, '7'), history, 'Deployment/web');
+    expect(r).toMatchObject({ outcome: 'notApplied', lastScaleTime: '2026-03-01T09:00:00Z', event: { type: 'Warning', reason: 'ScaleNotApplied' } });
+    expect(r.history.scaleUpEvents).toEqual([]);
+  });
+
+  it('someone else changed it since: kept, and said', () => {
+    const r = resolvePending(pending, scale(3, '9'), history, 'Deployment/web');
+    expect(r).toMatchObject({ outcome: 'unconfirmed', history, event: { reason: 'ScaleUnconfirmed' } });
+  });
+});
