@@ -8,10 +8,14 @@ const { getAtt, sub } = require('./cfn.cjs');
 
 const FUNCTIONS = ['dispatcher', 'worker', 'stream', 'events'];
 
-/** Attributes the worker writes (docs/architecture.md): state items and the bucket index in `c#…` partitions… */
-const SHARD_STATE_ATTRIBUTES = ['pk', 'sk', 'uid', 'v', 'sv', 'st', 'rec', 'open', 'off', 'up', 'dn', 'mt', 'ut', 'w', 'pend', 'log', 'src', 'ttl', 'sh', 'b'];
-/** …and the shard's cycle item (lease, last tick, marker) in `shard#…` partitions. */
-const SHARD_CYCLE_ATTRIBUTES = ['pk', 'sk', 'owner', 'exp', 'tick', 'at'];
+/**
+ * Attributes the worker writes (docs/architecture.md, and lib/store as it is: test/deploy/dynamo-iam.test.ts
+ * checks every request of an end-to-end run): state items and the bucket index in `c#…` partitions
+ * (`sel`: the target's selector, `cs`: a copy of a Kubernetes-defined autoscaler's spec for `shpa get`)…
+ */
+const SHARD_STATE_ATTRIBUTES = ['pk', 'sk', 'uid', 'v', 'sv', 'st', 'rec', 'open', 'off', 'up', 'dn', 'mt', 'ut', 'w', 'pend', 'log', 'src', 'ttl', 'sel', 'cs', 'b'];
+/** …and the shard's cycle item (lease and what holds it, last tick, marker) in `shard#…` partitions. */
+const SHARD_CYCLE_ATTRIBUTES = ['pk', 'sk', 'owner', 'exp', 'what', 'tick', 'at'];
 /** Spec attributes: only the specWriterArns principals write them (the table's resource policy). */
 const SPEC_ATTRIBUTES = ['doc', 'kind'];
 
@@ -41,12 +45,14 @@ function statements(c) {
   const failureDestination = allow('FailureDestination', ['sqs:SendMessage'], [FAILED_EVENTS_QUEUE]);
 
   const worker = [
-    allow('ReadShardPartitions', ['dynamodb:Query', 'dynamodb:GetItem'], table, leadingKeys('StringLike', ['c#*'])),
-    allow('WriteShardState', ['dynamodb:PutItem', 'dynamodb:UpdateItem'], table, {
+    // its shard's partitions; a refused lease reads the cycle item to say why
+    allow('ReadShardPartitions', ['dynamodb:Query', 'dynamodb:GetItem'], table, leadingKeys('StringLike', ['c#*', 'shard#*'])),
+    // UpdateItem only: an item is never replaced whole, so a spec at a state's key cannot be erased
+    allow('WriteShardState', ['dynamodb:UpdateItem'], table, {
       ...leadingKeys('StringLike', ['c#*']),
       'ForAllValues:StringEquals': { 'dynamodb:Attributes': SHARD_STATE_ATTRIBUTES },
     }),
-    allow('WriteShardCycle', ['dynamodb:PutItem', 'dynamodb:UpdateItem'], table, {
+    allow('WriteShardCycle', ['dynamodb:UpdateItem'], table, {
       ...leadingKeys('StringLike', ['shard#*']),
       'ForAllValues:StringEquals': { 'dynamodb:Attributes': SHARD_CYCLE_ATTRIBUTES },
     }),
@@ -68,7 +74,7 @@ function statements(c) {
   return {
     // Mirrors the clusters param into the registry partition, and sends the ticks.
     dispatcher: [
-      allow('ClusterRegistry', ['dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:DeleteItem'], table, leadingKeys('StringEquals', ['clusters'])),
+      allow('ClusterRegistry', ['dynamodb:Query', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:DeleteItem'], table, leadingKeys('StringEquals', ['clusters'])),
       sendWork,
       failureDestination,
       ownLogGroup('dispatcher'),

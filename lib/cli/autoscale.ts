@@ -10,7 +10,7 @@ import { CliError, resolveContext } from './context.js';
 import { addDryRun, dryRunSuffix, type DryRun } from './dry-run.js';
 import { KINDS } from './kinds.js';
 import { parseOutput, printObjects } from './output.js';
-import { numberOption } from './simulate.js';
+import { numberOption } from './options.js';
 import { contextWarnings, knownObjects } from './warnings.js';
 
 /** The kinds kubectl autoscale takes, by the names it accepts. */

@@ -5,7 +5,7 @@ import type { Command } from 'commander';
 import type { DemoResult } from '../demo/run.js';
 import { parseTrace, TraceError, type Trace } from '../sim/trace.js';
 import { CliError } from './context.js';
-import { numberOption, useColor } from './simulate.js';
+import { numberOption, useColor } from './options.js';
 
 export interface DemoCliOptions {
   /** Wall seconds for the whole trace; 0: as fast as it goes. */

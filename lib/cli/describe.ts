@@ -6,8 +6,8 @@ import type { DecisionLogEntry } from '../sync/event-log.js';
 import type { AutoscalerRecord } from '../sync/ports.js';
 import { age, describeMetric, table } from './format.js';
 
-/** The component named in the From column (kubectl: the event's source). */
-export const EVENT_SOURCE = 'shpa';
+/** The From column: the component the sync names as the source of the Kubernetes Events it writes (lib/cluster). */
+const EVENT_SOURCE = 'serverless-hpa';
 
 /** kubectl's Age of an event: "5m", or "30s (x4 over 12m)" for one that repeated. */
 export function eventAge(e: DecisionLogEntry, now: number): string {

@@ -143,6 +143,8 @@ async function get(args: string[], opts: GetOptions, cmd: Command): Promise<void
   const parsed = parseTargets(args, opts.kind);
   const { kinds, targets } = parsed;
   const scope = scopeOf(opts);
+  const rows = out.format === 'table' || out.format === 'wide' || out.format === 'name';
+  if (opts.watch && !rows) throw new CliError('-w prints rows: use it with the table, -o wide or -o name');
   if (opts.watch && kinds.length > 1) throw new CliError('-w watches one kind at a time: run one "shpa get -w" per kind');
   const ctx = resolveContext(cmd);
   const cluster = ctx.requireCluster();
@@ -159,12 +161,12 @@ async function get(args: string[], opts: GetOptions, cmd: Command): Promise<void
   const missing = targets.filter((t) => !groups.some((g) => g.handler === t.handler && g.objs.some((l) => l.name === t.name)));
   const printer = new GetPrinter(out, opts, kinds);
   const found = groups.some((g) => g.objs.length > 0);
-  if (found) process.stdout.write(printer.render(groups, targets.length === 1, Date.now()));
+  // As kubectl: -o yaml|json of nothing is an empty List; rows of nothing are "No resources found" on stderr.
+  if (found || (!rows && targets.length === 0)) process.stdout.write(printer.render(groups, targets.length === 1, Date.now()));
   for (const t of missing) process.stderr.write(`error: ${missingError(parsed, t, opts.namespace, cluster).message}\n`);
   if (missing.length > 0) process.exitCode = 1;
-  else if (!found && !opts.watch) process.stderr.write(scope.none);
+  else if (!found && rows && !opts.watch) process.stderr.write(scope.none);
   if (!opts.watch) return;
-  if (out.format !== 'table' && out.format !== 'wide' && out.format !== 'name') throw new CliError('-w prints rows: use it with the table, -o wide or -o name');
   await watchRows({
     initial: printer.lines(groups[0].objs, Date.now()),
     load: async () => printer.lines(select(await ctx.store.loadCluster(cluster))[0].objs, Date.now()),

@@ -108,8 +108,8 @@ export function missingError(parsed: ParsedTargets, t: Target, namespace: string
 
 /**
  * kubectl's reading of resource arguments: "TYPE[,TYPE...] [NAME...]", or each "NAME" (of the default
- * kind) or "TYPE/NAME". A lone TYPE gives its kinds and no names; a Kubernetes type we do not serve
- * ("deploy", "pods") is an error that says what we serve.
+ * kind) or "TYPE/NAME". A lone TYPE gives its kinds and no names. A Kubernetes type we do not serve
+ * ("deploy", "pods") first is read as a name, remembered as typeWord: missingError says what we serve.
  */
 export function parseTargets(args: string[], defaultKind: string): ParsedTargets {
   const head = args[0] !== undefined && !args[0].includes('/') ? args[0] : undefined;

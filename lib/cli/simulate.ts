@@ -2,15 +2,16 @@
 import { accessSync, constants, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
+import { applyDefaults } from '../hpa/defaults.js';
 import { parseQuantity, QuantityError, sign } from '../hpa/quantity.js';
 import { renderHtmlReport } from '../report/html.js';
 import type { AutoscalerReport } from '../report/model.js';
 import { renderReplicasChart, renderSummaryTable } from '../report/terminal.js';
 import { HpaFileError, readHpas } from '../sim/hpa-file.js';
-import { applyDefaults } from '../hpa/defaults.js';
 import { DEFAULT_REQUESTS, fallbackNotes, simulate, TraceColumnError, traceColumns } from '../sim/simulate.js';
 import { parseTrace, TraceError } from '../sim/trace.js';
 import { expandPaths, PathError } from './manifests.js';
+import { numberOption, useColor } from './options.js';
 
 export interface SimulateCliOptions {
   file: string[];
@@ -28,22 +29,6 @@ export interface SimulateCliOptions {
 /** A problem with the command line's own arguments, found before the run. */
 class SimulateArgumentError extends Error {
   override readonly name = 'SimulateArgumentError';
-}
-
-/** True where escape codes are welcome: a terminal, not CI, no NO_COLOR. */
-export function useColor(stream: NodeJS.WriteStream = process.stdout): boolean {
-  return Boolean(stream.isTTY) && !process.env.CI && process.env.NO_COLOR === undefined;
-}
-
-/** A commander parser for a number option ≥ min, the option named in its error. */
-export function numberOption(name: string, min: number, integer = false) {
-  return (v: string): number => {
-    const n = Number(v);
-    if (v.trim() === '' || !Number.isFinite(n) || n < min || (integer && !Number.isInteger(n))) {
-      throw new InvalidArgumentError(`${name} must be ${integer ? 'an integer' : 'a number'} ≥ ${min}, got ${JSON.stringify(v)}`);
-    }
-    return n;
-  };
 }
 
 /** The resources the simulated pods request: those Resource metrics of a pod can name. */

@@ -51,7 +51,7 @@ export async function stsHostname(region: string, config: StsEndpointConfig = {}
  * The x-k8s-aws-id a cluster's tokens carry: its name, or for an EKS local cluster on
  * Outposts (DescribeCluster gives `outpostConfig`) its id (aws-iam-authenticator's clusterID).
  */
-export function tokenClusterId(cluster: { name?: string; id?: string; outpostConfig?: unknown }, name: string): string {
+export function tokenClusterId(cluster: { id?: string; outpostConfig?: unknown }, name: string): string {
   if (!cluster.outpostConfig) return name;
   if (!cluster.id) throw new Error(`cluster ${name} runs on Outposts but DescribeCluster gave no id: its tokens must carry the cluster id`);
   return cluster.id;

@@ -10,18 +10,18 @@ import { createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { generate } from 'selfsigned';
 import { parse as parseYaml } from 'yaml';
-import { CustomResourceRegistry } from './k8s-crds.js';
+import { compareVersions, CustomResourceRegistry } from './k8s-crds.js';
 import { aggregatedList, AGGREGATED_V2, apiGroup, apiGroupList, apiVersions, resourceList, wantsAggregated, type DiscoveryGroup, type DiscoveryResource } from './k8s-discovery.js';
-import { badRequest, HttpError, notFound as notFoundOf, resourceNotFound, statusBody } from './k8s-errors.js';
+import { badRequest, HttpError, notFound, resourceNotFound, statusBody } from './k8s-errors.js';
 import { eventSpec } from './k8s-events.js';
+import { customMetric, externalMetric, podMetrics } from './k8s-metrics-apis.js';
 import { ObjectStore, type K8sObject } from './k8s-object-store.js';
 import { OpenApiV3 } from './k8s-openapi.js';
 import { PendingTimers } from './pending-timers.js';
 import { forbiddenMessage, requestAttributes, type RequestAttributes } from './k8s-rbac.js';
 import { PATCH_APPLY, serveResource, type ResourceSpec, type RestReply, type WatchRequest } from './k8s-rest.js';
-import { labelFilter } from './k8s-selectors.js';
 import type { IncludeObject, TableOptions } from './k8s-table.js';
-import { WorkloadMirror } from './k8s-workload-mirror.js';
+import { scaleSubresource, WorkloadMirror } from './k8s-workload-mirror.js';
 import { WorkloadModel, type ResourceType } from './workload-model.js';
 
 export interface RequestRecord {
@@ -92,7 +92,6 @@ export interface K8sApiServer {
   stop(): Promise<void>;
 }
 
-
 /** What a handler answers: a body (JSON unless `raw`), or a watch to stream. */
 interface Reply {
   status: number;
@@ -104,12 +103,6 @@ interface Reply {
 }
 
 const ok = (body: unknown): Reply => ({ status: 200, body });
-
-function notFound(t: { resource: string; group: string }, name: string): HttpError {
-  return notFoundOf(t, name);
-}
-
-const NOT_FOUND = resourceNotFound;
 
 async function makeCertificates(): Promise<{ caPem: string; key: string; cert: string }> {
   const notAfterDate = new Date(Date.now() + 7 * 24 * 3600_000);
@@ -205,8 +198,15 @@ export async function startK8sApiServer(opts: K8sApiServerOptions = {}): Promise
     subresources: [...spec.subresources, ...extra.filter((e) => !spec.subresources.some((s) => s.name === e.name))],
   });
 
-  /** Every group, version and resource served, built-in groups first (their discovery order). */
+  let cached: { stamp: string; groups: DiscoveryGroup[] } | undefined;
+  /** Every group, version and resource served, built-in groups first (their discovery order); rebuilt when a CRD or a model kind is added. */
   function catalogue(): DiscoveryGroup[] {
+    const stamp = `${crds.generation}/${model.resourceTypes().length}`;
+    if (cached?.stamp !== stamp) cached = { stamp, groups: buildCatalogue() };
+    return cached.groups;
+  }
+
+  function buildCatalogue(): DiscoveryGroup[] {
     const groups = new Map<string, Map<string, DiscoveryResource[]>>();
     const add = (group: string, version: string, r?: DiscoveryResource) => {
       const versions = groups.get(group) ?? new Map<string, DiscoveryResource[]>();
@@ -215,10 +215,9 @@ export async function startK8sApiServer(opts: K8sApiServerOptions = {}): Promise
       versions.set(version, list);
       if (r && !list.some((x) => x.name === r.name)) list.push(r);
     };
-    const scale = { name: 'scale', group: 'autoscaling', version: 'v1', kind: 'Scale', verbs: ['get', 'patch', 'update'] };
     for (const t of model.resourceTypes()) {
       const spec = builtIn.get(`${t.group}/${t.version}/${t.resource}`);
-      const subresources = t.scale ? [scale] : [];
+      const subresources = t.scale ? [scaleSubresource] : [];
       add(
         t.group,
         t.version,
@@ -231,7 +230,11 @@ export async function startK8sApiServer(opts: K8sApiServerOptions = {}): Promise
     if (apis.metrics) add('metrics.k8s.io', 'v1beta1', { name: 'pods', singularName: '', namespaced: true, kind: 'PodMetrics', verbs: ['get', 'list'], subresources: [] });
     if (apis.customMetrics) add('custom.metrics.k8s.io', 'v1beta2');
     if (apis.externalMetrics) add('external.metrics.k8s.io', 'v1beta1');
-    return [...groups].map(([name, versions]) => ({ name, versions: [...versions].map(([version, resources]) => ({ version, resources })) }));
+    // a group's versions by priority: the first is the preferred one
+    return [...groups].map(([name, versions]) => ({
+      name,
+      versions: [...versions].sort(([a], [b]) => compareVersions(a, b)).map(([version, resources]) => ({ version, resources })),
+    }));
   }
 
   const findGroup = (name: string) => catalogue().find((g) => g.name === name);
@@ -244,15 +247,11 @@ export async function startK8sApiServer(opts: K8sApiServerOptions = {}): Promise
     if (path === '/api/v1') return ok(resourceList('', 'v1', all.find((g) => g.name === '')?.versions[0].resources ?? []));
     const m = /^\/apis\/([^/]+)(?:\/([^/]+))?$/.exec(path);
     const g = m ? all.find((x) => x.name === m[1]) : undefined;
-    if (!m || !g) throw NOT_FOUND();
+    if (!m || !g) throw resourceNotFound();
     if (!m[2]) return ok(apiGroup(g));
     const v = g.versions.find((x) => x.version === m[2]);
-    if (!v) throw NOT_FOUND();
+    if (!v) throw resourceNotFound();
     return ok(resourceList(g.name, v.version, v.resources));
-  }
-
-  function metricTimestamp(): string {
-    return model.clock.now().toISOString().replace(/\.\d{3}Z$/, 'Z');
   }
 
   function scaleType(a: RequestAttributes): ResourceType | undefined {
@@ -314,79 +313,6 @@ export async function startK8sApiServer(opts: K8sApiServerOptions = {}): Promise
     return currentScale(t, a);
   }
 
-  function podMetrics(a: RequestAttributes, q: Record<string, string>) {
-    const match = labelFilter(q.labelSelector);
-    const items = model.podMetrics(a.namespace).filter((m) => match((m.metadata as { labels?: Record<string, string> }).labels));
-    if (a.name) {
-      const one = items.find((m) => (m.metadata as { name: string }).name === a.name);
-      if (!one) throw new HttpError(404, `podmetrics.metrics.k8s.io "${a.namespace}/${a.name}" not found`, { name: a.name, group: 'metrics.k8s.io', kind: 'pods' });
-      return one;
-    }
-    return { kind: 'PodMetricsList', apiVersion: 'metrics.k8s.io/v1beta1', metadata: {}, items };
-  }
-
-  function customMetric(a: RequestAttributes, q: Record<string, string>) {
-    if (!a.name || (!a.subresource && a.resource !== 'metrics')) throw NOT_FOUND();
-    const metricMatch = labelFilter(q.metricLabelSelector, 'metricLabelSelector');
-    const timestamp = metricTimestamp();
-    const metricOf = (name: string, labels?: Record<string, string>) => ({ name, ...(labels ? { selector: { matchLabels: labels } } : {}) });
-    if (a.resource === 'pods' && a.name === '*') {
-      const podMatch = labelFilter(q.labelSelector);
-      const values = model.podsMetricValues(a.namespace, a.subresource).filter((v) => podMatch(v.labels) && metricMatch(v.metricLabels));
-      if (values.length === 0) throw new HttpError(404, `the server could not find the metric ${a.subresource} for pods`);
-      return {
-        kind: 'MetricValueList',
-        apiVersion: 'custom.metrics.k8s.io/v1beta2',
-        metadata: {},
-        items: values.map((v) => ({
-          describedObject: { kind: 'Pod', namespace: a.namespace, name: v.pod, apiVersion: '/v1' },
-          metric: metricOf(a.subresource, v.metricLabels),
-          timestamp,
-          windowSeconds: 60,
-          value: v.value,
-        })),
-      };
-    }
-    // namespaces/<ns>/metrics/<metric> describes the namespace itself
-    const isNamespace = a.resource === 'metrics';
-    const [resource, group = ''] = isNamespace ? ['namespaces', ''] : splitOnce(a.resource);
-    const type = model.resourceTypes().find((t) => t.resource === resource && t.group === group);
-    if (!type) throw new HttpError(404, `the server could not find the requested resource (${a.resource})`);
-    const objectName = isNamespace ? a.namespace : a.name;
-    const metric = isNamespace ? a.name : a.subresource;
-    const values = model.objectMetricValues(isNamespace ? '' : a.namespace, type.kind, objectName, metric).filter((v) => metricMatch(v.metricLabels));
-    if (values.length === 0) throw new HttpError(404, `the server could not find the metric ${metric} for ${type.group ? `${type.resource}.${type.group}` : type.resource} ${objectName}`);
-    return {
-      kind: 'MetricValueList',
-      apiVersion: 'custom.metrics.k8s.io/v1beta2',
-      metadata: {},
-      items: values.map((v) => ({
-        describedObject: { kind: type.kind, namespace: isNamespace ? '' : a.namespace, name: objectName, apiVersion: type.group ? `${type.group}/${type.version}` : `/${type.version}` },
-        metric: metricOf(metric, v.metricLabels),
-        timestamp,
-        windowSeconds: 60,
-        value: v.value,
-      })),
-    };
-  }
-
-  function externalMetric(a: RequestAttributes, q: Record<string, string>) {
-    if (!a.resource || a.name) throw NOT_FOUND();
-    const match = labelFilter(q.labelSelector);
-    const values = model.externalMetricValues(a.namespace, a.resource).filter((v) => match(v.metricLabels));
-    if (values.length === 0 && model.externalMetricValues(a.namespace, a.resource).length === 0) {
-      throw new HttpError(404, `the server could not find the requested resource (get ${a.resource}.external.metrics.k8s.io)`);
-    }
-    const timestamp = metricTimestamp();
-    return {
-      kind: 'ExternalMetricValueList',
-      apiVersion: 'external.metrics.k8s.io/v1beta1',
-      metadata: {},
-      items: values.map((v) => ({ metricName: a.resource, metricLabels: v.metricLabels ?? {}, timestamp, value: v.value })),
-    };
-  }
-
-
   function route(method: string, path: string, a: RequestAttributes, q: Record<string, string>, req: IncomingMessage, contentType: string, body: unknown): Reply | { watch: WatchRequest } {
     if (!a.resourceRequest) {
       if (method !== 'GET') throw new HttpError(405, 'the server does not allow this method on the requested resource');
@@ -394,24 +320,24 @@ export async function startK8sApiServer(opts: K8sApiServerOptions = {}): Promise
       if (path === '/openapi/v3') return ok(openapi.index(crds.generation, servedSpecs(), schemaOf));
       if (path.startsWith('/openapi/v3/')) {
         const doc = openapi.document(crds.generation, servedSpecs(), schemaOf, path.slice('/openapi/v3/'.length));
-        if (doc === undefined) throw NOT_FOUND();
+        if (doc === undefined) throw resourceNotFound();
         return { status: 200, body: undefined, raw: doc };
       }
       return discovery(path, req.headers.accept);
     }
     const group = findGroup(a.apiGroup);
-    if (!group?.versions.some((v) => v.version === a.apiVersion)) throw NOT_FOUND();
+    if (!group?.versions.some((v) => v.version === a.apiVersion)) throw resourceNotFound();
     if (a.apiGroup === 'metrics.k8s.io') {
-      if (a.resource !== 'pods' || (a.verb !== 'list' && a.verb !== 'get')) throw NOT_FOUND();
-      return ok(podMetrics(a, q));
+      if (a.resource !== 'pods' || (a.verb !== 'list' && a.verb !== 'get')) throw resourceNotFound();
+      return ok(podMetrics(model, a, q));
     }
     if (a.apiGroup === 'custom.metrics.k8s.io') {
       if (a.verb !== 'get' && a.verb !== 'list') throw new HttpError(405, 'the server does not allow this method on the requested resource');
-      return ok(customMetric(a, q));
+      return ok(customMetric(model, a, q));
     }
     if (a.apiGroup === 'external.metrics.k8s.io') {
-      if (a.verb !== 'list') throw NOT_FOUND();
-      return ok(externalMetric(a, q));
+      if (a.verb !== 'list') throw resourceNotFound();
+      return ok(externalMetric(model, a, q));
     }
     const t = scaleType(a);
     if (t) {
@@ -444,7 +370,7 @@ export async function startK8sApiServer(opts: K8sApiServerOptions = {}): Promise
     }
     const known = model.typeByResource(a.apiGroup, a.apiVersion, a.resource);
     if (known && a.name && a.subresource === '') throw notFound(known, a.name);
-    throw NOT_FOUND();
+    throw resourceNotFound();
   }
 
   function restReply(r: RestReply, accept: string | undefined, q: Record<string, string>): Reply {
@@ -465,37 +391,37 @@ export async function startK8sApiServer(opts: K8sApiServerOptions = {}): Promise
   let mirrorTimer: NodeJS.Timeout | undefined;
 
   /** Streams watch events, one JSON object a line, until timeoutSeconds, the client leaving, or the server stopping. */
-  function streamWatch(req: IncomingMessage, res: ServerResponse, w: WatchRequest, record: RequestRecord) {
+  function streamWatch(res: ServerResponse, w: WatchRequest, record: RequestRecord) {
+    const line = (type: string, object: unknown) => `${JSON.stringify({ type, object })}\n`;
+    // the current objects come while the watch starts: held until the headers are out
     const pending: string[] = [];
     let started = false;
     let first = true;
-    const line = (type: string, object: unknown) => `${JSON.stringify({ type, object })}\n`;
-    const emit = (text: string) => (started ? res.write(text) : pending.push(text));
+    let timeout: NodeJS.Timeout | undefined;
+    let stop: (() => void) | undefined;
     let ended = false;
-    let stop: () => void = () => undefined;
+    const mirrored = mirror.isMirrored(w.key);
     const end = () => {
       if (ended) return;
       ended = true;
-      stop();
+      stop?.();
       clearTimeout(timeout);
       openWatches.delete(end);
-      if (mirrored) {
-        mirroredWatches--;
-        if (mirroredWatches === 0 && mirrorTimer) {
-          clearInterval(mirrorTimer);
-          mirrorTimer = undefined;
-        }
+      if (mirrored && --mirroredWatches === 0) {
+        clearInterval(mirrorTimer);
+        mirrorTimer = undefined;
       }
       res.end();
     };
-    const mirrored = mirror.isMirrored(w.key);
     try {
       stop = store.watch(
         w.key,
         { namespace: w.namespace, match: w.match, resourceVersion: w.resourceVersion },
         (type, o: K8sObject) => {
-          emit(line(type, w.encode(type, o, first)));
+          const text = line(type, w.encode(type, o, first));
           first = false;
+          if (started) res.write(text);
+          else pending.push(text);
         },
         end,
       );
@@ -512,13 +438,9 @@ export async function startK8sApiServer(opts: K8sApiServerOptions = {}): Promise
     res.flushHeaders(); // the client's watch is established before any event
     started = true;
     for (const text of pending) res.write(text);
-    const timeout = setTimeout(end, (w.timeoutSeconds ?? DEFAULT_WATCH_SECONDS) * 1000);
     openWatches.add(end);
-    if (mirrored) {
-      mirroredWatches++;
-      mirrorTimer ??= setInterval(() => mirror.sync(), MIRROR_WATCH_INTERVAL_MS);
-    }
-    req.on('close', end);
+    if (mirrored && mirroredWatches++ === 0) mirrorTimer = setInterval(() => mirror.sync(), MIRROR_WATCH_INTERVAL_MS);
+    timeout = setTimeout(end, (w.timeoutSeconds ?? DEFAULT_WATCH_SECONDS) * 1000);
     res.on('close', end);
   }
 
@@ -590,7 +512,7 @@ export async function startK8sApiServer(opts: K8sApiServerOptions = {}): Promise
         return;
       }
       const r = route(method, path, a, query, req, contentType, body);
-      if ('watch' in r) streamWatch(req, res, r.watch, record);
+      if ('watch' in r) streamWatch(res, r.watch, record);
       else reply(r);
     } catch (err) {
       if (err instanceof HttpError) fail(err.code, err.body);
@@ -647,9 +569,4 @@ export async function startK8sApiServer(opts: K8sApiServerOptions = {}): Promise
       });
     },
   };
-}
-
-function splitOnce(s: string): [string, string] {
-  const i = s.indexOf('.');
-  return i < 0 ? [s, ''] : [s.slice(0, i), s.slice(i + 1)];
 }

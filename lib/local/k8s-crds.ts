@@ -11,7 +11,7 @@ import type { K8sObject, ObjectStore } from './k8s-object-store.js';
 import { PATCH_APPLY, PATCH_JSON, PATCH_MERGE, type Admitted, type ResourceSpec } from './k8s-rest.js';
 import { customResourceConvertor, defaultConvertor, type CustomColumn } from './k8s-table.js';
 
-export const CRD_GROUP = 'apiextensions.k8s.io';
+const CRD_GROUP = 'apiextensions.k8s.io';
 const CRD_KIND = 'CustomResourceDefinition';
 
 interface CrdVersion {
@@ -22,10 +22,9 @@ interface CrdVersion {
   subresources?: { status?: object; scale?: object };
   additionalPrinterColumns?: CustomColumn[];
   selectableFields?: { jsonPath: string }[];
-  deprecated?: boolean;
 }
 
-export interface CrdObject extends K8sObject {
+interface CrdObject extends K8sObject {
   spec: {
     group: string;
     scope: string;
@@ -190,7 +189,7 @@ export class CustomResourceRegistry {
       table: defaultConvertor,
       writes: {
         statusSubresource: true,
-        allowUnconditionalUpdate: true,
+        allowUnconditionalUpdate: false,
         allowCreateOnUpdate: false,
         returnDeletedObject: true,
         generation: true,
@@ -266,14 +265,11 @@ export class CustomResourceRegistry {
   }
 
   private admitResource(crd: CrdObject, version: string, o: K8sObject, old: K8sObject | undefined): Admitted {
+    // the evaluator decodes as the server does: unknown fields (metadata's too) pruned, defaults set
     const result = admitCustomResource(crd, version, o, old);
-    const kept = result.object as K8sObject;
-    const unknownFields = [...unknownMetadataFields(o.metadata)];
-    prunedPaths(o, kept, '', unknownFields);
-    // metadata is ObjectMeta's, whatever admission did with it
-    const metadata = { ...o.metadata };
-    for (const f of unknownMetadataFields(o.metadata)) delete metadata[f.slice('metadata.'.length)];
-    const object: K8sObject = { ...kept, apiVersion: o.apiVersion, kind: o.kind, metadata };
+    const object = result.object as K8sObject;
+    const unknownFields = unknownMetadataFields(o.metadata);
+    prunedPaths(o, object, '', unknownFields);
     const invalidBody = result.errors.length ? invalidStatus(crd.spec.names.kind, crd.spec.group, o.metadata.name, result.errors) : undefined;
     return { object, unknownFields, invalid: invalidBody ? statusError(invalidBody) : undefined };
   }

@@ -34,9 +34,9 @@ export function generateName(base: string): string {
   return prefix + s;
 }
 
-/** %q of a Go string, as field errors print values. */
+/** A value as field errors print it: %q for a string (JSON quoting matches it for what names hold). */
 export function quote(v: unknown): string {
-  return typeof v === 'string' ? JSON.stringify(v) : JSON.stringify(v) ?? 'null';
+  return JSON.stringify(v) ?? 'null';
 }
 
 /** ValidateObjectMeta's name checks (generateName is checked as its prefix would be). */

@@ -4,7 +4,8 @@
 // deletecollection, the status subresource, optimistic concurrency,
 // fieldValidation and dryRun, Table output. What differs per kind comes in a
 // ResourceSpec.
-import { badRequest, conflict, HttpError, invalid, methodNotAllowed, notFound, resourceNotFound, unsupportedPatch } from './k8s-errors.js';
+import { isDeepStrictEqual } from 'node:util';
+import { alreadyExists, badRequest, conflict, HttpError, invalid, methodNotAllowed, notFound, resourceNotFound, unsupportedPatch } from './k8s-errors.js';
 import { generateName, quote, systemFieldsFrom, timestamp, newUid } from './k8s-object-meta.js';
 import type { K8sObject, ObjectFilter, ObjectMeta, ObjectStore, WatchEventType } from './k8s-object-store.js';
 import { decodeJsonPatch, jsonPatch, mergePatch, PatchError, strategicMergePatch, type Json } from './k8s-patch.js';
@@ -116,10 +117,6 @@ function isObject(v: unknown): v is Record<string, unknown> {
 function stripVersion(o: K8sObject): unknown {
   const { resourceVersion: _rv, ...meta } = o.metadata;
   return { ...o, metadata: meta };
-}
-
-function sameContent(a: unknown, b: unknown): boolean {
-  return JSON.stringify(a) === JSON.stringify(b);
 }
 
 function withoutMetadata(o: K8sObject): unknown {
@@ -237,15 +234,11 @@ function create(store: ObjectStore, spec: ResourceSpec, writes: WriteStrategy, r
   const admitted = writes.admit(input, undefined);
   const warnings = checkStrict(spec, admitted, directive, undefined);
   if (admitted.invalid) throw admitted.invalid;
-  if (store.get(spec.key, meta.namespace ?? '', meta.name)) throw alreadyExistsOf(spec, meta.name);
+  if (store.get(spec.key, meta.namespace ?? '', meta.name)) throw alreadyExists(qualified(spec), meta.name);
   if (isDryRun(r)) return { status: 201, body: admitted.object, warnings };
   const stored = store.put(spec.key, admitted.object);
   writes.committed?.(stored, false);
   return { status: 201, body: served(spec, stored), warnings };
-}
-
-function alreadyExistsOf(spec: ResourceSpec, name: string): HttpError {
-  return new HttpError(409, `${spec.group ? `${spec.resource}.${spec.group}` : spec.resource} "${name}" already exists`, { name, group: spec.group, kind: spec.resource }, 'AlreadyExists');
 }
 
 /**
@@ -289,10 +282,10 @@ function update(
   const warnings = checkStrict(spec, admitted, directive, patched);
   if (admitted.invalid) throw admitted.invalid;
   const result = admitted.object;
-  if (writes.generation && r.subresource !== 'status' && !sameContent(withoutMetadata(result), withoutMetadata(old))) {
+  if (writes.generation && r.subresource !== 'status' && !isDeepStrictEqual(withoutMetadata(result), withoutMetadata(old))) {
     result.metadata = { ...result.metadata, generation: (old.metadata.generation ?? 0) + 1 };
   }
-  if (sameContent(stripVersion(result), stripVersion(old))) return { status: 200, body: served(spec, old), warnings };
+  if (isDeepStrictEqual(stripVersion(result), stripVersion(old))) return { status: 200, body: served(spec, old), warnings };
   if (isDryRun(r)) return { status: 200, body: served(spec, result), warnings };
   // the last finalizer removed from an object being deleted: it goes
   if (result.metadata.deletionTimestamp && !result.metadata.finalizers?.length) {

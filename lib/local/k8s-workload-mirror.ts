@@ -12,7 +12,8 @@ import type { ResourceType, WorkloadModel } from './workload-model.js';
 
 const DEFAULT_NAMESPACES = ['default', 'kube-node-lease', 'kube-public', 'kube-system'];
 
-const scaleSubresource: Subresource = { name: 'scale', group: 'autoscaling', version: 'v1', kind: 'Scale', verbs: ['get', 'patch', 'update'] };
+/** /scale of a scalable kind, as discovery lists it. */
+export const scaleSubresource: Subresource = { name: 'scale', group: 'autoscaling', version: 'v1', kind: 'Scale', verbs: ['get', 'patch', 'update'] };
 
 type Obj = Record<string, unknown>;
 const get = (o: unknown, ...path: string[]): unknown => path.reduce<unknown>((v, k) => (typeof v === 'object' && v !== null ? (v as Obj)[k] : undefined), o);
@@ -83,7 +84,7 @@ interface NamespaceCopy {
   at: number;
   nextChange: number;
   /** stamp of each copied object by store key and name: a pod's state, another object's JSON */
-  stamps: Map<string, { key: string; name: string; stamp: string }>;
+  stamps: Map<string, { key: string; name: string; stamp: string | number }>;
 }
 
 export class WorkloadMirror {
@@ -173,9 +174,9 @@ export class WorkloadMirror {
     const revision = this.model.revisionOf(namespace);
     const last = this.copies.get(namespace);
     if (last && last.revision === revision && now < last.nextChange && now >= last.at) return;
-    const stamps = last?.stamps ?? new Map<string, { key: string; name: string; stamp: string }>();
+    const stamps = last?.stamps ?? new Map<string, { key: string; name: string; stamp: string | number }>();
     const seen = new Set<string>();
-    const copy = (key: string, name: string, stamp: string, object: () => unknown) => {
+    const copy = (key: string, name: string, stamp: string | number, object: () => unknown) => {
       const id = `${key}/${name}`;
       seen.add(id);
       if (stamps.get(id)?.stamp === stamp) return;

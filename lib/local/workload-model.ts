@@ -263,21 +263,25 @@ export class WorkloadModel {
    * on demand: what an API server needs to keep per-object resourceVersions
    * and watches cheaply.
    */
-  podViews(namespace?: string): { namespace: string; name: string; state: string; nextChangeMs: number; object(): Record<string, unknown> }[] {
+  podViews(namespace?: string): { namespace: string; name: string; state: number; nextChangeMs: number; object(): Record<string, unknown> }[] {
     this.sweep();
     const now = this.clock.now().getTime();
-    const pods = namespace === undefined ? this.pods : this.pods.filter((p) => p.owner.spec.namespace === namespace);
-    return pods.map((p) => {
-      let next = p.deletionMs ?? Number.POSITIVE_INFINITY;
-      for (const t of [p.createdMs + this.startMs, p.createdMs + this.startMs + this.readyMs]) if (t > now && t < next) next = t;
-      return {
+    const out = [];
+    for (const p of this.pods) {
+      if (namespace !== undefined && p.owner.spec.namespace !== namespace) continue;
+      const running = p.createdMs + this.startMs;
+      const ready = running + this.readyMs;
+      const stage = now < running ? 0 : now < ready ? 1 : 2;
+      const transition = stage === 0 ? running : stage === 1 ? ready : Number.POSITIVE_INFINITY;
+      out.push({
         namespace: p.owner.spec.namespace,
         name: p.name,
-        state: `${this.isRunning(p, now) ? 1 : 0}${this.isReady(p, now) ? 1 : 0}${p.deletionMs ?? ''}`,
-        nextChangeMs: next,
+        state: stage + (p.deletionMs === undefined ? 0 : 3),
+        nextChangeMs: Math.min(transition, p.deletionMs ?? Number.POSITIVE_INFINITY),
         object: () => this.podObject(p, now),
-      };
-    });
+      });
+    }
+    return out;
   }
 
   /** Bumped by every change of a workload of the namespace (not by the passing of time: see podViews). */

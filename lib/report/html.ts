@@ -110,7 +110,7 @@ const CLIENT = `
       var top = m.current.reduce(function (t, v) { return v == null ? t : Math.max(t, v); }, m.target);
       chart('metric', sec, m.label, 220, {
         scales: { x: { time: true }, y: { range: zeroTo(top) } },
-        axes: [xAxis, { label: named(m.label.split(' ')[0], m.unit), values: amounts(m.unit), size: 70 }],
+        axes: [xAxis, { label: named(m.name, m.unit), values: amounts(m.unit), size: 70 }],
         series: [{}, { label: 'current', stroke: '#9467bd', width: 2, paths: stepped, spanGaps: false, value: legendValue(m.unit) },
                  { label: 'target', stroke: '#d62728', dash: [4, 4], value: legendValue(m.unit) }]
       }, [x, m.current, constant(a.times, m.target)]);

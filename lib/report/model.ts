@@ -2,6 +2,8 @@
 import type { Unit } from './units.js';
 
 export interface MetricSeries {
+  /** The metric's name: "cpu", "jobs-backlog". */
+  name: string;
   /** e.g. "cpu (Resource, Utilization)". */
   label: string;
   unit: Unit;

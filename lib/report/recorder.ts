@@ -7,7 +7,7 @@ export interface RecorderSetup {
   /** The spec's bounds, drawn on the chart and counted in the summary. */
   minReplicas: number;
   maxReplicas: number;
-  metrics: { label: string; target: number; unit: Unit }[];
+  metrics: { name: string; label: string; target: number; unit: Unit }[];
   loadLabel: string;
   loadUnit: Unit;
   /** Seconds each sample stands for (the sync period). */

@@ -5,7 +5,7 @@ import type { RecorderSetup } from '../report/recorder.js';
 import type { Unit } from '../report/units.js';
 
 /** A quantity string as a number; undefined when absent or unparsable. */
-export function quantityNumber(q: string | undefined): number | undefined {
+function quantityNumber(q: string | undefined): number | undefined {
   if (q === undefined) return undefined;
   try {
     return toFloat(parseQuantity(q));
@@ -37,12 +37,12 @@ export function metricTarget(m: MetricSpec): MetricTarget | undefined {
 }
 
 /** "cpu (Resource, Utilization)": how reports name a metric. */
-export function metricLabel(m: MetricSpec): string {
+function metricLabel(m: MetricSpec): string {
   return `${metricName(m)} (${m.type}, ${metricTarget(m)?.type ?? '?'})`;
 }
 
 /** The target in the terms of the metric's current value (percent for Utilization). */
-export function targetOf(m: MetricSpec): number {
+function targetOf(m: MetricSpec): number {
   const t = metricTarget(m);
   return t ? targetNumber(t) : 0;
 }
@@ -75,7 +75,7 @@ export function reportSetup(hpa: HorizontalPodAutoscaler, name: string, interval
     name,
     minReplicas: hpa.spec.minReplicas ?? 1,
     maxReplicas: hpa.spec.maxReplicas,
-    metrics: metrics.map((m) => ({ label: metricLabel(m), target: targetOf(m), unit: unitOfSpec(m) })),
+    metrics: metrics.map((m) => ({ name: metricName(m), label: metricLabel(m), target: targetOf(m), unit: unitOfSpec(m) })),
     loadLabel: load.label,
     loadUnit: load.unit,
     intervalSeconds,

@@ -71,6 +71,8 @@ export interface DynamoStoreOptions extends DynamoClientOptions {
 }
 
 const EMPTY_HISTORY: ScalingHistory = { recommendations: null, scaleUpEvents: [], scaleDownEvents: [] };
+/** Every attribute of a state item but its key and write token: what a state write sets or removes. */
+const STATE_ATTRIBUTES = ['uid', 'v', 'sv', 'st', 'rec', 'open', 'off', 'up', 'dn', 'mt', 'ut', 'pend', 'log', 'sel', 'src', 'cs', 'ttl'] as const;
 
 export function createDynamoStore(o: DynamoStoreOptions): DynamoStore {
   return new DynamoStore(o.client ?? createDynamoClient(o), o);
@@ -155,7 +157,7 @@ export class DynamoStore implements AutoscalerStore {
     if (record.source === 'cluster') item.cs = JSON.stringify(record.hpa.spec);
     if (record.source === 'cluster' && record.version === 0) await this.addBucket(record.cluster, bucketOf(record.namespace), opts.signal);
     const raw = known ? known.rawVersion : record.version;
-    await this.conditionalPut(item as ItemKey & Record<string, unknown>, raw, () => new VersionConflictError(`${record.cluster}/${record.namespace}/${record.name}`, record.version), opts.signal);
+    await this.conditionalUpdate(item as ItemKey & Record<string, unknown>, STATE_ATTRIBUTES, raw, () => new VersionConflictError(`${record.cluster}/${record.namespace}/${record.name}`, record.version), opts.signal);
     this.seen.set(key, { version, rawVersion: version, uid, stored: next });
     return version;
   }
@@ -482,6 +484,50 @@ export class DynamoStore implements AutoscalerStore {
       version === 0 ? { ConditionExpression: 'attribute_not_exists(pk)' } : { ConditionExpression: '#v = :v', ExpressionAttributeNames: { '#v': 'v' }, ExpressionAttributeValues: { ':v': version } };
     try {
       await this.put({ TableName: this.tableName, Item: { ...item, w: token }, ...condition }, signal);
+      return;
+    } catch (e) {
+      if (!(e instanceof ConditionalCheckFailedException)) throw e;
+    }
+    if ((await this.getItem({ pk: item.pk, sk: item.sk }, signal))?.w !== token) throw conflict();
+  }
+
+  /**
+   * Sets `item`'s attributes (and removes the other `attributes` it does not hold) if the stored
+   * version is still `version`: an UpdateItem, so that the sync, which may write only state
+   * attributes (IAM dynamodb:Attributes), can never replace an item whole. Lost conditions and
+   * lost answers as conditionalPut.
+   */
+  private async conditionalUpdate(item: ItemKey & Record<string, unknown>, attributes: readonly string[], version: unknown, conflict: () => Error, signal?: AbortSignal): Promise<void> {
+    const token = randomUUID();
+    const names: Record<string, string> = { '#v': 'v', '#w': 'w' };
+    const values: Record<string, unknown> = { ':w': token };
+    const set = ['#w = :w'];
+    const remove: string[] = [];
+    for (const a of attributes) {
+      names[`#${a}`] = a;
+      if (item[a] === undefined) remove.push(`#${a}`);
+      else {
+        values[`:${a}`] = item[a];
+        set.push(`#${a} = :${a}`);
+      }
+    }
+    const condition = version === 0 ? 'attribute_not_exists(pk)' : '#v = :expected';
+    if (version !== 0) values[':expected'] = version;
+    try {
+      const r = await this.doc.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: { pk: item.pk, sk: item.sk },
+          UpdateExpression: `SET ${set.join(', ')}${remove.length ? ` REMOVE ${remove.join(', ')}` : ''}`,
+          ConditionExpression: condition,
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: values,
+          ReturnConsumedCapacity: 'TOTAL',
+        }),
+        { abortSignal: signal },
+      );
+      this.writes++;
+      this.writeUnits += r.ConsumedCapacity?.CapacityUnits ?? 0;
       return;
     } catch (e) {
       if (!(e instanceof ConditionalCheckFailedException)) throw e;

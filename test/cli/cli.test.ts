@@ -209,7 +209,7 @@ describe('shpa command line', () => {
     expect(d.stdout).toMatch(/Min replicas:\s+2\nMax replicas:\s+15/);
     expect(d.stdout).toMatch(/Deployment pods:\s+3 current \/ 4 desired/);
     expect(d.stdout).toMatch(/ScalingActive\s+True\s+ValidMetricFound/);
-    expect(d.stdout).toMatch(/Normal\s+SuccessfulRescale\s+2m(\d+s)?\s+shpa\s+New size: 4; reason: cpu resource utilization \(percentage of request\) above target \(3 → 4\)\n/);
+    expect(d.stdout).toMatch(/Normal\s+SuccessfulRescale\s+2m(\d+s)?\s+serverless-hpa\s+New size: 4; reason: cpu resource utilization \(percentage of request\) above target \(3 → 4\)\n/);
   });
 
   it('describe shows the decision log as kubectl shows Events: every rescale, repeats as (xN over M), oldest first', async () => {
@@ -237,11 +237,11 @@ describe('shpa command line', () => {
       ['----', '------', '----', '----', '-------'],
     ]);
     expect(events.slice(3).map((l) => l.trim().split(/\s{2,}/))).toEqual([
-      ['Normal', 'SuccessfulRescale', '50m', 'shpa', 'New size: 4; reason: cpu resource utilization (percentage of request) above target (2 → 4)'],
-      ['Normal', 'SuccessfulRescale', '40m', 'shpa', 'New size: 16; reason: cpu resource utilization (percentage of request) above target (4 → 16, limited by ScaleUpLimit)'],
-      ['Normal', 'SuccessfulRescale', '30m', 'shpa', 'New size: 20; reason: cpu resource utilization (percentage of request) above target (16 → 20, limited by TooManyReplicas)'],
-      ['Warning', 'FailedGetResourceMetric', '13m (x5 over 28m)', 'shpa', 'failed to get cpu utilization: unable to get metrics for resource cpu: no metrics returned from resource metrics API'],
-      ['Normal', 'SuccessfulRescale', '11m', 'shpa', 'New size: 2; reason: All metrics below target (20 → 2)'],
+      ['Normal', 'SuccessfulRescale', '50m', 'serverless-hpa', 'New size: 4; reason: cpu resource utilization (percentage of request) above target (2 → 4)'],
+      ['Normal', 'SuccessfulRescale', '40m', 'serverless-hpa', 'New size: 16; reason: cpu resource utilization (percentage of request) above target (4 → 16, limited by ScaleUpLimit)'],
+      ['Normal', 'SuccessfulRescale', '30m', 'serverless-hpa', 'New size: 20; reason: cpu resource utilization (percentage of request) above target (16 → 20, limited by TooManyReplicas)'],
+      ['Warning', 'FailedGetResourceMetric', '13m (x5 over 28m)', 'serverless-hpa', 'failed to get cpu utilization: unable to get metrics for resource cpu: no metrics returned from resource metrics API'],
+      ['Normal', 'SuccessfulRescale', '11m', 'serverless-hpa', 'New size: 2; reason: All metrics below target (20 → 2)'],
     ]);
     // An autoscaler without events: kubectl's "Events: <none>" line.
     expect((await shpa(['describe', 'jobs', '-n', 'batch'])).stdout).toMatch(/\nEvents:\s+<none>\n$/);

@@ -127,11 +127,11 @@ describe('STS hostname, from the SDK endpoint rules', () => {
 
 describe('x-k8s-aws-id', () => {
   it('is the name, or the id of a local cluster on Outposts', () => {
-    expect(tokenClusterId({ name: 'prod', id: 'abc' }, 'prod')).toBe('prod');
-    expect(tokenClusterId({ name: 'edge', id: '9d2a7b1c-0000-4000-8000-00000000abcd', outpostConfig: { outpostArns: [] } }, 'edge')).toBe(
+    expect(tokenClusterId({ id: 'abc' }, 'prod')).toBe('prod');
+    expect(tokenClusterId({ id: '9d2a7b1c-0000-4000-8000-00000000abcd', outpostConfig: { outpostArns: [] } }, 'edge')).toBe(
       '9d2a7b1c-0000-4000-8000-00000000abcd',
     );
-    expect(() => tokenClusterId({ name: 'edge', outpostConfig: {} }, 'edge')).toThrow('runs on Outposts but DescribeCluster gave no id');
+    expect(() => tokenClusterId({ outpostConfig: {} }, 'edge')).toThrow('runs on Outposts but DescribeCluster gave no id');
   });
 });
 

@@ -47,8 +47,8 @@ const WORK_QUEUE = 'GetAtt WorkQueue.Arn';
 const FAILED_EVENTS = 'GetAtt FailedEventsQueue.Arn';
 const logs = (fn: string) => [`logs:CreateLogStream ${logGroupArn(fn)}`, `logs:PutLogEvents ${logGroupArn(fn)}`];
 const eni = 'arn:${AWS::Partition}:ec2:${AWS::Region}:${AWS::AccountId}:';
-const STATE_ATTRIBUTES = ['pk', 'sk', 'uid', 'v', 'sv', 'st', 'rec', 'open', 'off', 'up', 'dn', 'mt', 'ut', 'w', 'pend', 'log', 'src', 'ttl', 'sh', 'b'];
-const CYCLE_ATTRIBUTES = ['pk', 'sk', 'owner', 'exp', 'tick', 'at'];
+const STATE_ATTRIBUTES = ['pk', 'sk', 'uid', 'v', 'sv', 'st', 'rec', 'open', 'off', 'up', 'dn', 'mt', 'ut', 'w', 'pend', 'log', 'src', 'ttl', 'sel', 'cs', 'b'];
+const CYCLE_ATTRIBUTES = ['pk', 'sk', 'owner', 'exp', 'what', 'tick', 'at'];
 /** Resource types that take no Tags property (stack tags reach those AWS can tag at deploy). */
 const UNTAGGABLE = ['AWS::Events::Rule', 'AWS::Lambda::Permission', 'AWS::Lambda::EventInvokeConfig', 'AWS::SQS::QueuePolicy', 'AWS::CloudWatch::Dashboard', 'AWS::S3::BucketPolicy'];
 
@@ -310,7 +310,7 @@ describe('osls package: the configuration of the issue', () => {
   describe('5. least privilege, exactly', () => {
     it('allows the dispatcher the registry partition, the queue, its failure destination and its log group', () => {
       expect(grants(t, 'DispatcherRole')).toEqual(
-        [`dynamodb:DeleteItem ${TABLE}`, `dynamodb:PutItem ${TABLE}`, `dynamodb:Query ${TABLE}`, `sqs:SendMessage ${FAILED_EVENTS}`, `sqs:SendMessage ${WORK_QUEUE}`, ...logs('dispatcher')].sort(),
+        [`dynamodb:DeleteItem ${TABLE}`, `dynamodb:GetItem ${TABLE}`, `dynamodb:PutItem ${TABLE}`, `dynamodb:Query ${TABLE}`, `sqs:SendMessage ${FAILED_EVENTS}`, `sqs:SendMessage ${WORK_QUEUE}`, ...logs('dispatcher')].sort(),
       );
       expect(statementsBySid(t, 'DispatcherRole').ClusterRegistry.Condition).toEqual({ 'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': ['clusters'] } });
     });
@@ -322,8 +322,7 @@ describe('osls package: the configuration of the issue', () => {
           'cloudwatch:GetMetricData *',
           `dynamodb:GetItem ${TABLE}`,
           `dynamodb:Query ${TABLE}`,
-          `dynamodb:PutItem ${TABLE}`,
-          `dynamodb:PutItem ${TABLE}`,
+          // UpdateItem only: the worker can never replace an item whole (a spec at a state's key)
           `dynamodb:UpdateItem ${TABLE}`,
           `dynamodb:UpdateItem ${TABLE}`,
           `ec2:AssignPrivateIpAddresses ${eni}network-interface/*`,
@@ -349,13 +348,13 @@ describe('osls package: the configuration of the issue', () => {
         ].sort(),
       );
       const sids = statementsBySid(t, 'WorkerRole');
-      expect(sids.ReadShardPartitions).toMatchObject({ Action: ['dynamodb:Query', 'dynamodb:GetItem'], Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['c#*'] } } });
+      expect(sids.ReadShardPartitions).toMatchObject({ Action: ['dynamodb:Query', 'dynamodb:GetItem'], Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['c#*', 'shard#*'] } } });
       expect(sids.WriteShardState).toMatchObject({
-        Action: ['dynamodb:PutItem', 'dynamodb:UpdateItem'],
+        Action: ['dynamodb:UpdateItem'],
         Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['c#*'] }, 'ForAllValues:StringEquals': { 'dynamodb:Attributes': STATE_ATTRIBUTES } },
       });
       expect(sids.WriteShardCycle).toMatchObject({
-        Action: ['dynamodb:PutItem', 'dynamodb:UpdateItem'],
+        Action: ['dynamodb:UpdateItem'],
         Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['shard#*'] }, 'ForAllValues:StringEquals': { 'dynamodb:Attributes': CYCLE_ATTRIBUTES } },
       });
       // not the spec, not the registry

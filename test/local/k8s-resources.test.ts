@@ -353,6 +353,26 @@ describe('workloads', () => {
     expect(namespaces.items.map((n) => n.metadata?.name)).toEqual(['default', 'kube-node-lease', 'kube-public', 'kube-system', 'other']);
   });
 
+  it('ends a watch at timeoutSeconds, and answers a compacted resourceVersion with an ERROR event', async () => {
+    const text = (path: string) =>
+      new Promise<string>((resolve, reject) => {
+        const req = request(`${server.url}${path}`, { ca: server.caPem, headers: { authorization: `Bearer ${server.token}` } }, (res) => {
+          let t = '';
+          res.on('data', (c: Buffer) => (t += c.toString()));
+          res.on('end', () => resolve(t));
+        });
+        req.on('error', reject);
+        req.end();
+      });
+    expect(await text(`/api/v1/namespaces/default/events?watch=true&timeoutSeconds=1&resourceVersion=${server.store.resourceVersion}`)).toBe('');
+    const first = server.store.resourceVersion;
+    for (let i = 0; i <= 10_000; i++) server.store.put('/events', { apiVersion: 'v1', kind: 'Event', metadata: { name: 'flood', namespace: 'flood' } });
+    const lines = (await text(`/api/v1/events?watch=true&resourceVersion=${first}`)).trim().split('\n');
+    expect(lines.map((l) => JSON.parse(l) as Obj)).toEqual([
+      { type: 'ERROR', object: expect.objectContaining({ kind: 'Status', code: 410, reason: 'Expired', message: expect.stringMatching(new RegExp(`^too old resource version: ${first} \\(\\d+\\)$`)) }) },
+    ]);
+  });
+
   it('keeps RBAC on every route: a denied watch is 403', async () => {
     deny = (a) => a.verb === 'watch';
     try {

@@ -376,11 +376,11 @@ for (const server of servers) {
         const s = storeVia(proxy.endpoint);
         await created(c);
         const [rec] = await load(c, at(0), s);
-        const before = proxy.calls.PutItem ?? 0;
-        proxy.inject('PutItem', 'throttle', 2);
+        const before = proxy.calls.UpdateItem ?? 0;
+        proxy.inject('UpdateItem', 'throttle', 2);
         const started = Date.now();
         expect(await save(s, rec, { status: status(3, 60), history: hist([[3, 0]]) }, at(0))).toBe(1);
-        expect((proxy.calls.PutItem ?? 0) - before).toBe(3);
+        expect((proxy.calls.UpdateItem ?? 0) - before).toBe(3);
         expect(Date.now() - started).toBeGreaterThan(50);
       });
 
@@ -391,7 +391,7 @@ for (const server of servers) {
         expect(await save(store, rec, { status: status(3, 60), history: hist([[3, 0]]) }, at(0))).toBe(1);
         const [v1] = await load(c, at(1));
         await load(c, at(1), s);
-        proxy.inject('PutItem', 'dropRequest', 2);
+        proxy.inject('UpdateItem', 'dropRequest', 2);
         await expect(save(s, v1, { status: status(8, 99), history: hist([[3, 0], [8, 15]]) }, at(15))).rejects.toThrow();
         const [still] = await load(c, at(16));
         expect(still.version).toBe(1);
@@ -406,7 +406,7 @@ for (const server of servers) {
         const [rec] = await load(c, at(0), s);
         await save(s, rec, { status: status(3, 60), history: hist([[3, 0]]) }, at(0));
         const [v1] = await load(c, at(1), s);
-        proxy.inject('PutItem', 'dropResponse', 1);
+        proxy.inject('UpdateItem', 'dropResponse', 1);
         expect(await save(s, v1, { status: status(5, 90), history: hist([[3, 0], [5, 15]]) }, at(15))).toBe(2);
         const [now] = await load(c, at(16));
         expect(now.version).toBe(2);

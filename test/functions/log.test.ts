@@ -1,0 +1,94 @@
+// What the worker writes to CloudWatch Logs: a decision line when something happened (or at
+// most every few minutes), one summary per cycle, an Errors count; secrets never.
+import { describe, expect, it } from 'vitest';
+import { decisionLine, logCycle, logMessage, quietLineDue, type LogOptions } from '../../functions/log.js';
+import { CapturingLogger, CapturingMetrics } from '../../lib/local/telemetry-capture.js';
+import { countOutcomes, emptyCalls, type AutoscalerReport, type CycleReport } from '../../lib/sync/report.js';
+
+const options: LogOptions = { periodSeconds: 15, decisionLogSeconds: 300, autoscalerMetrics: false, detailedMetrics: false };
+
+function report(extra: Partial<AutoscalerReport> = {}): AutoscalerReport {
+  return { cluster: 'prod', namespace: 'apps', name: 'web', source: 'table', outcome: 'unchanged', dryRun: false, patched: false, stored: 'unchanged', errors: [], warnings: [], notable: false, ...extra };
+}
+
+function cycle(autoscalers: AutoscalerReport[], extra: Partial<CycleReport> = {}): CycleReport {
+  return { shard: 'prod', trigger: 'tick', tick: '2026-03-01T10:00:00Z', startedAt: '2026-03-01T10:00:00.000Z', durationMs: 42, autoscalers, counts: countOutcomes(autoscalers), calls: emptyCalls(), errors: [], warnings: [], failed: false, ...extra };
+}
+
+function capture(fn: (logger: CapturingLogger, emf: CapturingMetrics) => void) {
+  const logger = new CapturingLogger({ serviceName: 'serverless-hpa' });
+  const emf = new CapturingMetrics({ namespace: 'ServerlessHPA', serviceName: 'serverless-hpa' });
+  fn(logger, emf);
+  return { lines: logger.lines, emf: emf.documents };
+}
+
+describe('decision lines', () => {
+  it('something that happened is logged every time; a quiet autoscaler once per interval, at a time of its own', () => {
+    const quiet = report({ name: 'quiet' });
+    const busy = report({ name: 'busy', outcome: 'scaled', patched: true, notable: true });
+    let seen = 0;
+    for (let i = 0; i < 40; i++) {
+      const start = new Date(Date.parse('2026-03-01T10:00:00Z') + i * 15_000).toISOString();
+      const { lines } = capture((l, e) => logCycle(l, e, cycle([quiet, busy], { startedAt: start }), undefined, options));
+      expect(lines.filter((l) => l.hpa === 'busy')).toHaveLength(1);
+      seen += lines.filter((l) => l.hpa === 'quiet').length;
+    }
+    // 40 cycles of 15 s are 10 minutes: two lines of a 5-minute interval.
+    expect(seen).toBe(2);
+    expect(quietLineDue(quiet, Date.parse('2026-03-01T10:00:00Z'), { ...options, decisionLogSeconds: 0 })).toBe(true);
+  });
+
+  it('levels: failures at ERROR, skipped and warnings at WARN, the rest at INFO; an evaluation always says what it did', () => {
+    const { lines, emf } = capture((l, e) =>
+      logCycle(
+        l,
+        e,
+        cycle(
+          [
+            report({ name: 'a', outcome: 'invalid', errors: [{ stage: 'validate', message: 'spec.maxReplicas: Invalid value: 0' }], notable: true }),
+            report({ name: 'b', outcome: 'skipped', errors: [{ stage: 'deadline', message: 'cycle deadline reached before the pods of namespace apps answered' }], notable: true }),
+            report({ name: 'c', warnings: ['stored state cannot be trusted'], notable: true }),
+            report({ name: 'd' }),
+          ],
+          { trigger: 'evaluate', reason: 'spec change' },
+        ),
+        undefined,
+        options,
+      ),
+    );
+    expect(Object.fromEntries(lines.filter((l) => l.message === 'decision').map((l) => [l.hpa, l.level]))).toEqual({ a: 'ERROR', b: 'WARN', c: 'WARN', d: 'INFO' });
+    expect(lines.find((l) => l.message === 'cycle')).toMatchObject({ level: 'INFO', cycle: { shard: 'prod', trigger: 'evaluate', reason: 'spec change', decisionLines: 4 } });
+    // Only Errors is emitted by default (each custom metric costs every month).
+    const metrics = emf.flatMap((d) => ((d._aws as { CloudWatchMetrics: { Metrics: { Name: string }[] }[] }).CloudWatchMetrics[0].Metrics).map((m) => m.Name));
+    expect(metrics).toEqual(['Errors']);
+    expect(emf[0].Errors).toBe(2);
+  });
+
+  it('a message that ran no cycle is one line, an error counted when something is wrong', () => {
+    const { lines, emf } = capture((l, e) => {
+      logMessage(l, e, { outcome: 'dropped', shard: 'prod', why: 'late', detail: 'tick 2026-03-01T10:00:00Z is 31 s old, more than a period' }, options);
+      logMessage(l, e, { outcome: 'failed', shard: 'prod', error: 'taking the lease of shard prod: TimeoutError' }, options);
+    });
+    expect(lines.map((l) => [l.level, (l.workMessage as { outcome: string }).outcome])).toEqual([
+      ['WARN', 'dropped'],
+      ['ERROR', 'failed'],
+    ]);
+    expect(emf).toHaveLength(1);
+  });
+
+  it('redacts tokens, signatures and credentials wherever an error message carries them', () => {
+    const line = decisionLine(
+      report({
+        errors: [
+          { stage: 'updateScale', message: 'GET https://sts.amazonaws.com/?X-Amz-Credential=AKIDEXAMPLE%2F20260302&X-Amz-Signature=abc123 failed' },
+          { stage: 'updateScale', message: 'Authorization: Bearer k8s-aws-v1.aHR0cHM6Ly9zdHM' },
+          { stage: 'saveState', message: 'X-Amz-Security-Token: IQoJb3JpZ2luX2VjEJr secret AKIAIOSFODNN7EXAMPLE' },
+        ],
+      }),
+      { shard: 'prod', startedAt: '2026-03-01T10:00:00Z', trigger: 'tick' },
+    );
+    const text = JSON.stringify(line);
+    for (const secret of ['abc123', 'AKIDEXAMPLE', 'aHR0cHM6Ly9zdHM', 'IQoJb3JpZ2luX2VjEJr', 'AKIAIOSFODNN7EXAMPLE']) expect(text).not.toContain(secret);
+    expect(text).toContain('X-Amz-Signature…[redacted]');
+  });
+});
