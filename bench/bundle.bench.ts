@@ -1,11 +1,12 @@
-// The Lambda bundle as serverless.yml builds it (test/deploy/bundle.ts): size per
-// package, and cold import time, the median over fresh `node` processes.
+// The Lambda bundles as serverless.yml builds them (test/deploy/bundle.ts): size of each
+// function's bundle, the worker's per package, and cold import time, the median over fresh
+// `node` processes.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { bundleSync, bytesByPackage } from '../test/deploy/bundle.js';
+import { bundleHandler, bytesByPackage, handlers, type Bundle } from '../test/deploy/bundle.js';
 
 const RUNS = 9;
 const MAX_BYTES = 1_000_000;
@@ -13,12 +14,22 @@ const MAX_IMPORT_MS = 250;
 
 const dir = mkdtempSync(join(tmpdir(), 'shpa-bundle-'));
 try {
-  const bundle = await bundleSync(dir);
-  console.log(`functions/sync.mjs: ${bundle.bytes} bytes minified`);
+  const bundles: Record<string, Bundle> = {};
+  for (const name of Object.keys(handlers())) {
+    bundles[name] = await bundleHandler(dir, name);
+    console.log(`${name}: ${bundles[name].bytes} bytes minified`);
+  }
+  const bundle = bundles.worker;
   console.table(bytesByPackage(bundle.metafile).slice(0, 10).map(([pkg, bytes]) => ({ package: pkg, bytes })));
 
   // A valid configuration, so the module builds its handler as in Lambda (no AWS call before the first invocation).
-  const env = { PATH: process.env.PATH ?? '', AWS_REGION: 'eu-west-1', SHPA_TABLE: 'shpa', SHPA_CLUSTERS: '[{"name":"prod"}]' };
+  const env = {
+    PATH: process.env.PATH ?? '',
+    AWS_REGION: 'eu-west-1',
+    SHPA_TABLE: 'shpa',
+    SHPA_QUEUE_URL: 'https://sqs.eu-west-1.amazonaws.com/000000000000/shpa-work',
+    SHPA_CLUSTERS: '[{"name":"prod"}]',
+  };
   const script = `const t = performance.now(); await import(${JSON.stringify(pathToFileURL(bundle.file).href)}); console.log(performance.now() - t);`;
   const times: number[] = [];
   for (let i = 0; i < RUNS; i++) {
@@ -28,9 +39,9 @@ try {
   }
   times.sort((a, b) => a - b);
   const median = times[Math.floor(RUNS / 2)];
-  console.log(`cold import: median ${median.toFixed(0)} ms over ${RUNS} processes (min ${times[0].toFixed(0)}, max ${times.at(-1)!.toFixed(0)}), load average ${loadavg()[0].toFixed(1)}`);
+  console.log(`worker cold import: median ${median.toFixed(0)} ms over ${RUNS} processes (min ${times[0].toFixed(0)}, max ${times.at(-1)!.toFixed(0)}), load average ${loadavg()[0].toFixed(1)}`);
   const goals = [
-    [`bundle ≤ 1 MB`, bundle.bytes <= MAX_BYTES, `${bundle.bytes} bytes`],
+    ...Object.entries(bundles).map(([name, b]) => [`${name} bundle ≤ 1 MB`, b.bytes <= MAX_BYTES, `${b.bytes} bytes`] as const),
     [`cold import ≤ ${MAX_IMPORT_MS} ms`, median <= MAX_IMPORT_MS, `${median.toFixed(0)} ms`],
   ] as const;
   for (const [goal, ok, got] of goals) console.log(`${ok ? 'MET ' : 'MISS'} ${goal}: ${got}`);

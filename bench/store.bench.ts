@@ -37,7 +37,7 @@ try {
           history.recommendations = [...(history.recommendations ?? []), { replicas: 3, timestamp: now.toISOString() }];
           const st = status(3, 60 + jitter(i, c), new Date(t0).toISOString());
           largest = Math.max(largest, Buffer.byteLength(JSON.stringify(st)));
-          return store.saveState(rec, { status: st, history }, now);
+          return store.saveState(rec, { status: st, history, log: rec.log ?? [] }, now, { markerMs: now.getTime() });
         }),
       );
     }

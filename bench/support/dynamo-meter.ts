@@ -4,7 +4,7 @@
 // on every request that takes it). A conditional write that fails still costs a unit. The
 // local stack's own registry reads (pk "clusters": the Lambda reads its clusters from its
 // environment) are counted apart.
-import { createServer, request, type IncomingMessage, type ServerResponse } from 'node:http';
+import { Agent, createServer, request, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { CLUSTERS_PK } from '../../lib/store/items.js';
 
@@ -41,7 +41,7 @@ function units(consumed: unknown): number {
 export async function startDynamoMeter(target: string): Promise<DynamoMeter> {
   const to = new URL(target);
   const c: DynamoCounts = { calls: {}, readUnits: 0, writeUnits: 0, registryCalls: 0 };
-  const agent = new (await import('node:http')).Agent({ keepAlive: true, maxSockets: 64 });
+  const agent = new Agent({ keepAlive: true, maxSockets: 64 });
 
   async function handle(req: IncomingMessage, res: ServerResponse) {
     const op = String(req.headers['x-amz-target'] ?? '').split('.')[1] ?? '';

@@ -69,15 +69,6 @@ export function checkFiles(paths: string[], namespace: string | undefined, then 
   return { objects, failed };
 }
 
-/** The registered cluster a write needs (server dry runs too). */
-export async function registeredCluster(ctx: Context): Promise<string> {
-  const cluster = ctx.requireCluster();
-  if (!(await ctx.store.getCluster(cluster))) {
-    throw new CliError(`unknown cluster "${cluster}": add it with "shpa cluster add ${cluster} --cluster-region REGION"`);
-  }
-  return cluster;
-}
-
 /** kubectl's way of printing an API server's warnings: on stderr, before the object's line. */
 export function printWarnings(warnings: FieldWarning[]): void {
   for (const w of warnings) process.stderr.write(`Warning: ${formatFieldWarning(w)}\n`);
@@ -92,7 +83,7 @@ async function apply(opts: { filename: string[]; namespace?: string; dryRun?: Dr
     return;
   }
   const ctx = resolveContext(cmd);
-  const cluster = dryRun === 'client' ? ctx.requireCluster() : await registeredCluster(ctx);
+  const cluster = dryRun === 'client' ? ctx.requireCluster() : (await ctx.registeredCluster()).name;
   // Warnings about other objects: the table's, with this apply's (every valid file) in their place.
   const known = knownObjects(dryRun === 'client' ? undefined : await ctx.store.loadCluster(cluster), objects.map((o) => o.object));
   for (const { handler, object, warnings } of objects) {

@@ -5,7 +5,7 @@ import type { Command } from 'commander';
 import type { HorizontalPodAutoscaler } from '../hpa/types.js';
 import { formatFieldError } from '../hpa/validation.js';
 import { KIND_HPA } from '../store/index.js';
-import { printWarnings, registeredCluster } from './apply.js';
+import { printWarnings } from './apply.js';
 import { CliError, resolveContext } from './context.js';
 import { addDryRun, dryRunSuffix, type DryRun } from './dry-run.js';
 import { KINDS } from './kinds.js';
@@ -84,7 +84,7 @@ async function autoscale(args: string[], opts: AutoscaleOptions, cmd: Command): 
     return;
   }
   const ctx = resolveContext(cmd);
-  const cluster = await registeredCluster(ctx);
+  const cluster = (await ctx.registeredCluster()).name;
   const name = hpa.metadata.name;
   if (await ctx.store.getSpec(cluster, KIND_HPA, opts.namespace, name)) {
     throw new CliError(`${handler.plural} "${name}" already exists in namespace "${opts.namespace}" of cluster "${cluster}": change it with "shpa apply -f", or delete it first`);

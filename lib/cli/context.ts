@@ -4,7 +4,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { Command } from 'commander';
-import { createDynamoStore, DEFAULT_TABLE_NAME, explainStoreError, type DynamoStore } from '../store/index.js';
+import { createDynamoStore, DEFAULT_TABLE_NAME, explainStoreError, type DynamoStore, type RegisteredCluster } from '../store/index.js';
 
 export interface GlobalOptions {
   cluster?: string;
@@ -92,6 +92,8 @@ export interface Context extends Settings {
   store: DynamoStore;
   /** The selected cluster; throws with a fix when none is. */
   requireCluster(): string;
+  /** The selected cluster, registered in the table; throws naming the clusters that are when it is not. */
+  registeredCluster(): Promise<RegisteredCluster>;
 }
 
 export function resolveContext(cmd: Command): Context {
@@ -100,14 +102,27 @@ export function resolveContext(cmd: Command): Context {
   // A local endpoint needs no real credentials; AWS's uses the default provider chain.
   const local = endpoint !== undefined && /^https?:\/\/(localhost|127\.|\[::1\])/.test(endpoint);
   const credentials = local && !process.env.AWS_ACCESS_KEY_ID && !process.env.AWS_PROFILE ? { accessKeyId: 'local', secretAccessKey: 'local' } : undefined;
-  return {
+  const store = createDynamoStore({ endpoint, region, tableName: table, credentials, maxAttempts: 3 });
+  const ctx: Context = {
     ...settings,
-    store: createDynamoStore({ endpoint, region, tableName: table, credentials, maxAttempts: 3 }),
+    store,
     requireCluster() {
       if (!cluster) throw new CliError('no cluster selected: pass --cluster NAME or set SHPA_CLUSTER (see "shpa cluster list")');
       return cluster;
     },
+    async registeredCluster() {
+      const name = ctx.requireCluster();
+      const found = await store.getCluster(name);
+      if (found) return found;
+      const known = (await store.listClusters()).map((c) => c.name);
+      throw new CliError(
+        known.length > 0
+          ? `cluster "${name}" is not registered in table ${table}: the clusters are ${known.join(', ')}`
+          : `cluster "${name}" is not registered in table ${table}, which has none: a deployed stack registers the clusters of its "clusters" parameter (check --table and --region); on a local table, "shpa cluster add ${name} --cluster-region REGION"`,
+      );
+    },
   };
+  return ctx;
 }
 
 /** The one line explaining a failure of `cmd`, with its fix where there is one. */

@@ -69,7 +69,7 @@ async function del(args: string[], opts: DeleteOptions, cmd: Command): Promise<v
   }
   const dryRun = opts.dryRun ?? 'none';
   const ctx = resolveContext(cmd);
-  const cluster = ctx.requireCluster();
+  const cluster = (await ctx.registeredCluster()).name;
   // As kubectl: every object is tried; each one not found is an error line, and the exit code is 1.
   for (const n of named) {
     const found =

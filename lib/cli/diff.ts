@@ -39,7 +39,7 @@ function differ(): [string, string[]] {
 
 async function diff(objects: CheckedObject[], cmd: Command): Promise<number> {
   const ctx = resolveContext(cmd);
-  const cluster = ctx.requireCluster();
+  const cluster = (await ctx.registeredCluster()).name;
   const liveDir = mkdtempSync(join(tmpdir(), 'LIVE-'));
   const mergedDir = mkdtempSync(join(tmpdir(), 'MERGED-'));
   try {

@@ -39,7 +39,7 @@ async function events(opts: EventsOptions, cmd: Command): Promise<void> {
     return known;
   });
   const ctx = resolveContext(cmd);
-  const cluster = ctx.requireCluster();
+  const cluster = (await ctx.registeredCluster()).name;
   const snap = await ctx.store.loadCluster(cluster);
   const rows: Row[] = snap.autoscalers
     .filter((r) => scope.includes(r.namespace, r.hpa.metadata?.labels) && (only === undefined || r.name === only))

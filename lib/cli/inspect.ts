@@ -147,7 +147,7 @@ async function get(args: string[], opts: GetOptions, cmd: Command): Promise<void
   if (opts.watch && !rows) throw new CliError('-w prints rows: use it with the table, -o wide or -o name');
   if (opts.watch && kinds.length > 1) throw new CliError('-w watches one kind at a time: run one "shpa get -w" per kind');
   const ctx = resolveContext(cmd);
-  const cluster = ctx.requireCluster();
+  const cluster = (await ctx.registeredCluster()).name;
   const snap = await ctx.store.loadCluster(cluster);
   for (const b of snap.broken) process.stderr.write(`warning: ${b.error}\n`);
   const select = (s: ClusterSnapshot) =>
@@ -181,7 +181,7 @@ async function describeCommand(args: string[], opts: ScopeOptions, cmd: Command)
   const { kinds, targets } = parsed;
   const scope = scopeOf(opts);
   const ctx = resolveContext(cmd);
-  const cluster = ctx.requireCluster();
+  const cluster = (await ctx.registeredCluster()).name;
   const now = new Date();
   const texts: string[] = [];
   if (targets.length > 0) {

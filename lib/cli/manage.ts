@@ -1,10 +1,15 @@
-// `shpa init` and `shpa cluster add|list|remove`.
+// `shpa init`, `shpa cluster add|list|remove` and `shpa lease get|clear`.
+//
+// One cluster registry, in the table: a deployed stack's dispatcher mirrors its "clusters"
+// parameter there (managedBy: stack), and those records are changed only by redeploying; a
+// local table (shpa local up, a test table) is registered by hand with `cluster add`.
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { isAwsRegion } from '../metrics/cloudwatch-validation.js';
 import { ensureTable } from '../store/index.js';
-import type { ClusterRecord } from '../sync/ports.js';
-import { CliError, resolveContext } from './context.js';
+import type { RegisteredCluster } from '../store/index.js';
+import { isShardCount, parseShardId } from '../sync/shards.js';
+import { CliError, resolveContext, type Context } from './context.js';
 import { table } from './format.js';
 
 // EKS's CreateCluster rule for names.
@@ -29,13 +34,19 @@ export function registerManage(program: Command): void {
     .option('--role-arn <arn>', 'IAM role to assume for a cluster in another account')
     .option('--api-endpoint <url>', 'API server URL (skips eks:DescribeCluster)')
     .option('--ca-file <path>', 'CA bundle (PEM) of --api-endpoint')
-    .action(async (name: string, opts: { clusterRegion: string; roleArn?: string; apiEndpoint?: string; caFile?: string }, cmd: Command) => {
+    .option('--shards <K>', 'shards the cluster is cut into: 1, 2, 4, 8 or 16', '1')
+    .option('--namespaces <list>', 'comma-separated namespaces the sync may act in (default: all)')
+    .action(async (name: string, opts: { clusterRegion: string; roleArn?: string; apiEndpoint?: string; caFile?: string; shards: string; namespaces?: string }, cmd: Command) => {
       if (!EKS_CLUSTER_NAME.test(name)) {
         throw new CliError(`cluster name "${name}" is not an EKS cluster name: 1 to 100 letters, digits, - and _, starting with a letter or digit`);
       }
       if (!isAwsRegion(opts.clusterRegion)) throw new CliError(`--cluster-region "${opts.clusterRegion}" is not an AWS region (such as us-east-1)`);
+      const shards = Number(opts.shards);
+      if (!isShardCount(shards)) throw new CliError(`--shards "${opts.shards}": must be 1, 2, 4, 8 or 16`);
       const ctx = resolveContext(cmd);
-      const rec: ClusterRecord = { name, region: opts.clusterRegion };
+      await refuseStackTable(ctx, name);
+      const rec: RegisteredCluster = { name, region: opts.clusterRegion, shards, managedBy: 'cli' };
+      if (opts.namespaces) rec.namespaces = opts.namespaces.split(',').map((n) => n.trim()).filter(Boolean);
       if (opts.roleArn) {
         if (!/^arn:aws[a-z-]*:iam::\d{12}:role\/.+$/.test(opts.roleArn)) throw new CliError(`--role-arn "${opts.roleArn}" is not an IAM role ARN (arn:aws:iam::123456789012:role/NAME)`);
         rec.roleArn = opts.roleArn;
@@ -54,8 +65,6 @@ export function registerManage(program: Command): void {
         process.stderr.write(`note: created table ${ctx.table} at ${ctx.endpoint ?? `AWS region ${ctx.region}`}; a deployed stack's table is serverless-hpa-STAGE (--table, --region)\n`);
       }
       process.stdout.write(`cluster/${name} ${await ctx.store.putCluster(rec, new Date())}\n`);
-      // The registry serves the CLI only; the deployed function syncs the clusters of its own parameter.
-      process.stderr.write(`note: the deployed function syncs only the clusters in its "clusters" deploy parameter: make sure it includes ${name}\n`);
     });
   cluster
     .command('list')
@@ -63,8 +72,16 @@ export function registerManage(program: Command): void {
     .action(async (_opts: unknown, cmd: Command) => {
       const ctx = resolveContext(cmd);
       const list = await ctx.store.listClusters();
-      if (list.length === 0) return void process.stdout.write('No clusters: add one with "shpa cluster add NAME --cluster-region REGION"\n');
-      process.stdout.write(table(['NAME', 'REGION', 'ROLE', 'ENDPOINT'], list.map((c) => [c.name, c.region, c.roleArn ?? '<none>', c.endpoint ?? '<eks>'])));
+      if (list.length === 0) {
+        process.stderr.write(`No clusters in table ${ctx.table}: a deployed stack registers those of its "clusters" parameter within a minute (check --table and --region); a local table takes "shpa cluster add NAME --cluster-region REGION"\n`);
+        return;
+      }
+      process.stdout.write(
+        table(
+          ['NAME', 'REGION', 'SHARDS', 'NAMESPACES', 'ROLE', 'ENDPOINT', 'SOURCE'],
+          list.map((c) => [c.name, c.region, String(c.shards), c.namespaces?.join(',') ?? '<all>', c.roleArn ?? '<none>', c.endpoint ?? '<eks>', c.managedBy === 'stack' ? 'stack parameter' : 'shpa cluster add']),
+        ),
+      );
     });
   cluster
     .command('remove')
@@ -73,6 +90,9 @@ export function registerManage(program: Command): void {
     .option('--force', 'remove it even though autoscalers or CloudWatchMetric objects remain')
     .action(async (name: string, opts: { force?: boolean }, cmd: Command) => {
       const ctx = resolveContext(cmd);
+      if ((await ctx.store.getCluster(name))?.managedBy === 'stack') {
+        throw new CliError(`cluster ${name} comes from the deployed stack's "clusters" parameter: remove it there and redeploy`);
+      }
       if (!opts.force && (await ctx.store.getCluster(name))) {
         const snap = await ctx.store.loadCluster(name);
         // Undecodable items are autoscalers or CloudWatchMetrics too: count them with the autoscalers.
@@ -85,6 +105,59 @@ export function registerManage(program: Command): void {
       if (!(await ctx.store.removeCluster(name))) throw new CliError(`cluster "${name}" not found: see "shpa cluster list"`);
       process.stdout.write(`cluster/${name} removed\n`);
     });
+
+  const lease = program.command('lease').description("a shard's cycle item: its lease, last tick and marker");
+  lease
+    .command('get')
+    .description('show the cycle item of shards (all shards of the selected cluster, or those named)')
+    .argument('[shards...]', 'shard ids: CLUSTER or CLUSTER/IofK')
+    .action(async (ids: string[], _opts: unknown, cmd: Command) => {
+      const ctx = resolveContext(cmd);
+      const shards = ids.length > 0 ? ids.map(shardArg) : await shardsOfCluster(ctx);
+      const now = Date.now();
+      const rows = await Promise.all(
+        shards.map(async (id) => {
+          const item = await ctx.store.readShardCycle(id);
+          const time = (v: unknown) =>
+            typeof v === 'number' && Math.abs(v) <= 8.64e15 ? new Date(v).toISOString() : v === undefined ? '<none>' : `invalid: ${JSON.stringify(v)}`;
+          const held = typeof item?.exp === 'number' && item.exp > now;
+          return [id, held ? String(item?.owner) : '<free>', held ? time(item?.exp) : '<none>', time(item?.tick), time(item?.at)];
+        }),
+      );
+      process.stdout.write(table(['SHARD', 'HOLDER', 'EXPIRES', 'LAST TICK', 'MARKER'], rows));
+    });
+  lease
+    .command('clear')
+    .description("clear a shard's lease whoever holds it (a worker that cannot finish, or a hand-made item)")
+    .argument('<shard>', 'shard id: CLUSTER or CLUSTER/IofK')
+    .action(async (id: string, _opts: unknown, cmd: Command) => {
+      const ctx = resolveContext(cmd);
+      if (await ctx.store.clearShardLease(shardArg(id))) process.stdout.write(`lease of shard ${id} cleared\n`);
+      else process.stdout.write(`shard ${id} held no lease\n`);
+    });
+}
+
+function shardArg(id: string): string {
+  try {
+    parseShardId(id);
+    return id;
+  } catch (e) {
+    throw new CliError((e as Error).message);
+  }
+}
+
+async function shardsOfCluster(ctx: Context): Promise<string[]> {
+  const c = await ctx.registeredCluster();
+  return c.shards === 1 ? [c.name] : Array.from({ length: c.shards }, (_, i) => `${c.name}/${i}of${c.shards}`);
+}
+
+/** A deployed stack's table holds the clusters of its parameter: adding one by hand would not make the function sync it. */
+async function refuseStackTable(ctx: Context, name: string): Promise<void> {
+  const stack = (await ctx.store.listClusters().catch(() => [])).filter((c) => c.managedBy === 'stack');
+  if (stack.length === 0) return;
+  throw new CliError(
+    `table ${ctx.table} belongs to a deployed stack, whose clusters (${stack.map((c) => c.name).join(', ')}) come from its "clusters" parameter: add ${name} there and redeploy; "shpa cluster add" is for local tables`,
+  );
 }
 
 function readCaFile(path: string): string {

@@ -5,17 +5,14 @@ import { startLocalCloudWatch, type LocalCloudWatch } from '../local/cloudwatch-
 import { startK8sApiServer, type K8sApiServer } from '../local/k8s-api-server.js';
 import { WorkloadModel } from '../local/workload-model.js';
 import { startDynalite } from '../store/dynalite.js';
-import type { SleepingClock } from '../sync/invocation.js';
+import type { Clock } from '../sync/ports.js';
 
-/** Time that moves only when told: set by the demo's loop, advanced by sleep(). */
-export class VirtualClock implements SleepingClock {
+/** Time that moves only when told: set by the demo's loop. */
+export class VirtualClock implements Clock {
   constructor(public t: number) {}
   now(): Date {
     return new Date(this.t);
   }
-  sleep = async (ms: number): Promise<void> => {
-    this.t += ms;
-  };
 }
 
 export interface LocalStack {

@@ -1,6 +1,8 @@
-// `shpa demo`: the real sync handler scaling local workloads through a trace of load on a
-// virtual clock. Each tick sets the clock, invokes the handler once (one sync cycle),
-// and reads what happened from the handler's own decision lines and from the cluster.
+// `shpa demo`: the real functions scaling local workloads through a trace of load on a
+// virtual clock. The dispatcher sends each minute's ticks to the local SQS queue, the worker
+// runs one cycle per tick as its event source delivers them, and a spec change made during
+// the run reaches the worker at once through the stream function. The demo reads what
+// happened from the functions' own log lines and from the cluster.
 import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -15,10 +17,10 @@ import { decisionRows, errorRow, limitingReason, limitText, metricsText, metricV
 import type { LiveRow } from './live.js';
 import { reportSetup } from '../sim/metric-info.js';
 import { valueAt, type Trace } from '../sim/trace.js';
-import { createDynamoStore, ensureTable } from '../store/index.js';
-import type { ClusterRecord } from '../sync/ports.js';
+import { LOCAL_REGION, startLocalFunctions, type LocalFunctions } from '../local/functions-stack.js';
+import type { LogLine } from '../local/telemetry-capture.js';
+import { isSyncPeriod } from '../sync/config.js';
 import { LiveView } from './live-view.js';
-import { LOCAL_CREDENTIALS, LOCAL_REGION, localSyncHandler, type LogLine } from './local-handler.js';
 import { startLocalStack, VirtualClock, type PodTimings } from './local-stack.js';
 import { applyExamples, autoscalerKey, populate } from './scenario.js';
 
@@ -63,6 +65,8 @@ export interface DemoResult {
   handlerMs: number[];
   /** Handler errors and failed decisions, as text. */
   errors: string[];
+  /** The spec change made during the run, and when the worker acted on it (virtual and wall time). */
+  specChange?: { at: number; applied: string; evaluatedAt?: number; wallMs: number };
   reportPath?: string;
   logPath?: string;
   /** Said once when the handler cannot keep the requested pace. */
@@ -106,7 +110,9 @@ function timeLabel(ms: number, multiDay: boolean): string {
 }
 
 export async function runDemo(o: DemoOptions): Promise<DemoResult> {
-  const start = o.trace.times[0];
+  if (!isSyncPeriod(o.syncPeriodSeconds)) throw new Error(`--sync-period ${o.syncPeriodSeconds}: must divide 60 (and be at least 5) or be a multiple of 60 up to 900`);
+  // Ticks fall on the minute as the dispatcher sends them.
+  const start = Math.ceil(o.trace.times[0] / 60_000) * 60_000;
   const span = o.trace.times[o.trace.times.length - 1] - start;
   const periodMs = o.syncPeriodSeconds * 1000;
   const plannedTicks = Math.floor(span / periodMs) + 1;
@@ -118,27 +124,31 @@ export async function runDemo(o: DemoOptions): Promise<DemoResult> {
   const wallStart = performance.now();
 
   const stack = await startLocalStack(clock, o.podTimings ?? DEMO_POD_TIMINGS);
+  let fns: LocalFunctions | undefined;
   let tracked: Tracked[] = [];
   try {
-    write(`local DynamoDB (dynalite) ${stack.dynamoEndpoint}, Kubernetes API ${stack.k8s.url}, CloudWatch ${stack.cloudWatch.url}\n`);
-    const store = createDynamoStore({ endpoint: stack.dynamoEndpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, tableName: TABLE });
-    await ensureTable(store.client, TABLE);
-    const record: ClusterRecord = { name: DEMO_CLUSTER, region: LOCAL_REGION, endpoint: stack.k8s.url, caData: stack.k8s.caData };
-    write(`cluster/${DEMO_CLUSTER} ${await store.putCluster(record, clock.now())}\n`);
-    const applied = await applyExamples(store, DEMO_CLUSTER, o.examplesDir, clock.now());
+    fns = await startLocalFunctions({
+      clock,
+      dynamoEndpoint: stack.dynamoEndpoint,
+      // dynalite has no stream: the demo's own writes feed the stream function (demo only).
+      stream: 'write-feed',
+      cloudWatchEndpoint: stack.cloudWatch.url,
+      clusterToken: stack.k8s.token,
+      clusters: [{ name: DEMO_CLUSTER, region: LOCAL_REGION, shards: 1, endpoint: stack.k8s.url, caData: stack.k8s.caData }],
+      tableName: TABLE,
+      periodSeconds: o.syncPeriodSeconds,
+      // Every cycle's decision is read back from its line: log them all.
+      options: { decisionLogSeconds: 0 },
+      workerConcurrency: 1,
+    });
+    write(`local DynamoDB (dynalite) ${stack.dynamoEndpoint}, Kubernetes API ${stack.k8s.url}, CloudWatch ${stack.cloudWatch.url}, SQS ${fns.sqs.endpoint}\n`);
+    write(`cluster/${DEMO_CLUSTER} registered\n`);
+    const applied = await applyExamples(fns.admin, DEMO_CLUSTER, o.examplesDir, clock.now());
     write(`${applied.lines.join('\n')}\n`);
     populate(stack.model, stack.cloudWatch, applied, loadAt);
-    const cluster = await store.getCluster(DEMO_CLUSTER);
-    if (!cluster) throw new Error(`cluster ${DEMO_CLUSTER} was not stored`);
-    const handler = await localSyncHandler({
-      cluster,
-      token: stack.k8s.token,
-      tableName: TABLE,
-      dynamoEndpoint: stack.dynamoEndpoint,
-      cloudWatchEndpoint: stack.cloudWatch.url,
-      clock,
-      syncPeriodSeconds: o.syncPeriodSeconds,
-    });
+    // The applies' evaluations (through the stream function), before the first tick.
+    await fns.drain();
+    const change = plannedSpecChange(applied.hpas, span, periodMs);
 
     tracked = applied.hpas.map((hpa) => ({
       key: autoscalerKey(hpa),
@@ -150,7 +160,7 @@ export async function runDemo(o: DemoOptions): Promise<DemoResult> {
     }));
     const pace = Number.isFinite(o.speed) ? `${formatSpeed(o.speed)} (${((span / o.speed) / 1000).toFixed(0)} s)` : 'as fast as it goes';
     write(
-      `\n${o.traceName}: ${(span / 3_600_000).toFixed(1)} h of load, a sync every ${o.syncPeriodSeconds} s (${plannedTicks} runs of the sync handler), at ${pace}\n\n`,
+      `\n${o.traceName}: ${(span / 3_600_000).toFixed(1)} h of load, a tick every ${o.syncPeriodSeconds} s (${plannedTicks} worker cycles, one SQS message each), at ${pace}\n\n`,
     );
     const view = new LiveView(o.out, tracked.map((t) => t.key), { tty: o.tty, columns: o.columns, totalTicks: plannedTicks });
     const multiDay = span > 24 * 3_600_000;
@@ -159,19 +169,25 @@ export async function runDemo(o: DemoOptions): Promise<DemoResult> {
     for (let i = 0; i < plannedTicks && !o.signal?.aborted; i++) {
       const t = start + i * periodMs;
       clock.t = t;
+      const seen = fns.lines.length;
       const t0 = performance.now();
-      const { result: invocation, lines } = await handler.invoke(`demo-${i + 1}`);
+      if (t % 60_000 === 0) await fns.dispatch(new Date(t));
+      await fns.drain();
       result.handlerMs.push(performance.now() - t0);
       result.ticks++;
+      const notes: string[] = [];
+      // A spec change a few seconds after this tick: the stream function asks the worker at once.
+      if (change && change.tick === i) notes.push(await applySpecChange(fns, change, clock, result));
+      const lines = fns.lines.slice(seen);
       logLines.push(...lines);
-      const notes = invocation.errors.map((e) => `sync error (${e.stage}${e.cluster ? ` ${e.cluster}` : ''}): ${e.message}`);
+      for (const l of lines) if (l.level === 'ERROR' && l.message !== 'decision') notes.push(`${String(l.function)} error: ${String(l.message)} ${JSON.stringify(l.workMessage ?? l.cycle ?? '')}`);
       if (Number.isFinite(o.speed) && i + 1 === Math.min(plannedTicks, Math.max(10, Math.ceil(plannedTicks * PACE_SAMPLE)))) {
         result.behindPace = behindPace(result.handlerMs, (performance.now() - loopStart) / (i + 1), plannedTicks, span / o.speed);
         if (result.behindPace) notes.push(result.behindPace);
       }
       const decisions = new Map<string, DecisionLine>();
       for (const l of lines) {
-        if (l.message !== 'decision') continue;
+        if (l.message !== 'decision' || l.cycleStartedAt !== new Date(t).toISOString()) continue;
         const d = l as unknown as DecisionLine;
         decisions.set(`${d.namespace}/${d.hpa}`, d);
       }
@@ -227,16 +243,18 @@ export async function runDemo(o: DemoOptions): Promise<DemoResult> {
     }
     result.interrupted = result.ticks < plannedTicks;
   } finally {
+    await fns?.close();
     await stack.stop();
   }
   result.wallMs = performance.now() - wallStart;
   result.reports = tracked.map((a) => a.recorder.report());
 
-  write(`\n${result.interrupted ? `interrupted after ${result.ticks} of ${plannedTicks} syncs` : `${result.ticks} syncs`}\n\n`);
+  write(`\n${result.interrupted ? `interrupted after ${result.ticks} of ${plannedTicks} cycles` : `${result.ticks} cycles`}\n\n`);
   for (const r of result.reports) write(`${renderReplicasChart(r, { color: o.color })}\n`);
   write(renderSummaryTable(result.reports));
   write(`\n${timingLine(result)}\n`);
   if (result.behindPace) write(`${result.behindPace}\n`);
+  if (result.specChange) write(`${specChangeLine(result.specChange, periodMs)}\n`);
   if (result.errors.length > 0) write(`${result.errors.length} errors, first: ${result.errors[0]}\n`);
   if (o.outDir) {
     const dir = resolve(o.outDir);
@@ -246,12 +264,12 @@ export async function runDemo(o: DemoOptions): Promise<DemoResult> {
       result.reportPath,
       renderHtmlReport({
         title: 'shpa demo',
-        subtitle: `the sync handler on local parts: ${o.traceName}, a sync every ${o.syncPeriodSeconds} s (virtual time), ${result.ticks} syncs`,
+        subtitle: `the functions on local parts: ${o.traceName}, a tick every ${o.syncPeriodSeconds} s (virtual time), ${result.ticks} cycles`,
         autoscalers: result.reports,
       }),
     );
     writeFileSync(result.logPath, logLines.map((l) => JSON.stringify(l)).join('\n') + '\n');
-    write(`\nreport: ${result.reportPath}\nhandler log (JSON lines, as in CloudWatch Logs): ${result.logPath}\n`);
+    write(`\nreport: ${result.reportPath}\nthe functions' log (JSON lines, as in CloudWatch Logs): ${result.logPath}\n`);
   }
   return result;
 }
@@ -264,7 +282,7 @@ function timingLine(r: DemoResult): string {
   const ms = [...r.handlerMs].sort((a, b) => a - b);
   const mean = ms.reduce((s, x) => s + x, 0) / Math.max(1, ms.length);
   const p95 = ms[Math.min(ms.length - 1, Math.floor(ms.length * 0.95))] ?? 0;
-  return `wall time ${(r.wallMs / 1000).toFixed(1)} s; sync handler ${mean.toFixed(1)} ms per run on average, p95 ${p95.toFixed(1)} ms`;
+  return `wall time ${(r.wallMs / 1000).toFixed(1)} s; a tick (dispatch, queue, worker cycle) ${mean.toFixed(1)} ms on average, p95 ${p95.toFixed(1)} ms`;
 }
 
 /** The line to say when, at `tickMs` of wall time per tick so far, the run takes over 10% longer than the `plannedMs` asked for; undefined otherwise. */
@@ -273,5 +291,44 @@ export function behindPace(handlerMs: number[], tickMs: number, plannedTicks: nu
   if (expectedMs <= plannedMs * 1.1) return undefined;
   const mean = handlerMs.reduce((s, x) => s + x, 0) / Math.max(1, handlerMs.length);
   const seconds = (ms: number) => (ms < 10_000 ? (ms / 1000).toFixed(1) : Math.round(ms / 1000).toFixed(0));
-  return `running behind the requested pace: the sync handler takes ~${Math.round(mean)} ms per run; this run will take about ${seconds(expectedMs)} s instead of ${seconds(plannedMs)} s`;
+  return `running behind the requested pace: a tick takes ~${Math.round(mean)} ms; this run will take about ${seconds(expectedMs)} s instead of ${seconds(plannedMs)} s`;
+}
+
+interface SpecChange {
+  /** After this tick (its index). */
+  tick: number;
+  hpa: HorizontalPodAutoscaler;
+  minReplicas: number;
+}
+
+/** Near the end of the trace, the first autoscaler's minReplicas raised by one: a change that acts at once (the min clamps). */
+function plannedSpecChange(hpas: HorizontalPodAutoscaler[], span: number, periodMs: number): SpecChange | undefined {
+  const hpa = hpas[0];
+  const min = hpa?.spec.minReplicas ?? 1;
+  if (!hpa || min + 1 > hpa.spec.maxReplicas || span < 10 * periodMs) return undefined;
+  return { tick: Math.floor((0.9 * span) / periodMs), hpa, minReplicas: min + 1 };
+}
+
+/** Applies the change 5 s after the tick (as `shpa apply` would) and drains: the worker evaluates it then, not at the next tick. */
+async function applySpecChange(fns: LocalFunctions, change: SpecChange, clock: VirtualClock, result: DemoResult): Promise<string> {
+  clock.t += 5_000;
+  const at = clock.t;
+  const name = `${change.hpa.metadata.namespace ?? 'default'}/${change.hpa.metadata.name}`;
+  const applied = `${name}: minReplicas ${change.hpa.spec.minReplicas ?? 1} → ${change.minReplicas}`;
+  const seen = fns.lines.length;
+  const wall = performance.now();
+  await fns.admin.applySpec(DEMO_CLUSTER, { ...change.hpa, spec: { ...change.hpa.spec, minReplicas: change.minReplicas } }, clock.now());
+  await fns.drain();
+  const wallMs = performance.now() - wall;
+  const evaluated = fns.lines.slice(seen).find((l) => l.message === 'decision' && l.trigger === 'evaluate' && `${String(l.namespace)}/${String(l.hpa)}` === name);
+  result.specChange = { at, applied, evaluatedAt: evaluated ? Date.parse(String(evaluated.cycleStartedAt)) : undefined, wallMs };
+  clock.t -= 5_000;
+  return specChangeLine(result.specChange, Number.POSITIVE_INFINITY);
+}
+
+function specChangeLine(c: NonNullable<DemoResult['specChange']>, periodMs: number): string {
+  const when = new Date(c.at).toISOString().slice(11, 19);
+  if (c.evaluatedAt === undefined) return `spec change ${c.applied} at ${when}: not evaluated before the next tick`;
+  const next = Number.isFinite(periodMs) ? `; the next tick was ${Math.round((periodMs - 5_000) / 1000)} s away` : '';
+  return `spec change ${c.applied} applied at ${when}: evaluated ${Math.round((c.evaluatedAt - c.at) / 1000)} s later (virtual), ${Math.round(c.wallMs)} ms of wall time, through the stream function and the queue${next}`;
 }

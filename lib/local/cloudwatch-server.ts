@@ -22,7 +22,8 @@ export interface RawPoint {
   value: number;
 }
 
-export type LocalFault = 'Throttling' | 'LimitExceeded' | 'InternalError' | 'AccessDenied';
+/** Errors as CloudWatch answers them; PartialData: served, each result without its newest datapoint and marked PartialData; Hang: never answered. */
+export type LocalFault = 'Throttling' | 'LimitExceeded' | 'InternalError' | 'AccessDenied' | 'PartialData' | 'Hang';
 
 export interface RequestLogEntry {
   /** Milliseconds of the server's clock. */
@@ -30,6 +31,8 @@ export interface RequestLogEntry {
   operation: string;
   body: unknown;
   status: number;
+  /** The fault it met, if any. */
+  fault?: LocalFault;
 }
 
 export interface LocalCloudWatchOptions {
@@ -78,7 +81,7 @@ class RequestError extends Error {
 }
 
 const TARGET_PREFIX = 'GraniteServiceVersion20100801.';
-const FAULTS: Record<LocalFault, RequestError> = {
+const FAULTS: Record<Exclude<LocalFault, 'PartialData' | 'Hang'>, RequestError> = {
   Throttling: new RequestError(400, 'com.amazon.coral.availability#ThrottlingException', 'Throttling;Sender', 'Rate exceeded'),
   LimitExceeded: new RequestError(400, 'com.amazonaws.cloudwatch#LimitExceededFault', 'LimitExceeded;Sender', 'The maximum request rate was exceeded'),
   InternalError: new RequestError(500, 'com.amazonaws.cloudwatch#InternalServiceFault', 'InternalServiceError;Receiver', 'Internal service error'),
@@ -126,6 +129,7 @@ export class LocalCloudWatch {
   private readonly series = new Map<string, RawPoint[]>();
   private readonly generators = new Map<string, Generator>();
   private readonly faults: LocalFault[] = [];
+  private standing: { fault: LocalFault; metricName?: string }[] = [];
   private readonly clock: () => number;
   private readonly timers = new PendingTimers();
 
@@ -159,6 +163,15 @@ export class LocalCloudWatch {
     this.faults.push(...faults);
   }
 
+  /** Every request reading `metricName` (every request when absent) meets `fault` until the returned function is called. */
+  failWhile(fault: LocalFault, metricName?: string): () => void {
+    const entry = { fault, metricName };
+    this.standing.push(entry);
+    return () => {
+      this.standing = this.standing.filter((e) => e !== entry);
+    };
+  }
+
   /** GetMetricData calls received, and the MetricStat queries they carried. */
   counts(): { calls: number; metricStats: number } {
     const calls = this.requests.filter((r) => r.operation === 'GetMetricData');
@@ -182,6 +195,7 @@ export class LocalCloudWatch {
     let body: unknown;
     let status = 200;
     let payload: unknown;
+    let fault: LocalFault | undefined;
     try {
       if (req.method !== 'POST' || (req.url ?? '/') !== '/') throw new RequestError(404, 'UnknownOperationException', 'UnknownOperation;Sender', 'POST / only');
       if (req.headers['content-type'] !== 'application/x-amz-json-1.0') {
@@ -196,24 +210,33 @@ export class LocalCloudWatch {
         throw new RequestError(400, 'SerializationException', 'SerializationException;Sender', 'body is not JSON');
       }
       if (this.latencyMs > 0) await this.timers.delay(this.latencyMs);
-      const fault = this.faults.shift();
-      if (fault) throw FAULTS[fault];
+      fault = this.faults.shift() ?? this.standingFault(body as WireRequest);
+      if (fault === 'Hang') {
+        this.requests.push({ at: this.clock(), operation, body, status: 0, fault });
+        return; // the client's timeout ends it, or close()
+      }
+      if (fault && fault !== 'PartialData') throw FAULTS[fault];
       if (operation !== 'GetMetricData') throw new RequestError(400, 'UnknownOperationException', 'UnknownOperation;Sender', `operation ${operation} is not served here`);
-      payload = this.getMetricData(body as WireRequest);
+      payload = this.getMetricData(body as WireRequest, fault === 'PartialData');
     } catch (e) {
       const err = e instanceof RequestError ? e : new RequestError(500, 'InternalFailure', 'InternalFailure;Receiver', String(e));
       status = err.status;
       payload = { __type: err.code, message: err.message };
       res.setHeader('x-amzn-query-error', err.queryCode);
     }
-    this.requests.push({ at: this.clock(), operation, body, status });
+    this.requests.push({ at: this.clock(), operation, body, status, ...(fault ? { fault } : {}) });
     res.statusCode = status;
     res.setHeader('content-type', 'application/x-amz-json-1.0');
     res.setHeader('x-amzn-requestid', randomUUID());
     res.end(JSON.stringify(payload));
   }
 
-  private getMetricData(r: WireRequest): unknown {
+  private standingFault(r: WireRequest): LocalFault | undefined {
+    const names = (r?.MetricDataQueries ?? []).map((q) => q.MetricStat?.Metric?.MetricName);
+    return this.standing.find((e) => e.metricName === undefined || names.includes(e.metricName))?.fault;
+  }
+
+  private getMetricData(r: WireRequest, partial = false): unknown {
     const queries = r.MetricDataQueries ?? [];
     const invalid = (msg: string) => new RequestError(400, 'com.amazonaws.cloudwatch#InvalidParameterValueException', 'ValidationError;Sender', msg);
     if (typeof r.StartTime !== 'number' || typeof r.EndTime !== 'number') throw invalid('StartTime and EndTime are required (epoch seconds)');
@@ -243,7 +266,7 @@ export class LocalCloudWatch {
       memo.set(id, v);
       return v;
     };
-    const results: { Id: string; Label: string; points: [number, number][] }[] = [];
+    const results: { Id: string; Label: string; points: [number, number][]; partial: boolean }[] = [];
     for (const q of queries) {
       if (q.ReturnData === false) continue;
       const v = evaluate(q.Id!, []);
@@ -253,13 +276,14 @@ export class LocalCloudWatch {
       list.forEach((s, i) => {
         const points = [...s].filter(([t]) => t >= start && t < end);
         points.sort(([a], [b]) => (r.ScanBy === 'TimestampAscending' ? a - b : b - a));
-        results.push({ Id: q.Id!, Label: list.length > 1 ? `${label} ${i}` : label, points });
+        if (partial) points.splice(r.ScanBy === 'TimestampAscending' ? -1 : 0, 1);
+        results.push({ Id: q.Id!, Label: list.length > 1 ? `${label} ${i}` : label, points, partial });
       });
     }
     return this.page(results, r);
   }
 
-  private page(results: { Id: string; Label: string; points: [number, number][] }[], r: WireRequest): unknown {
+  private page(results: { Id: string; Label: string; points: [number, number][]; partial: boolean }[], r: WireRequest): unknown {
     const max = r.MaxDatapoints ?? 100_800;
     const offset = r.NextToken ? Number(JSON.parse(Buffer.from(r.NextToken, 'base64').toString('utf8')).offset) : 0;
     const total = results.reduce((n, x) => n + x.points.length, 0);
@@ -275,8 +299,9 @@ export class LocalCloudWatch {
         Id: res.Id,
         Label: res.Label,
         Timestamps: slice.map(([t]) => t),
-        Values: slice.map(([, v]) => v),
-        StatusCode: to < res.points.length ? 'PartialData' : 'Complete',
+        // AWS JSON sends NaN and the infinities as strings.
+        Values: slice.map(([, v]) => (Number.isFinite(v) ? v : String(v))),
+        StatusCode: to < res.points.length || res.partial ? 'PartialData' : 'Complete',
         Messages: [],
       });
     }

@@ -47,6 +47,8 @@ export interface Fault {
   latencyMs?: number;
   /** never answer: the client has to time out */
   hang?: boolean;
+  /** reset the connection: before serving the request ("request"), or after serving it, instead of its answer ("answer") */
+  reset?: 'request' | 'answer';
   /** how many matching requests it affects; default: all */
   times?: number;
 }
@@ -89,6 +91,10 @@ export interface K8sApiServer {
   store: ObjectStore;
   /** How many logged requests match. */
   count(method: string, path: string | RegExp): number;
+  /** The server dies: every connection is dropped and new ones are refused, until restart(). The model and objects survive, as etcd would. */
+  kill(): Promise<void>;
+  /** Listens again on the same port. */
+  restart(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -310,6 +316,7 @@ export async function startK8sApiServer(opts: K8sApiServerOptions = {}): Promise
       });
     }
     model.setReplicas(a.namespace, t, a.name, replicas);
+    mirror.written(a.namespace);
     return currentScale(t, a);
   }
 
@@ -493,9 +500,10 @@ export async function startK8sApiServer(opts: K8sApiServerOptions = {}): Promise
       if (fault) {
         fault.left--;
         if (fault.latencyMs) await timers.delay(fault.latencyMs);
-        if (fault.hang) {
+        if (fault.hang || fault.reset === 'request') {
           record.status = -1;
-          return; // the socket stays open until the client gives up or the server stops
+          if (fault.reset) req.socket.destroy();
+          return; // a hung socket stays open until the client gives up or the server stops
         }
         if (fault.status) {
           const headers: Record<string, string> = fault.retryAfterSeconds !== undefined ? { 'retry-after': String(fault.retryAfterSeconds) } : {};
@@ -513,7 +521,11 @@ export async function startK8sApiServer(opts: K8sApiServerOptions = {}): Promise
       }
       const r = route(method, path, a, query, req, contentType, body);
       if ('watch' in r) streamWatch(res, r.watch, record);
-      else reply(r);
+      else if (fault?.reset === 'answer') {
+        // served, but the answer is lost
+        record.status = r.status;
+        req.socket.destroy();
+      } else reply(r);
     } catch (err) {
       if (err instanceof HttpError) fail(err.code, err.body);
       else fail(500, statusBody(500, `Internal error occurred: ${(err as Error).message}`));
@@ -559,6 +571,15 @@ export async function startK8sApiServer(opts: K8sApiServerOptions = {}): Promise
     faults: faultInjector,
     count(method, path) {
       return requestLog.filter((r) => r.method === method && (typeof path === 'string' ? r.path === path : path.test(r.path))).length;
+    },
+    kill() {
+      return new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+    },
+    restart() {
+      return new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
     },
     stop() {
       timers.cancelAll();

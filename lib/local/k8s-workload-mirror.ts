@@ -77,19 +77,27 @@ const PODS = keyOf('', 'pods');
 const NAMESPACES = keyOf('', 'namespaces');
 const APPS_RESOURCES: Record<string, string> = { Deployment: 'deployments', StatefulSet: 'statefulsets', ReplicaSet: 'replicasets' };
 
-/** What the mirror last copied of one namespace. */
-interface NamespaceCopy {
+/** What the mirror last copied of one part (pods, or apps objects) of a namespace. */
+interface PartCopy {
   revision: number;
   /** the model's clock at the copy, and the next pod transition after it */
   at: number;
   nextChange: number;
-  /** stamp of each copied object by store key and name: a pod's state, another object's JSON */
-  stamps: Map<string, { key: string; name: string; stamp: string | number }>;
+  /** each copied object, by store key and name, with its stamp: a pod's state, another object's JSON */
+  copied: Map<string, Copied>;
 }
+
+interface Copied {
+  key: string;
+  name: string;
+  stamp: string | number;
+}
+
+type Part = 'pods' | 'apps';
 
 export class WorkloadMirror {
   readonly specs: ResourceSpec[];
-  private readonly copies = new Map<string, NamespaceCopy>();
+  private readonly copies = new Map<string, PartCopy>();
   private readonly namespaceObjects = new Map<string, { ms: number; uid: string; copied: boolean }>();
 
   constructor(
@@ -121,7 +129,11 @@ export class WorkloadMirror {
       selectableFields: new Set([...Object.keys(metaFields({ metadata: { name: '' } }, m.namespaced)), ...Object.keys(sample)]),
       fieldsOf: (o) => ({ ...metaFields(o, m.namespaced), ...fields?.(o) }),
       table: builtInConvertors[keyOf(m.group, m.resource)],
-      refresh: (namespace) => (namespaces ? this.syncNamespaceObjects() : namespace ? this.syncNamespace(namespace) : this.sync()),
+      refresh: (namespace) => {
+        if (namespaces) this.syncNamespaceObjects();
+        else if (namespace) this.syncPart(namespace, m.group === 'apps' ? 'apps' : 'pods');
+        else this.sync();
+      },
     };
   }
 
@@ -140,14 +152,20 @@ export class WorkloadMirror {
   resourceVersionOf(type: ResourceType, namespace: string, name: string): string | undefined {
     const resource = type.group === 'apps' ? APPS_RESOURCES[type.kind] : undefined;
     if (!resource) return undefined;
-    this.syncNamespace(namespace);
+    this.syncPart(namespace, 'apps');
     return this.store.get(keyOf('apps', resource), namespace, name)?.metadata.resourceVersion;
+  }
+
+  /** Copies a namespace (after a write to its workloads: new pods are seen Pending, as the controllers create them). */
+  written(namespace: string): void {
+    this.syncPart(namespace, 'apps');
+    this.syncPart(namespace, 'pods');
   }
 
   /** Copies what changed in every namespace. */
   sync(): void {
     this.syncNamespaceObjects();
-    for (const ns of new Set([...this.model.namespaces().map((n) => n.name), ...this.copies.keys()])) this.syncNamespace(ns);
+    for (const ns of this.model.namespaces()) this.written(ns.name);
   }
 
   private syncNamespaceObjects(): void {
@@ -166,36 +184,31 @@ export class WorkloadMirror {
   }
 
   /**
-   * Copies what changed in one namespace: nothing unless the model changed a
-   * workload there or the clock reached a pod's next transition.
+   * Copies what changed in one part of a namespace: nothing unless the model
+   * changed a workload there or the clock reached a pod's next transition.
    */
-  syncNamespace(namespace: string): void {
+  private syncPart(namespace: string, part: Part): void {
     const now = this.model.clock.now().getTime();
     const revision = this.model.revisionOf(namespace);
-    const last = this.copies.get(namespace);
+    const id = `${namespace}/${part}`;
+    const last = this.copies.get(id);
     if (last && last.revision === revision && now < last.nextChange && now >= last.at) return;
-    const stamps = last?.stamps ?? new Map<string, { key: string; name: string; stamp: string | number }>();
+    const copied = last?.copied ?? new Map<string, Copied>();
     const seen = new Set<string>();
     const copy = (key: string, name: string, stamp: string | number, object: () => unknown) => {
-      const id = `${key}/${name}`;
-      seen.add(id);
-      if (stamps.get(id)?.stamp === stamp) return;
-      stamps.set(id, { key, name, stamp });
+      const objectId = `${key}/${name}`;
+      seen.add(objectId);
+      if (copied.get(objectId)?.stamp === stamp) return;
+      copied.set(objectId, { key, name, stamp });
       this.store.put(key, object() as K8sObject);
     };
-    let nextChange = Number.POSITIVE_INFINITY;
-    for (const p of this.model.podViews(namespace)) {
-      nextChange = Math.min(nextChange, p.nextChangeMs);
-      copy(PODS, p.name, p.state, p.object);
-    }
-    for (const o of this.model.workloadObjects(namespace) as unknown as K8sObject[]) {
-      copy(keyOf('apps', APPS_RESOURCES[String(o.kind)]), o.metadata.name, JSON.stringify(o), () => o);
-    }
-    for (const [id, c] of stamps) {
-      if (seen.has(id)) continue;
-      stamps.delete(id);
+    if (part === 'pods') for (const p of this.model.podViews(namespace)) copy(PODS, p.name, p.state, p.object);
+    else for (const o of this.model.workloadObjects(namespace) as unknown as K8sObject[]) copy(keyOf('apps', APPS_RESOURCES[String(o.kind)]), o.metadata.name, JSON.stringify(o), () => o);
+    for (const [objectId, c] of copied) {
+      if (seen.has(objectId)) continue;
+      copied.delete(objectId);
       this.store.delete(c.key, namespace, c.name);
     }
-    this.copies.set(namespace, { revision, at: now, nextChange, stamps });
+    this.copies.set(id, { revision, at: now, nextChange: this.model.nextChangeMs(namespace), copied });
   }
 }

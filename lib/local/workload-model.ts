@@ -258,30 +258,35 @@ export class WorkloadModel {
 
   /**
    * Pods (of a namespace, or all) with a `state` that changes whenever the pod
-   * object does (but for metadata.resourceVersion), the time of the pod's next
-   * change (start, ready, gone; Infinity when none), and the object built only
-   * on demand: what an API server needs to keep per-object resourceVersions
-   * and watches cheaply.
+   * object does (but for metadata.resourceVersion), the object built only on
+   * demand: what an API server needs to keep per-object resourceVersions and
+   * watches cheaply.
    */
-  podViews(namespace?: string): { namespace: string; name: string; state: number; nextChangeMs: number; object(): Record<string, unknown> }[] {
+  podViews(namespace?: string): { namespace: string; name: string; state: number; object(): Record<string, unknown> }[] {
     this.sweep();
     const now = this.clock.now().getTime();
     const out = [];
     for (const p of this.pods) {
       if (namespace !== undefined && p.owner.spec.namespace !== namespace) continue;
-      const running = p.createdMs + this.startMs;
-      const ready = running + this.readyMs;
-      const stage = now < running ? 0 : now < ready ? 1 : 2;
-      const transition = stage === 0 ? running : stage === 1 ? ready : Number.POSITIVE_INFINITY;
-      out.push({
-        namespace: p.owner.spec.namespace,
-        name: p.name,
-        state: stage + (p.deletionMs === undefined ? 0 : 3),
-        nextChangeMs: Math.min(transition, p.deletionMs ?? Number.POSITIVE_INFINITY),
-        object: () => this.podObject(p, now),
-      });
+      const stage = this.isReady(p, now) ? 2 : this.isRunning(p, now) ? 1 : 0;
+      out.push({ namespace: p.owner.spec.namespace, name: p.name, state: stage + (p.deletionMs === undefined ? 0 : 3), object: () => this.podObject(p, now) });
     }
     return out;
+  }
+
+  /** The next time a pod of the namespace starts, becomes ready or goes away; Infinity when none will. */
+  nextChangeMs(namespace: string): number {
+    this.sweep();
+    const now = this.clock.now().getTime();
+    let next = Number.POSITIVE_INFINITY;
+    for (const p of this.pods) {
+      if (p.owner.spec.namespace !== namespace) continue;
+      const running = p.createdMs + this.startMs;
+      const ready = running + this.readyMs;
+      const t = now < running ? running : now < ready ? ready : Number.POSITIVE_INFINITY;
+      next = Math.min(next, t, p.deletionMs ?? Number.POSITIVE_INFINITY);
+    }
+    return next;
   }
 
   /** Bumped by every change of a workload of the namespace (not by the passing of time: see podViews). */

@@ -10,7 +10,7 @@ import type { EvaluateTarget } from './messages.js';
 import type { AutoscalerStore, Clock, ClusterAccess, ClusterConfig, KubernetesAutoscaler, MetricQuery, MetricsAccess } from './ports.js';
 import { CycleReads } from './reads.js';
 import { countOutcomes, emptyCalls, errorText, type CycleReport } from './report.js';
-import { shardId, type ShardRef } from './shards.js';
+import { bucketOf, bucketsOf, shardId, type ShardRef } from './shards.js';
 import { checkCloudWatchMetrics } from './spec-check.js';
 import { buildUnits, selectTargets, type Unit } from './units.js';
 
@@ -148,8 +148,12 @@ function refuse(unit: Unit): void {
 type Listed = { autoscalers: KubernetesAutoscaler[]; cloudWatchMetrics: CloudWatchMetric[] };
 
 async function listObjects(deps: CycleDeps, req: ShardCycleRequest, deadline: Deadline, calls: ReturnType<typeof emptyCalls>): Promise<{ value: Listed } | { error: string }> {
+  // With an allowlist the function may only list its namespaces (RoleBindings): those of this shard.
+  const owned = new Set(bucketsOf(req.shard));
+  const namespaces = req.cluster.namespaces?.filter((ns) => owned.has(bucketOf(ns)));
+  if (namespaces?.length === 0) return { value: { autoscalers: [], cloudWatchMetrics: [] } };
   calls.listAutoscalerObjects++;
-  const r = await settle(deadline.race('listing autoscaler objects', deps.cluster.listAutoscalerObjects(req.cluster.namespaces, deadline.signal), 0));
+  const r = await settle(deadline.race('listing autoscaler objects', deps.cluster.listAutoscalerObjects(namespaces, deadline.signal), 0));
   if ('error' in r) return { error: `cannot list ServerlessHorizontalPodAutoscaler objects of cluster ${req.cluster.name}: ${r.error}` };
   return { value: r.value };
 }

@@ -3,7 +3,7 @@
 // whole story. Both follow the stored state: the status is written when the state was (a
 // material change, metric values at most every few minutes) or differs from the object's in
 // what kubectl shows, and an Event for each log entry that is new or counted again.
-import { formatTargets } from '../cli/format.js';
+import { formatTargets } from '../hpa/metric-text.js';
 import type { HorizontalPodAutoscaler, HorizontalPodAutoscalerStatus } from '../hpa/types.js';
 import { changedEntries, type DecisionLogEntry } from './event-log.js';
 import type { EvalContext } from './evaluate.js';

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { buildCli } from '../../lib/cli/build.js';
 import type { HorizontalPodAutoscalerStatus } from '../../lib/hpa/types.js';
 import { createDynamoStore, type DynamoStore } from '../../lib/store/index.js';
@@ -102,24 +103,47 @@ describe('shpa command line', () => {
     expect((await shpa(['init'])).stdout).toBe('table shpa already exists\n');
   });
 
-  it('registers clusters; apply needs one', async () => {
+  it('one cluster registry: apply and get need a registered cluster, and a stack table refuses hand-made ones', async () => {
     const f = file('one.yaml', HPA('web'));
     const r = await shpa(['apply', '-f', f]);
     expect(r.code).toBe(1);
-    expect(r.stderr).toContain('unknown cluster "prod": add it with "shpa cluster add prod --cluster-region REGION"');
+    expect(r.stderr).toBe(
+      'error: cluster "prod" is not registered in table shpa, which has none: a deployed stack registers the clusters of its "clusters" parameter (check --table and --region); on a local table, "shpa cluster add prod --cluster-region REGION"\n',
+    );
     const added = await shpa(['cluster', 'add', 'prod', '--cluster-region', 'eu-west-1']);
-    expect(added.stdout).toBe('cluster/prod created\n');
-    expect(added.stderr).toBe('note: the deployed function syncs only the clusters in its "clusters" deploy parameter: make sure it includes prod\n');
+    expect([added.stdout, added.stderr]).toEqual(['cluster/prod created\n', '']);
     expect((await shpa(['cluster', 'add', 'prod', '--cluster-region', 'eu-west-1'])).stdout).toBe('cluster/prod unchanged\n');
-    expect((await shpa(['cluster', 'add', 'other', '--cluster-region', 'us-west-2', '--role-arn', 'arn:aws:iam::123456789012:role/shpa'])).code).toBe(0);
+    expect((await shpa(['cluster', 'add', 'other', '--cluster-region', 'us-west-2', '--role-arn', 'arn:aws:iam::123456789012:role/shpa', '--shards', '4', '--namespaces', 'web,jobs'])).code).toBe(0);
+    // `shpa get --cluster nope` is an error, not "No resources found".
+    const nope = await shpa(['get', '--cluster', 'nope']);
+    expect([nope.code, nope.stderr]).toEqual([1, 'error: cluster "nope" is not registered in table shpa: the clusters are other, prod\n']);
     const stray = await shpa(['--table', 'other-table', 'cluster', 'add', 'prod', '--cluster-region', 'eu-west-1']);
     expect(stray.stderr.split('\n')[0]).toBe(`note: created table other-table at ${db.endpoint}; a deployed stack's table is serverless-hpa-STAGE (--table, --region)`);
     const list = await shpa(['cluster', 'list']);
-    expect(list.stdout).toMatch(/^NAME\s+REGION\s+ROLE\s+ENDPOINT\n/);
-    expect(list.stdout).toMatch(/other\s+us-west-2\s+arn:aws:iam::123456789012:role\/shpa/);
+    expect(list.stdout).toMatch(/^NAME\s+REGION\s+SHARDS\s+NAMESPACES\s+ROLE\s+ENDPOINT\s+SOURCE\n/);
+    expect(list.stdout).toMatch(/other\s+us-west-2\s+4\s+web,jobs\s+arn:aws:iam::123456789012:role\/shpa\s+<eks>\s+shpa cluster add/);
     expect((await shpa(['cluster', 'remove', 'other'])).stdout).toBe('cluster/other removed\n');
     const gone = await shpa(['cluster', 'remove', 'other']);
     expect([gone.code, gone.stderr]).toEqual([1, 'error: cluster "other" not found: see "shpa cluster list"\n']);
+    // A deployed stack's table: its clusters come from the stack's parameter (the dispatcher mirrors them).
+    await store.putCluster({ name: 'stacked', region: 'eu-west-1', shards: 1, managedBy: 'stack' }, new Date());
+    const refused = await shpa(['cluster', 'add', 'extra', '--cluster-region', 'eu-west-1']);
+    expect([refused.code, refused.stderr]).toEqual([
+      1,
+      'error: table shpa belongs to a deployed stack, whose clusters (stacked) come from its "clusters" parameter: add extra there and redeploy; "shpa cluster add" is for local tables\n',
+    ]);
+    expect((await shpa(['cluster', 'remove', 'stacked'])).stderr).toBe('error: cluster stacked comes from the deployed stack\'s "clusters" parameter: remove it there and redeploy\n');
+    await store.removeCluster('stacked');
+  });
+
+  it("lease get and clear: a shard's cycle item as stored, and a lease cleared by hand", async () => {
+    await store.doc.send(new PutCommand({ TableName: 'shpa', Item: { pk: 'shard#prod', sk: 'cycle', owner: 'stuck-worker', exp: 9e15, tick: Date.parse('2026-01-01T00:00:15Z'), at: 'oops' } }));
+    const got = await shpa(['lease', 'get']);
+    expect(got.stderr).toBe('');
+    expect(got.stdout).toMatch(/^SHARD\s+HOLDER\s+EXPIRES\s+LAST TICK\s+MARKER\nprod\s+stuck-worker\s+invalid: 9000000000000000\s+2026-01-01T00:00:15.000Z\s+invalid: "oops"\n$/);
+    expect((await shpa(['lease', 'clear', 'prod'])).stdout).toBe('lease of shard prod cleared\n');
+    expect((await shpa(['lease', 'get', 'prod'])).stdout).toMatch(/prod\s+<free>\s+<none>/);
+    expect((await shpa(['lease', 'clear', 'prod/4of4'])).stderr).toBe('error: shard "prod/4of4": index 4 is not below 4\n');
   });
 
   it('apply: created, unchanged, configured, from a file, a directory and stdin', async () => {

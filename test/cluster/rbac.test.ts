@@ -122,10 +122,9 @@ describe('infra/rbac.cjs', () => {
         'metrics.k8s.io/pods: list',
         'custom.metrics.k8s.io/*: get',
         'external.metrics.k8s.io/*: list',
-        'shpa.dev/serverlesshorizontalpodautoscalers: list,watch',
-        'shpa.dev/cloudwatchmetrics: list,watch',
-        'shpa.dev/serverlesshorizontalpodautoscalers/status: update,patch',
-        'shpa.dev/cloudwatchmetrics/status: update,patch',
+        'shpa.dev/serverlesshorizontalpodautoscalers: get,list',
+        'shpa.dev/cloudwatchmetrics: get,list',
+        'shpa.dev/serverlesshorizontalpodautoscalers/status: patch',
         '/events: create,patch',
       ].sort(),
     );
@@ -159,14 +158,15 @@ describe('infra/rbac.cjs', () => {
       const authorize = groupAuthorizer(rbac.rbacManifests({ namespaces }));
       const crs = '/apis/shpa.dev/v1/namespaces/default/serverlesshorizontalpodautoscalers';
       expect(authorize(attributes('GET', crs))).toBe(true);
-      expect(authorize(attributes('GET', crs, 'watch'))).toBe(true);
-      expect(authorize(attributes('PUT', `${crs}/web/status`))).toBe(true);
-      expect(authorize(attributes('PATCH', '/apis/shpa.dev/v1/namespaces/default/cloudwatchmetrics/queue/status'))).toBe(true);
+      // one object, read before acting on it: its spec unchanged since the list
+      expect(authorize(attributes('GET', `${crs}/web`))).toBe(true);
+      expect(authorize(attributes('PATCH', `${crs}/web/status`))).toBe(true);
       expect(authorize(attributes('POST', '/api/v1/namespaces/default/events'))).toBe(true);
-      // not the spec: the function never writes what users declare
+      // not the spec: the function never writes what users declare; it never watches
       expect(authorize(attributes('PATCH', `${crs}/web`))).toBe(false);
       expect(authorize(attributes('DELETE', `${crs}/web`))).toBe(false);
-      expect(authorize(attributes('GET', `${crs}/web`))).toBe(false);
+      expect(authorize(attributes('GET', crs, 'watch'))).toBe(false);
+      expect(authorize(attributes('PATCH', '/apis/shpa.dev/v1/namespaces/default/cloudwatchmetrics/queue/status'))).toBe(false);
       // and no pods' content, secrets or metrics of single pods
       expect(authorize(attributes('GET', '/api/v1/namespaces/default/pods/web-1'))).toBe(false);
       expect(authorize(attributes('GET', '/api/v1/namespaces/default/secrets'))).toBe(false);

@@ -20,7 +20,7 @@ describe('the built shpa demo', () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it('runs from another working directory and writes its report', async () => {
-    // four syncs; in requests per second, read relative to its median
+    // four cycles; in requests per second, read relative to its median
     writeFileSync(join(dir, 'tiny.csv'), 'timestamp,rps\n2026-03-03T12:00:00Z,100\n2026-03-03T12:01:00Z,400\n2026-03-03T12:02:00Z,100\n2026-03-03T12:03:00Z,100\n');
     const out = join(dir, 'new', 'report-dir');
     const run = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) =>
@@ -34,7 +34,7 @@ describe('the built shpa demo', () => {
     expect(run.stderr).not.toMatch(/error/);
     expect(run.code).toBe(0);
     expect(run.stdout).toContain('horizontalpodautoscaler.autoscaling/web created');
-    expect(run.stdout).toMatch(/^4 syncs$/m);
+    expect(run.stdout).toMatch(/^4 cycles$/m);
     expect(run.stdout).toContain(`report: ${join(out, 'report.html')}`);
     const html = readFileSync(join(out, 'report.html'), 'utf8');
     // uPlot's CSS inlined (the report's own code does not name this class)

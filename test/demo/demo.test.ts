@@ -1,5 +1,6 @@
-// The demo end to end, headless: the real sync handler on dynalite, the local
-// Kubernetes API server and the local CloudWatch endpoint, through a short spike.
+// The demo end to end, headless: the real functions (dispatcher, local SQS queue, worker,
+// stream) on dynalite, the local Kubernetes API server and the local CloudWatch endpoint,
+// through a short spike, with a spec change near the end.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
@@ -19,7 +20,7 @@ import { CHROMIUM_ARGS } from '../report/chromium.js';
 const outDir = join(import.meta.dirname, '../../test-output/demo');
 const START = Date.UTC(2026, 2, 3, 11);
 const MIN = 60_000;
-/** Quiet for 20 min, 4× load for 15 min (ticks 20..34), quiet again for 35 min: 71 syncs a minute apart. */
+/** Quiet for 20 min, 4× load for 15 min (ticks 20..34), quiet again for 35 min: 71 ticks a minute apart. */
 const SPIKE_FIRST = 20;
 const SPIKE_LAST = 34;
 const trace: Trace = {
@@ -68,7 +69,7 @@ describe('shpa demo, headless', () => {
     return r;
   };
 
-  it('runs the handler once per sync, without errors', () => {
+  it('runs one worker cycle per tick, without errors', () => {
     expect(result.ticks).toBe(71);
     expect(result.interrupted).toBe(false);
     expect(result.errors).toEqual([]);
@@ -86,7 +87,11 @@ describe('shpa demo, headless', () => {
     // recommendation until it is MORE than 300 s old: the last high one (tick 34) holds the peak through tick 39.
     expect(web.replicas.slice(SPIKE_LAST, SPIKE_LAST + 6)).toEqual([20, 20, 20, 20, 20, 20]);
     expect(web.replicas[SPIKE_LAST + 6]).toBe(2);
-    expect(web.replicas[70]).toBe(2);
+    // The spec change near the end (minReplicas 2 → 3) acts at once, before the next tick.
+    const changed = Math.floor(0.9 * 70);
+    expect(web.replicas[changed - 1]).toBe(2);
+    expect(web.replicas[changed + 1]).toBe(3);
+    expect(web.replicas[70]).toBe(3);
 
     const worker = series('demo/worker');
     // worker: 300 queued messages at load 1 read from CloudWatch, 100 per pod.
@@ -94,7 +99,7 @@ describe('shpa demo, headless', () => {
     expect(Math.max(...worker.replicas)).toBe(12);
     expect(worker.replicas[70]).toBe(1);
     const cw = worker.metrics[0];
-    expect(cw.label).toMatch(/^jobs-backlog \(External AverageValue\)/);
+    expect(cw.label).toMatch(/^jobs-backlog \(External, AverageValue\)/);
     expect(Math.max(...cw.current.map((v) => v ?? 0))).toBeCloseTo(1200, 0);
 
     const api = series('demo/api');
@@ -109,14 +114,21 @@ describe('shpa demo, headless', () => {
     expect(api.replicas[70]).toBeLessThan(apiPeak);
   });
 
-  it('reads decisions from the handler log, and matches what the cluster saw', () => {
+  it('a spec change applied during the run reaches the worker through the stream at once, not at the next tick', () => {
+    expect(result.specChange).toMatchObject({ applied: 'demo/web: minReplicas 2 → 3' });
+    expect(result.specChange!.evaluatedAt! - result.specChange!.at).toBeLessThan(5_000);
+    expect(output).toMatch(/spec change demo\/web: minReplicas 2 → 3 applied at \d\d:\d\d:\d\d: evaluated 0 s later \(virtual\), \d+ ms of wall time, through the stream function and the queue; the next tick was 55 s away/);
+  });
+
+  it('reads decisions from the functions log, and matches what the cluster saw', () => {
     const lines = readFileSync(result.logPath!, 'utf8')
       .trim()
       .split('\n')
-      .map((l) => JSON.parse(l) as { message: string; namespace?: string; hpa?: string; patched?: boolean; desiredReplicas?: number });
-    const decisions = lines.filter((l) => l.message === 'decision');
+      .map((l) => JSON.parse(l) as { message: string; trigger?: string; cycle?: { trigger: string }; namespace?: string; hpa?: string; patched?: boolean; desiredReplicas?: number });
+    const decisions = lines.filter((l) => l.message === 'decision' && l.trigger === 'tick');
     expect(decisions).toHaveLength(71 * 3);
-    expect(lines.filter((l) => l.message === 'invocation')).toHaveLength(71);
+    expect(lines.filter((l) => l.message === 'cycle' && l.cycle?.trigger === 'tick')).toHaveLength(71);
+    expect(lines.filter((l) => l.message === 'decision' && l.trigger === 'evaluate')).toHaveLength(1);
     for (const r of result.reports) {
       const mine = decisions.filter((d) => `${d.namespace}/${d.hpa}` === r.name);
       expect(mine.filter((d) => d.patched).length).toBe(r.summary.scaleEvents);
@@ -187,8 +199,8 @@ describe('shpa demo, stopping', () => {
     expect(r.interrupted).toBe(true);
     expect(r.ticks).toBeLessThan(r.plannedTicks);
     expect(r.reports.every((a) => a.times.length === r.ticks)).toBe(true);
-    expect(out.text()).toMatch(new RegExp(`interrupted after ${r.ticks} of 71 syncs`));
-    const endpoints = /dynalite\) (\S+), Kubernetes API (\S+), CloudWatch (\S+)/.exec(out.text())!.slice(1);
+    expect(out.text()).toMatch(new RegExp(`interrupted after ${r.ticks} of 71 cycles`));
+    const endpoints = /dynalite\) (\S+), Kubernetes API (\S+), CloudWatch (\S+), SQS (\S+)/.exec(out.text())!.slice(1).map((e) => e.replace(/,$/, ''));
     for (const e of endpoints) expect(await refused(e)).toBe(true);
   }, 60_000);
 
@@ -204,7 +216,7 @@ describe('shpa demo, stopping', () => {
       if (text.includes('replicas') && !child.killed) child.kill('SIGINT');
     });
     const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
-    expect(text).toMatch(/interrupted after \d+ of 1441 syncs/);
+    expect(text).toMatch(/interrupted after \d+ of 1441 cycles/);
     expect(text).toMatch(/^AUTOSCALER/m);
     expect(code).toBe(130);
   }, 60_000);
@@ -270,12 +282,12 @@ describe('shpa demo, pace', () => {
     // 70 virtual minutes in 50 ms of wall time: under 1 ms per sync, which no handler run keeps
     const r = await runDemo(options(out.stream, { speed: (70 * MIN) / 50 }));
     expect(r.ticks).toBe(71);
-    expect(r.behindPace).toMatch(/^running behind the requested pace: the sync handler takes ~\d+ ms per run; this run will take about \d+(\.\d)? s instead of 0\.1 s$/);
+    expect(r.behindPace).toMatch(/^running behind the requested pace: a tick takes ~\d+ ms; this run will take about \d+(\.\d)? s instead of 0\.1 s$/);
     const text = out.text();
     expect(text.split(r.behindPace!).length - 1).toBe(2);
     // live: before the last progress bar; summary: after the timing line
     expect(text.indexOf(r.behindPace!)).toBeLessThan(text.indexOf('100% 12:10'));
-    expect(text).toMatch(/sync handler [\d.]+ ms per run on average.*\nrunning behind/);
+    expect(text).toMatch(/a tick \(dispatch, queue, worker cycle\) [\d.]+ ms on average.*\nrunning behind/);
     expect(text).not.toContain('\u001b[');
   }, 60_000);
 });

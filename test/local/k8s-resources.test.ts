@@ -120,6 +120,15 @@ describe('discovery of CRDs', () => {
     expect(coreGroup.versions[0].resources.map((r: Obj) => r.resource)).toEqual(expect.arrayContaining(['pods', 'events', 'namespaces', 'replicationcontrollers']));
   });
 
+  it('refuses to start with an invalid CRD, naming it and the problem', async () => {
+    const crd = structuredClone(loadCrds()[0]) as Obj;
+    crd.spec.versions[0].storage = false;
+    crd.spec.scope = 'Everywhere';
+    await expect(startK8sApiServer({ crds: [crd] })).rejects.toThrow(
+      'crds[0] (serverlesshorizontalpodautoscalers.shpa.dev): CustomResourceDefinition.apiextensions.k8s.io "serverlesshorizontalpodautoscalers.shpa.dev" is invalid: [spec.scope: Unsupported value: "Everywhere": supported values: "Cluster", "Namespaced", spec.versions: Invalid value:',
+    );
+  });
+
   it('serves OpenAPI v3 with the fieldValidation parameter kubectl looks for', async () => {
     const index = (await call('GET', '/openapi/v3')).body;
     const url: string = index.paths['apis/shpa.dev/v1'].serverRelativeURL;

@@ -69,4 +69,39 @@ describe('WorkloadModel', () => {
     expect(toQuantity(2)).toBe('2');
     expect(() => model.addWorkload({ kind: 'Foo', apiVersion: 'x.io/v1', namespace: 'ns', name: 'f', replicas: 1 })).toThrow('unknown kind Foo');
   });
+
+  it('builds apps/v1 objects with status from the pods, and the ReplicaSet a Deployment owns', () => {
+    const { clock, model } = setup();
+    model.addWorkload({ kind: 'Deployment', apiVersion: 'apps/v1', namespace: 'ns', name: 'web', replicas: 3, selector: { app: 'web' } });
+    model.addWorkload({ kind: 'StatefulSet', apiVersion: 'apps/v1', namespace: 'other', name: 'db', replicas: 1, selector: { app: 'db' } });
+    const kinds = (objects: Record<string, unknown>[]) => objects.map((o) => `${String(o.kind)}/${(o.metadata as { name: string }).name}`);
+    expect(kinds(model.workloadObjects('ns'))).toEqual(['Deployment/web', expect.stringMatching(/^ReplicaSet\/web-[a-z0-9]{10}$/)]);
+    expect(model.workloadObjects('ns')[0]).toMatchObject({ spec: { replicas: 3, selector: { matchLabels: { app: 'web' } } }, status: { replicas: 3, updatedReplicas: 3, unavailableReplicas: 3 } });
+    expect((model.workloadObjects('ns')[0].status as Record<string, unknown>).readyReplicas).toBeUndefined();
+    clock.advance(5);
+    expect(model.workloadObjects('ns')[0]).toMatchObject({ status: { readyReplicas: 3, availableReplicas: 3, conditions: [{ type: 'Available', status: 'True' }, { type: 'Progressing' }] } });
+    const rs = model.workloadObjects('ns')[1];
+    const pod = model.podObjects('ns')[0];
+    expect((pod.metadata as { ownerReferences: unknown[] }).ownerReferences[0]).toMatchObject({ kind: 'ReplicaSet', name: (rs.metadata as { name: string }).name, uid: (rs.metadata as { uid: string }).uid });
+    expect(kinds(model.workloadObjects())).toContain('StatefulSet/db');
+    expect(model.namespaces().map((n) => n.name)).toEqual(['ns', 'other']);
+  });
+
+  it('tells an API server what changed: revisions per namespace, pod states and the next transition', () => {
+    const { clock, model } = setup();
+    const dep = model.typeOf('apps', 'Deployment')!;
+    model.addWorkload({ kind: 'Deployment', apiVersion: 'apps/v1', namespace: 'ns', name: 'web', replicas: 1, selector: { app: 'web' } });
+    const start = clock.now().getTime();
+    expect([model.revisionOf('ns'), model.revisionOf('other')]).toEqual([1, 0]);
+    expect(model.nextChangeMs('ns')).toBe(start + 1000); // running after startDelaySeconds
+    expect(model.podViews('ns').map((v) => v.state)).toEqual([0]);
+    clock.advance(1);
+    expect([model.podViews('ns')[0].state, model.nextChangeMs('ns')]).toEqual([1, start + 5000]);
+    clock.advance(4);
+    expect([model.podViews('ns')[0].state, model.nextChangeMs('ns')]).toEqual([2, Number.POSITIVE_INFINITY]);
+    model.setReplicas('ns', dep, 'web', 0);
+    expect(model.revisionOf('ns')).toBe(2);
+    expect([model.podViews('ns')[0].state, model.nextChangeMs('ns')]).toEqual([5, clock.now().getTime() + 10_000]); // terminating for the grace period
+    expect(model.podViews('ns')[0].object()).toMatchObject({ status: { containerStatuses: [{ name: 'app', ready: true, state: { running: {} } }], podIPs: [{ ip: expect.any(String) }] } });
+  });
 });

@@ -1,0 +1,241 @@
+// Bench-only: a fleet of autoscalers on the whole product (lib/local/functions-stack.ts: the
+// real dispatcher and worker, the real clients) against the servers of servers.ts, on one
+// virtual clock, with the shipped settings (loadFunctionConfig's defaults). Each autoscaler:
+// CPU at 50 % of requests, and one CloudWatch metric (its own queue, 10 messages a pod). One
+// tick: the dispatcher at each minute, then every message due is handled, one at a time, so
+// each shard cycle's wall and CPU time are its own.
+import { applyDefaults } from '../../lib/hpa/defaults.js';
+import type { HorizontalPodAutoscaler } from '../../lib/hpa/types.js';
+import { startLocalFunctions, LOCAL_CREDENTIALS, LOCAL_REGION, type LocalFunctions } from '../../lib/local/functions-stack.js';
+import type { LogLine } from '../../lib/local/telemetry-capture.js';
+import type { CloudWatchMetric } from '../../lib/metrics/cloudwatch-types.js';
+import { BatchWriteCommand, DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { randomUUID } from 'node:crypto';
+import { createDynamoClient } from '../../lib/store/index.js';
+import { bucketIndexKey, bucketPk, KIND_CLOUDWATCH, KIND_HPA, specSk } from '../../lib/store/items.js';
+import { bucketOf } from '../../lib/sync/shards.js';
+import { loadFunctionConfig, type SyncOptions } from '../../lib/sync/config.js';
+import { clusterName, namespaceName, QUEUE_METRIC, queueName, startServers, workloadName, type Scenario, type ServerCounts, type Servers } from './servers.js';
+
+export const PERIOD_MS = 15_000;
+
+/** The worker's options exactly as a deploy with no overrides gets them. */
+export function shippedOptions(): SyncOptions {
+  const env = { AWS_REGION: LOCAL_REGION, SHPA_TABLE: 't', SHPA_QUEUE_URL: 'q', SHPA_CLUSTERS: '[{"name":"c"}]' };
+  return loadFunctionConfig(env).options;
+}
+
+export interface ShardCycle {
+  shard: string;
+  trigger: string;
+  /** Wall and process CPU time of the invocation (the message's receive and delete included). */
+  wallMs: number;
+  cpuMs: number;
+  /** The cycle's own duration, as its summary line says. */
+  durationMs: number;
+  autoscalers: number;
+  scaled: number;
+  errors: number;
+}
+
+export interface TickResult {
+  at: number;
+  cycles: ShardCycle[];
+  /** Calls counted at the servers during the tick. */
+  counts: CountsDelta;
+  sqs: Record<string, number>;
+  /** Log lines written, and their bytes, by message. */
+  logs: Record<string, { lines: number; bytes: number }>;
+  emfBytes: number;
+}
+
+export type CountsDelta = Omit<ServerCounts, 'cpuMs'>;
+
+export interface FleetOptions extends Omit<Scenario, 'start' | 'cloudWatchValue'> {
+  shardsPerCluster: number;
+  /** Start of the virtual clock: a minute boundary. */
+  start?: number;
+}
+
+export interface Fleet {
+  servers: Servers;
+  fns: LocalFunctions;
+  clock: { t: number; now(): Date };
+  autoscalers: number;
+  shards: number;
+  /** One sync period from the current time; the clock moves one period on. */
+  tick(): Promise<TickResult>;
+  stop(): Promise<void>;
+}
+
+export function autoscaler(namespace: string, name: string): HorizontalPodAutoscaler {
+  return applyDefaults({
+    apiVersion: 'autoscaling/v2',
+    kind: 'HorizontalPodAutoscaler',
+    metadata: { name, namespace },
+    spec: {
+      scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name },
+      minReplicas: 1,
+      maxReplicas: 50,
+      metrics: [
+        { type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 50 } } },
+        { type: 'External', external: { metric: { name: `queue-${name}` }, target: { type: 'AverageValue', averageValue: '10' } } },
+      ],
+    },
+  });
+}
+
+export function queueObject(cluster: string, namespace: string, name: string): CloudWatchMetric {
+  return {
+    apiVersion: 'shpa.dev/v1',
+    kind: 'CloudWatchMetric',
+    metadata: { name: `queue-${name}`, namespace },
+    spec: { queries: [{ id: 'visible', metricStat: { metric: { ...QUEUE_METRIC, dimensions: [{ name: 'QueueName', value: queueName(cluster, namespace, name) }] }, period: 60, stat: 'Average' }, returnData: true }] },
+  };
+}
+
+export function diffCounts(a: CountsDelta, b: CountsDelta): CountsDelta {
+  const sub = (x: Record<string, number>, y: Record<string, number>) =>
+    Object.fromEntries(Object.keys(y).map((k) => [k, y[k] - (x[k] ?? 0)]).filter(([, v]) => v !== 0)) as Record<string, number>;
+  return {
+    k8s: sub(a.k8s, b.k8s),
+    cloudWatch: { calls: b.cloudWatch.calls - a.cloudWatch.calls, metricStats: b.cloudWatch.metricStats - a.cloudWatch.metricStats },
+    dynamo: {
+      calls: sub(a.dynamo.calls, b.dynamo.calls),
+      readUnits: b.dynamo.readUnits - a.dynamo.readUnits,
+      writeUnits: b.dynamo.writeUnits - a.dynamo.writeUnits,
+      registryCalls: b.dynamo.registryCalls - a.dynamo.registryCalls,
+    },
+  };
+}
+
+export const total = (r: Record<string, number>) => Object.values(r).reduce((a, b) => a + b, 0);
+
+/** Lines as Powertools prints them: one JSON document and a newline. */
+const lineBytes = (l: LogLine) => Buffer.byteLength(JSON.stringify(l)) + 1;
+
+/**
+ * The specs as `shpa apply` stores them (lib/store applySpec: a new spec's item and its bucket
+ * in the cluster's index), written 25 at a time: applySpec's four calls per spec take over a
+ * minute for 20,000. Not through the functions' stream: the first tick is the first evaluation.
+ */
+async function seedSpecs(endpoint: string, tableName: string, o: FleetOptions, now: Date): Promise<void> {
+  const doc = DynamoDBDocumentClient.from(createDynamoClient({ endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS }));
+  const at = now.toISOString();
+  const items: Record<string, unknown>[] = [];
+  const buckets = new Set<string>();
+  for (let c = 0; c < o.clusters; c++) {
+    for (let n = 0; n < o.namespacesPerCluster; n++) {
+      const [cluster, namespace] = [clusterName(c), namespaceName(n)];
+      buckets.add(`${cluster}#${bucketOf(namespace)}`);
+      for (let w = 0; w < o.workloadsPerNamespace; w++) {
+        const name = workloadName(w);
+        for (const obj of [autoscaler(namespace, name), queueObject(cluster, namespace, name)]) {
+          const { status: _s, ...spec } = obj as HorizontalPodAutoscaler;
+          const metadata = { ...spec.metadata, uid: randomUUID(), creationTimestamp: at, generation: 1 };
+          const kind = obj.kind === KIND_HPA ? KIND_HPA : KIND_CLOUDWATCH;
+          items.push({ pk: bucketPk(cluster, bucketOf(namespace)), sk: specSk(kind, namespace, obj.metadata.name), kind, doc: JSON.stringify({ ...spec, metadata }), v: 1, ct: at, ut: at });
+        }
+      }
+    }
+  }
+  for (const b of buckets) {
+    const [cluster, bucket] = b.split('#');
+    await doc.send(new UpdateCommand({ TableName: tableName, Key: bucketIndexKey(cluster), UpdateExpression: 'ADD #b :b', ExpressionAttributeNames: { '#b': 'b' }, ExpressionAttributeValues: { ':b': new Set([Number(bucket)]) } }));
+  }
+  const batches = Array.from({ length: Math.ceil(items.length / 25) }, (_, i) => items.slice(i * 25, i * 25 + 25));
+  await Promise.all(
+    Array.from({ length: 8 }, async (_, lane) => {
+      for (let i = lane; i < batches.length; i += 8) {
+        let requests = batches[i].map((Item) => ({ PutRequest: { Item } }));
+        while (requests.length > 0) {
+          const r = await doc.send(new BatchWriteCommand({ RequestItems: { [tableName]: requests } }));
+          requests = (r.UnprocessedItems?.[tableName] ?? []) as typeof requests;
+        }
+      }
+    }),
+  );
+  doc.destroy();
+}
+
+export async function startFleet(o: FleetOptions): Promise<Fleet> {
+  const start = o.start ?? Date.parse('2026-03-02T10:00:00Z');
+  const podsPerWorkload = o.podsPerWorkload;
+  const servers = await startServers({ ...o, start, cloudWatchValue: podsPerWorkload * 10 });
+  const clock = { t: start, now: () => new Date(clock.t) };
+  const marks = { cpu: process.cpuUsage(), wall: performance.now() };
+  let cycles: ShardCycle[] = [];
+  const onLine = (l: LogLine) => {
+    if (l.function !== 'worker' || (l.message !== 'cycle' && l.message !== 'message')) return;
+    const cpu = process.cpuUsage(marks.cpu);
+    const wall = performance.now() - marks.wall;
+    if (l.message === 'cycle') {
+      const c = l.cycle as { shard: string; trigger: string; durationMs: number; counts: { autoscalers: number; scaled: number; errors: number } };
+      cycles.push({ shard: c.shard, trigger: c.trigger, wallMs: wall, cpuMs: (cpu.user + cpu.system) / 1000, durationMs: c.durationMs, autoscalers: c.counts.autoscalers, scaled: c.counts.scaled, errors: c.counts.errors });
+    }
+    marks.cpu = process.cpuUsage();
+    marks.wall = performance.now();
+  };
+  try {
+    const fns = await startLocalFunctions({
+      clock,
+      dynamoEndpoint: servers.dynamo,
+      stream: 'write-feed',
+      cloudWatchEndpoint: servers.cloudWatch,
+      clusterToken: servers.token,
+      clusters: servers.clusters.map((c) => ({ name: c.name, region: LOCAL_REGION, shards: o.shardsPerCluster, endpoint: c.url, caData: c.caData })),
+      tableName: 'shpa-bench',
+      periodSeconds: PERIOD_MS / 1000,
+      options: shippedOptions(),
+      workerConcurrency: 1,
+      onLine,
+    });
+    await seedSpecs(servers.dynamo, 'shpa-bench', o, clock.now());
+    let before = await servers.counts();
+    return {
+      servers,
+      fns,
+      clock,
+      autoscalers: o.clusters * o.namespacesPerCluster * o.workloadsPerNamespace,
+      shards: o.clusters * o.shardsPerCluster,
+      async tick() {
+        const at = clock.t;
+        await servers.setTime(at);
+        const lines = fns.lines.length;
+        const emf = fns.emf.length;
+        const sqsLog = fns.sqs.requestLog.length;
+        cycles = [];
+        if (at % 60_000 === 0) await fns.dispatch(new Date(at));
+        marks.cpu = process.cpuUsage();
+        marks.wall = performance.now();
+        await fns.drain();
+        const after = await servers.counts();
+        const counts = diffCounts(before, after);
+        before = after;
+        const logs: TickResult['logs'] = {};
+        for (const l of fns.lines.slice(lines)) {
+          const k = `${String(l.function)}:${String(l.message)}`;
+          logs[k] ??= { lines: 0, bytes: 0 };
+          logs[k].lines++;
+          logs[k].bytes += lineBytes(l);
+        }
+        const sqs: Record<string, number> = {};
+        for (const r of fns.sqs.requestLog.slice(sqsLog)) sqs[r.operation] = (sqs[r.operation] ?? 0) + 1;
+        // Keep memory flat over long runs: what was measured is summed above.
+        fns.lines.length = 0;
+        fns.sqs.requestLog.length = 0;
+        const emfBytes = fns.emf.slice(emf).reduce((n, d) => n + Buffer.byteLength(JSON.stringify(d)) + 1, 0);
+        fns.emf.length = 0;
+        clock.t += PERIOD_MS;
+        return { at, cycles, counts, sqs, logs, emfBytes };
+      },
+      async stop() {
+        await fns.close();
+        await servers.stop();
+      },
+    };
+  } catch (e) {
+    await servers.stop();
+    throw e;
+  }
+}
