@@ -5,6 +5,7 @@
 // Everything is derived from the object itself: the model's mirror re-copies an object only
 // when its JSON changes.
 import { WorkloadModel } from '../../lib/local/workload-model.js';
+import { hash32 } from './stats.js';
 
 type Obj = Record<string, unknown>;
 
@@ -12,13 +13,7 @@ const REGION = 'us-east-1';
 const ACCOUNT = '123456789012';
 const IMAGE = `${ACCOUNT}.dkr.ecr.${REGION}.amazonaws.com/shop/api:2026.11.3-7f3c9e1`;
 
-function hash(s: string): number {
-  let h = 2166136261;
-  for (const ch of s) h = Math.imul(h ^ ch.charCodeAt(0), 16777619) >>> 0;
-  return h;
-}
-
-const hex = (s: string, len: number) => Array.from({ length: Math.ceil(len / 8) }, (_, i) => hash(`${s}/${i}`).toString(16).padStart(8, '0')).join('').slice(0, len);
+const hex = (s: string, len: number) => Array.from({ length: Math.ceil(len / 8) }, (_, i) => hash32(`${s}/${i}`).toString(16).padStart(8, '0')).join('').slice(0, len);
 
 /** A managedFields entry as the API server records it (fieldsV1 of the fields a manager set). */
 function managed(manager: string, operation: string, time: string, fieldsV1: Obj, subresource?: string): Obj {
@@ -34,7 +29,7 @@ export function eksPod(pod: Obj): Obj {
   const name = String(meta.name);
   const created = String(meta.creationTimestamp);
   const labels = { ...(meta.labels as Obj), 'app.kubernetes.io/part-of': 'shop', 'app.kubernetes.io/managed-by': 'Helm' };
-  const node = `ip-10-0-${hash(name) % 200}-${hash(`${name}#`) % 250}.ec2.internal`;
+  const node = `ip-10-0-${hash32(name) % 200}-${hash32(`${name}#`) % 250}.ec2.internal`;
   const token = `kube-api-access-${hex(name, 5)}`;
   const env = [
     { name: 'AWS_STS_REGIONAL_ENDPOINTS', value: 'regional' },
@@ -131,8 +126,8 @@ export function eksPod(pod: Obj): Obj {
         ...status.conditions.map((c) => ({ lastProbeTime: null, ...c })),
         { type: 'ContainersReady', status: ready.status, lastProbeTime: null, lastTransitionTime: ready.lastTransitionTime },
       ],
-      hostIP: `10.0.${hash(node) % 200}.${hash(`${node}#`) % 250}`,
-      hostIPs: [{ ip: `10.0.${hash(node) % 200}.${hash(`${node}#`) % 250}` }],
+      hostIP: `10.0.${hash32(node) % 200}.${hash32(`${node}#`) % 250}`,
+      hostIPs: [{ ip: `10.0.${hash32(node) % 200}.${hash32(`${node}#`) % 250}` }],
       containerStatuses: (status.containerStatuses ?? []).map((c) => ({
         ...c,
         image: IMAGE,

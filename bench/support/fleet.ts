@@ -4,13 +4,13 @@
 // CPU at 50 % of requests, and one CloudWatch metric (its own queue, 10 messages a pod). One
 // tick: the dispatcher at each minute, then every message due is handled, one at a time, so
 // each shard cycle's wall and CPU time are its own.
+import { BatchWriteCommand, DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { randomUUID } from 'node:crypto';
 import { applyDefaults } from '../../lib/hpa/defaults.js';
 import type { HorizontalPodAutoscaler } from '../../lib/hpa/types.js';
 import { startLocalFunctions, LOCAL_CREDENTIALS, LOCAL_REGION, type LocalFunctions } from '../../lib/local/functions-stack.js';
 import type { LogLine } from '../../lib/local/telemetry-capture.js';
 import type { CloudWatchMetric } from '../../lib/metrics/cloudwatch-types.js';
-import { BatchWriteCommand, DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { randomUUID } from 'node:crypto';
 import { createDynamoClient } from '../../lib/store/index.js';
 import { bucketIndexKey, bucketPk, KIND_CLOUDWATCH, KIND_HPA, specSk } from '../../lib/store/items.js';
 import { bucketOf } from '../../lib/sync/shards.js';
@@ -47,6 +47,8 @@ export interface TickResult {
   /** Log lines written, and their bytes, by message. */
   logs: Record<string, { lines: number; bytes: number }>;
   emfBytes: number;
+  /** The first few errors the tick's decision and cycle lines report. */
+  errors: string[];
 }
 
 export type CountsDelta = Omit<ServerCounts, 'cpuMs'>;
@@ -55,6 +57,10 @@ export interface FleetOptions extends Omit<Scenario, 'start' | 'cloudWatchValue'
   shardsPerCluster: number;
   /** Start of the virtual clock: a minute boundary. */
   start?: number;
+  /** The worker's concurrent invocations; default 1 (each shard cycle measured alone). */
+  workerConcurrency?: number;
+  /** Each CloudWatchMetric names an alarm (alarmName), whose state changes evaluate its readers. */
+  alarms?: boolean;
 }
 
 export interface Fleet {
@@ -63,7 +69,7 @@ export interface Fleet {
   clock: { t: number; now(): Date };
   autoscalers: number;
   shards: number;
-  /** One sync period from the current time; the clock moves one period on. */
+  /** One sync period from the current time; the clock moves one period on (virtual time only). */
   tick(): Promise<TickResult>;
   stop(): Promise<void>;
 }
@@ -85,12 +91,17 @@ export function autoscaler(namespace: string, name: string): HorizontalPodAutosc
   });
 }
 
-export function queueObject(cluster: string, namespace: string, name: string): CloudWatchMetric {
+export const alarmName = (cluster: string, namespace: string, name: string) => `${queueName(cluster, namespace, name)}-backlog`;
+
+export function queueObject(cluster: string, namespace: string, name: string, alarm = false): CloudWatchMetric {
   return {
     apiVersion: 'shpa.dev/v1',
     kind: 'CloudWatchMetric',
     metadata: { name: `queue-${name}`, namespace },
-    spec: { queries: [{ id: 'visible', metricStat: { metric: { ...QUEUE_METRIC, dimensions: [{ name: 'QueueName', value: queueName(cluster, namespace, name) }] }, period: 60, stat: 'Average' }, returnData: true }] },
+    spec: {
+      queries: [{ id: 'visible', metricStat: { metric: { ...QUEUE_METRIC, dimensions: [{ name: 'QueueName', value: queueName(cluster, namespace, name) }] }, period: 60, stat: 'Average' }, returnData: true }],
+      ...(alarm ? { alarmName: alarmName(cluster, namespace, name) } : {}),
+    },
   };
 }
 
@@ -111,8 +122,11 @@ export function diffCounts(a: CountsDelta, b: CountsDelta): CountsDelta {
 
 export const total = (r: Record<string, number>) => Object.values(r).reduce((a, b) => a + b, 0);
 
-/** Lines as Powertools prints them: one JSON document and a newline. */
-const lineBytes = (l: LogLine) => Buffer.byteLength(JSON.stringify(l)) + 1;
+/** Lines as Powertools prints them in Lambda: one JSON document and a newline (without the local stack's own `function` key). */
+function lineBytes(l: LogLine): number {
+  const { function: _local, ...line } = l;
+  return Buffer.byteLength(JSON.stringify(line)) + 1;
+}
 
 /**
  * The specs as `shpa apply` stores them (lib/store applySpec: a new spec's item and its bucket
@@ -130,7 +144,7 @@ async function seedSpecs(endpoint: string, tableName: string, o: FleetOptions, n
       buckets.add(`${cluster}#${bucketOf(namespace)}`);
       for (let w = 0; w < o.workloadsPerNamespace; w++) {
         const name = workloadName(w);
-        for (const obj of [autoscaler(namespace, name), queueObject(cluster, namespace, name)]) {
+        for (const obj of [autoscaler(namespace, name), queueObject(cluster, namespace, name, o.alarms)]) {
           const { status: _s, ...spec } = obj as HorizontalPodAutoscaler;
           const metadata = { ...spec.metadata, uid: randomUUID(), creationTimestamp: at, generation: 1 };
           const kind = obj.kind === KIND_HPA ? KIND_HPA : KIND_CLOUDWATCH;
@@ -162,7 +176,7 @@ export async function startFleet(o: FleetOptions): Promise<Fleet> {
   const start = o.start ?? Date.parse('2026-03-02T10:00:00Z');
   const podsPerWorkload = o.podsPerWorkload;
   const servers = await startServers({ ...o, start, cloudWatchValue: podsPerWorkload * 10 });
-  const clock = { t: start, now: () => new Date(clock.t) };
+  const clock = { t: start, now: () => (o.realTime ? new Date() : new Date(clock.t)) };
   const marks = { cpu: process.cpuUsage(), wall: performance.now() };
   let cycles: ShardCycle[] = [];
   const onLine = (l: LogLine) => {
@@ -176,8 +190,9 @@ export async function startFleet(o: FleetOptions): Promise<Fleet> {
     marks.cpu = process.cpuUsage();
     marks.wall = performance.now();
   };
+  let fns: LocalFunctions | undefined;
   try {
-    const fns = await startLocalFunctions({
+    fns = await startLocalFunctions({
       clock,
       dynamoEndpoint: servers.dynamo,
       stream: 'write-feed',
@@ -187,23 +202,26 @@ export async function startFleet(o: FleetOptions): Promise<Fleet> {
       tableName: 'shpa-bench',
       periodSeconds: PERIOD_MS / 1000,
       options: shippedOptions(),
-      workerConcurrency: 1,
+      workerConcurrency: o.workerConcurrency ?? 1,
       onLine,
     });
     await seedSpecs(servers.dynamo, 'shpa-bench', o, clock.now());
     let before = await servers.counts();
+    const started = fns;
     return {
       servers,
-      fns,
+      fns: started,
       clock,
       autoscalers: o.clusters * o.namespacesPerCluster * o.workloadsPerNamespace,
       shards: o.clusters * o.shardsPerCluster,
       async tick() {
+        const fns = started;
         const at = clock.t;
         await servers.setTime(at);
-        const lines = fns.lines.length;
-        const emf = fns.emf.length;
-        const sqsLog = fns.sqs.requestLog.length;
+        // What the tick logs and asks SQS is read, then cleared: memory stays flat over long runs.
+        fns.lines.length = 0;
+        fns.emf.length = 0;
+        fns.sqs.requestLog.length = 0;
         cycles = [];
         if (at % 60_000 === 0) await fns.dispatch(new Date(at));
         marks.cpu = process.cpuUsage();
@@ -213,28 +231,28 @@ export async function startFleet(o: FleetOptions): Promise<Fleet> {
         const counts = diffCounts(before, after);
         before = after;
         const logs: TickResult['logs'] = {};
-        for (const l of fns.lines.slice(lines)) {
+        const errors: string[] = [];
+        for (const l of fns.lines) {
+          const e = (l.errors ?? (l.cycle as { errors?: unknown } | undefined)?.errors) as { stage?: string; message?: string }[] | undefined;
+          if (e && errors.length < 5) errors.push(...e.map((x) => `${String(l.hpa ?? l.message)}: ${x.stage}: ${x.message}`));
           const k = `${String(l.function)}:${String(l.message)}`;
           logs[k] ??= { lines: 0, bytes: 0 };
           logs[k].lines++;
           logs[k].bytes += lineBytes(l);
         }
         const sqs: Record<string, number> = {};
-        for (const r of fns.sqs.requestLog.slice(sqsLog)) sqs[r.operation] = (sqs[r.operation] ?? 0) + 1;
-        // Keep memory flat over long runs: what was measured is summed above.
-        fns.lines.length = 0;
-        fns.sqs.requestLog.length = 0;
-        const emfBytes = fns.emf.slice(emf).reduce((n, d) => n + Buffer.byteLength(JSON.stringify(d)) + 1, 0);
-        fns.emf.length = 0;
+        for (const r of fns.sqs.requestLog) sqs[r.operation] = (sqs[r.operation] ?? 0) + 1;
+        const emfBytes = fns.emf.reduce((n, d) => n + Buffer.byteLength(JSON.stringify(d)) + 1, 0);
         clock.t += PERIOD_MS;
-        return { at, cycles, counts, sqs, logs, emfBytes };
+        return { at, cycles, counts, sqs, logs, emfBytes, errors };
       },
       async stop() {
-        await fns.close();
+        await started.close();
         await servers.stop();
       },
     };
   } catch (e) {
+    await fns?.close();
     await servers.stop();
     throw e;
   }

@@ -1,8 +1,8 @@
-// Bench-only: the local servers a benchmark measures against, in a process of their own so
+// Bench-only: the local servers a benchmark measures against, in processes of their own so
 // that the benchmark's process CPU time is the functions' alone: DynamoDB (dynalite behind
-// dynamo-meter), the local CloudWatch endpoint, and one local Kubernetes API server per
-// cluster with its workload model, all on one virtual clock the benchmark sets. Calls are
-// counted at the servers. Run as a child of startServers(); talks over IPC.
+// dynamo-meter) in one; the local CloudWatch endpoint and one local Kubernetes API server per
+// cluster with its workload model in another, on one virtual clock the benchmark sets. Calls
+// are counted at the servers. Run as children of startServers(); they talk over IPC.
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { startLocalCloudWatch, type LocalCloudWatch } from '../../lib/local/cloudwatch-server.js';
@@ -12,6 +12,7 @@ import { WorkloadModel, type ResourceType } from '../../lib/local/workload-model
 import { startDynalite } from '../../lib/store/dynalite.js';
 import { startDynamoMeter, type DynamoCounts } from './dynamo-meter.js';
 import { EksWorkloadModel } from './eks-objects.js';
+import { hash32 } from './stats.js';
 
 export interface Scenario {
   /** The virtual clock at the start (epoch ms). */
@@ -28,6 +29,8 @@ export interface Scenario {
   scrapeSeconds?: number;
   /** Noise on every load and queue value: ± this fraction, a new draw each scrape (or minute, for CloudWatch). */
   jitter?: number;
+  /** The servers' clock is the system's (setTime is ignored). */
+  realTime?: boolean;
 }
 
 export const CPU_REQUEST_CORES = 0.5;
@@ -49,7 +52,7 @@ export interface ServerCounts {
   k8s: Record<string, number>;
   cloudWatch: { calls: number; metricStats: number };
   dynamo: DynamoCounts;
-  /** CPU time of the servers' process (ms). */
+  /** CPU time of the servers' processes (ms). */
   cpuMs: number;
 }
 
@@ -58,17 +61,23 @@ export interface Patch {
   namespace: string;
   name: string;
   replicas: number;
-  /** Virtual time of the patch, and the wall clock (epoch ms). */
+  /** The servers' time of the patch, and the wall clock (epoch ms). */
   at: number;
   wallMs: number;
 }
 
-/** CPU load steps of one workload: from `at` (virtual ms), its pods use `factor` × their CPU request / 2 in total. */
+/** Load steps of one workload: from `at` (ms), its CPU (its pods use factor × half their requests in total) or its queue (factor × 10 messages a starting pod). */
 export interface LoadSteps {
   cluster: string;
   namespace: string;
   name: string;
+  metric: 'cpu' | 'queue';
   steps: { at: number; factor: number }[];
+}
+
+/** When, within each scrape period, a workload's pods are scraped (ms after a multiple of the period). */
+export function scrapePhaseMs(cluster: string, namespace: string, name: string, scrapeSeconds: number): number {
+  return Math.floor((hash32(`${cluster}/${namespace}/${name}`) / 2 ** 32) * scrapeSeconds * 1000);
 }
 
 type Request =
@@ -81,7 +90,7 @@ type Request =
 
 export interface Servers extends ServerEndpoints {
   setTime(ms: number): Promise<void>;
-  /** Every workload's CPU load, × its starting load. */
+  /** Every workload's CPU load and queue, × their starting values (steps set for a workload take precedence). */
   setLoadFactor(factor: number): Promise<void>;
   setLoadSteps(loads: LoadSteps[]): Promise<void>;
   /** Cumulative counts since the start. */
@@ -91,39 +100,63 @@ export interface Servers extends ServerEndpoints {
   stop(): Promise<void>;
 }
 
-export async function startServers(scenario: Scenario): Promise<Servers> {
-  const child: ChildProcess = fork(fileURLToPath(import.meta.url), ['--servers'], { execArgv: ['--import', 'tsx', '--max-old-space-size=4096'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+type Call = <T>(req: Request) => Promise<T>;
+
+/** A child process serving `role`, and a way to ask it things. */
+function spawnServer(role: 'dynamo' | 'clusters'): { call: Call; stop(): Promise<void> } {
+  const child: ChildProcess = fork(fileURLToPath(import.meta.url), [`--servers=${role}`], { execArgv: ['--import', 'tsx', '--max-old-space-size=4096'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   let next = 0;
   const waiting = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
   child.on('message', (m: { id: number; value?: unknown; error?: string }) => {
     const w = waiting.get(m.id);
     waiting.delete(m.id);
-    if (m.error !== undefined) w?.reject(new Error(`servers: ${m.error}`));
+    if (m.error !== undefined) w?.reject(new Error(`${role} servers: ${m.error}`));
     else w?.resolve(m.value);
   });
   child.on('exit', (code) => {
-    for (const w of waiting.values()) w.reject(new Error(`the servers' process exited (${code})`));
+    for (const w of waiting.values()) w.reject(new Error(`the ${role} servers' process exited (${code})`));
     waiting.clear();
   });
-  const call = <T>(req: Request) =>
-    new Promise<T>((resolve, reject) => {
-      const id = ++next;
-      waiting.set(id, { resolve: resolve as (v: unknown) => void, reject });
-      child.send({ id, ...req });
-    });
-  const endpoints = await call<ServerEndpoints>({ cmd: 'init', scenario });
   return {
-    ...endpoints,
-    setTime: (ms) => call({ cmd: 'time', ms }),
-    setLoadFactor: (factor) => call({ cmd: 'factor', factor }),
-    setLoadSteps: (loads) => call({ cmd: 'steps', loads }),
-    counts: () => call({ cmd: 'counts' }),
-    patches: () => call({ cmd: 'patches' }),
+    call: <T>(req: Request) =>
+      new Promise<T>((resolve, reject) => {
+        const id = ++next;
+        waiting.set(id, { resolve: resolve as (v: unknown) => void, reject });
+        child.send({ id, ...req });
+      }),
     stop: async () => {
+      if (child.exitCode !== null) return;
       child.kill();
       await new Promise((r) => child.once('exit', r));
     },
   };
+}
+
+/** DynamoDB in one process, the clusters and CloudWatch in another: neither's load delays the other's answers. */
+export async function startServers(scenario: Scenario): Promise<Servers> {
+  const dynamo = spawnServer('dynamo');
+  const clusters = spawnServer('clusters');
+  try {
+    const [d, c] = await Promise.all([dynamo.call<{ dynamo: string }>({ cmd: 'init', scenario }), clusters.call<Omit<ServerEndpoints, 'dynamo'>>({ cmd: 'init', scenario })]);
+    return {
+      ...d,
+      ...c,
+      setTime: (ms) => clusters.call({ cmd: 'time', ms }),
+      setLoadFactor: (factor) => clusters.call({ cmd: 'factor', factor }),
+      setLoadSteps: (loads) => clusters.call({ cmd: 'steps', loads }),
+      async counts() {
+        const [x, y] = await Promise.all([dynamo.call<ServerCounts>({ cmd: 'counts' }), clusters.call<ServerCounts>({ cmd: 'counts' })]);
+        return { k8s: y.k8s, cloudWatch: y.cloudWatch, dynamo: x.dynamo, cpuMs: x.cpuMs + y.cpuMs };
+      },
+      patches: () => clusters.call({ cmd: 'patches' }),
+      stop: async () => {
+        await Promise.all([dynamo.stop(), clusters.stop()]);
+      },
+    };
+  } catch (e) {
+    await Promise.all([dynamo.stop(), clusters.stop()]);
+    throw e;
+  }
 }
 
 // ---- the child ----
@@ -135,8 +168,35 @@ function k8sCategory(method: string, path: string): string {
   return `${verb} ${a.apiGroup || 'core'}/${a.resource}${a.subresource ? `/${a.subresource}` : ''}`;
 }
 
-async function serve(): Promise<void> {
-  const clock = { t: 0, now: () => new Date(clock.t) };
+/** Answers the parent's requests with `handle`. */
+function answer(handle: (m: Request) => Promise<unknown> | unknown): void {
+  process.on('message', (m: Request & { id: number }) => {
+    void (async () => handle(m))().then(
+      (value) => process.send!({ id: m.id, value }),
+      (e: unknown) => process.send!({ id: m.id, error: e instanceof Error ? e.message : String(e) }),
+    );
+  });
+}
+
+const cpuMs = () => {
+  const cpu = process.cpuUsage();
+  return (cpu.user + cpu.system) / 1000;
+};
+
+async function serveDynamo(): Promise<void> {
+  let meter: Awaited<ReturnType<typeof startDynamoMeter>>;
+  answer(async (m) => {
+    if (m.cmd === 'init') {
+      meter = await startDynamoMeter((await startDynalite()).endpoint);
+      return { dynamo: meter.endpoint };
+    }
+    if (m.cmd === 'counts') return { dynamo: meter.counts(), cpuMs: cpuMs() };
+    throw new Error(`${m.cmd}: not a DynamoDB request`);
+  });
+}
+
+async function serveClusters(): Promise<void> {
+  const clock = { t: 0, real: false, offset: 0, now: () => new Date(clock.real ? Date.now() + clock.offset : clock.t) };
   let factor = 1;
   const steps = new Map<string, { at: number; factor: number }[]>();
   const patches: Patch[] = [];
@@ -144,19 +204,18 @@ async function serve(): Promise<void> {
   const servers: K8sApiServer[] = [];
   let cloudWatch: LocalCloudWatch;
   let cw = { calls: 0, metricStats: 0 };
-  let meter: Awaited<ReturnType<typeof startDynamoMeter>>;
   const token = `bench-${Math.random().toString(36).slice(2)}`;
 
   let jitter = 0;
-  const noise = (key: string, ms: number) => 1 + jitter * ((hash(`${key}@${ms}`) / 2 ** 32) * 2 - 1);
+  const noise = (key: string, ms: number) => 1 + jitter * ((hash32(`${key}@${ms}`) / 2 ** 32) * 2 - 1);
 
-  async function init(s: Scenario): Promise<ServerEndpoints> {
+  async function init(s: Scenario): Promise<Omit<ServerEndpoints, 'dynamo'>> {
     jitter = s.jitter ?? 0;
+    clock.real = s.realTime ?? false;
     // The workloads run since an hour before the start: no pod is in its CPU initialization period.
     clock.t = s.start - 3_600_000;
-    const dynalite = await startDynalite();
-    meter = await startDynamoMeter(dynalite.endpoint);
-    cloudWatch = await startLocalCloudWatch({ clock: () => clock.t, ingestDelaySeconds: 0 });
+    clock.offset = -3_600_000;
+    cloudWatch = await startLocalCloudWatch({ clock: () => clock.now().getTime(), ingestDelaySeconds: 0 });
     const clusters: ServerEndpoints['clusters'] = [];
     for (let c = 0; c < s.clusters; c++) {
       const name = clusterName(c);
@@ -164,7 +223,7 @@ async function serve(): Promise<void> {
       const model = new Model({ clock, startDelaySeconds: 0, readyDelaySeconds: 0, terminationGraceSeconds: 0, baseline: { cpu: 0, memory: 64 * 1024 * 1024 } });
       const setReplicas = model.setReplicas.bind(model);
       model.setReplicas = (namespace: string, type: ResourceType, workload: string, replicas: number) => {
-        patches.push({ cluster: name, namespace, name: workload, replicas, at: clock.t, wallMs: Date.now() });
+        patches.push({ cluster: name, namespace, name: workload, replicas, at: clock.now().getTime(), wallMs: Date.now() });
         return setReplicas(namespace, type, workload, replicas);
       };
       for (let n = 0; n < s.namespacesPerCluster; n++) {
@@ -172,14 +231,14 @@ async function serve(): Promise<void> {
         for (let w = 0; w < s.workloadsPerNamespace; w++) {
           const wname = workloadName(w);
           const key = `${name}/${namespace}/${wname}`;
-          const phaseMs = s.scrapeSeconds ? Math.floor((hash(key) / 2 ** 32) * s.scrapeSeconds * 1000) : 0;
+          const phaseMs = s.scrapeSeconds ? scrapePhaseMs(name, namespace, wname, s.scrapeSeconds) : 0;
+          const factorAt = (metric: LoadSteps['metric'], ms: number) => steps.get(`${key}/${metric}`)?.filter((x) => x.at <= ms).at(-1)?.factor ?? factor;
           // Half the CPU requested by the starting replicas, times the factor in force at the pods' last scrape.
           const base = s.podsPerWorkload * CPU_REQUEST_CORES * 0.5;
           const load = (now: Date) => {
             const res = (s.scrapeSeconds ?? 0) * 1000;
             const scraped = res ? Math.floor((now.getTime() - phaseMs) / res) * res + phaseMs : now.getTime();
-            const own = steps.get(key)?.filter((x) => x.at <= scraped).at(-1)?.factor;
-            return { cpu: base * (own ?? factor) * noise(key, scraped) };
+            return { cpu: base * factorAt('cpu', scraped) * noise(key, scraped) };
           };
           model.addWorkload({
             kind: 'Deployment',
@@ -193,7 +252,7 @@ async function serve(): Promise<void> {
           });
           if (s.cloudWatchValue !== undefined) {
             const value = s.cloudWatchValue;
-            cloudWatch.setSeriesFunction({ ...QUEUE_METRIC, dimensions: [{ name: 'QueueName', value: queueName(name, namespace, wname) }] }, (t) => value * factor * noise(key, t * 1000), 60);
+            cloudWatch.setSeriesFunction({ ...QUEUE_METRIC, dimensions: [{ name: 'QueueName', value: queueName(name, namespace, wname) }] }, (t) => value * factorAt('queue', t * 1000) * noise(key, t * 1000), 60);
           }
         }
       }
@@ -202,10 +261,11 @@ async function serve(): Promise<void> {
       clusters.push({ name, url: server.url, caData: server.caData });
     }
     clock.t = s.start;
-    return { dynamo: meter.endpoint, cloudWatch: cloudWatch.url, token, clusters };
+    clock.offset = 0;
+    return { cloudWatch: cloudWatch.url, token, clusters };
   }
 
-  function counts(): ServerCounts {
+  function counts(): Omit<ServerCounts, 'dynamo'> {
     for (const s of servers) {
       for (const r of s.requestLog) {
         const k = k8sCategory(r.method, r.path);
@@ -216,40 +276,29 @@ async function serve(): Promise<void> {
     const now = cloudWatch.counts();
     cw = { calls: cw.calls + now.calls, metricStats: cw.metricStats + now.metricStats };
     cloudWatch.requests.length = 0;
-    const cpu = process.cpuUsage();
-    return { k8s: { ...k8sCounts }, cloudWatch: { ...cw }, dynamo: meter.counts(), cpuMs: (cpu.user + cpu.system) / 1000 };
+    return { k8s: { ...k8sCounts }, cloudWatch: { ...cw }, cpuMs: cpuMs() };
   }
 
-  process.on('message', (m: Request & { id: number }) => {
-    void (async () => {
-      switch (m.cmd) {
-        case 'init':
-          return init(m.scenario);
-        case 'time':
-          clock.t = m.ms;
-          return;
-        case 'factor':
-          factor = m.factor;
-          return;
-        case 'steps':
-          for (const l of m.loads) steps.set(`${l.cluster}/${l.namespace}/${l.name}`, l.steps);
-          return;
-        case 'counts':
-          return counts();
-        case 'patches':
-          return patches.splice(0);
-      }
-    })().then(
-      (value) => process.send!({ id: m.id, value }),
-      (e: unknown) => process.send!({ id: m.id, error: e instanceof Error ? e.message : String(e) }),
-    );
+  answer((m) => {
+    switch (m.cmd) {
+      case 'init':
+        return init(m.scenario);
+      case 'time':
+        clock.t = m.ms;
+        return;
+      case 'factor':
+        factor = m.factor;
+        return;
+      case 'steps':
+        for (const l of m.loads) steps.set(`${l.cluster}/${l.namespace}/${l.name}/${l.metric}`, l.steps);
+        return;
+      case 'counts':
+        return counts();
+      case 'patches':
+        return patches.splice(0);
+    }
   });
 }
 
-function hash(s: string): number {
-  let h = 2166136261;
-  for (const ch of s) h = Math.imul(h ^ ch.charCodeAt(0), 16777619) >>> 0;
-  return h;
-}
-
-if (process.argv.includes('--servers')) await serve();
+if (process.argv.includes('--servers=dynamo')) await serveDynamo();
+if (process.argv.includes('--servers=clusters')) await serveClusters();

@@ -5,11 +5,13 @@ import { Command, CommanderError } from 'commander';
 import { registerApply } from './apply.js';
 import { registerAutoscale } from './autoscale.js';
 import { addGlobalOptions, CliError, explainFailure } from './context.js';
+import { registerCost } from './cost.js';
 import { registerDelete } from './delete.js';
 import { registerDemo } from './demo.js';
 import { registerDiff } from './diff.js';
 import { registerEvents } from './events.js';
 import { registerInspect } from './inspect.js';
+import { registerLocal } from './local.js';
 import { registerManage } from './manage.js';
 import { registerSimulate } from './simulate.js';
 
@@ -27,6 +29,8 @@ export function buildProgram(): Command {
   registerAutoscale(program);
   registerManage(program);
   registerDemo(program);
+  registerCost(program);
+  registerLocal(program);
   registerSimulate(program);
   return program;
 }

@@ -45,6 +45,8 @@ export interface Fault {
   retryAfterSeconds?: number;
   /** delay before answering (or before the fault's status) */
   latencyMs?: number;
+  /** wait for this before answering: requests held by it are served in the order they came */
+  waitFor?: Promise<unknown>;
   /** never answer: the client has to time out */
   hang?: boolean;
   /** reset the connection: before serving the request ("request"), or after serving it, instead of its answer ("answer") */
@@ -500,6 +502,7 @@ export async function startK8sApiServer(opts: K8sApiServerOptions = {}): Promise
       if (fault) {
         fault.left--;
         if (fault.latencyMs) await timers.delay(fault.latencyMs);
+        if (fault.waitFor) await fault.waitFor;
         if (fault.hang || fault.reset === 'request') {
           record.status = -1;
           if (fault.reset) req.socket.destroy();

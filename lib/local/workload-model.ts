@@ -33,6 +33,8 @@ export interface WorkloadSpec {
   selector?: Record<string, string>;
   containers?: ContainerSpec[];
   load?: LoadFunction;
+  /** When it and its first pods were created (default: now); in the past, its pods are ready and measured at once. */
+  createdAt?: Date;
 }
 
 export interface ResourceType {
@@ -174,13 +176,13 @@ export class WorkloadModel {
       spec: { ...spec, containers: spec.containers ?? DEFAULT_CONTAINERS },
       type,
       uid: this.uid(),
-      createdMs: this.clock.now().getTime(),
+      createdMs: spec.createdAt?.getTime() ?? this.clock.now().getTime(),
       resourceVersion: this.bump(spec.namespace),
       generation: 1,
       templateHash: nameSuffix(hashOf(key), 5) + nameSuffix(hashOf(`${key}#`), 5),
     };
     this.workloads.set(key, w);
-    this.reconcile(w);
+    this.reconcile(w, w.createdMs);
   }
 
   setLoad(namespace: string, kind: string, name: string, load: LoadFunction | undefined): void {
@@ -448,9 +450,8 @@ export class WorkloadModel {
     this.pods = this.pods.filter((p) => p.deletionMs === undefined || now < p.deletionMs);
   }
 
-  private reconcile(w: Workload): void {
+  private reconcile(w: Workload, nowMs = this.clock.now().getTime()): void {
     this.sweep();
-    const nowMs = this.clock.now().getTime();
     const active = this.activePods(w);
     const want = w.spec.replicas;
     if (active.length < want) {

@@ -18,6 +18,8 @@ export async function writeBack(unit: Unit, status: HorizontalPodAutoscalerStatu
   const ref = hpa.spec?.scaleTargetRef;
   const desired: KubernetesAutoscalerStatus = {
     ...status,
+    ...(status.lastScaleTime ? { lastScaleTime: kubeTime(status.lastScaleTime) } : {}),
+    ...(status.conditions ? { conditions: status.conditions.map((c) => (c.lastTransitionTime ? { ...c, lastTransitionTime: kubeTime(c.lastTransitionTime) } : c)) } : {}),
     reference: ref ? `${ref.kind}/${ref.name}` : '',
     targets: Array.isArray(hpa.spec?.metrics) ? safeTargets(hpa) : '',
   };
@@ -41,6 +43,11 @@ export async function writeBack(unit: Unit, status: HorizontalPodAutoscalerStatu
       report.notable = true;
     }
   }
+}
+
+/** metav1.Time serializes to whole seconds (RFC 3339), as kubectl and GitOps diffs expect. */
+function kubeTime(iso: string): string {
+  return iso.replace(/\.\d+Z$/, 'Z');
 }
 
 function safeTargets(hpa: HorizontalPodAutoscaler): string {

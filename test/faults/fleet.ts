@@ -1,8 +1,8 @@
 // The fleet every fault scenario runs: one cluster cut into two shards, five autoscalers on
 // the three kinds of metric source (CloudWatch, the cluster's external metrics API, pod
 // CPU), so that a fault can hit some of them (a namespace, a metric, a shard) and leave the
-// others. Demand rises at tick 3 and falls at tick 10: every autoscaler scales up in steps
-// (its policy allows +3 pods per 15 s) and later down, so faults meet real decisions.
+// others. Demand rises at tick RISE and falls at tick FALL: every autoscaler scales up in
+// steps (its policy allows +3 pods per 15 s) and later down, so faults meet real decisions.
 import { applyDefaults } from '../../lib/hpa/defaults.js';
 import type { HorizontalPodAutoscaler, HorizontalPodAutoscalerBehavior, MetricSpec } from '../../lib/hpa/types.js';
 import type { LocalMetric } from '../../lib/local/cloudwatch-server.js';
@@ -16,8 +16,8 @@ export const PERIOD_SECONDS = 5;
 export const START = Date.parse('2026-03-02T10:00:00.000Z');
 
 /** Demand: low, high from tick RISE, low again from tick FALL. */
-export const RISE = 3;
-export const FALL = 10;
+export const RISE = 2;
+export const FALL = 7;
 
 export type MetricSource = 'cloudwatch' | 'external' | 'cpu';
 
@@ -45,7 +45,6 @@ export const FLEET: FleetMember[] = [
 export const key = (m: { namespace: string; name: string }) => `${m.namespace}/${m.name}`;
 export const shardOf = (namespace: string) => shardId(shardOfNamespace(CLUSTER, SHARDS, namespace));
 export const SHARD0 = shardOf('edge');
-export const SHARD1 = shardOf('apps');
 export const inShard = (shard: string) => FLEET.filter((m) => shardOf(m.namespace) === shard).map(key);
 
 /** The demand of a member at a virtual time (ms). */
@@ -95,4 +94,4 @@ export function autoscaler(m: FleetMember): HorizontalPodAutoscaler {
 }
 
 /** The longest policy period of the fleet's behaviors: how long a scale event stays in the stored history. */
-export const EVENT_HORIZON_MS = 15_000;
+export const EVENT_HORIZON_MS = 1000 * Math.max(...[BEHAVIOR.scaleUp, BEHAVIOR.scaleDown].flatMap((rules) => rules?.policies?.map((p) => p.periodSeconds) ?? []));

@@ -31,7 +31,7 @@ export interface TaggedLine {
   line: LogLine;
 }
 
-/** A write that changed a workload's replicas, as the API server applied it. */
+/** A write of a workload's /scale, as the API server applied it (to the size it had: a no-op). */
 export interface ScaleWrite {
   tick: number;
   atMs: number;
@@ -77,20 +77,22 @@ export interface FaultStack {
   db: DynamoDBDocumentClient;
   table: string;
   rec: Recording;
-  /** Metric values a scenario replaces, by autoscaler key: the value CloudWatch returns instead. */
-  metricOverride: Map<string, () => number | undefined>;
+  /** CloudWatch values a scenario replaces, by autoscaler key (undefined: no datapoint). */
+  metricOverride: Map<string, number | undefined>;
   /** The dispatcher on the minute, then every message due now. */
   runTick(): Promise<void>;
   /** Records the scale events stored now. */
   snapshot(): Promise<void>;
   /** Another worker container (its own clients and process state), on its own clock. */
   container(opts: { clock: Clock; killOnScaleWrite?: boolean }): Container;
+  /** Invocations of other containers (not dead ones) that failed. */
+  containerFailures: number;
   stop(): Promise<void>;
 }
 
 export interface Container {
-  /** Invokes its worker with one message body, as its SQS event source would. */
-  invoke(body: string): Promise<unknown>;
+  /** Invokes its worker with one message body, as its SQS event source would; false when the invocation failed. */
+  invoke(body: string): Promise<boolean>;
   /** Resolves when the container died (killOnScaleWrite: at its first /scale write, before sending it). */
   killed: Promise<void>;
 }
@@ -103,60 +105,42 @@ export async function startFaultStack(dynamo: DynamoServer): Promise<FaultStack>
   const k8s = await startK8sApiServer({ model });
   const cloudWatch = await startLocalCloudWatch({ clock: () => clock.t, ingestDelaySeconds: 0 });
   const proxy = await startFaultProxy(dynamo.endpoint);
+  const servers = () => Promise.all([k8s.stop(), cloudWatch.close(), proxy.stop()]);
   const rec: Recording = { lines: [], emf: [], writes: [], snapshots: [] };
   const table = `faults-${process.pid}-${++tables}`;
   let tick = -1;
-  const fns = await startLocalFunctions({
-    clock,
-    dynamoEndpoint: proxy.endpoint,
-    stream: 'write-feed',
-    cloudWatchEndpoint: cloudWatch.url,
-    clusterToken: k8s.token,
-    clusters: [{ name: CLUSTER, region: LOCAL_REGION, shards: SHARDS, endpoint: k8s.url, caData: k8s.caData }],
-    tableName: table,
-    periodSeconds: PERIOD_SECONDS,
-    // Every decision logged: the judge reads each cycle's.
-    options: { decisionLogSeconds: 0 },
-    retry: RETRY,
-    // One message at a time: cycles run in the queue's order, so runs replay exactly.
-    workerConcurrency: 1,
-    onLine: (line) => rec.lines.push({ tick, line }),
-  });
-  rec.emf = fns.emf;
-  const db = DynamoDBDocumentClient.from(createDynamoClient({ endpoint: dynamo.endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS }));
-
-  // Every write a workload gets, with the replicas it had.
+  // Every /scale write the API server applies, with the replicas the workload had.
   const setReplicas = model.setReplicas.bind(model);
   model.setReplicas = (namespace, type, name, replicas) => {
     const from = model.replicasOf(namespace, type.kind, name);
     const done = setReplicas(namespace, type, name, replicas);
-    if (done && from !== replicas) rec.writes.push({ tick, atMs: clock.t, key: `${namespace}/${name}`, from, to: replicas });
+    if (done) rec.writes.push({ tick, atMs: clock.t, key: `${namespace}/${name}`, from, to: replicas });
     return done;
   };
-
-  const metricOverride = new Map<string, () => number | undefined>();
-  const valueOf = (m: FleetMember) => metricOverride.get(key(m))?.() ?? demand(m, clock.t);
-  for (const m of FLEET) {
-    model.addWorkload({
-      kind: 'Deployment',
-      apiVersion: 'apps/v1',
-      namespace: m.namespace,
-      name: m.name,
-      replicas: 2,
-      selector: { app: m.name },
-      containers: [{ name: 'app', requests: { cpu: '500m' } }],
-      ...(m.source === 'cpu' ? { load: (now: Date) => ({ cpu: demand(m, now.getTime()) }) } : {}),
+  let fns: LocalFunctions;
+  try {
+    fns = await startLocalFunctions({
+      clock,
+      dynamoEndpoint: proxy.endpoint,
+      stream: 'write-feed',
+      cloudWatchEndpoint: cloudWatch.url,
+      clusterToken: k8s.token,
+      clusters: [{ name: CLUSTER, region: LOCAL_REGION, shards: SHARDS, endpoint: k8s.url, caData: k8s.caData }],
+      tableName: table,
+      periodSeconds: PERIOD_SECONDS,
+      // Every decision logged: the judge reads each cycle's.
+      options: { decisionLogSeconds: 0 },
+      retry: RETRY,
+      // One message at a time: cycles run in the queue's order, so runs replay exactly.
+      workerConcurrency: 1,
+      onLine: (line) => rec.lines.push({ tick, line }),
     });
-    if (m.source === 'external') model.setExternalMetric(m.namespace, m.metric, (now) => demand(m, now.getTime()));
-    if (m.source === 'cloudwatch') {
-      // The value of "now" on the virtual clock, whatever the datapoint's time: a fault window is a span of ticks.
-      cloudWatch.setSeriesFunction(cloudWatchMetric(m), () => (metricOverride.has(key(m)) ? metricOverride.get(key(m))!() : valueOf(m)), 5);
-      await fns.admin.applySpec(CLUSTER, cloudWatchObject(m), clock.now());
-    }
+  } catch (e) {
+    await servers();
+    throw e;
   }
-  for (const m of FLEET) await fns.admin.applySpec(CLUSTER, autoscaler(m), clock.now());
-  await fns.drain(); // the applies' evaluations
-
+  rec.emf = fns.emf;
+  const db = DynamoDBDocumentClient.from(createDynamoClient({ endpoint: dynamo.endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS }));
   const containers: Adapters[] = [];
   const stack: FaultStack = {
     clock,
@@ -174,7 +158,8 @@ export async function startFaultStack(dynamo: DynamoServer): Promise<FaultStack>
     db,
     table,
     rec,
-    metricOverride,
+    metricOverride: new Map(),
+    containerFailures: 0,
     async runTick() {
       if ((clock.t - START) % 60_000 === 0) await fns.dispatch(new Date(clock.t));
       await fns.drain();
@@ -193,12 +178,48 @@ export async function startFaultStack(dynamo: DynamoServer): Promise<FaultStack>
     },
     async stop() {
       await fns.close();
-      for (const a of containers) a.sqs.destroy();
+      for (const a of containers) {
+        a.sqs.destroy();
+        a.store.client.destroy();
+      }
       db.destroy();
-      await Promise.all([k8s.stop(), cloudWatch.close(), proxy.stop()]);
+      await servers();
     },
   };
+  try {
+    await deployFleet(stack);
+  } catch (e) {
+    await stack.stop();
+    throw e;
+  }
   return stack;
+}
+
+/** The fleet's workloads, metrics and autoscalers, and the evaluations their applies cause. */
+async function deployFleet(s: FaultStack): Promise<void> {
+  const { clock, model, cloudWatch, fns } = s;
+  const valueOf = (m: FleetMember) => (s.metricOverride.has(key(m)) ? s.metricOverride.get(key(m)) : demand(m, clock.t));
+  // The workloads' pods are older than the CPU initialization period, as in a running cluster.
+  clock.t = START - 600_000;
+  for (const m of FLEET) {
+    model.addWorkload({
+      kind: 'Deployment',
+      apiVersion: 'apps/v1',
+      namespace: m.namespace,
+      name: m.name,
+      replicas: 2,
+      selector: { app: m.name },
+      containers: [{ name: 'app', requests: { cpu: '500m' } }],
+      ...(m.source === 'cpu' ? { load: (now: Date) => ({ cpu: demand(m, now.getTime()) }) } : {}),
+    });
+    if (m.source === 'external') model.setExternalMetric(m.namespace, m.metric, (now) => demand(m, now.getTime()));
+    // The value of "now" on the virtual clock, whatever the datapoint's time: a fault window is a span of ticks.
+    if (m.source === 'cloudwatch') cloudWatch.setSeriesFunction(cloudWatchMetric(m), () => valueOf(m), 5);
+  }
+  clock.t = START;
+  for (const m of FLEET) if (m.source === 'cloudwatch') await fns.admin.applySpec(CLUSTER, cloudWatchObject(m), clock.now());
+  for (const m of FLEET) await fns.admin.applySpec(CLUSTER, autoscaler(m), clock.now());
+  await fns.drain();
 }
 
 const NEVER = new Promise<never>(() => undefined);
@@ -271,7 +292,14 @@ function container(stack: FaultStack, adapters: Adapters, opts: { clock: Clock; 
         eventSourceARN: `arn:aws:sqs:${LOCAL_REGION}:000000000000:work`,
         awsRegion: LOCAL_REGION,
       } as unknown as SQSRecord;
-      return handler({ Records: [record] } satisfies SQSEvent, context() as Context);
+      return handler({ Records: [record] } satisfies SQSEvent, context() as Context).then(
+        () => true,
+        () => {
+          // A dead container's invocation fails too, but that is the fault itself (Lambda's Errors), not the product's doing.
+          if (!dead) stack.containerFailures++;
+          return false;
+        },
+      );
     },
   };
 }

@@ -1,0 +1,262 @@
+// The monthly AWS cost of a fleet, from the calls the code makes (docs/architecture.md): per
+// shard per tick, the dispatcher's ticks through SQS, one worker invocation with its lease
+// (two DynamoDB updates), the bucket index and one Query per non-empty bucket, the state
+// writes the store's write policy lets through, GetMetricData once per metric period, a
+// summary log line and a decision line when something happened; plus what events add.
+// Pure: prices, measurements and assumptions come in (prices.ts, inputs.ts).
+import { DEFAULT_WRITE_POLICY, type WritePolicy } from '../store/history.js';
+import { isSyncPeriod } from '../sync/config.js';
+import { NAMESPACE_BUCKETS, SHARD_COUNTS } from '../sync/shards.js';
+import { ASSUMED, MEASURED, type Measured } from './inputs.js';
+import { PRICES, type Price, type Prices } from './prices.js';
+
+export interface Fleet {
+  autoscalers: number;
+  /** CloudWatch metrics each autoscaler reads. */
+  metricsPerAutoscaler: number;
+  /** Distinct CloudWatch queries over the fleet (identical ones are read once); default: autoscalers × metrics. */
+  distinctQueries?: number;
+  clusters: number;
+  /** Shards per cluster (1, 2, 4, 8, 16); default: the fewest whose cycles fit in half the sync period. */
+  shards?: number;
+  syncPeriodSeconds: number;
+  /** The worker's memory (MB). */
+  memoryMb: number;
+  /** Spec changes and evaluate-now events an hour, over the fleet (each evaluates in one shard). */
+  eventsPerHour: number;
+  /** CloudWatch alarm state changes an hour (each evaluates in every shard). */
+  alarmChangesPerHour: number;
+  /** Rescales per autoscaler per day. */
+  rescalesPerDay: number;
+  decisionLogSeconds: number;
+  logRetentionDays: number;
+  /** The stack's alarms and dashboard. */
+  monitoring: boolean;
+  /** SHPA_AUTOSCALER_METRICS: two custom metrics per autoscaler. */
+  autoscalerMetrics: boolean;
+  /**
+   * The CloudWatch cache lives in the worker's container: true when a shard's ticks keep finding
+   * the container that read its metrics this period (one read per period); false for the bound
+   * where they never do (one read per tick).
+   */
+  cloudWatchCacheKept: boolean;
+}
+
+export const DEFAULT_FLEET: Fleet = {
+  autoscalers: 100,
+  metricsPerAutoscaler: 1,
+  clusters: 1,
+  syncPeriodSeconds: 15,
+  memoryMb: 512,
+  eventsPerHour: 1,
+  alarmChangesPerHour: 0,
+  rescalesPerDay: 24,
+  decisionLogSeconds: 300,
+  logRetentionDays: 30,
+  monitoring: true,
+  autoscalerMetrics: false,
+  cloudWatchCacheKept: true,
+};
+
+export type Service = 'Lambda' | 'SQS' | 'DynamoDB' | 'CloudWatch' | 'CloudWatch Logs' | 'Monitoring';
+
+export interface CostLine {
+  service: Service;
+  item: string;
+  quantity: number;
+  unit: string;
+  usd: number;
+  /** How the quantity follows from the fleet. */
+  basis: string;
+  price: Price;
+}
+
+export interface CostEstimate {
+  fleet: Required<Fleet>;
+  prices: { takenOn: string; region: string; architecture: string };
+  lines: CostLine[];
+  byService: Partial<Record<Service, number>>;
+  totalUsd: number;
+  perAutoscalerUsd: number;
+  /** Without the fixed monitoring items (alarms, dashboard). */
+  perAutoscalerWithoutMonitoringUsd: number;
+  /** One shard's tick: its autoscalers, CPU (one core), estimated duration at the worker's memory, and whether it fits in half the period. */
+  cycle: { autoscalersPerShard: number; cpuMs: number; durationMs: number; halfPeriodMs: number; fits: boolean };
+  measuredSource: string;
+}
+
+/** A fleet field out of range: `detail` says what it must be. */
+export class CostInputError extends Error {
+  override readonly name = 'CostInputError';
+  constructor(
+    readonly field: keyof Fleet,
+    readonly detail: string,
+  ) {
+    super(`${field} ${detail}`);
+  }
+}
+
+const MONTH_SECONDS = 30 * 86_400;
+const HOURS = 720;
+const MINUTES = MONTH_SECONDS / 60;
+
+/**
+ * Fraction of autoscalers whose state is written per tick in steady state, their metric values
+ * moving a little: DynamoStore staggers each one's metricsMaxAgeMs uniformly over its upper
+ * half, and the write comes at the first tick after that age.
+ */
+export function steadyWritesPerTick(periodSeconds: number, policy: WritePolicy = DEFAULT_WRITE_POLICY): number {
+  const max = policy.metricsMaxAgeMs / 1000;
+  const steps = 1000;
+  let sum = 0;
+  for (let i = 0; i < steps; i++) {
+    const age = max / 2 + ((i + 0.5) / steps) * (max / 2);
+    sum += 1 / Math.max(1, Math.ceil(age / periodSeconds));
+  }
+  return sum / steps;
+}
+
+function check(f: Fleet): void {
+  const int = (name: keyof Fleet, v: number, min: number, max = Number.MAX_SAFE_INTEGER) => {
+    if (!Number.isInteger(v) || v < min || v > max) throw new CostInputError(name, `must be an integer from ${min}${max < Number.MAX_SAFE_INTEGER ? ` to ${max}` : ''}, got ${v}`);
+  };
+  const num = (name: keyof Fleet, v: number) => {
+    if (!Number.isFinite(v) || v < 0) throw new CostInputError(name, `must be a number ≥ 0, got ${v}`);
+  };
+  int('autoscalers', f.autoscalers, 1);
+  int('metricsPerAutoscaler', f.metricsPerAutoscaler, 0);
+  if (f.distinctQueries !== undefined) {
+    int('distinctQueries', f.distinctQueries, 0);
+    if (f.distinctQueries > f.autoscalers * f.metricsPerAutoscaler) {
+      throw new CostInputError('distinctQueries', `(${f.distinctQueries}) cannot exceed the autoscalers × their CloudWatch metrics (${f.autoscalers * f.metricsPerAutoscaler})`);
+    }
+  }
+  int('clusters', f.clusters, 1);
+  if (f.shards !== undefined && !(SHARD_COUNTS as readonly number[]).includes(f.shards)) throw new CostInputError('shards', `must be one of ${SHARD_COUNTS.join(', ')} (per cluster), got ${f.shards}`);
+  if (!isSyncPeriod(f.syncPeriodSeconds)) {
+    throw new CostInputError('syncPeriodSeconds', `must divide 60 (and be at least 5) or be a multiple of 60 up to 900, as SHPA_SYNC_PERIOD_SECONDS, got ${f.syncPeriodSeconds}`);
+  }
+  int('memoryMb', f.memoryMb, 128, 10_240);
+  num('eventsPerHour', f.eventsPerHour);
+  num('alarmChangesPerHour', f.alarmChangesPerHour);
+  num('rescalesPerDay', f.rescalesPerDay);
+  int('decisionLogSeconds', f.decisionLogSeconds, 0, 86_400);
+  int('logRetentionDays', f.logRetentionDays, 1);
+}
+
+export interface EstimateOptions {
+  prices?: Prices;
+  measured?: Measured;
+}
+
+export function estimateCost(input: Fleet, o: EstimateOptions = {}): CostEstimate {
+  check(input);
+  const prices = o.prices ?? PRICES;
+  const m = o.measured ?? MEASURED;
+  const P = input.syncPeriodSeconds;
+  const A = input.autoscalers;
+  const vcpu = Math.min(1, input.memoryMb / ASSUMED.mbPerVcpu);
+
+  const tickOf = (shards: number) => {
+    const perShard = Math.ceil(A / (input.clusters * shards));
+    const cpuMs = m.cycleCpuFixedMs + m.cycleCpuPerAutoscalerMs * perShard;
+    const k8sRounds = Math.ceil((perShard * m.k8sCallsPerAutoscaler) / ASSUMED.concurrency);
+    const durationMs = cpuMs / vcpu + ASSUMED.roundTripMs * (ASSUMED.sequentialRoundTrips + k8sRounds);
+    return { autoscalersPerShard: perShard, cpuMs, durationMs, halfPeriodMs: (P * 1000) / 2, fits: durationMs <= (P * 1000) / 2 };
+  };
+  const shards = input.shards ?? SHARD_COUNTS.find((k) => tickOf(k).fits) ?? SHARD_COUNTS[SHARD_COUNTS.length - 1];
+  const fleet: Required<Fleet> = { ...input, shards, distinctQueries: input.distinctQueries ?? A * input.metricsPerAutoscaler };
+  const cycle = tickOf(shards);
+  const S = fleet.clusters * shards;
+
+  // Invocations of the worker: every shard every tick, events in one shard, alarm changes in every shard.
+  const tickInvocations = S * (MONTH_SECONDS / P);
+  const eventInvocations = fleet.eventsPerHour * HOURS;
+  const alarmInvocations = fleet.alarmChangesPerHour * HOURS * S;
+  const loads = tickInvocations + eventInvocations + alarmInvocations;
+  const rescales = A * fleet.rescalesPerDay * 30;
+  const dispatches = P <= 60 ? MINUTES : MONTH_SECONDS / P;
+  const smallInvocations = dispatches + eventInvocations + fleet.alarmChangesPerHour * HOURS;
+
+  const lines: CostLine[] = [];
+  const add = (service: Service, item: string, quantity: number, unit: string, price: Price, perUnits: number, basis: string) =>
+    lines.push({ service, item, quantity, unit, usd: (quantity / perUnits) * price.usd, basis, price });
+
+  // Lambda.
+  const memGb = fleet.memoryMb / 1024;
+  const smallGbS = (ASSUMED.smallFunction.memoryMb / 1024) * (ASSUMED.smallFunction.durationMs / 1000);
+  add('Lambda', 'requests (worker, dispatcher, stream, events)', loads + smallInvocations, 'requests', prices.lambda.requests, 1e6, `${S} shard(s) × ${MONTH_SECONDS / P} ticks + events + ${dispatches} dispatches`);
+  add(
+    'Lambda',
+    `worker duration (${fleet.memoryMb} MB, arm64)`,
+    memGb * ((loads * cycle.durationMs + (rescales * m.rescaleCpuMs) / vcpu) / 1000),
+    'GB-s',
+    prices.lambda.duration,
+    1,
+    `${Math.round(cycle.durationMs)} ms a cycle of ${cycle.autoscalersPerShard} autoscalers: ${m.cycleCpuFixedMs} + ${m.cycleCpuPerAutoscalerMs} ms CPU each at ${vcpu.toFixed(2)} vCPU, + round trips`,
+  );
+  add('Lambda', 'dispatcher, stream and events duration', smallInvocations * smallGbS, 'GB-s', prices.lambda.duration, 1, `${ASSUMED.smallFunction.memoryMb} MB × ${ASSUMED.smallFunction.durationMs} ms each`);
+
+  // SQS: the dispatcher's batches of ten, one receive and one delete per message, Lambda's idle long polls, events' sends.
+  const ticksPerDispatch = P <= 60 ? 60 / P : 1;
+  const sends = dispatches * Math.ceil((S * ticksPerDispatch) / 10) + eventInvocations + fleet.alarmChangesPerHour * HOURS * Math.ceil(S / 10);
+  add('SQS', 'SendMessageBatch (ticks, events)', sends, 'requests', prices.sqs.requests, 1e6, 'ten messages a batch');
+  add('SQS', 'ReceiveMessage and DeleteMessage', 2 * loads, 'requests', prices.sqs.requests, 1e6, 'one of each per message (batch size 1)');
+  add('SQS', 'idle long polls of the event source', ASSUMED.sqsIdleReceivesPerMinute * MINUTES, 'requests', prices.sqs.requests, 1e6, 'five pollers, 20 s long polls (assumed)');
+
+  // DynamoDB.
+  const bucketsPerShard = Math.min(NAMESPACE_BUCKETS / shards, cycle.autoscalersPerShard);
+  const readsPerLoad = 1 + 0.5 * bucketsPerShard + cycle.autoscalersPerShard * m.loadReadUnitsPerAutoscaler;
+  add('DynamoDB', 'reads: bucket index and bucket queries', loads * readsPerLoad + rescales * m.rescaleReadUnits, 'RRU', prices.dynamodb.readRequestUnits, 1e6, `${readsPerLoad.toFixed(1)} RRU a shard load (strongly consistent, 4 KB units)`);
+  add('DynamoDB', 'writes: lease taken and released', 2 * loads, 'WRU', prices.dynamodb.writeRequestUnits, 1e6, 'two conditional updates per cycle');
+  const steady = steadyWritesPerTick(P);
+  add(
+    'DynamoDB',
+    'writes: state',
+    A * (MONTH_SECONDS / P) * steady * m.stateWriteUnits + rescales * m.rescaleWriteUnits + eventInvocations * m.stateWriteUnits,
+    'WRU',
+    prices.dynamodb.writeRequestUnits,
+    1e6,
+    `${(steady * 100).toFixed(1)} % of autoscalers a tick (write policy), ${m.rescaleWriteUnits} WRU a rescale, one write an event`,
+  );
+  add('DynamoDB', 'storage', (A * m.loadReadUnitsPerAutoscaler * 4096) / 1e9, 'GB-month', prices.dynamodb.storage, 1, 'spec, state and CloudWatchMetric items');
+
+  // CloudWatch metrics read: each distinct query once per metric period (cached until a newer datapoint can exist), and at most once per tick.
+  const every = fleet.cloudWatchCacheKept ? Math.max(P, ASSUMED.metricPeriodSeconds) : P;
+  const reads = fleet.distinctQueries * (MONTH_SECONDS / every);
+  add('CloudWatch', 'GetMetricData metrics requested', reads, 'metrics', prices.cloudWatch.getMetricData, 1000, `${fleet.distinctQueries} distinct queries, once per ${every} s${fleet.cloudWatchCacheKept ? '' : ' (the cache lost between ticks)'}`);
+  const customMetrics = 1 + (fleet.autoscalerMetrics ? 2 * A : 0);
+  add('CloudWatch', 'custom metrics (EMF)', customMetrics, 'metrics', prices.cloudWatch.customMetrics, 1, fleet.autoscalerMetrics ? 'Errors, and two per autoscaler' : 'Errors only');
+
+  // CloudWatch Logs.
+  const quietLines = fleet.decisionLogSeconds > 0 ? A * (MONTH_SECONDS / Math.max(fleet.decisionLogSeconds, P)) : A * (MONTH_SECONDS / P);
+  const decisionLines = quietLines + rescales * m.rescaleDecisionLines + eventInvocations;
+  const bytes =
+    loads * (m.cycleLineBytes + m.emfBytesPerCycle) +
+    decisionLines * m.decisionLineBytes +
+    dispatches * m.dispatchLineBytes +
+    (loads + smallInvocations) * ASSUMED.platformLogBytesPerInvocation;
+  const gb = bytes / 1e9;
+  add('CloudWatch Logs', 'ingestion', gb, 'GB', prices.cloudWatch.logIngestion, 1, `${Math.round(decisionLines / 1000)}k decision lines (a quiet one every ${fleet.decisionLogSeconds} s), a summary and EMF per cycle, Lambda's lines`);
+  add('CloudWatch Logs', 'storage', gb * (fleet.logRetentionDays / 30) * ASSUMED.logCompression, 'GB-month', prices.cloudWatch.logStorage, 1, `${fleet.logRetentionDays} days kept, compressed to ${ASSUMED.logCompression * 100} %`);
+
+  if (fleet.monitoring) {
+    add('Monitoring', 'alarms (fixed)', ASSUMED.alarmMetrics, 'alarm metrics', prices.cloudWatch.alarms, 1, 'infra/alarms.cjs');
+    add('Monitoring', 'dashboard (fixed)', ASSUMED.dashboards, 'dashboards', prices.cloudWatch.dashboards, 1, 'infra/stack.cjs; free if among your first three');
+  }
+
+  const byService: Partial<Record<Service, number>> = {};
+  for (const l of lines) byService[l.service] = (byService[l.service] ?? 0) + l.usd;
+  const totalUsd = lines.reduce((s, l) => s + l.usd, 0);
+  return {
+    fleet,
+    prices: { takenOn: prices.takenOn, region: prices.region, architecture: prices.architecture },
+    lines,
+    byService,
+    totalUsd,
+    perAutoscalerUsd: totalUsd / A,
+    perAutoscalerWithoutMonitoringUsd: (totalUsd - (byService.Monitoring ?? 0)) / A,
+    cycle,
+    measuredSource: m.source,
+  };
+}

@@ -1,0 +1,117 @@
+// `shpa local up`: the whole product on this machine, in real time, for kubectl: dynalite,
+// a local Kubernetes API server with our CRDs, workloads whose load you set, the metrics APIs
+// and CloudWatch, the local SQS queue, and the four functions running as Lambda would (the
+// dispatcher every minute, the worker on the queue, the stream on the table's writes).
+import { join } from 'node:path';
+import { startDynalite } from '../store/dynalite.js';
+import type { ClusterConfig } from '../sync/ports.js';
+import { startLocalCloudWatch, type LocalCloudWatch } from './cloudwatch-server.js';
+import { cloudWatchMetricCrd, serverlessHpaCrd } from './crd-manifests.js';
+import { LOCAL_REGION, startLocalFunctions, type LocalFunctions } from './functions-stack.js';
+import { startK8sApiServer, type K8sApiServer } from './k8s-api-server.js';
+import { writeKubeconfig } from './kubeconfig.js';
+import type { LogLine } from './telemetry-capture.js';
+import { WorkloadModel } from './workload-model.js';
+
+export const LOCAL_CLUSTER = 'local';
+
+/** A workload of the local cluster: what its pods request and use at relative load 1. */
+export interface LocalWorkload {
+  namespace: string;
+  name: string;
+  replicas: number;
+  /** CPU cores used in total at load 1, shared by its ready pods. */
+  cpuAtLoad1: number;
+}
+
+export const LOCAL_WORKLOADS: LocalWorkload[] = [
+  { namespace: 'demo', name: 'web', replicas: 2, cpuAtLoad1: 0.5 },
+  { namespace: 'demo', name: 'api', replicas: 2, cpuAtLoad1: 0.5 },
+];
+
+export interface LocalUpOptions {
+  /** Where the kubeconfig goes. */
+  kubeconfig: string;
+  periodSeconds?: number;
+  workloads?: LocalWorkload[];
+  onLine?: (line: LogLine) => void;
+}
+
+export interface LocalUp {
+  k8s: K8sApiServer;
+  model: WorkloadModel;
+  cloudWatch: LocalCloudWatch;
+  fns: LocalFunctions;
+  kubeconfig: string;
+  /** Sets a workload's relative load (1 = its normal level). */
+  setLoad(namespace: string, name: string, load: number): void;
+  stop(): Promise<void>;
+}
+
+export async function startLocalUp(o: LocalUpOptions): Promise<LocalUp> {
+  const clock = { now: () => new Date() };
+  const loads = new Map<string, number>();
+  const stops: (() => Promise<unknown>)[] = [];
+  try {
+    const dynamo = await startDynalite();
+    stops.push(dynamo.stop);
+    // Pods start and become ready quickly, so a scale shows within a period or two.
+    const model = new WorkloadModel({ clock, startDelaySeconds: 1, readyDelaySeconds: 2, terminationGraceSeconds: 5 });
+    for (const w of o.workloads ?? LOCAL_WORKLOADS) {
+      const key = `${w.namespace}/${w.name}`;
+      loads.set(key, 1);
+      model.addWorkload({
+        kind: 'Deployment',
+        apiVersion: 'apps/v1',
+        namespace: w.namespace,
+        name: w.name,
+        replicas: w.replicas,
+        selector: { app: w.name },
+        containers: [{ name: 'app', requests: { cpu: '250m', memory: '128Mi' } }],
+        load: () => ({ cpu: w.cpuAtLoad1 * (loads.get(key) ?? 1), memory: 64 * 1024 ** 2 }),
+        // Running for a while already, so its CPU counts from the first tick (upstream ignores fresh pods' CPU).
+        createdAt: new Date(Date.now() - 10 * 60_000),
+      });
+    }
+    const k8s = await startK8sApiServer({ model, crds: [serverlessHpaCrd(), cloudWatchMetricCrd()] });
+    stops.push(() => k8s.stop());
+    const cloudWatch = await startLocalCloudWatch({ clock: () => Date.now(), ingestDelaySeconds: 0 });
+    stops.push(() => cloudWatch.close());
+    const cluster: ClusterConfig & { endpoint: string; caData: string } = { name: LOCAL_CLUSTER, region: LOCAL_REGION, shards: 1, endpoint: k8s.url, caData: k8s.caData };
+    const fns = await startLocalFunctions({
+      clock,
+      dynamoEndpoint: dynamo.endpoint,
+      stream: 'write-feed',
+      cloudWatchEndpoint: cloudWatch.url,
+      clusterToken: k8s.token,
+      clusters: [cluster],
+      tableName: 'shpa',
+      periodSeconds: o.periodSeconds ?? 15,
+      onLine: o.onLine,
+    });
+    stops.push(() => fns.close());
+    const kubeconfig = await writeKubeconfig(k8s, o.kubeconfig, { name: 'shpa-local', namespace: 'demo' });
+    fns.start();
+    return {
+      k8s,
+      model,
+      cloudWatch,
+      fns,
+      kubeconfig,
+      setLoad(namespace, name, load) {
+        const key = `${namespace}/${name}`;
+        if (!loads.has(key)) throw new Error(`no workload ${key} (there are ${[...loads.keys()].join(', ')})`);
+        if (!(load >= 0)) throw new Error(`load must be a number ≥ 0, got ${load}`);
+        loads.set(key, load);
+      },
+      async stop() {
+        for (const stop of stops.splice(0).reverse()) await stop().catch(() => undefined);
+      },
+    };
+  } catch (e) {
+    for (const stop of stops.reverse()) await stop().catch(() => undefined);
+    throw e;
+  }
+}
+
+export const DEFAULT_KUBECONFIG = join('.shpa', 'local', 'kubeconfig');

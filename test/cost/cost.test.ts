@@ -1,0 +1,145 @@
+// `shpa cost` as a user runs it (the command line, through tsx), and the cost model's rules:
+// quantities follow from the calls the code makes, the fixed items are the stack's own.
+import { execFile } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { estimateCost, steadyWritesPerTick, DEFAULT_FLEET, type CostEstimate } from '../../lib/cost/estimate.js';
+import { ASSUMED } from '../../lib/cost/inputs.js';
+import { PRICES } from '../../lib/cost/prices.js';
+import { DEFAULT_WRITE_POLICY } from '../../lib/store/history.js';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const root = join(here, '..', '..');
+const require = createRequire(import.meta.url);
+const MONTH = 30 * 86_400;
+
+function shpa(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, ['--import', 'tsx', join(here, 'shpa.ts'), ...args], { cwd: root, env: { PATH: process.env.PATH ?? '', NO_COLOR: '1' }, timeout: 30_000 }, (err, stdout, stderr) =>
+      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    );
+  });
+}
+
+const line = (e: CostEstimate, item: string) => {
+  const l = e.lines.find((x) => x.item.startsWith(item));
+  if (!l) throw new Error(`no line ${item}`);
+  return l;
+};
+
+describe('shpa cost', () => {
+  it('prints the monthly cost of a fleet as JSON: lines that add up, quantities from the calls the code makes', async () => {
+    const r = await shpa(['cost', '--autoscalers', '100', '--clusters', '2', '--shards', '1', '-o', 'json']);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const e = JSON.parse(r.stdout) as CostEstimate;
+    expect(e.fleet).toMatchObject({ autoscalers: 100, clusters: 2, shards: 1, distinctQueries: 100, syncPeriodSeconds: 15 });
+    expect(e.totalUsd).toBeCloseTo(e.lines.reduce((s, l) => s + l.usd, 0), 9);
+    expect(e.perAutoscalerUsd).toBeCloseTo(e.totalUsd / 100, 9);
+    // Each line's price comes from lib/cost/prices.ts, with its source.
+    for (const l of e.lines) expect(l.price.source).toMatch(/^https:\/\/aws\.amazon\.com\//);
+    // Every distinct 60 s query once a minute, not every 15 s tick.
+    expect(line(e, 'GetMetricData').quantity).toBe((100 * MONTH) / 60);
+    expect(line(e, 'GetMetricData').usd).toBeCloseTo(((100 * MONTH) / 60 / 1000) * PRICES.cloudWatch.getMetricData.usd, 9);
+    // Two shards (one per cluster), a lease taken and released per tick: 2 WRU each.
+    expect(line(e, 'writes: lease').quantity).toBe(2 * (2 * (MONTH / 15) + e.fleet.eventsPerHour * 720));
+    expect(e.prices.takenOn).toBe(PRICES.takenOn);
+  });
+
+  it('prints an itemised table by service, with the cost per autoscaler-month', async () => {
+    const r = await shpa(['cost', '--autoscalers', '1']);
+    expect(r.code).toBe(0);
+    for (const s of ['Lambda', 'SQS', 'DynamoDB', 'CloudWatch', 'CloudWatch Logs', 'Monitoring', 'TOTAL']) expect(r.stdout).toMatch(new RegExp(`^${s}\\s`, 'm'));
+    expect(r.stdout).toMatch(/^per autoscaler-month: \$\d+\.\d{4} \(\$\d+\.\d{4} without the fixed alarms and dashboard\)$/m);
+    expect(r.stdout).toContain(`taken ${PRICES.takenOn}`);
+  });
+
+  it('--no-monitoring leaves out exactly the stack’s alarms and dashboard', async () => {
+    const [on, off] = await Promise.all([shpa(['cost', '-o', 'json']), shpa(['cost', '--no-monitoring', '-o', 'json'])]);
+    const a = JSON.parse(on.stdout) as CostEstimate;
+    const b = JSON.parse(off.stdout) as CostEstimate;
+    expect(b.lines.some((l) => l.service === 'Monitoring')).toBe(false);
+    expect(a.totalUsd - b.totalUsd).toBeCloseTo(ASSUMED.alarmMetrics * PRICES.cloudWatch.alarms.usd + ASSUMED.dashboards * PRICES.cloudWatch.dashboards.usd, 9);
+  });
+
+  it('names the option and the rule when a value is wrong', async () => {
+    const cases: [string[], RegExp][] = [
+      [['--sync-period', '7'], /^error: --sync-period must divide 60 .*got 7$/m],
+      [['--shards', '3'], /^error: --shards must be one of 1, 2, 4, 8, 16 .*got 3$/m],
+      [['--autoscalers', '10', '--distinct-queries', '11'], /^error: --distinct-queries \(11\) cannot exceed .*\(10\)$/m],
+      [['--memory', '64'], /--memory must be an integer ≥ 128, got "64"/],
+      [['-o', 'yaml'], /^error: unknown output format "yaml": use json$/m],
+    ];
+    const runs = await Promise.all(cases.map(([args]) => shpa(['cost', ...args])));
+    runs.forEach((r, i) => {
+      expect(r.code).toBe(1);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toMatch(cases[i][1]);
+    });
+  });
+});
+
+describe('the cost model', () => {
+  const base = { ...DEFAULT_FLEET, monitoring: false };
+
+  it('reads identical CloudWatch queries once: the cost of GetMetricData follows the distinct queries', () => {
+    const all = estimateCost({ ...base, autoscalers: 100 });
+    const shared = estimateCost({ ...base, autoscalers: 100, distinctQueries: 1 });
+    expect(line(shared, 'GetMetricData').usd * 100).toBeCloseTo(line(all, 'GetMetricData').usd, 9);
+  });
+
+  it('reads a 60 s metric once per minute at a 15 s sync, once per tick at a longer one', () => {
+    const fast = estimateCost({ ...base, syncPeriodSeconds: 15 });
+    const minute = estimateCost({ ...base, syncPeriodSeconds: 60 });
+    const slow = estimateCost({ ...base, syncPeriodSeconds: 300 });
+    expect(line(fast, 'GetMetricData').quantity).toBe(line(minute, 'GetMetricData').quantity);
+    expect(line(slow, 'GetMetricData').quantity * 5).toBe(line(minute, 'GetMetricData').quantity);
+    // The bound where the container's cache never serves a shard's next tick: every tick reads.
+    expect(line(estimateCost({ ...base, cloudWatchCacheKept: false }), 'GetMetricData').quantity).toBe(4 * line(fast, 'GetMetricData').quantity);
+    // Four times fewer ticks: four times fewer lease writes.
+    expect(line(minute, 'writes: lease').quantity).toBeLessThan(line(fast, 'writes: lease').quantity / 3.9);
+  });
+
+  it('spreads the fixed costs: the cost per autoscaler falls as the fleet grows, and more shards cost more invocations', () => {
+    const per = [1, 100, 10_000].map((autoscalers) => estimateCost({ ...base, autoscalers }).perAutoscalerUsd);
+    expect(per[0]).toBeGreaterThan(per[1]);
+    expect(per[1]).toBeGreaterThan(per[2]);
+    const one = estimateCost({ ...base, autoscalers: 1_000, shards: 1 });
+    const four = estimateCost({ ...base, autoscalers: 1_000, shards: 4 });
+    expect(line(four, 'requests').quantity).toBeGreaterThan(line(one, 'requests').quantity * 3);
+    expect(four.cycle.autoscalersPerShard).toBe(250);
+  });
+
+  it('picks the fewest shards whose cycles fit in half the sync period, and says when none do', () => {
+    const e = estimateCost({ ...base, autoscalers: 20_000 });
+    expect(e.cycle.fits).toBe(true);
+    if (e.fleet.shards > 1) expect(estimateCost({ ...base, autoscalers: 20_000, shards: e.fleet.shards / 2 }).cycle.fits).toBe(false);
+    expect(estimateCost({ ...base, autoscalers: 2_000_000, memoryMb: 128 }).cycle.fits).toBe(false);
+  });
+
+  it("writes a steady autoscaler's state at the write policy's staggered maximum age", () => {
+    const maxTicks = DEFAULT_WRITE_POLICY.metricsMaxAgeMs / 1000 / 15;
+    const f = steadyWritesPerTick(15);
+    // Every autoscaler refreshes after between half and all of the maximum age.
+    expect(f).toBeGreaterThan(1 / maxTicks);
+    expect(f).toBeLessThan(2 / maxTicks);
+    expect(steadyWritesPerTick(DEFAULT_WRITE_POLICY.metricsMaxAgeMs / 1000)).toBe(1);
+    const more = estimateCost({ ...base, rescalesPerDay: 0, eventsPerHour: 0 });
+    expect(line(more, 'writes: state').quantity).toBeCloseTo(base.autoscalers * (MONTH / 15) * f * 2, 3);
+  });
+
+  it("counts the stack's alarms as infra/alarms.cjs creates them, a metric-math alarm per metric", () => {
+    const { alarmResources } = require('../../infra/alarms.cjs') as { alarmResources(c: Record<string, unknown>): { resources: Record<string, { Type: string; Properties: { Metrics?: { MetricStat?: unknown }[] } }> } };
+    const { resources } = alarmResources({ service: 'serverless-hpa', stage: 'test', tableName: 't', syncPeriodSeconds: 15, shards: 1, workerTimeout: 15, alarmTopicArn: '' });
+    const alarms = Object.values(resources).filter((r) => r.Type === 'AWS::CloudWatch::Alarm');
+    const metrics = alarms.reduce((n, a) => n + (a.Properties.Metrics ? a.Properties.Metrics.filter((m) => m.MetricStat).length : 1), 0);
+    expect(metrics).toBe(ASSUMED.alarmMetrics);
+  });
+
+  it('refuses a fleet it cannot price, naming the field', () => {
+    expect(() => estimateCost({ ...base, autoscalers: 0 })).toThrow(/^autoscalers must be an integer from 1/);
+    expect(() => estimateCost({ ...base, syncPeriodSeconds: 45 })).toThrow(/^syncPeriodSeconds must divide 60/);
+  });
+});
