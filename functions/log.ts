@@ -2,8 +2,9 @@
 // autoscaler where something happened (a scale, a condition change, a metric past tolerance,
 // an error, a repair) and otherwise at most every few minutes, and one "cycle" summary line;
 // per message that did not run a cycle, one "message" line (dropped, busy). EMF: an Errors
-// count always (the alarm reads it), the rest only with detailed metrics (each custom metric
-// costs money every month). Field names here are what infra/logs-insights/*.query read.
+// count only when there are errors (the alarm treats no data as none, and a custom metric is
+// billed only for the hours it gets data), the rest only with detailed metrics. Field names
+// here are what infra/logs-insights/*.query read.
 import { createHash } from 'node:crypto';
 import type { Logger } from '@aws-lambda-powertools/logger';
 import { MetricUnit, type Metrics } from '@aws-lambda-powertools/metrics';
@@ -101,27 +102,37 @@ export function logCycle(logger: Logger, emf: Metrics, cycle: CycleReport, sourc
   if (cycle.failed || cycle.errors.length > 0) logger.error('cycle', summary);
   else if (cycle.warnings.length > 0) logger.warn('cycle', summary);
   else logger.info('cycle', summary);
-  emf.addMetric('Errors', MetricUnit.Count, cycle.counts.errors + cycle.errors.length);
+  addErrors(emf, cycle.counts.errors + cycle.errors.length);
   if (options.detailedMetrics) {
     emf.addMetric('CycleDuration', MetricUnit.Milliseconds, cycle.durationMs);
     emf.addMetric('Autoscalers', MetricUnit.Count, cycle.counts.autoscalers);
     emf.addMetric('Scaled', MetricUnit.Count, cycle.counts.scaled);
   }
-  emf.publishStoredMetrics();
+  publish(emf);
 }
 
 /** A message that ran no cycle: dropped (late, duplicate...), busy shard, or a failure. */
 export function logMessage(logger: Logger, emf: Metrics, result: Exclude<MessageResult, { outcome: 'synced' }>, options: LogOptions): void {
   const line = { workMessage: redactAll(result) };
-  if (result.outcome === 'failed') {
+  if (result.outcome === 'failed' || (result.outcome === 'dropped' && (result.why === 'unknownCluster' || result.why === 'future'))) {
     logger.error('message', line);
-    emf.addMetric('Errors', MetricUnit.Count, 1);
-  } else if (result.outcome === 'dropped' && (result.why === 'unknownCluster' || result.why === 'future')) {
-    logger.error('message', line);
-    emf.addMetric('Errors', MetricUnit.Count, 1);
+    addErrors(emf, 1);
   } else {
     logger.warn('message', line);
     if (options.detailedMetrics) emf.addMetric('DroppedMessages', MetricUnit.Count, 1);
   }
-  emf.publishStoredMetrics();
+  publish(emf);
+}
+
+/**
+ * The Errors count, only when there are errors: the cycle-errors alarm treats a minute without
+ * data as no errors, and CloudWatch bills a custom metric only for the hours it receives data.
+ */
+export function addErrors(emf: Metrics, count: number): void {
+  if (count > 0) emf.addMetric('Errors', MetricUnit.Count, count);
+}
+
+/** Powertools warns on every publish with nothing stored: publish only what there is. */
+export function publish(emf: Metrics): void {
+  if (emf.hasStoredMetrics()) emf.publishStoredMetrics();
 }

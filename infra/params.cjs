@@ -193,7 +193,7 @@ function parseTags(value) {
 /** The names of the params read here: serverless.yml's params.default must define each. */
 const PARAMS = [
   'clusters', 'namespaces', 'assumeRoleArns', 'syncPeriodSeconds', 'dryRun', 'controllerSettings', 'autoscalerMetrics',
-  'detailedMetrics', 'autoscalerSources', 'decisionLogSeconds', 'logLevel', 'logRetentionDays', 'memorySize', 'maxConcurrency',
+  'detailedMetrics', 'dashboard', 'autoscalerSources', 'decisionLogSeconds', 'logLevel', 'logRetentionDays', 'memorySize', 'maxConcurrency',
   'reservedConcurrency', 'tableName', 'tableDeletionProtection', 'existingTableStreamArn', 'specWriterArns',
   'alarmTopicArn', 'vpcSubnetIds', 'vpcSecurityGroupIds', 'permissionsBoundaryArn', 'tags',
 ];
@@ -257,6 +257,8 @@ function readParams(p, stack) {
     controllerSettings: text('controllerSettings'),
     autoscalerMetrics: boolean('autoscalerMetrics', p.autoscalerMetrics, false),
     detailedMetrics: boolean('detailedMetrics', p.detailedMetrics, false),
+    // $3 a month (beyond an account's first three): opt-in; the Logs Insights queries answer the same questions.
+    dashboard: boolean('dashboard', p.dashboard, false),
     autoscalerSources: sources,
     decisionLogSeconds: integer('decisionLogSeconds', text('decisionLogSeconds'), 0, 86_400, 300),
     logLevel,

@@ -45,7 +45,7 @@ function stackResources(c) {
       ...queueResources(c),
       ...accessEntryResources(c),
       ...alarms.resources,
-      OperatorsDashboard: dashboard(c),
+      ...(c.dashboard ? { OperatorsDashboard: dashboard(c) } : {}),
     },
     Outputs: {
       AutoscalerTableName: { Description: 'The table shpa apply writes to (--table)', Value: c.tableName },
@@ -85,7 +85,7 @@ const entry = (fn) => async ({ resolveVariable }) => fn(await fromServerless(res
 module.exports = {
   stackResources,
   environment,
-  /** serverless.yml: resources (roles, table, queues, access entries, alarms, dashboard) and outputs. */
+  /** serverless.yml: resources (roles, table, queues, access entries, alarms, the dashboard if param dashboard) and outputs. */
   resources: entry(stackResources),
   /** The functions' variables, as lib/sync/config.ts reads them: each param checked and written out normalized. */
   env: entry(environment),

@@ -1,5 +1,5 @@
 // Bundles the CLI into dist/shpa.js (dependencies stay in node_modules), which bin/shpa.js runs.
-// Code splitting: what only `shpa demo` uses (local servers, the sync handler) is a chunk loaded
+// Code splitting: what only `shpa demo` uses (local servers, the functions) is a chunk loaded
 // when the demo runs, so every other command starts in a fraction of the time.
 import { mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync, unlinkSync } from 'node:fs';
 import { dirname, join } from 'node:path';

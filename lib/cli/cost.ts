@@ -20,6 +20,8 @@ interface CostFlags {
   decisionLogSeconds: number;
   logRetentionDays: number;
   monitoring: boolean;
+  dashboard: boolean;
+  errorHours: number;
   autoscalerMetrics: boolean;
   cloudwatchCache: boolean;
   output?: string;
@@ -46,7 +48,8 @@ function costTable(e: CostEstimate): string {
   for (const r of subtotal) out.push(formatRow(r, sw));
   out.push(formatRow(['TOTAL', usd(e.totalUsd)], sw));
   out.push('');
-  out.push(`per autoscaler-month: $${usd(e.perAutoscalerUsd, 4)}${e.byService.Monitoring ? ` ($${usd(e.perAutoscalerWithoutMonitoringUsd, 4)} without the fixed alarms and dashboard)` : ''}`);
+  const fixed = [f.monitoring && 'alarms', f.dashboard && 'dashboard'].filter(Boolean).join(' and ');
+  out.push(`per autoscaler-month: $${usd(e.perAutoscalerUsd, 4)}${fixed ? ` ($${usd(e.perAutoscalerWithoutMonitoringUsd, 4)} without the fixed ${fixed})` : ''}`);
   const c = e.cycle;
   out.push(
     `a shard's tick: ${c.autoscalersPerShard} autoscalers, ${Math.round(c.cpuMs)} ms CPU, about ${Math.round(c.durationMs)} ms at ${f.memoryMb} MB` +
@@ -54,7 +57,7 @@ function costTable(e: CostEstimate): string {
   );
   out.push(
     `assumed: ${f.eventsPerHour} spec change(s) or evaluate-now an hour, ${f.alarmChangesPerHour} alarm change(s) an hour, ${f.rescalesPerDay} rescales per autoscaler a day, ` +
-      `a quiet decision line every ${f.decisionLogSeconds} s, logs kept ${f.logRetentionDays} days; -o json gives how each line was computed`,
+      `a quiet decision line every ${f.decisionLogSeconds} s, logs kept ${f.logRetentionDays} days, errors in ${f.errorHoursPerMonth} hour(s) of the month; -o json gives how each line was computed`,
   );
   out.push(`measured inputs: ${e.measuredSource}`);
   return `${out.join('\n')}\n`;
@@ -77,7 +80,9 @@ export function registerCost(program: Command): void {
     .option('--rescales-per-day <n>', 'rescales per autoscaler per day', numberOption('--rescales-per-day', 0), d.rescalesPerDay)
     .option('--decision-log-seconds <s>', "a quiet autoscaler's decision line at most this often (SHPA_DECISION_LOG_SECONDS)", numberOption('--decision-log-seconds', 0, true), d.decisionLogSeconds)
     .option('--log-retention-days <d>', 'days CloudWatch Logs keeps the lines', numberOption('--log-retention-days', 1, true), d.logRetentionDays)
-    .option('--no-monitoring', 'leave out the stack’s alarms and dashboard')
+    .option('--no-monitoring', 'leave out the stack’s alarms')
+    .option('--dashboard', 'add the operators’ dashboard (deploy param dashboard=true)', false)
+    .option('--error-hours <h>', 'hours a month in which some cycle reports an error: the EMF Errors metric is sent (and billed) only then', numberOption('--error-hours', 0), d.errorHoursPerMonth)
     .option('--autoscaler-metrics', 'per-autoscaler EMF metrics (SHPA_AUTOSCALER_METRICS)', false)
     .option('--no-cloudwatch-cache', "the bound where a shard's ticks never find the container that cached its CloudWatch values: one read per tick")
     .option('-o, --output <format>', 'json')
@@ -97,6 +102,8 @@ export function registerCost(program: Command): void {
         decisionLogSeconds: flags.decisionLogSeconds,
         logRetentionDays: flags.logRetentionDays,
         monitoring: flags.monitoring,
+        dashboard: flags.dashboard,
+        errorHoursPerMonth: flags.errorHours,
         autoscalerMetrics: flags.autoscalerMetrics,
         cloudWatchCacheKept: flags.cloudwatchCache,
       };
@@ -126,6 +133,8 @@ const FLAGS: Record<keyof Fleet, string> = {
   decisionLogSeconds: '--decision-log-seconds',
   logRetentionDays: '--log-retention-days',
   monitoring: '--no-monitoring',
+  dashboard: '--dashboard',
+  errorHoursPerMonth: '--error-hours',
   autoscalerMetrics: '--autoscaler-metrics',
   cloudWatchCacheKept: '--no-cloudwatch-cache',
 };

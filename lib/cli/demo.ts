@@ -1,5 +1,5 @@
-// `shpa demo` (`npm start`): the sync handler at work on local parts, a day in a minute.
-// The demo's parts (local servers, the sync handler) load when the demo runs, not with every command.
+// `shpa demo` (`npm start`): the functions at work on local parts, a day in a minute.
+// The demo's parts (local servers, the functions) load when the demo runs, not with every command.
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import type { DemoResult } from '../demo/run.js';
@@ -94,7 +94,7 @@ export async function demoCommand(opts: DemoCliOptions, out: NodeJS.WriteStream 
 export function registerDemo(program: Command): void {
   program
     .command('demo')
-    .description('run the real sync handler locally (embedded DynamoDB, Kubernetes API, CloudWatch) through a day of load on a virtual clock')
+    .description('run the real functions locally (dispatcher, SQS, worker, stream on embedded DynamoDB, Kubernetes API, CloudWatch) through a day of load on a virtual clock')
     .option('--duration <seconds>', 'wall seconds for the whole trace (0: as fast as it goes)', numberOption('--duration', 0), 60)
     .option('--speed <factor>', 'virtual seconds per wall second, e.g. 1440 for a day a minute (overrides --duration)', numberOption('--speed', 0.001))
     .option('--trace <csv>', 'load over time, any unit (its first series, divided by its median: 1 = a typical level): timestamp and value columns, or a CloudWatch CSV export')

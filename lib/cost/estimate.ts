@@ -30,8 +30,12 @@ export interface Fleet {
   rescalesPerDay: number;
   decisionLogSeconds: number;
   logRetentionDays: number;
-  /** The stack's alarms and dashboard. */
+  /** The stack's alarms. */
   monitoring: boolean;
+  /** The operators' dashboard (deploy param `dashboard`, off by default). */
+  dashboard: boolean;
+  /** Hours a month in which some cycle reports an error: the EMF Errors metric is sent, and billed, only in those. */
+  errorHoursPerMonth: number;
   /** SHPA_AUTOSCALER_METRICS: two custom metrics per autoscaler. */
   autoscalerMetrics: boolean;
   /**
@@ -54,6 +58,9 @@ export const DEFAULT_FLEET: Fleet = {
   decisionLogSeconds: 300,
   logRetentionDays: 30,
   monitoring: true,
+  dashboard: false,
+  // An error-free month but for a day's worth of hours with some error (a cluster upgrade, a bad spec being fixed).
+  errorHoursPerMonth: 24,
   autoscalerMetrics: false,
   cloudWatchCacheKept: true,
 };
@@ -78,7 +85,7 @@ export interface CostEstimate {
   byService: Partial<Record<Service, number>>;
   totalUsd: number;
   perAutoscalerUsd: number;
-  /** Without the fixed monitoring items (alarms, dashboard). */
+  /** Without the fixed monitoring items (alarms, dashboard): what each further autoscaler adds, at this fleet's size. */
   perAutoscalerWithoutMonitoringUsd: number;
   /** One shard's tick: its autoscalers, CPU (one core), estimated duration at the worker's memory, and whether it fits in half the period. */
   cycle: { autoscalersPerShard: number; cpuMs: number; durationMs: number; halfPeriodMs: number; fits: boolean };
@@ -142,6 +149,8 @@ function check(f: Fleet): void {
   num('rescalesPerDay', f.rescalesPerDay);
   int('decisionLogSeconds', f.decisionLogSeconds, 0, 86_400);
   int('logRetentionDays', f.logRetentionDays, 1);
+  num('errorHoursPerMonth', f.errorHoursPerMonth);
+  if (f.errorHoursPerMonth > HOURS) throw new CostInputError('errorHoursPerMonth', `must be at most the ${HOURS} hours of a month, got ${f.errorHoursPerMonth}`);
 }
 
 export interface EstimateOptions {
@@ -225,25 +234,41 @@ export function estimateCost(input: Fleet, o: EstimateOptions = {}): CostEstimat
   const every = fleet.cloudWatchCacheKept ? Math.max(P, ASSUMED.metricPeriodSeconds) : P;
   const reads = fleet.distinctQueries * (MONTH_SECONDS / every);
   add('CloudWatch', 'GetMetricData metrics requested', reads, 'metrics', prices.cloudWatch.getMetricData, 1000, `${fleet.distinctQueries} distinct queries, once per ${every} s${fleet.cloudWatchCacheKept ? '' : ' (the cache lost between ticks)'}`);
-  const customMetrics = 1 + (fleet.autoscalerMetrics ? 2 * A : 0);
-  add('CloudWatch', 'custom metrics (EMF)', customMetrics, 'metrics', prices.cloudWatch.customMetrics, 1, fleet.autoscalerMetrics ? 'Errors, and two per autoscaler' : 'Errors only');
+  // Errors is sent only when non-zero (functions/log.ts), and a custom metric is billed for the hours it receives data.
+  const errorShare = fleet.errorHoursPerMonth / HOURS;
+  const customMetrics = errorShare + (fleet.autoscalerMetrics ? 2 * A : 0);
+  add(
+    'CloudWatch',
+    'custom metrics (EMF)',
+    customMetrics,
+    'metric-months',
+    prices.cloudWatch.customMetrics,
+    1,
+    `Errors in the ${fleet.errorHoursPerMonth} hour(s) a month with errors${fleet.autoscalerMetrics ? ', two per autoscaler all month' : ''}`,
+  );
 
   // CloudWatch Logs.
   const quietLines = fleet.decisionLogSeconds > 0 ? A * (MONTH_SECONDS / Math.max(fleet.decisionLogSeconds, P)) : A * (MONTH_SECONDS / P);
   const decisionLines = quietLines + rescales * m.rescaleDecisionLines + eventInvocations;
   const bytes =
-    loads * (m.cycleLineBytes + m.emfBytesPerCycle) +
+    loads * (m.cycleLineBytes + errorShare * m.emfBytesPerCycle) +
     decisionLines * m.decisionLineBytes +
     dispatches * m.dispatchLineBytes +
     (loads + smallInvocations) * ASSUMED.platformLogBytesPerInvocation;
   const gb = bytes / 1e9;
-  add('CloudWatch Logs', 'ingestion', gb, 'GB', prices.cloudWatch.logIngestion, 1, `${Math.round(decisionLines / 1000)}k decision lines (a quiet one every ${fleet.decisionLogSeconds} s), a summary and EMF per cycle, Lambda's lines`);
+  add(
+    'CloudWatch Logs',
+    'ingestion',
+    gb,
+    'GB',
+    prices.cloudWatch.logIngestion,
+    1,
+    `${Math.round(decisionLines / 1000)}k decision lines (a quiet one every ${fleet.decisionLogSeconds} s), a summary per cycle (EMF only in hours with errors), Lambda's lines`,
+  );
   add('CloudWatch Logs', 'storage', gb * (fleet.logRetentionDays / 30) * ASSUMED.logCompression, 'GB-month', prices.cloudWatch.logStorage, 1, `${fleet.logRetentionDays} days kept, compressed to ${ASSUMED.logCompression * 100} %`);
 
-  if (fleet.monitoring) {
-    add('Monitoring', 'alarms (fixed)', ASSUMED.alarmMetrics, 'alarm metrics', prices.cloudWatch.alarms, 1, 'infra/alarms.cjs');
-    add('Monitoring', 'dashboard (fixed)', ASSUMED.dashboards, 'dashboards', prices.cloudWatch.dashboards, 1, 'infra/stack.cjs; free if among your first three');
-  }
+  if (fleet.monitoring) add('Monitoring', 'alarms (fixed)', ASSUMED.alarmMetrics, 'alarm metrics', prices.cloudWatch.alarms, 1, `infra/alarms.cjs: ${ASSUMED.alarmMetrics} alarms on one metric each`);
+  if (fleet.dashboard) add('Monitoring', 'dashboard (fixed)', 1, 'dashboards', prices.cloudWatch.dashboards, 1, 'param dashboard (infra/stack.cjs); free if among your first three');
 
   const byService: Partial<Record<Service, number>> = {};
   for (const l of lines) byService[l.service] = (byService[l.service] ?? 0) + l.usd;

@@ -19,7 +19,7 @@ export interface Measured {
   rescaleWriteUnits: number;
   rescaleReadUnits: number;
   rescaleDecisionLines: number;
-  /** Bytes written to CloudWatch Logs: a cycle summary line, a decision line, the EMF document of a cycle, the dispatcher's line. */
+  /** Bytes written to CloudWatch Logs: a cycle summary line, a decision line, the EMF document of a cycle (with errors, or detailed metrics), the dispatcher's line. */
   cycleLineBytes: number;
   decisionLineBytes: number;
   emfBytesPerCycle: number;
@@ -62,8 +62,6 @@ export const ASSUMED = {
   mbPerVcpu: 1769,
   /** CloudWatch metrics are 60 s metrics: one new datapoint a minute. */
   metricPeriodSeconds: 60,
-  /** The stack's alarms (infra/alarms.cjs): 11 on one metric, TableErrors on 10. */
-  alarmMetrics: 21,
-  /** infra/stack.cjs: the operators' dashboard. */
-  dashboards: 1,
+  /** The stack's alarms (infra/alarms.cjs): six, on one metric each. */
+  alarmMetrics: 6,
 };

@@ -45,9 +45,11 @@ export const PRICES: Prices = {
     // Logs, Standard log class.
     logIngestion: { usd: 0.5, per: 'GB ingested', source: 'https://aws.amazon.com/cloudwatch/pricing/' },
     logStorage: { usd: 0.03, per: 'GB-month archived (compressed)', source: 'https://aws.amazon.com/cloudwatch/pricing/' },
-    // First 10,000 metrics a month.
+    // First 10,000 metrics a month. "All custom metrics charges are prorated by the hour and metered only when you
+    // send metrics to CloudWatch" (the pricing page); the CloudWatch User Guide says the same of custom and embedded
+    // (EMF) metrics: https://docs.aws.amazon.com/AmazonCloudWatch/latest/monitoring/cloudwatch_billing.html
     customMetrics: { usd: 0.3, per: 'metric-month', source: 'https://aws.amazon.com/cloudwatch/pricing/' },
-    // Standard resolution; a metric-math alarm is billed per metric it reads.
+    // Standard resolution, prorated by the hour; a metric-math alarm is billed per metric it reads (same User Guide page).
     alarms: { usd: 0.1, per: 'alarm metric-month', source: 'https://aws.amazon.com/cloudwatch/pricing/' },
     // The first 3 dashboards (up to 50 metrics each) are free (not applied here).
     dashboards: { usd: 3, per: 'dashboard-month', source: 'https://aws.amazon.com/cloudwatch/pricing/' },

@@ -9,9 +9,9 @@ function maxLenError(n: number): string {
   return `must be no more than ${n} characters`;
 }
 
-// Upstream RegexError: "<msg> (e.g. 'a', or 'b', regex used for validation is '<fmt>')".
+// Upstream RegexError: "<msg> (e.g. 'a',  or 'b', regex used for validation is '<fmt>')".
 function regexError(msg: string, fmt: string, ...examples: string[]): string {
-  const eg = examples.map((x) => `'${x}', `).join('or ');
+  const eg = examples.map((x) => `'${x}', `).join(' or ');
   return `${msg} (e.g. ${eg}regex used for validation is '${fmt}')`;
 }
 

@@ -72,7 +72,7 @@ function ruleAllows(rule: PolicyRule, a: RequestAttributes): boolean {
 }
 
 /** Discovery is open to every authenticated user (system:discovery). */
-const discoveryPaths = /^\/(api|apis|version|openapi)(\/[^/]+){0,2}\/?$/;
+const discoveryPaths = /^\/(?:(?:api|apis|version)(?:\/[^/]+){0,2}\/?|openapi(?:\/.*)?)$/;
 
 export function rulesAuthorizer(rules: PolicyRule[]): (a: RequestAttributes) => boolean {
   return (a) => (!a.resourceRequest && discoveryPaths.test(a.path)) || rules.some((r) => ruleAllows(r, a));

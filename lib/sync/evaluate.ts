@@ -74,7 +74,16 @@ export async function evaluateUnit(unit: Unit, ctx: EvalContext): Promise<void> 
   let pendingSettled = false;
   let pending: PendingScale | undefined = record.pending;
   if (pending && scale.value) {
-    const r = resolvePending(pending, scale.value, history, target);
+    const r = resolvePending(pending, scale.value, history, target, ctx.now, ctx.periodMs);
+    if (r.outcome === 'inFlight') {
+      // Nothing is concluded, nothing written: a later cycle settles it.
+      report.outcome = 'skipped';
+      report.stored = 'skipped';
+      report.currentReplicas = scale.value.specReplicas;
+      report.warnings.push(r.reason);
+      report.notable = true;
+      return;
+    }
     history = r.history;
     if (r.outcome === 'notApplied' && status) {
       status = { ...status };

@@ -52,16 +52,18 @@ describe('shpa cost', () => {
     const r = await shpa(['cost', '--autoscalers', '1']);
     expect(r.code).toBe(0);
     for (const s of ['Lambda', 'SQS', 'DynamoDB', 'CloudWatch', 'CloudWatch Logs', 'Monitoring', 'TOTAL']) expect(r.stdout).toMatch(new RegExp(`^${s}\\s`, 'm'));
-    expect(r.stdout).toMatch(/^per autoscaler-month: \$\d+\.\d{4} \(\$\d+\.\d{4} without the fixed alarms and dashboard\)$/m);
+    expect(r.stdout).toMatch(/^per autoscaler-month: \$\d+\.\d{4} \(\$\d+\.\d{4} without the fixed alarms\)$/m);
     expect(r.stdout).toContain(`taken ${PRICES.takenOn}`);
   });
 
-  it('--no-monitoring leaves out exactly the stack’s alarms and dashboard', async () => {
-    const [on, off] = await Promise.all([shpa(['cost', '-o', 'json']), shpa(['cost', '--no-monitoring', '-o', 'json'])]);
-    const a = JSON.parse(on.stdout) as CostEstimate;
-    const b = JSON.parse(off.stdout) as CostEstimate;
-    expect(b.lines.some((l) => l.service === 'Monitoring')).toBe(false);
-    expect(a.totalUsd - b.totalUsd).toBeCloseTo(ASSUMED.alarmMetrics * PRICES.cloudWatch.alarms.usd + ASSUMED.dashboards * PRICES.cloudWatch.dashboards.usd, 9);
+  it('counts the alarms, not the dashboard, by default: --no-monitoring leaves out the alarms, --dashboard adds the dashboard', async () => {
+    const runs = await Promise.all([['cost'], ['cost', '--no-monitoring'], ['cost', '--dashboard']].map((args) => shpa([...args, '-o', 'json'])));
+    const [usual, bare, dashboard] = runs.map((r) => JSON.parse(r.stdout) as CostEstimate);
+    expect(usual.lines.filter((l) => l.service === 'Monitoring').map((l) => l.item)).toEqual(['alarms (fixed)']);
+    expect(bare.lines.some((l) => l.service === 'Monitoring')).toBe(false);
+    expect(usual.totalUsd - bare.totalUsd).toBeCloseTo(ASSUMED.alarmMetrics * PRICES.cloudWatch.alarms.usd, 9);
+    expect(dashboard.totalUsd - usual.totalUsd).toBeCloseTo(PRICES.cloudWatch.dashboards.usd, 9);
+    expect(dashboard.perAutoscalerWithoutMonitoringUsd).toBeCloseTo(bare.perAutoscalerUsd, 9);
   });
 
   it('names the option and the rule when a value is wrong', async () => {
@@ -70,6 +72,7 @@ describe('shpa cost', () => {
       [['--shards', '3'], /^error: --shards must be one of 1, 2, 4, 8, 16 .*got 3$/m],
       [['--autoscalers', '10', '--distinct-queries', '11'], /^error: --distinct-queries \(11\) cannot exceed .*\(10\)$/m],
       [['--memory', '64'], /--memory must be an integer ≥ 128, got "64"/],
+      [['--error-hours', '721'], /^error: --error-hours must be at most the 720 hours of a month, got 721$/m],
       [['-o', 'yaml'], /^error: unknown output format "yaml": use json$/m],
     ];
     const runs = await Promise.all(cases.map(([args]) => shpa(['cost', ...args])));
@@ -128,6 +131,18 @@ describe('the cost model', () => {
     expect(steadyWritesPerTick(DEFAULT_WRITE_POLICY.metricsMaxAgeMs / 1000)).toBe(1);
     const more = estimateCost({ ...base, rescalesPerDay: 0, eventsPerHour: 0 });
     expect(line(more, 'writes: state').quantity).toBeCloseTo(base.autoscalers * (MONTH / 15) * f * 2, 3);
+  });
+
+  it('bills the Errors metric only for the hours with errors: it is sent only then', () => {
+    const quiet = estimateCost({ ...base, errorHoursPerMonth: 0 });
+    const allMonth = estimateCost({ ...base, errorHoursPerMonth: 720 });
+    expect(line(quiet, 'custom metrics').usd).toBe(0);
+    expect(line(allMonth, 'custom metrics').usd).toBeCloseTo(PRICES.cloudWatch.customMetrics.usd, 9);
+    expect(line(estimateCost({ ...base, errorHoursPerMonth: 72 }), 'custom metrics').quantity).toBeCloseTo(0.1, 9);
+    // An EMF document goes to the logs only from cycles with errors.
+    expect(line(allMonth, 'ingestion').quantity).toBeGreaterThan(line(quiet, 'ingestion').quantity);
+    // Per-autoscaler metrics come with every decision line: billed all month.
+    expect(line(estimateCost({ ...base, errorHoursPerMonth: 0, autoscalerMetrics: true }), 'custom metrics').quantity).toBe(2 * base.autoscalers);
   });
 
   it("counts the stack's alarms as infra/alarms.cjs creates them, a metric-math alarm per metric", () => {

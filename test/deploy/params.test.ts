@@ -106,7 +106,7 @@ describe('clusters', () => {
 describe('other params', () => {
   it('accepts the defaults', () => {
     const c = read();
-    expect(c).toMatchObject({ syncPeriodSeconds: 15, dryRun: false, autoscalerMetrics: false, detailedMetrics: false, memorySize: 512, logRetentionDays: 30, maxConcurrency: 3, tableDeletionProtection: true });
+    expect(c).toMatchObject({ syncPeriodSeconds: 15, dryRun: false, autoscalerMetrics: false, detailedMetrics: false, dashboard: false, memorySize: 512, logRetentionDays: 30, maxConcurrency: 3, tableDeletionProtection: true });
     expect(c.reservedConcurrency).toBeUndefined();
     expect(c.vpc).toBeUndefined();
     expect(c.tags).toEqual({ service: 'serverless-hpa', stage: 'dev' });
@@ -134,6 +134,7 @@ describe('other params', () => {
     [{ tags: 'team' }, 'param "tags": "team" is not key=value'],
     [{ autoscalerSources: 'table,crd' }, 'param "autoscalerSources": unknown source "crd"'],
     [{ tableDeletionProtection: 'yes' }, 'param "tableDeletionProtection": must be true or false'],
+    [{ dashboard: 'on' }, 'param "dashboard": must be true or false, got "on"'],
     [{ logLevel: 'LOUD' }, 'param "logLevel": must be one of'],
     [{ memorySize: '64' }, 'param "memorySize": must be an integer from 128 to 10240'],
     [{ logRetentionDays: '10' }, 'param "logRetentionDays": must be one of'],
@@ -151,6 +152,15 @@ describe('other params', () => {
     expect(read({ tags: 'team=platform, cost-center=42' }).tags).toEqual(want);
     expect(read({ tags: '{"team":"platform","cost-center":42}' }).tags).toEqual(want);
     expect(read({ tags: { team: 'platform', 'cost-center': 42 } }).tags).toEqual(want);
+  });
+
+  it('creates the dashboard only when param dashboard is true; the alarms either way', () => {
+    const dashboards = (c: Config) => Object.values(stack.stackResources(c).Resources as Json).filter((r) => r.Type === 'AWS::CloudWatch::Dashboard');
+    const alarms = (c: Config) => Object.values(stack.stackResources(c).Resources as Json).filter((r) => r.Type === 'AWS::CloudWatch::Alarm').length;
+    expect(dashboards(read())).toEqual([]);
+    expect(dashboards(read({ dashboard: 'TRUE' }))).toHaveLength(1);
+    expect(dashboards(read({ dashboard: 'true' }))[0].Properties.DashboardName).toBe('serverless-hpa-dev');
+    expect(alarms(read())).toBe(alarms(read({ dashboard: 'true' })));
   });
 
   it('refuses a role name longer than IAM allows, saying what to shorten', () => {

@@ -1,5 +1,6 @@
 // What the worker writes to CloudWatch Logs: a decision line when something happened (or at
-// most every few minutes), one summary per cycle, an Errors count; secrets never.
+// most every few minutes), one summary per cycle, an Errors count when there are errors; secrets never.
+import { Metrics } from '@aws-lambda-powertools/metrics';
 import { describe, expect, it } from 'vitest';
 import { decisionLine, logCycle, logMessage, quietLineDue, type LogOptions } from '../../functions/log.js';
 import { CapturingLogger, CapturingMetrics } from '../../lib/local/telemetry-capture.js';
@@ -74,6 +75,35 @@ describe('decision lines', () => {
       ['ERROR', 'failed'],
     ]);
     expect(emf).toHaveLength(1);
+    expect(emf[0].Errors).toBe(1);
+  });
+
+  it('emits no EMF at all from a cycle or message without errors: the alarm reads no data as no errors, and no data is not billed', () => {
+    const { emf } = capture((l, e) => {
+      logCycle(l, e, cycle([report({ outcome: 'scaled', patched: true, notable: true })]), undefined, options);
+      logMessage(l, e, { outcome: 'dropped', shard: 'prod', why: 'duplicate', detail: 'tick 2026-03-01T10:00:00Z already started' }, options);
+    });
+    expect(emf).toEqual([]);
+    // Detailed metrics still come every cycle, without an Errors value.
+    const detailed = capture((l, e) => logCycle(l, e, cycle([report()]), undefined, { ...options, detailedMetrics: true })).emf;
+    expect(detailed).toHaveLength(1);
+    expect(detailed[0]).not.toHaveProperty('Errors');
+    expect(detailed[0]).toMatchObject({ CycleDuration: 42, Autoscalers: 1, Scaled: 0 });
+  });
+
+  it('with the real Powertools Metrics, prints an EMF line only when there is something to publish, and never its empty-publish warning', () => {
+    const warnings: unknown[][] = [];
+    const noop = () => undefined;
+    const emf = new Metrics({ namespace: 'ServerlessHPA', serviceName: 'serverless-hpa', logger: { debug: noop, info: noop, error: noop, warn: (...a: unknown[]) => warnings.push(a) } });
+    const logger = new CapturingLogger({ serviceName: 'serverless-hpa' });
+    const printed = stdoutOf(() => {
+      logCycle(logger, emf, cycle([report()]), undefined, options);
+      logMessage(logger, emf, { outcome: 'dropped', shard: 'prod', why: 'late', detail: 'tick 31 s old' }, options);
+      logCycle(logger, emf, cycle([report({ outcome: 'failed', errors: [{ stage: 'updateScale', message: 'forbidden' }], notable: true })]), undefined, options);
+    });
+    expect(warnings).toEqual([]);
+    expect(printed).toHaveLength(1);
+    expect(printed[0]).toMatchObject({ Errors: 1, service: 'serverless-hpa' });
   });
 
   it('redacts tokens, signatures and credentials wherever an error message carries them', () => {
@@ -92,3 +122,19 @@ describe('decision lines', () => {
     expect(text).toContain('X-Amz-Signature…[redacted]');
   });
 });
+
+/** The JSON lines fn prints to stdout (where Powertools Metrics writes EMF). */
+function stdoutOf(fn: () => void): Record<string, unknown>[] {
+  const lines: Record<string, unknown>[] = [];
+  const write = process.stdout.write;
+  process.stdout.write = ((chunk: string | Uint8Array) => {
+    for (const l of String(chunk).split('\n')) if (l.startsWith('{')) lines.push(JSON.parse(l) as Record<string, unknown>);
+    return true;
+  }) as typeof process.stdout.write;
+  try {
+    fn();
+  } finally {
+    process.stdout.write = write;
+  }
+  return lines;
+}

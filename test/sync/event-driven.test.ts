@@ -5,7 +5,7 @@ import { planTicks } from '../../lib/sync/dispatch.js';
 import { recordEvents, logNeedsWrite, REPEAT_WRITE_INTERVAL_MS } from '../../lib/sync/event-log.js';
 import { fromBusEvent, fromSpecChanges } from '../../lib/sync/event-sources.js';
 import { parseWorkMessage, type EvaluateMessage, type TickMessage } from '../../lib/sync/messages.js';
-import { resolvePending } from '../../lib/sync/pending.js';
+import { inFlightMs, resolvePending } from '../../lib/sync/pending.js';
 import type { ClusterConfig } from '../../lib/sync/ports.js';
 import { bucketOf, bucketsOf, NAMESPACE_BUCKETS, parseShardId, shardId, shardOfNamespace } from '../../lib/sync/shards.js';
 
@@ -155,19 +155,33 @@ describe('a pending scale, settled from the target', () => {
   const history = { recommendations: null, scaleUpEvents: [{ timestamp: '2026-03-01T10:00:00Z', change: 4 }], scaleDownEvents: [] };
   const pending = { from: 2, to: 6, at: '2026-03-01T10:00:00Z', resourceVersion: '7', previousScaleTime: '2026-03-01T09:00:00Z' };
   const scale = (replicas: number, rv: string) => ({ specReplicas: replicas, statusReplicas: replicas, selector: 'app=web', resourceVersion: rv });
+  const PERIOD_MS = 15_000;
+  /** Once the deciding cycle's lease (two periods) and the Kubernetes time budget (8 s) are over: 38 s after the decision. */
+  const settled = new Date('2026-03-01T10:00:38Z');
+  const resolve = (replicas: number, rv: string, now = settled) => resolvePending(pending, scale(replicas, rv), history, 'Deployment/web', now, PERIOD_MS);
 
-  it('the target has the new size: it happened', () => {
-    expect(resolvePending(pending, scale(6, '8'), history, 'Deployment/web')).toEqual({ outcome: 'confirmed', history });
+  it('the target has the new size: it happened (at once, however young the scale)', () => {
+    expect(resolve(6, '8', new Date('2026-03-01T10:00:01Z'))).toEqual({ outcome: 'confirmed', history });
   });
 
   it('the target is unchanged since the read: it never happened, and its scale event goes', () => {
-    const r = resolvePending(pending, scale(2, '7'), history, 'Deployment/web');
+    const r = resolve(2, '7');
     expect(r).toMatchObject({ outcome: 'notApplied', lastScaleTime: '2026-03-01T09:00:00Z', event: { type: 'Warning', reason: 'ScaleNotApplied' } });
-    expect(r.history.scaleUpEvents).toEqual([]);
+    expect(r.outcome !== 'inFlight' && r.history.scaleUpEvents).toEqual([]);
   });
 
-  it('someone else changed it since: kept, and said', () => {
-    const r = resolvePending(pending, scale(3, '9'), history, 'Deployment/web');
+  it('unchanged, but the cycle that decided it may still be writing it: left pending, nothing concluded', () => {
+    expect(inFlightMs(PERIOD_MS)).toBe(38_000);
+    const r = resolve(2, '7', new Date(settled.getTime() - 1));
+    expect(r).toEqual({
+      outcome: 'inFlight',
+      reason:
+        'the rescale to 6 decided at 2026-03-01T10:00:00Z by another cycle may still be in flight (Deployment/web still has 2, unchanged since): not evaluated until 2026-03-01T10:00:38.000Z, then settled from the target',
+    });
+  });
+
+  it('someone else changed it since: kept, and said (a write of ours in flight would meet a 409)', () => {
+    const r = resolve(3, '9', new Date('2026-03-01T10:00:01Z'));
     expect(r).toMatchObject({ outcome: 'unconfirmed', history, event: { reason: 'ScaleUnconfirmed' } });
   });
 });
