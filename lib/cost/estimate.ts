@@ -85,7 +85,7 @@ export interface CostEstimate {
   byService: Partial<Record<Service, number>>;
   totalUsd: number;
   perAutoscalerUsd: number;
-  /** Without the fixed monitoring items (alarms, dashboard): what each further autoscaler adds, at this fleet's size. */
+  /** Without the fixed monitoring items (alarms, dashboard). */
   perAutoscalerWithoutMonitoringUsd: number;
   /** One shard's tick: its autoscalers, CPU (one core), estimated duration at the worker's memory, and whether it fits in half the period. */
   cycle: { autoscalersPerShard: number; cpuMs: number; durationMs: number; halfPeriodMs: number; fits: boolean };

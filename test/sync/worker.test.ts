@@ -1,0 +1,171 @@
+// One work message through the worker, with the real store on dynalite behind the DynamoDB
+// fault proxy (endpoint down, requests that never answer) and an in-memory cluster: what the
+// worker says when DynamoDB fails around the lease, and what a cycle does when the previous
+// one outlived its lease and its /scale write is still on its way.
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { DEFAULT_CONTROLLER_SETTINGS } from '../../lib/hpa/defaults.js';
+import type { HorizontalPodAutoscaler } from '../../lib/hpa/types.js';
+import { createDynamoStore, ensureTable, type DynamoStore } from '../../lib/store/index.js';
+import { shardCycleKey } from '../../lib/store/items.js';
+import type { SyncOptions } from '../../lib/sync/config.js';
+import type { EvaluateMessage, TickMessage } from '../../lib/sync/messages.js';
+import type { Clock, ClusterAccess, ClusterConfig } from '../../lib/sync/ports.js';
+import { handleWorkMessage, type ClusterDirectory, type MessageResult, type WorkerConfig, type WorkerDeps } from '../../lib/sync/worker.js';
+import { startDynalite, TEST_CREDENTIALS, TEST_REGION, type DynamoServer } from '../support/dynamo.js';
+import { startFaultProxy, type FaultProxy } from '../support/dynamo-faults.js';
+import { FakeCluster, FakeMetrics, fixedClock } from './fakes.js';
+
+const T = Date.parse('2026-03-01T12:00:00.000Z');
+const iso = (ms: number) => new Date(ms).toISOString();
+const CLUSTER: ClusterConfig = { name: 'prod', region: TEST_REGION, shards: 1 };
+const options: SyncOptions = { settings: DEFAULT_CONTROLLER_SETTINGS, dryRun: false, concurrency: 8, writeBudgetMs: 300, sources: { table: true, cluster: false }, decisionLogSeconds: 300 };
+/** A short period where a call hangs (a second to the deadline of an evaluation); the usual 15 s otherwise. */
+const SHORT: WorkerConfig = { periodSeconds: 2, options };
+const USUAL: WorkerConfig = { periodSeconds: 15, options };
+const SHARD_ITEM = `"${shardCycleKey('prod').pk}"`;
+
+const web: HorizontalPodAutoscaler = {
+  apiVersion: 'autoscaling/v2',
+  kind: 'HorizontalPodAutoscaler',
+  metadata: { name: 'web', namespace: 'apps' },
+  spec: {
+    scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' },
+    minReplicas: 1,
+    maxReplicas: 30,
+    metrics: [{ type: 'External', external: { metric: { name: 'jobs' }, target: { type: 'AverageValue', averageValue: '10' } } }],
+    // With a behavior, upstream records scale events (the rate limits read them).
+    behavior: {},
+  },
+};
+
+const tick = (ms: number): TickMessage => ({ kind: 'tick', shard: 'prod', tick: iso(ms), periodSeconds: 15 });
+const evaluate = (ms: number): EvaluateMessage => ({ kind: 'evaluate', shard: 'prod', targets: [{ kind: 'hpa', namespace: 'apps', name: 'web' }], reason: 'test', at: iso(ms), attempt: 1 });
+
+let db: DynamoServer;
+let proxy: FaultProxy;
+let store: DynamoStore;
+let cluster: FakeCluster;
+let table = 0;
+
+beforeAll(async () => {
+  db = await startDynalite();
+  proxy = await startFaultProxy(db.endpoint);
+});
+afterAll(async () => {
+  await proxy?.stop();
+  await db?.stop();
+});
+beforeEach(async () => {
+  store = createDynamoStore({ endpoint: proxy.endpoint, region: TEST_REGION, credentials: TEST_CREDENTIALS, tableName: `worker-${++table}` });
+  await ensureTable(store.client, store.tableName);
+  cluster = new FakeCluster();
+});
+
+/** A worker container: the cluster registry read from the table, as on a local stack. */
+function worker(clock: Clock, access: ClusterAccess = cluster): WorkerDeps {
+  const registry: ClusterDirectory = {
+    async get(name) {
+      const rec = await store.getCluster(name);
+      if (!rec) return undefined;
+      const { managedBy: _m, ...config } = rec;
+      return config;
+    },
+  };
+  return { store, metrics: new FakeMetrics(cluster), cluster: () => access, clusters: registry, queue: { send: async () => undefined }, clock };
+}
+
+const register = () => store.putCluster({ ...CLUSTER, managedBy: 'cli' }, new Date(T));
+
+describe('DynamoDB failing around the lease: said by the worker and counted, never an unlogged end', () => {
+  it('the endpoint down while the cluster registry is read: a failed message naming the registry', async () => {
+    await register();
+    await proxy.down();
+    let r: MessageResult;
+    try {
+      r = await handleWorkMessage(worker(fixedClock(iso(T))), SHORT, evaluate(T), 'w1');
+    } finally {
+      await proxy.up();
+    }
+    expect(r).toMatchObject({ outcome: 'failed', shard: 'prod' });
+    expect(r.outcome === 'failed' && r.error).toMatch(/^reading the cluster registry \(cluster prod\): .*ECONNREFUSED/);
+  });
+
+  it('the lease never answered: cancelled at the cycle deadline and said as a DynamoDB timeout', async () => {
+    await register();
+    const stop = proxy.add({ operation: 'UpdateItem', fault: 'hang', when: (r) => r.body.includes(SHARD_ITEM) });
+    try {
+      const r = await handleWorkMessage(worker(fixedClock(iso(T))), SHORT, evaluate(T), 'w1');
+      expect(r).toMatchObject({ outcome: 'failed', shard: 'prod' });
+      // An evaluation has half a period: 1 s (4 attempts of 3 s each without the deadline).
+      expect(r.outcome === 'failed' && r.error).toMatch(/^taking the lease of shard prod: DynamoDB timed out: no answer within the 1000 ms the cycle allows/);
+    } finally {
+      stop();
+    }
+  });
+
+  it('the release never answered: cancelled a write budget after the deadline, and said in the cycle', async () => {
+    await register();
+    const stop = proxy.add({ operation: 'UpdateItem', fault: 'hang', when: (r) => r.body.includes(SHARD_ITEM) && r.body.includes('REMOVE') });
+    try {
+      const r = await handleWorkMessage(worker(fixedClock(iso(T))), SHORT, evaluate(T), 'w1');
+      expect(r.outcome).toBe('synced');
+      expect(r.outcome === 'synced' && r.report.warnings.join('\n')).toMatch(
+        /releasing the lease of shard prod: DynamoDB timed out: no answer within the 1300 ms the cycle allows .*\(it expires by itself\)/,
+      );
+    } finally {
+      stop();
+    }
+  });
+});
+
+/** Its /scale writes wait at a gate (a worker frozen mid-cycle, a slow API server), then land. */
+function holdScaleWrites(target: FakeCluster) {
+  let open!: () => void;
+  let reached!: () => void;
+  const gate = new Promise<void>((resolve) => (open = resolve));
+  const atGate = new Promise<void>((resolve) => (reached = resolve));
+  const access = Object.assign(Object.create(target) as FakeCluster, {
+    async updateScale(...args: Parameters<FakeCluster['updateScale']>): Promise<void> {
+      reached();
+      await gate;
+      return target.updateScale(...args);
+    },
+  });
+  return { access, atGate, open };
+}
+
+describe('a cycle that outlives its lease', () => {
+  it('the next owner says it took the lease over, and leaves a scale that may still land pending: none lost, none doubled', async () => {
+    await register();
+    await store.applySpec('prod', web, new Date(T));
+    cluster.addTarget('apps', 'web', 2);
+    cluster.external.set('apps/jobs', 40);
+
+    // Worker a decides 2 → 4, records it, and its /scale write hangs on its way.
+    const held = holdScaleWrites(cluster);
+    const a = handleWorkMessage(worker(fixedClock(iso(T)), held.access), USUAL, tick(T), 'a');
+    await held.atGate;
+    expect((await store.getAutoscaler('prod', 'apps', 'web'))?.pending).toMatchObject({ from: 2, to: 4, at: iso(T) });
+
+    // Worker b, a tick two periods later, finds a's lease expired (one second ago) and the target unchanged.
+    const b = await handleWorkMessage(worker(fixedClock(iso(T + 31_000))), USUAL, tick(T + 30_000), 'b');
+    if (b.outcome !== 'synced') throw new Error(`b: ${JSON.stringify(b)}`);
+    expect(b.report.warnings).toContain(`shard prod: lease of a expired 1 s ago (${iso(T + 30_000)}) without being released: taken over; its cycle may still be running`);
+    const [seen] = b.report.autoscalers;
+    expect(seen).toMatchObject({ name: 'web', outcome: 'skipped', stored: 'skipped', patched: false, currentReplicas: 2 });
+    expect(seen.warnings).toEqual([
+      `the rescale to 4 decided at ${iso(T)} by another cycle may still be in flight (Deployment/web still has 2, unchanged since): not evaluated until ${iso(T + 38_000)}, then settled from the target`,
+    ]);
+    expect(cluster.patches).toEqual([]);
+
+    // a's write lands; the next tick confirms it, and the scale event stays in the history the rate limits read.
+    held.open();
+    expect((await a).outcome).toBe('synced');
+    const c = await handleWorkMessage(worker(fixedClock(iso(T + 45_000))), USUAL, tick(T + 45_000), 'c');
+    expect(c.outcome === 'synced' && c.report.autoscalers[0]).toMatchObject({ outcome: 'unchanged', warnings: [] });
+    expect(cluster.patches).toEqual([{ target: 'apps/Deployment/web', replicas: 4, resourceVersion: '1' }]);
+    const after = await store.getAutoscaler('prod', 'apps', 'web');
+    expect(after?.pending).toBeUndefined();
+    expect(after?.history.scaleUpEvents).toEqual([{ timestamp: iso(T), change: 2 }]);
+  });
+});
