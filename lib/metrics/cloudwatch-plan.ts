@@ -113,6 +113,20 @@ export function windowFor(spec: CloudWatchMetricSpec, nowMs: number, publishDela
   return { period, end, start: end - (spec.lookbackPeriods ?? defaultLookback) * period };
 }
 
+/**
+ * The window of a read an alarm asked for: it ends at, or just after, the end of the period
+ * the alarm evaluated (`evaluatedUntilMs`), which CloudWatch therefore has; never inside a
+ * period that has not ended, and never before the usual window's end.
+ */
+export function alarmWindowFor(spec: CloudWatchMetricSpec, nowMs: number, evaluatedUntilMs: number, publishDelaySeconds: number, defaultLookback: number): QueryWindow {
+  const usual = windowFor(spec, nowMs, publishDelaySeconds, defaultLookback);
+  const { period } = usual;
+  const ended = Math.floor(nowMs / 1000 / period) * period;
+  const evaluated = Math.ceil(evaluatedUntilMs / 1000 / period) * period;
+  const end = Math.max(usual.end, Math.min(ended, evaluated));
+  return { period, end, start: end - (spec.lookbackPeriods ?? defaultLookback) * period };
+}
+
 interface Node {
   id: string;
   query: MetricDataQuery;

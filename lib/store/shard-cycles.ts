@@ -82,7 +82,12 @@ export class ShardCycles {
     const warnings: string[] = [];
     if (old?.exp !== undefined && old.owner !== req.owner) {
       const exp = saneTime(old.exp, now + ABSURD_LEASES * req.leaseMs);
-      if (exp && 'problem' in exp) warnings.push(`shard ${shard}: lease of ${String(old.owner)} had an expiry that ${exp.problem}: taken over`);
+      if (exp && 'problem' in exp) {
+        warnings.push(`shard ${shard}: lease of ${String(old.owner)} had an expiry that ${exp.problem}: taken over`);
+      } else if (exp && 'ms' in exp && exp.ms <= now) {
+        // Never released: its worker died, or its cycle still runs (frozen, a skewed clock) and may still write.
+        warnings.push(`shard ${shard}: lease of ${String(old.owner)} expired ${(now - exp.ms) / 1000} s ago (${iso(exp.ms)}) without being released: taken over; its cycle may still be running`);
+      }
     }
     if (req.tick && old?.tick !== undefined) {
       const tick = saneTime(old.tick, now + FUTURE_TOLERANCE_MS);

@@ -1,6 +1,10 @@
 // A cycle's deadline: what cannot finish in time is cancelled (its AbortSignal fires), and
 // writes are never started without the time they need.
+import { setMaxListeners } from 'node:events';
 import type { Clock } from './ports.js';
+
+/** A shard's lease: two periods, so a cycle (half a period at most, in an invocation that times out after one) ends well within it. */
+export const leaseMs = (periodMs: number): number => 2 * periodMs;
 
 export class DeadlineExceededError extends Error {
   override readonly name = 'DeadlineExceededError';
@@ -17,6 +21,8 @@ export class Deadline {
     readonly at: Date,
     private readonly clock: Clock,
   ) {
+    // Every call of the cycle listens to this signal: hundreds at once in a big shard, none of them a leak.
+    setMaxListeners(0, this.controller.signal);
     this.timer = setTimeout(() => this.controller.abort(new DeadlineExceededError('the end of the cycle')), Math.max(0, this.remainingMs()));
     this.timer.unref?.();
   }

@@ -3,24 +3,43 @@
 // scale happened with no answer. The next cycle reads the scale and settles it: the target
 // has the new size (it happened), or the target is unchanged since the read (it never
 // happened: its scale event is taken out of the history), or it changed otherwise (someone
-// else scaled it meanwhile: kept, and said).
+// else scaled it meanwhile: kept, and said). "Unchanged" proves nothing while the write may
+// still be on its way: the cycle that decided it may outlive its lease (a frozen or skewed
+// worker) and its last /scale write retries for the Kubernetes time budget. Until then the
+// scale stays pending and the autoscaler is not evaluated: deciding again on the old size
+// would remove a scale event that is about to happen, then meet a 409.
+import { defaultRetryPolicy } from '../cluster/request-policy.js';
 import type { ScaleInfo, ScalingHistory } from '../hpa/types.js';
+import { leaseMs } from './deadline.js';
 import type { NewEvent } from './event-log.js';
 import type { PendingScale } from './ports.js';
 
-export type PendingOutcome = 'confirmed' | 'notApplied' | 'unconfirmed';
 
-export interface PendingResolution {
-  outcome: PendingOutcome;
-  history: ScalingHistory;
-  /** lastScaleTime to restore when the scale never happened (undefined: remove it). */
-  lastScaleTime?: string;
-  event?: NewEvent;
-}
+/** How long after its decision a scale may still reach its target: the deciding cycle's lease, then one Kubernetes call's retries. */
+export const inFlightMs = (periodMs: number): number => leaseMs(periodMs) + defaultRetryPolicy.budgetMs;
 
-export function resolvePending(p: PendingScale, scale: ScaleInfo, history: ScalingHistory, target: string): PendingResolution {
+export type PendingResolution =
+  | {
+      outcome: 'confirmed' | 'notApplied' | 'unconfirmed';
+      history: ScalingHistory;
+      /** lastScaleTime to restore when the scale never happened (undefined: remove it). */
+      lastScaleTime?: string;
+      event?: NewEvent;
+    }
+  /** Too early to tell: the autoscaler is not evaluated this cycle, for this reason. */
+  | { outcome: 'inFlight'; reason: string };
+
+/** Settles a pending scale from the target as read at `now`; periodMs is the sync period (the lease follows from it). */
+export function resolvePending(p: PendingScale, scale: ScaleInfo, history: ScalingHistory, target: string, now: Date, periodMs: number): PendingResolution {
   if (scale.specReplicas === p.to) return { outcome: 'confirmed', history };
   if (p.resourceVersion !== undefined && scale.resourceVersion === p.resourceVersion) {
+    const until = Date.parse(p.at) + inFlightMs(periodMs);
+    if (now.getTime() < until) {
+      return {
+        outcome: 'inFlight',
+        reason: `the rescale to ${p.to} decided at ${p.at} by another cycle may still be in flight (${target} still has ${scale.specReplicas}, unchanged since): not evaluated until ${new Date(until).toISOString()}, then settled from the target`,
+      };
+    }
     const up = p.to > p.from;
     const change = Math.abs(p.to - p.from);
     const drop = (events: ScalingHistory['scaleUpEvents']) => {

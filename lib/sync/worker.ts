@@ -6,6 +6,7 @@
 // the lease serializes cycles and every state write is conditional.
 import type { SyncOptions } from './config.js';
 import { runShardCycle, type CycleTrigger } from './cycle.js';
+import { Deadline, leaseMs } from './deadline.js';
 import { MAX_EVALUATE_ATTEMPTS, type EvaluateMessage, type EvaluateTarget, type WorkMessage } from './messages.js';
 import type { AutoscalerStore, Clock, ClusterAccess, ClusterConfig, MetricsAccess, WorkQueue } from './ports.js';
 import { errorText, type CycleReport } from './report.js';
@@ -51,7 +52,13 @@ export async function handleWorkMessage(deps: WorkerDeps, config: WorkerConfig, 
   const periodMs = config.periodSeconds * 1000;
   const ref = parseShardId(msg.shard);
   const shard = msg.shard;
-  const cluster = await deps.clusters.get(ref.cluster);
+  let cluster: ClusterConfig | undefined;
+  try {
+    cluster = await deps.clusters.get(ref.cluster);
+  } catch (e) {
+    // Local stacks read it from the table: a DynamoDB outage must be said and counted like any other.
+    return { outcome: 'failed', shard, error: `reading the cluster registry (cluster ${ref.cluster}): ${errorText(e)}` };
+  }
   if (!cluster) return { outcome: 'dropped', shard, why: 'unknownCluster', detail: `cluster ${ref.cluster} is not configured for this deploy` };
   // K changed since the message was sent: its shard no longer exists (the current shards cover its buckets).
   if (cluster.shards !== ref.count) return { outcome: 'dropped', shard, why: 'staleShard', detail: `cluster ${cluster.name} is now cut into ${cluster.shards} shards` };
@@ -71,11 +78,15 @@ export async function handleWorkMessage(deps: WorkerDeps, config: WorkerConfig, 
     deadlineMs = now.getTime() + periodMs / 2;
   }
 
+  // One DynamoDB call may retry for 4 × 3 s: past the deadline it is cancelled and said, never cut off by the Lambda timeout.
+  const leaseDeadline = new Deadline(new Date(deadlineMs), deps.clock);
   let lease;
   try {
-    lease = await deps.store.acquireShard(shard, { owner, now, leaseMs: 2 * periodMs, ...(trigger.kind === 'tick' ? { tick: trigger.tick } : {}) });
+    lease = await deps.store.acquireShard(shard, { owner, now, leaseMs: leaseMs(periodMs), signal: leaseDeadline.signal, ...(trigger.kind === 'tick' ? { tick: trigger.tick } : {}) });
   } catch (e) {
-    return { outcome: 'failed', shard, error: `taking the lease of shard ${shard}: ${errorText(e)}` };
+    return { outcome: 'failed', shard, error: `taking the lease of shard ${shard}: ${dynamoError(e, leaseDeadline.signal, deadlineMs - now.getTime())}` };
+  } finally {
+    leaseDeadline.dispose();
   }
   if (lease.outcome === 'duplicate') {
     return { outcome: 'dropped', shard, why: 'duplicate', detail: `a cycle for tick ${lease.lastTick} (not older than ${trigger.kind === 'tick' ? trigger.tick.toISOString() : ''}) already ran` };
@@ -104,9 +115,15 @@ export async function handleWorkMessage(deps: WorkerDeps, config: WorkerConfig, 
   } finally {
     // The marker dates this tick's cycle (docs/store.md); an evaluation or a failed load leaves it.
     const markerMs = trigger.kind === 'tick' && report && !report.failed ? now.getTime() : undefined;
-    await deps.store.releaseShard(shard, owner, { markerMs }).catch((e: unknown) => {
-      report?.warnings.push(`releasing the lease of shard ${shard}: ${errorText(e)} (it expires by itself)`);
-    });
+    // One more write after the cycle: the write budget past its deadline, still well within the invocation's time.
+    const releaseMs = deadlineMs + config.options.writeBudgetMs;
+    const releaseDeadline = new Deadline(new Date(releaseMs), deps.clock);
+    await deps.store
+      .releaseShard(shard, owner, { markerMs, signal: releaseDeadline.signal })
+      .catch((e: unknown) => {
+        report?.warnings.push(`releasing the lease of shard ${shard}: ${dynamoError(e, releaseDeadline.signal, releaseMs - now.getTime())} (it expires by itself)`);
+      })
+      .finally(() => releaseDeadline.dispose());
   }
   if (report.failed) return { outcome: 'failed', shard, error: report.errors.map((e) => e.message).join('; '), report };
 
@@ -120,6 +137,11 @@ export async function handleWorkMessage(deps: WorkerDeps, config: WorkerConfig, 
     else report.warnings.push(`could not send the re-evaluation of ${retry.length} autoscalers: the next tick covers them`);
   }
   return { outcome: 'synced', shard, report, requeued };
+}
+
+/** A failed lease call; when its deadline cancelled it, said as the timeout it is. */
+function dynamoError(e: unknown, signal: AbortSignal, allowedMs: number): string {
+  return signal.aborted ? `DynamoDB timed out: no answer within the ${allowedMs} ms the cycle allows (${errorText(e)})` : errorText(e);
 }
 
 /** Sends a message again a second later; false when it could not be sent (the next tick covers it). */

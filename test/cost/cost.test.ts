@@ -17,7 +17,7 @@ const MONTH = 30 * 86_400;
 
 function shpa(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, ['--import', 'tsx', join(here, 'shpa.ts'), ...args], { cwd: root, env: { PATH: process.env.PATH ?? '', NO_COLOR: '1' }, timeout: 30_000 }, (err, stdout, stderr) =>
+    execFile(process.execPath, ['--import', 'tsx', join(root, 'lib', 'cli', 'main.ts'), ...args], { cwd: root, env: { PATH: process.env.PATH ?? '', NO_COLOR: '1' }, timeout: 30_000 }, (err, stdout, stderr) =>
       resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
     );
   });
