@@ -1,11 +1,14 @@
 // Reads a cycle's CloudWatchMetric objects with GetMetricData: one request for many
-// objects (see cloudwatch-plan), a value cached until a newer datapoint can exist,
-// throttling retried with backoff inside a deadline, and every call counted.
+// objects (see cloudwatch-plan), a value cached until a newer datapoint can exist (an
+// alarm's read fresh, up to the period it evaluated), throttling and 5xx retried with
+// backoff until the cycle's read deadline (then the last error is the answer), every call
+// counted.
 import { GetMetricDataCommand, type CloudWatchClient, type GetMetricDataCommandOutput, type MetricDataResult } from '@aws-sdk/client-cloudwatch';
-import type { MetricSample, Timestamp } from '../hpa/types.js';
+import type { MetricSample, QuantityString, Timestamp } from '../hpa/types.js';
+import type { MetricReadOptions } from '../sync/metric-queries.js';
 import type { Clock } from '../sync/ports.js';
 import type { CloudWatchMetric } from './cloudwatch-types.js';
-import { DEFAULT_LOOKBACK_PERIODS, planRequests, specKey, windowFor, type PlannedRequest, type PlannedUnit, type QueryWindow } from './cloudwatch-plan.js';
+import { alarmWindowFor, DEFAULT_LOOKBACK_PERIODS, planRequests, specKey, windowFor, type PlannedRequest, type PlannedUnit, type QueryWindow } from './cloudwatch-plan.js';
 import { floatToMilliQuantity } from './float-quantity.js';
 
 export interface CloudWatchClients {
@@ -16,7 +19,7 @@ export interface RetryOptions {
   maxAttempts: number;
   baseDelayMs: number;
   maxDelayMs: number;
-  /** Retries stop when the next attempt would start later than this after the fetch began. */
+  /** Retries stop when the next attempt would start later than this after the fetch began (or than its readBy). */
   deadlineMs: number;
 }
 
@@ -28,8 +31,13 @@ export interface CloudWatchSourceOptions {
   /** Seconds after a period ends before its datapoint is read (CloudWatch publishes late). */
   publishDelaySeconds?: number;
   retry?: Partial<RetryOptions>;
-  /** Measures the retry deadline; the cycle's own time is the `now` of each fetch. */
+  /** The cycle's clock: a fetch's readBy is a time on it. */
   clock?: Clock;
+  /**
+   * Milliseconds on a monotonic timer, measuring the retry budget: real time by default, as the
+   * cycle's deadline timers run in real time even when its clock is virtual (tests, the demo).
+   */
+  timer?: () => number;
   sleep?: (ms: number) => Promise<void>;
   /** GetMetricData requests in flight at once. */
   concurrency?: number;
@@ -58,6 +66,10 @@ export interface CloudWatchAnswer {
 export const DEFAULT_PUBLISH_DELAY_SECONDS = 60;
 const DEFAULT_RETRY: RetryOptions = { maxAttempts: 6, baseDelayMs: 200, maxDelayMs: 5_000, deadlineMs: 10_000 };
 const MAX_PAGES = 100;
+/** An answer takes a moment to reach the autoscalers: the last attempt ends this long before readBy. */
+const ANSWER_MARGIN_MS = 50;
+/** A retry with less time than this left would only time out: the last error is reported instead. */
+const MIN_ATTEMPT_MS = 200;
 const CACHE_IDLE_MS = 3_600_000;
 // Error names (query-compatible codes included) that mean "slow down".
 const THROTTLING = new Set([
@@ -96,6 +108,13 @@ interface Collected {
   messages: string[];
 }
 
+/** Retries that ran out (attempts or time): the last error says why. */
+class RetriesExhausted extends Error {
+  constructor(attempts: number, last: unknown) {
+    super(`after ${attempts} attempt${attempts === 1 ? '' : 's'}: ${errorText(last)}`);
+  }
+}
+
 function errorText(e: unknown): string {
   if (e instanceof Error) return e.name && e.name !== 'Error' ? `${e.name}: ${e.message}` : e.message;
   return String(e);
@@ -115,11 +134,13 @@ export class CloudWatchSource {
   private counters: CloudWatchStats = CloudWatchSource.zero();
   private readonly retry: RetryOptions;
   private readonly clock: Clock;
+  private readonly timer: () => number;
   private readonly sleep: (ms: number) => Promise<void>;
 
   constructor(private readonly options: CloudWatchSourceOptions) {
     this.retry = { ...DEFAULT_RETRY, ...options.retry };
     this.clock = options.clock ?? { now: () => new Date() };
+    this.timer = options.timer ?? (() => performance.now());
     this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
   }
 
@@ -136,31 +157,38 @@ export class CloudWatchSource {
   }
 
   /** One answer per object, aligned; never throws for one object. */
-  async fetch(objects: CloudWatchMetric[], now: Date, signal?: AbortSignal): Promise<CloudWatchAnswer[]> {
+  async fetch(objects: CloudWatchMetric[], now: Date, signal?: AbortSignal, read: MetricReadOptions = {}): Promise<CloudWatchAnswer[]> {
     const nowMs = now.getTime();
     const lookback = this.options.lookbackPeriods ?? DEFAULT_LOOKBACK_PERIODS;
     const delay = this.options.publishDelaySeconds ?? DEFAULT_PUBLISH_DELAY_SECONDS;
     const perObject: ({ key: string } | { error: string })[] = [];
     const wanted = new Map<string, PlannedUnit>();
     const outcomes = new Map<string, Outcome>();
+    const fresh = new Set<string>();
     for (const obj of objects) {
       const region = obj.spec.region ?? this.options.defaultRegion;
       if (!region) {
         perObject.push({ error: 'no region: set spec.region or configure a default region' });
         continue;
       }
+      // An alarm evaluated this metric: read it fresh, up to the period the alarm saw.
+      const alarmedUntil = obj.spec.alarmName === undefined ? undefined : read.alarms?.get(obj.spec.alarmName);
       let key: string;
       let window: QueryWindow;
       try {
         key = specKey(obj.spec, region);
-        window = windowFor(obj.spec, nowMs, delay, lookback);
+        window = alarmedUntil ? alarmWindowFor(obj.spec, nowMs, alarmedUntil.getTime(), delay, lookback) : windowFor(obj.spec, nowMs, delay, lookback);
       } catch (e) {
         perObject.push({ error: `invalid spec: ${errorText(e)}` });
         continue;
       }
+      if (alarmedUntil) {
+        key = `${key}\nalarm`;
+        fresh.add(key);
+      }
       perObject.push({ key });
       if (outcomes.has(key) || wanted.has(key)) continue;
-      const cached = this.cache.get(key);
+      const cached = alarmedUntil ? undefined : this.cache.get(key);
       if (cached && cached.end === window.end) {
         cached.lastUsed = nowMs;
         this.counters.cacheHits++;
@@ -171,7 +199,9 @@ export class CloudWatchSource {
     }
 
     if (wanted.size) {
-      const deadline = this.clock.now().getTime() + this.retry.deadlineMs;
+      // The time budget, on the monotonic timer: the read deadline, converted once on the cycle's clock.
+      const budget = Math.min(this.retry.deadlineMs, read.readBy ? read.readBy.getTime() - this.clock.now().getTime() - ANSWER_MARGIN_MS : Infinity);
+      const deadline = this.timer() + budget;
       const requests = planRequests([...wanted.values()]);
       await this.runAll(requests, async (req) => {
         for (const [key, outcome] of await this.execute(req, wanted, deadline, signal)) outcomes.set(key, outcome);
@@ -179,6 +209,8 @@ export class CloudWatchSource {
       this.counters.objectsFetched += wanted.size;
       for (const [key, unit] of wanted) {
         const outcome = outcomes.get(key)!;
+        // An alarm's read (its own window) is not kept: the usual window's entry stays as it is.
+        if (fresh.has(key)) continue;
         if ('samples' in outcome ? !outcome.partial : outcome.cacheable) this.cache.set(key, { end: unit.window.end, outcome, lastUsed: nowMs });
         else this.cache.delete(key);
       }
@@ -210,7 +242,8 @@ export class CloudWatchSource {
     try {
       collected = await this.collect(req, deadline, signal);
     } catch (e) {
-      for (const u of req.units) out.set(u.key, { error: `GetMetricData failed: ${errorText(e)}`, messages: [], cacheable: false });
+      const error = e instanceof RetriesExhausted ? `GetMetricData failed ${e.message}` : `GetMetricData failed: ${errorText(e)}`;
+      for (const u of req.units) out.set(u.key, { error, messages: [], cacheable: false });
       return out;
     }
     for (const u of req.units) out.set(u.key, this.outcome(units.get(u.key)!, u.returnId, u.ids, collected));
@@ -250,8 +283,8 @@ export class CloudWatchSource {
     for (let attempt = 1; ; attempt++) {
       if (signal?.aborted) throw new Error('abandoned (cycle deadline)');
       this.counters.calls++;
-      // An attempt may take what is left of the deadline: a call that hangs must not hold up the cycle.
-      const remaining = Math.max(1, deadline - this.clock.now().getTime());
+      // An attempt may take what is left of the budget: a call that hangs must not hold up the cycle.
+      const remaining = Math.max(1, Math.round(deadline - this.timer()));
       const timeout = new AbortController();
       const timer = setTimeout(() => timeout.abort(), remaining);
       const onAbort = () => timeout.abort();
@@ -265,18 +298,17 @@ export class CloudWatchSource {
         }
         if (timeout.signal.aborted) {
           this.counters.failedCalls++;
-          throw new Error(`no answer within ${remaining} ms`);
+          const late = new Error(`no answer within ${remaining} ms`);
+          throw attempt > 1 ? new RetriesExhausted(attempt, late) : late;
         }
         const throttled = e instanceof Error && THROTTLING.has(e.name);
         if (throttled) this.counters.throttled++;
         else this.counters.failedCalls++;
-        const retryable = throttled || (httpStatus(e) ?? 0) >= 500;
+        if (!throttled && (httpStatus(e) ?? 0) < 500) throw e;
         // Full jitter: calls throttled together do not retry together.
         const wait = Math.min(this.retry.maxDelayMs, this.retry.baseDelayMs * 2 ** (attempt - 1)) * (0.5 + Math.random() / 2);
-        if (!retryable || attempt >= this.retry.maxAttempts || this.clock.now().getTime() + wait > deadline) {
-          if (retryable && e instanceof Error) e.message = `${e.message} (gave up after ${attempt} attempts)`;
-          throw e;
-        }
+        // No time for another attempt before the deadline: the last error is the answer, now.
+        if (attempt >= this.retry.maxAttempts || this.timer() + wait + MIN_ATTEMPT_MS > deadline) throw new RetriesExhausted(attempt, e);
         await this.sleep(wait);
       } finally {
         clearTimeout(timer);
@@ -305,20 +337,36 @@ export class CloudWatchSource {
       let best: { t: number; v: number } | undefined;
       for (const p of s.points) if (p.t >= start && p.t + period <= end && (!best || p.t > best.t)) best = p;
       if (!best) continue;
-      const value = floatToMilliQuantity(best.v);
-      if (value === undefined) return { error: `datapoint at ${rfc3339(best.t)} is not a finite number`, messages, cacheable: false };
-      samples.push({ value, timestamp: rfc3339(best.t) });
+      const value = quantityOf(best.v);
+      if ('problem' in value) return { error: `datapoint at ${rfc3339(best.t)} ${value.problem}`, messages, cacheable: false };
+      samples.push({ value: value.quantity, timestamp: rfc3339(best.t) });
     }
     // Part of the data may be missing: use it this cycle, but ask again next cycle rather than keep it for a period.
     if (samples.length) return statuses.includes('PartialData') ? { samples, messages, partial: true } : { samples, messages };
     const range = `between ${rfc3339(start)} and ${rfc3339(end)}`;
     if (unit.spec.defaultValue !== undefined) {
+      const value = quantityOf(unit.spec.defaultValue);
+      if ('problem' in value) return { error: `no datapoint ${range}, and spec.defaultValue ${value.problem}`, messages, cacheable: false };
       messages.push(`no datapoint ${range}: using defaultValue ${unit.spec.defaultValue}`);
-      return { samples: [{ value: floatToMilliQuantity(unit.spec.defaultValue)!, timestamp: rfc3339(end) }], messages };
+      return { samples: [{ value: value.quantity, timestamp: rfc3339(end) }], messages };
     }
     // A valid answer for this window: cached like a value, so an idle metric is not polled every cycle.
     return { error: `no datapoint ${range} (set spec.defaultValue to use a value instead)`, messages, cacheable: true };
   }
+}
+
+/**
+ * A CloudWatchMetric's value as a quantity, or why it cannot be one: beyond an int64 of
+ * milli-units, or negative. It only feeds External Value/AverageValue targets, which
+ * divide it by a positive target to count replicas; a negative value counts none (upstream
+ * would clamp to minReplicas, scaling down under any load), so it is refused like NaN.
+ */
+function quantityOf(v: number): { quantity: QuantityString } | { problem: string } {
+  const q = floatToMilliQuantity(v);
+  if ('problem' in q) return q;
+  // Compared as a milli quantity: metric-math noise such as -1e-12 truncates to 0, as upstream adapters do.
+  if (q.milli < 0n) return { problem: `is ${v}: negative, and a value of a CloudWatchMetric must not be (clamp the expression, e.g. IF(e < 0, 0, e), where below zero means zero)` };
+  return q;
 }
 
 function merge(into: Map<string, Series[]>, r: MetricDataResult): void {

@@ -2,6 +2,7 @@
 // behind MetricsAccess.fetchAll. Identical queries of a call are fetched once;
 // a failure is that query's { error }, never an exception.
 import type { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
+import type { MetricReadOptions } from '../sync/metric-queries.js';
 import type { ClusterMetricsApi, Clock, MetricAnswer, MetricQuery, MetricsAccess } from '../sync/ports.js';
 import type { CloudWatchMetric } from './cloudwatch-types.js';
 import { CloudWatchSource, type CloudWatchAnswer, type CloudWatchSourceOptions, type CloudWatchStats, type RetryOptions } from './cloudwatch-source.js';
@@ -20,6 +21,8 @@ export interface MetricsAccessOptions {
   /** Seconds after a period ends before it is read (60). */
   publishDelaySeconds?: number;
   retry?: Partial<RetryOptions>;
+  /** Monotonic milliseconds measuring CloudWatch's retry budget (real time by default). */
+  timer?: () => number;
   sleep?: (ms: number) => Promise<void>;
 }
 
@@ -30,6 +33,8 @@ export interface MetricsStats {
 }
 
 export interface CountingMetricsAccess extends MetricsAccess {
+  /** As MetricsAccess's, with how the cycle wants CloudWatch read (its read deadline, alarms). */
+  fetchAll(queries: MetricQuery[], now: Date, signal?: AbortSignal, options?: MetricReadOptions): Promise<MetricAnswer[]>;
   stats(): MetricsStats;
   resetStats(): void;
 }
@@ -55,6 +60,7 @@ export function createMetricsAccess(options: MetricsAccessOptions): CountingMetr
     publishDelaySeconds: options.publishDelaySeconds,
     retry: options.retry,
     clock: options.clock,
+    timer: options.timer,
     sleep: options.sleep,
   };
   const cloudWatch = new CloudWatchSource(sourceOptions);
@@ -76,7 +82,7 @@ export function createMetricsAccess(options: MetricsAccessOptions): CountingMetr
   };
 
   return {
-    async fetchAll(queries: MetricQuery[], now: Date, signal?: AbortSignal): Promise<MetricAnswer[]> {
+    async fetchAll(queries: MetricQuery[], now: Date, signal?: AbortSignal, options?: MetricReadOptions): Promise<MetricAnswer[]> {
       // Cluster queries: one call per distinct query; CloudWatch: one batched fetch of all.
       const byKey = new Map<string, Promise<MetricAnswer>>();
       const cloudWatchObjects: CloudWatchMetric[] = [];
@@ -96,7 +102,7 @@ export function createMetricsAccess(options: MetricsAccessOptions): CountingMetr
         return { cluster: key };
       });
       const cloudWatchAnswers: Promise<CloudWatchAnswer[]> = cloudWatchObjects.length
-        ? cloudWatch.fetch(cloudWatchObjects, now, signal).catch((e: unknown) =>
+        ? cloudWatch.fetch(cloudWatchObjects, now, signal, options).catch((e: unknown) =>
             cloudWatchObjects.map(() => ({ result: { error: `CloudWatch: ${message(e)}` } })),
           )
         : Promise.resolve([]);

@@ -3,8 +3,11 @@
 // Values a hand edit, another tool or a skewed clock left behind (from the future, of the
 // wrong type, missing) are repaired with a warning, never obeyed: an absurd expiry must not
 // keep a shard from syncing, a future marker must not stretch stabilization windows.
+// Every call takes the caller's signal (the cycle's deadline): a call it cancels between
+// retries still says what the last attempt met (throttled, a 500), not only "aborted".
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { FinalizeHandler, FinalizeHandlerArguments, MetadataBearer, MiddlewareStack } from '@smithy/types';
 import type { LeaseOutcome, LeaseRequest } from '../sync/ports.js';
 import { shardCycleKey } from './items.js';
 import { FUTURE_TOLERANCE_MS } from './state-codec.js';
@@ -62,18 +65,16 @@ export class ShardCycles {
     }
     let old: Record<string, unknown> | undefined;
     try {
-      const r = await this.doc.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: shardCycleKey(shard),
-          UpdateExpression: update,
-          ConditionExpression: condition,
-          ExpressionAttributeNames: names,
-          ExpressionAttributeValues: values,
-          ReturnValues: 'ALL_OLD',
-        }),
-        { abortSignal: req.signal },
-      );
+      const command = new UpdateCommand({
+        TableName: this.tableName,
+        Key: shardCycleKey(shard),
+        UpdateExpression: update,
+        ConditionExpression: condition,
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
+        ReturnValues: 'ALL_OLD',
+      });
+      const r = await sayingLastAttempt(command, req.signal, () => this.doc.send(command, { abortSignal: req.signal }));
       old = r.Attributes;
     } catch (e) {
       if (!(e instanceof ConditionalCheckFailedException)) throw e;
@@ -119,17 +120,15 @@ export class ShardCycles {
       update = `SET #at = :at ${update}`;
     }
     try {
-      await this.doc.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: shardCycleKey(shard),
-          UpdateExpression: update,
-          ConditionExpression: '#owner = :owner',
-          ExpressionAttributeNames: names,
-          ExpressionAttributeValues: values,
-        }),
-        { abortSignal: opts.signal },
-      );
+      const command = new UpdateCommand({
+        TableName: this.tableName,
+        Key: shardCycleKey(shard),
+        UpdateExpression: update,
+        ConditionExpression: '#owner = :owner',
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
+      });
+      await sayingLastAttempt(command, opts.signal, () => this.doc.send(command, { abortSignal: opts.signal }));
     } catch (e) {
       // Taken over since (our lease had expired): nothing of ours to release.
       if (!(e instanceof ConditionalCheckFailedException)) throw e;
@@ -137,7 +136,8 @@ export class ShardCycles {
   }
 
   async read(shard: string, signal?: AbortSignal): Promise<ShardCycleItem | undefined> {
-    const r = await this.doc.send(new GetCommand({ TableName: this.tableName, Key: shardCycleKey(shard), ConsistentRead: true }), { abortSignal: signal });
+    const command = new GetCommand({ TableName: this.tableName, Key: shardCycleKey(shard), ConsistentRead: true });
+    const r = await sayingLastAttempt(command, signal, () => this.doc.send(command, { abortSignal: signal }));
     if (!r.Item) return undefined;
     return { shard, owner: typeof r.Item.owner === 'string' ? r.Item.owner : undefined, exp: r.Item.exp, tick: r.Item.tick, at: r.Item.at, what: r.Item.what };
   }
@@ -159,5 +159,37 @@ export class ShardCycles {
       if (e instanceof ConditionalCheckFailedException) return false;
       throw e;
     }
+  }
+}
+
+const isAbort = (e: unknown) => e instanceof Error && e.name === 'AbortError';
+
+/**
+ * Sends `command` (by `send`). When the signal cancels it while the SDK backs off after a failed
+ * attempt, the SDK throws a bare "Request aborted": the error then also says what that attempt
+ * met. The middleware sits inside the SDK's retries, so it sees each attempt.
+ */
+async function sayingLastAttempt<I extends object, O extends MetadataBearer, T>(
+  command: { middlewareStack: MiddlewareStack<I, O> },
+  signal: AbortSignal | undefined,
+  send: () => Promise<T>,
+): Promise<T> {
+  let failed: unknown;
+  command.middlewareStack.add(
+    (next: FinalizeHandler<I, O>) => async (args: FinalizeHandlerArguments<I>) => {
+      try {
+        return await next(args);
+      } catch (e) {
+        if (!isAbort(e)) failed = e;
+        throw e;
+      }
+    },
+    { step: 'finalizeRequest', priority: 'low', name: 'shpaLastAttemptError', override: true },
+  );
+  try {
+    return await send();
+  } catch (e) {
+    if (!signal?.aborted || !isAbort(e) || !(failed instanceof Error)) throw e;
+    throw new Error(`${(e as Error).message} after an attempt that failed: ${failed.message}`, { cause: e });
   }
 }

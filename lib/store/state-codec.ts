@@ -14,6 +14,11 @@ import type { ItemKey } from './items.js';
  * 150,000 pods per cluster (its scalability thresholds): a larger count is corruption.
  */
 export const MAX_PLAUSIBLE_REPLICAS = 200_000;
+/**
+ * Recommendations are upstream's prenormalized ones (int32, like its timestampedRecommendation),
+ * not replica counts: a huge metric value makes one of up to int32's maximum, and it must be read back.
+ */
+export const MAX_RECOMMENDATION = 2_147_483_647;
 /** Times later than now by more than this are clock skew or corruption. */
 export const FUTURE_TOLERANCE_MS = 120_000;
 
@@ -139,7 +144,7 @@ function recPairs(x: unknown, what: string, nowMs: number): RecPair[] {
   return list(x, what).map((p, i) => {
     const pair = list(p, `${what}[${i}]`);
     if (pair.length !== 2) fail(`${what}[${i}] is not a [replicas, time] pair`);
-    return [int(pair[0], `${what}[${i}] replicas`, 0, MAX_PLAUSIBLE_REPLICAS), time(pair[1], `${what}[${i}] time`, nowMs)];
+    return [int(pair[0], `${what}[${i}] replicas`, 0, MAX_RECOMMENDATION), time(pair[1], `${what}[${i}] time`, nowMs)];
   });
 }
 

@@ -386,16 +386,36 @@ function describe(report: AutoscalerReport, result: ReconcileResult, outcome: Au
   report.events = result.events;
   // What stopped the evaluation (FailedGetScale, FailedGetExternalMetric, ...) is an error to see and count;
   // a failed metric among others that worked is a warning (upstream decides on the others).
+  // (Described twice when a scale write fails: each warning is said once.)
+  const warn = (w: string) => void (report.warnings.includes(w) || report.warnings.push(w));
   const { skipped } = result.decision;
   if (skipped && !report.errors.some((e) => e.stage === 'reconcile')) report.errors.push({ stage: 'reconcile', message: `${skipped.reason}: ${skipped.message}` });
-  else for (const m of result.decision.metrics) if (m.error) report.warnings.push(`${m.name}: ${m.error.reason}: ${m.error.message}`);
-  if (skipped || result.decision.metrics.some((m) => m.error || (m.proposal !== undefined && m.proposal !== result.decision.currentReplicas))) report.notable = true;
-  if (conditionsChanged(loaded, result.conditions)) report.notable = true;
+  else for (const m of result.decision.metrics) if (m.error) warn(`${m.name}: ${m.error.reason}: ${m.error.message}`);
+  const partial = report.metricMessages?.filter((m) => m.startsWith('PartialData'));
+  if (partial?.length) warn(`decided on partial data: CloudWatch marked the answer PartialData, and the latest complete datapoint that came was used (${partial.join('; ')})`);
+  // A line when the decision changes something or says something new: not each tick two metrics disagree.
+  if (
+    result.decision.desiredReplicas !== result.decision.currentReplicas ||
+    report.errors.length > 0 ||
+    report.warnings.length > 0 ||
+    conditionsChanged(loaded, result.conditions) ||
+    winnerChanged(loaded, result.conditions)
+  ) {
+    report.notable = true;
+  }
 }
 
 function conditionsChanged(before: HorizontalPodAutoscalerCondition[] | undefined, after: HorizontalPodAutoscalerCondition[]): boolean {
   const key = (list: HorizontalPodAutoscalerCondition[] | undefined) => JSON.stringify((list ?? []).map((c) => [c.type, c.status, c.reason]));
   return key(before) !== key(after);
+}
+
+/** Upstream's ScalingActive ValidMetricFound message names the metric the replica count came from: it changed hands. */
+function winnerChanged(before: HorizontalPodAutoscalerCondition[] | undefined, after: HorizontalPodAutoscalerCondition[]): boolean {
+  const winner = (list: HorizontalPodAutoscalerCondition[] | undefined) => list?.find((c) => c.type === 'ScalingActive' && c.reason === 'ValidMetricFound')?.message;
+  const was = winner(before);
+  const now = winner(after);
+  return was !== undefined && now !== undefined && was !== now;
 }
 
 function skipped(report: AutoscalerReport, e: unknown): void {

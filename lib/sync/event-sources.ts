@@ -57,9 +57,10 @@ export function fromBusEvent(event: BusEventLike, clusters: ClusterConfig[], now
   if (event.source === 'aws.cloudwatch' && event['detail-type'] === 'CloudWatch Alarm State Change') {
     const alarmName = detail.alarmName;
     if (typeof alarmName !== 'string' || alarmName === '') return { messages: [], ignored: ['alarm state change without detail.alarmName'] };
-    const state = (detail.state as { value?: unknown } | undefined)?.value;
+    const state = isObj(detail.state) ? detail.state : {};
+    const target: EvaluateTarget = { kind: 'alarm', alarmName, evaluatedUntil: evaluatedUntil(state, at).toISOString() };
     // Which CloudWatchMetric names the alarm is only known in the shards: every shard looks.
-    const messages = clusters.flatMap((c) => shardsOf(c.name, c.shards)).flatMap((s) => evaluations(shardId(s), [{ kind: 'alarm', alarmName }], `alarm ${alarmName} ${String(state ?? '')}`.trim(), at));
+    const messages = clusters.flatMap((c) => shardsOf(c.name, c.shards)).flatMap((s) => evaluations(shardId(s), [target], `alarm ${alarmName} ${String(state.value ?? '')}`.trim(), at));
     return { messages, ignored: [] };
   }
   if (event.source === EVALUATE_SOURCE && event['detail-type'] === EVALUATE_DETAIL_TYPE) {
@@ -73,6 +74,35 @@ export function fromBusEvent(event: BusEventLike, clusters: ClusterConfig[], now
     return { messages: evaluations(shard, [{ kind: 'hpa', namespace: namespace as string, name: hpa as string }], 'evaluate-now', at), ignored: [] };
   }
   return { messages: [], ignored: [`event ${String(event.source)} / ${String(event['detail-type'])}: not one this function handles`] };
+}
+
+function isObj(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/**
+ * The end of the latest period an alarm evaluated: from its state's reasonData (evaluated
+ * datapoints, each stamped with its period's start, and the period), else the time of the
+ * state, else the event's. So its readers read the data the alarm saw, not an older window.
+ */
+function evaluatedUntil(state: Record<string, unknown>, eventTime: Date): Date {
+  const fromData = evaluatedEnd(state.reasonData);
+  if (fromData !== undefined) return new Date(fromData);
+  const stateTime = typeof state.timestamp === 'string' ? Date.parse(state.timestamp) : Number.NaN;
+  return Number.isNaN(stateTime) ? eventTime : new Date(stateTime);
+}
+
+function evaluatedEnd(reasonData: unknown): number | undefined {
+  if (typeof reasonData !== 'string') return undefined;
+  let data: unknown;
+  try {
+    data = JSON.parse(reasonData);
+  } catch {
+    return undefined;
+  }
+  if (!isObj(data) || typeof data.period !== 'number' || !(data.period > 0) || !Array.isArray(data.evaluatedDatapoints)) return undefined;
+  const starts = data.evaluatedDatapoints.map((p: unknown) => (isObj(p) && typeof p.timestamp === 'string' ? Date.parse(p.timestamp) : Number.NaN)).filter((t) => !Number.isNaN(t));
+  return starts.length > 0 ? Math.max(...starts) + data.period * 1000 : undefined;
 }
 
 function evaluations(shard: string, targets: EvaluateTarget[], reason: string, at: Date): { body: string; delaySeconds: number }[] {

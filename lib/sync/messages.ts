@@ -7,8 +7,12 @@ export type EvaluateTarget =
   | { kind: 'hpa'; namespace: string; name: string }
   /** Every autoscaler whose External metric reads this CloudWatchMetric. */
   | { kind: 'cwm'; namespace: string; name: string }
-  /** Every autoscaler whose CloudWatchMetric names this alarm (spec.alarmName). */
-  | { kind: 'alarm'; alarmName: string };
+  /**
+   * Every autoscaler whose CloudWatchMetric names this alarm (spec.alarmName). evaluatedUntil
+   * (ISO 8601): the end of the latest period the alarm evaluated; that metric is read fresh up
+   * to it (absent, from an older sender: up to the cycle's time).
+   */
+  | { kind: 'alarm'; alarmName: string; evaluatedUntil?: string };
 
 export interface TickMessage {
   kind: 'tick';
@@ -53,10 +57,10 @@ function str(o: Obj, field: string, at = ''): string {
   return v;
 }
 
-function time(o: Obj, field: string): string {
-  const v = str(o, field);
+function time(o: Obj, field: string, at = ''): string {
+  const v = str(o, field, at);
   if (!/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/.test(v) || Number.isNaN(Date.parse(v))) {
-    throw new MessageError(`${field}: must be an ISO 8601 UTC time, got ${JSON.stringify(v)}`);
+    throw new MessageError(`${at}${field}: must be an ISO 8601 UTC time, got ${JSON.stringify(v)}`);
   }
   return v;
 }
@@ -77,7 +81,7 @@ function target(v: unknown, i: number): EvaluateTarget {
     case 'cwm':
       return { kind: v.kind, namespace: str(v, 'namespace', at), name: str(v, 'name', at) };
     case 'alarm':
-      return { kind: 'alarm', alarmName: str(v, 'alarmName', at) };
+      return { kind: 'alarm', alarmName: str(v, 'alarmName', at), ...(v.evaluatedUntil === undefined ? {} : { evaluatedUntil: time(v, 'evaluatedUntil', at) }) };
     default:
       throw new MessageError(`${at}kind: must be "hpa", "cwm" or "alarm", got ${JSON.stringify(v.kind)}`);
   }

@@ -14,7 +14,6 @@ import { leaseMs } from './deadline.js';
 import type { NewEvent } from './event-log.js';
 import type { PendingScale } from './ports.js';
 
-
 /** How long after its decision a scale may still reach its target: the deciding cycle's lease, then one Kubernetes call's retries. */
 export const inFlightMs = (periodMs: number): number => leaseMs(periodMs) + defaultRetryPolicy.budgetMs;
 

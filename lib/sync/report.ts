@@ -43,7 +43,10 @@ export interface AutoscalerReport {
   errors: StageError[];
   /** Repairs and doubts that did not stop it (a state reset, an unconfirmed scale). */
   warnings: string[];
-  /** Something worth a decision line happened (a scale, a condition change, a metric past tolerance, an error). */
+  /**
+   * Something worth a decision line happened: desired differs from current, an error or a warning,
+   * a condition changed, or another metric now gives the replica count. Not metrics that merely disagree.
+   */
   notable: boolean;
   /** A conflict on the target's scale: evaluate again soon, as upstream requeues. */
   retrySoon?: boolean;

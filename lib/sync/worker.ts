@@ -141,7 +141,7 @@ export async function handleWorkMessage(deps: WorkerDeps, config: WorkerConfig, 
 
 /** A failed lease call; when its deadline cancelled it, said as the timeout it is. */
 function dynamoError(e: unknown, signal: AbortSignal, allowedMs: number): string {
-  return signal.aborted ? `DynamoDB timed out: no answer within the ${allowedMs} ms the cycle allows (${errorText(e)})` : errorText(e);
+  return signal.aborted ? `DynamoDB timed out: no success within the ${allowedMs} ms the cycle allows (${errorText(e)})` : errorText(e);
 }
 
 /** Sends a message again a second later; false when it could not be sent (the next tick covers it). */

@@ -307,7 +307,7 @@ describe('never act on invalid or untrusted data (issue items 2, 3, 4)', () => {
     expect(one(await cycle(), 'web').outcome).toBe('scaled');
   });
 
-  it('a negative CloudWatch value is a value, not an overflow: it asks for fewer replicas, never for maxReplicas', async () => {
+  it('a negative metric value (from a source that passes one) is a value, not an overflow: it asks for fewer replicas, never for maxReplicas', async () => {
     await applyAll(cwm('queue'), hpa('web', 'apps', { metrics: [jobs('queue')] }));
     cluster.addTarget('apps', 'web', 2);
     metrics.cloudWatch.set('queue', -50);

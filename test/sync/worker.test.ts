@@ -97,7 +97,20 @@ describe('DynamoDB failing around the lease: said by the worker and counted, nev
       const r = await handleWorkMessage(worker(fixedClock(iso(T))), SHORT, evaluate(T), 'w1');
       expect(r).toMatchObject({ outcome: 'failed', shard: 'prod' });
       // An evaluation has half a period: 1 s (4 attempts of 3 s each without the deadline).
-      expect(r.outcome === 'failed' && r.error).toMatch(/^taking the lease of shard prod: DynamoDB timed out: no answer within the 1000 ms the cycle allows/);
+      expect(r.outcome === 'failed' && r.error).toMatch(/^taking the lease of shard prod: DynamoDB timed out: no success within the 1000 ms the cycle allows/);
+    } finally {
+      stop();
+    }
+  });
+
+  it('the lease throttled until the cycle deadline: the timeout names the throttling that caused it', async () => {
+    await register();
+    const stop = proxy.add({ operation: 'UpdateItem', fault: 'throttle', when: (r) => r.body.includes(SHARD_ITEM) });
+    try {
+      // A tenth of a second to the deadline: the SDK's throttling backoff (up to 1, 2, 4 s) is cancelled, with or without a last attempt.
+      const r = await handleWorkMessage(worker(fixedClock(iso(T))), { periodSeconds: 0.2, options }, evaluate(T), 'w1');
+      expect(r).toMatchObject({ outcome: 'failed', shard: 'prod' });
+      expect(r.outcome === 'failed' && r.error).toMatch(/^taking the lease of shard prod: .*The level of configured provisioned throughput for the table was exceeded/);
     } finally {
       stop();
     }
@@ -110,7 +123,7 @@ describe('DynamoDB failing around the lease: said by the worker and counted, nev
       const r = await handleWorkMessage(worker(fixedClock(iso(T))), SHORT, evaluate(T), 'w1');
       expect(r.outcome).toBe('synced');
       expect(r.outcome === 'synced' && r.report.warnings.join('\n')).toMatch(
-        /releasing the lease of shard prod: DynamoDB timed out: no answer within the 1300 ms the cycle allows .*\(it expires by itself\)/,
+        /releasing the lease of shard prod: DynamoDB timed out: no success within the 1300 ms the cycle allows .*\(it expires by itself\)/,
       );
     } finally {
       stop();
