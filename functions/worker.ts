@@ -49,7 +49,13 @@ export function createWorkerHandler(deps: WorkerHandlerDeps) {
       logMessage(logger, emf, { outcome: 'failed', shard: '?', error: `malformed message ${record.messageId}: ${redact(error)}` }, deps.log);
       return { ok: false };
     }
-    const result = await handleWorkMessage(a, workerConfig, msg, `${context.awsRequestId}/${record.messageId}`);
+    let result: MessageResult;
+    try {
+      result = await handleWorkMessage(a, workerConfig, msg, `${context.awsRequestId}/${record.messageId}`);
+    } catch (e) {
+      // A bug or a fault nothing below caught: said and counted here, never a silent crash.
+      result = { outcome: 'failed', shard: msg.shard, error: `unexpected failure: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}` };
+    }
     if (result.outcome === 'synced') {
       const now = a.sourceStats();
       const delta = stats && { cloudWatchCalls: now.cloudWatchCalls - stats.cloudWatchCalls, cloudWatchMetricsRequested: now.cloudWatchMetricsRequested - stats.cloudWatchMetricsRequested, clusterMetricsCalls: now.clusterMetricsCalls - stats.clusterMetricsCalls };
