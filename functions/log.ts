@@ -1,6 +1,7 @@
 // How the functions appear in CloudWatch Logs. Per shard cycle: a "decision" line for each
-// autoscaler where something happened (a scale, a condition change, a metric past tolerance,
-// an error, a repair) and otherwise at most every few minutes, and one "cycle" summary line;
+// autoscaler where something happened (a scale, a desired count other than the current, a
+// condition or winning metric that changed, an error or warning, a repair) and otherwise at
+// most every few minutes, and one "cycle" summary line;
 // per message that did not run a cycle, one "message" line (dropped, busy). EMF: an Errors
 // count only when there are errors (the alarm treats no data as none, and a custom metric is
 // billed only for the hours it gets data), the rest only with detailed metrics. Field names

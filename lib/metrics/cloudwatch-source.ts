@@ -339,6 +339,7 @@ export class CloudWatchSource {
       if (!best) continue;
       const value = quantityOf(best.v);
       if ('problem' in value) return { error: `datapoint at ${rfc3339(best.t)} ${value.problem}`, messages, cacheable: false };
+      if (value.negative) messages.push(`NegativeValue: the datapoint at ${rfc3339(best.t)} is ${best.v}, used as is (where below zero means zero, clamp the expression: IF(e < 0, 0, e))`);
       samples.push({ value: value.quantity, timestamp: rfc3339(best.t) });
     }
     // Part of the data may be missing: use it this cycle, but ask again next cycle rather than keep it for a period.
@@ -356,17 +357,15 @@ export class CloudWatchSource {
 }
 
 /**
- * A CloudWatchMetric's value as a quantity, or why it cannot be one: beyond an int64 of
- * milli-units, or negative. It only feeds External Value/AverageValue targets, which
- * divide it by a positive target to count replicas; a negative value counts none (upstream
- * would clamp to minReplicas, scaling down under any load), so it is refused like NaN.
+ * A CloudWatchMetric's value as a quantity, or why it cannot be one (beyond an int64 of
+ * milli-units). A negative value is a value: metric math can go below zero, and upstream
+ * uses a negative External value as it comes (it asks for fewer replicas); it is said.
  */
-function quantityOf(v: number): { quantity: QuantityString } | { problem: string } {
+function quantityOf(v: number): { quantity: QuantityString; negative: boolean } | { problem: string } {
   const q = floatToMilliQuantity(v);
   if ('problem' in q) return q;
   // Compared as a milli quantity: metric-math noise such as -1e-12 truncates to 0, as upstream adapters do.
-  if (q.milli < 0n) return { problem: `is ${v}: negative, and a value of a CloudWatchMetric must not be (clamp the expression, e.g. IF(e < 0, 0, e), where below zero means zero)` };
-  return q;
+  return { quantity: q.quantity, negative: q.milli < 0n };
 }
 
 function merge(into: Map<string, Series[]>, r: MetricDataResult): void {

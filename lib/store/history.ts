@@ -112,7 +112,7 @@ export function compactState(
 
 /**
  * Whether `next` differs from what is stored (`prev`) in anything that matters: replica
- * counts, scale time, conditions' status or reason, the recommendation history beyond
+ * counts, scale time, conditions' status or reason (and the winning metric), the recommendation history beyond
  * the open value's last-seen time, scale events; metric values only as WritePolicy says.
  */
 export function needsWrite(prev: CompactState | undefined, next: CompactState, nowMs: number, policy: WritePolicy = DEFAULT_WRITE_POLICY): boolean {
@@ -126,7 +126,9 @@ export function needsWrite(prev: CompactState | undefined, next: CompactState, n
     a.observedGeneration !== b.observedGeneration
   )
     return true;
-  const cond = (s: HorizontalPodAutoscalerStatus) => JSON.stringify((s.conditions ?? []).map((c) => [c.type, c.status, c.reason]));
+  // ScalingActive's message names the winning metric (ValidMetricFound): a change of winner is a change to keep.
+  const cond = (s: HorizontalPodAutoscalerStatus) =>
+    JSON.stringify((s.conditions ?? []).map((c) => [c.type, c.status, c.reason, c.type === 'ScalingActive' && c.status === 'True' ? c.message : '']));
   if (cond(a) !== cond(b)) return true;
   if (historyChanged(prev, next)) return true;
   if (JSON.stringify(prev.up) !== JSON.stringify(next.up) || JSON.stringify(prev.down) !== JSON.stringify(next.down)) return true;

@@ -393,6 +393,7 @@ function describe(report: AutoscalerReport, result: ReconcileResult, outcome: Au
   else for (const m of result.decision.metrics) if (m.error) warn(`${m.name}: ${m.error.reason}: ${m.error.message}`);
   const partial = report.metricMessages?.filter((m) => m.startsWith('PartialData'));
   if (partial?.length) warn(`decided on partial data: CloudWatch marked the answer PartialData, and the latest complete datapoint that came was used (${partial.join('; ')})`);
+  for (const m of report.metricMessages ?? []) if (m.startsWith('NegativeValue')) warn(`decided on a negative value: ${m.slice('NegativeValue: '.length)}`);
   // A line when the decision changes something or says something new: not each tick two metrics disagree.
   if (
     result.decision.desiredReplicas !== result.decision.currentReplicas ||

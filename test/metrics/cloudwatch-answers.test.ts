@@ -65,17 +65,18 @@ describe('CloudWatch failing until the read deadline', () => {
   });
 });
 
-describe('values no replica count can come from', () => {
+describe('values out of the ordinary', () => {
   const answerFor = async (value: number, extra: Parameters<typeof queueMetric>[2] = {}) => {
     server.setSeriesFunction(QUEUE, () => value, 60);
     const [a] = await freshAccess().fetchAll([query(extra)], new Date(NOW));
     return valueOf(a)!;
   };
 
-  it('a negative value fails the metric, naming it', async () => {
-    expect((await answerFor(-50)).error).toBe(
-      'CloudWatchMetric workers/backlog: datapoint at 2025-01-01T11:58:00Z is -50: negative, and a value of a CloudWatchMetric must not be (clamp the expression, e.g. IF(e < 0, 0, e), where below zero means zero)',
-    );
+  it('a negative value is a value (metric math can go below zero, upstream uses it), and is said', async () => {
+    server.setSeriesFunction(QUEUE, () => -50, 60);
+    const [a] = await freshAccess().fetchAll([query()], new Date(NOW));
+    expect(valueOf(a)).toEqual({ value: [{ value: '-50', timestamp: '2025-01-01T11:58:00Z' }] });
+    expect(a.messages).toContain('NegativeValue: the datapoint at 2025-01-01T11:58:00Z is -50, used as is (where below zero means zero, clamp the expression: IF(e < 0, 0, e))');
   });
 
   it('a value beyond an int64 of milli-units fails the metric, naming it', async () => {
@@ -90,9 +91,9 @@ describe('values no replica count can come from', () => {
     expect((await answerFor(-0.0004)).value).toEqual([{ value: '0', timestamp: '2025-01-01T11:58:00Z' }]);
   });
 
-  it('a negative defaultValue is refused like a negative datapoint', async () => {
+  it('a negative defaultValue is the value the user chose', async () => {
     const [a] = await metrics.fetchAll([query({ defaultValue: -1 })], new Date(NOW));
-    expect(valueOf(a)?.error).toMatch(/^CloudWatchMetric workers\/backlog: no datapoint between .* and .*, and spec\.defaultValue is -1: negative/);
+    expect(valueOf(a)?.value).toEqual([{ value: '-1', timestamp: expect.any(String) }]);
   });
 });
 

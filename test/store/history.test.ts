@@ -31,6 +31,12 @@ describe('needsWrite', () => {
     message.conditions![0] = { ...message.conditions![0], message: 'other words' };
     expect(needsWrite(base(), base({ status: message }), 1)).toBe(false);
   });
+  it("ScalingActive's message names the winning metric: another winner is material", () => {
+    const winner = status(3, 60);
+    winner.conditions = winner.conditions!.map((c) => (c.type === 'ScalingActive' ? { ...c, message: 'the HPA was able to successfully calculate a replica count from external metric queue(nil)' } : c));
+    expect(winner.conditions.some((c) => c.type === 'ScalingActive' && c.status === 'True')).toBe(true);
+    expect(needsWrite(base(), base({ status: winner }), 1)).toBe(true);
+  });
   it('metric values: small moves wait for the maximum age, large ones for the minimum interval', () => {
     const { metricsMinIntervalMs: min, metricsMaxAgeMs: max } = DEFAULT_WRITE_POLICY;
     expect(needsWrite(base(), base({ status: status(3, 62) }), min)).toBe(false);
