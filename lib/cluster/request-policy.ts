@@ -152,6 +152,8 @@ export async function callWithPolicy<T>(
   let refreshed = false;
   let attempt = 0;
   let mayHaveActed = false;
+  /** The last answer the server gave: what to report when the budget's end cuts the last attempt short. */
+  let answered: Failure | undefined;
   for (;;) {
     attempt++;
     if (signal?.aborted) throw new ClusterApiError(`${describeTarget(target)}: abandoned (cycle deadline)`, undefined, mayHaveActed);
@@ -179,7 +181,9 @@ export async function callWithPolicy<T>(
       const retryable = timedOut || f.status === undefined || retryableStatus.has(f.status);
       const backoff = Math.min(policy.maxBackoffMs, policy.baseBackoffMs * 2 ** (attempt - 1));
       const wait = Math.max(backoff * (0.5 + Math.random() / 2), f.retryAfterMs ?? 0);
+      if (f.status !== undefined) answered = f;
       if (!retryable || Date.now() + wait >= deadline) {
+        if (timedOut && attemptMs < policy.attemptTimeoutMs && answered) throw toClusterApiError(answered, target, mayHaveActed);
         throw toClusterApiError(f, target, mayHaveActed, timedOut ? attemptMs : undefined);
       }
       await sleep(wait);
