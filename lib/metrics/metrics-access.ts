@@ -2,8 +2,7 @@
 // behind MetricsAccess.fetchAll. Identical queries of a call are fetched once;
 // a failure is that query's { error }, never an exception.
 import type { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
-import type { MetricReadOptions } from '../sync/metric-queries.js';
-import type { ClusterMetricsApi, Clock, MetricAnswer, MetricQuery, MetricsAccess } from '../sync/ports.js';
+import type { ClusterMetricsApi, Clock, MetricAnswer, MetricQuery, MetricReadOptions, MetricsAccess } from '../sync/ports.js';
 import type { CloudWatchMetric } from './cloudwatch-types.js';
 import { CloudWatchSource, type CloudWatchAnswer, type CloudWatchSourceOptions, type CloudWatchStats, type RetryOptions } from './cloudwatch-source.js';
 import { stableKey } from './stable-key.js';

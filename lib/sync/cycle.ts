@@ -7,8 +7,7 @@ import type { SyncOptions } from './config.js';
 import { Deadline, DeadlineExceededError } from './deadline.js';
 import { evaluateUnit, type EvalContext } from './evaluate.js';
 import type { EvaluateTarget } from './messages.js';
-import type { CycleMetrics, MetricReadOptions } from './metric-queries.js';
-import type { AutoscalerStore, Clock, ClusterAccess, ClusterConfig, KubernetesAutoscaler, MetricQuery, MetricsAccess } from './ports.js';
+import type { AutoscalerStore, Clock, ClusterAccess, ClusterConfig, KubernetesAutoscaler, MetricQuery, MetricReadOptions, MetricsAccess } from './ports.js';
 import { CycleReads } from './reads.js';
 import { countOutcomes, emptyCalls, errorText, type CycleReport } from './report.js';
 import { bucketOf, bucketsOf, shardId, type ShardRef } from './shards.js';
@@ -20,7 +19,7 @@ export interface CycleDeps {
   /** The shard's cluster. */
   cluster: ClusterAccess;
   /** A plain MetricsAccess will do; lib/metrics' also takes the cycle's read options. */
-  metrics: CycleMetrics;
+  metrics: MetricsAccess;
   clock: Clock;
 }
 
@@ -73,7 +72,7 @@ export async function runShardCycle(deps: CycleDeps, req: ShardCycleRequest): Pr
     const shard = buildUnits({ cluster: req.cluster, shard: req.shard, snapshot: loaded.value, objects: listed, tableSource: sources.table, dryRun: req.options.dryRun });
     const selected = req.trigger.kind === 'tick' ? new Set(shard.units) : selectTargets(shard.units, req.trigger.targets, shard.cloudWatchMetrics);
 
-    const reads = new CycleReads(deps.cluster, withReadOptions(deps.metrics, readOptions(req, now)), now, deadline.signal, calls, req.options.concurrency);
+    const reads = new CycleReads(deps.cluster, deps.metrics, now, deadline.signal, calls, req.options.concurrency, readOptions(req, now));
     const { valid, invalid } = checkCloudWatchMetrics(shard.cloudWatchMetrics);
     const cloudWatch = byNamespace(valid);
     reads.startCloudWatch(cloudWatchQueries([...selected], cloudWatch, req.cluster.name));
@@ -147,10 +146,6 @@ function readOptions(req: ShardCycleRequest, now: Date): MetricReadOptions {
   const alarms = new Map<string, Date>();
   for (const t of req.trigger.targets) if (t.kind === 'alarm') alarms.set(t.alarmName, t.evaluatedUntil ? new Date(t.evaluatedUntil) : now);
   return alarms.size > 0 ? { readBy, alarms } : { readBy };
-}
-
-function withReadOptions(metrics: CycleMetrics, options: MetricReadOptions): MetricsAccess {
-  return { fetchAll: (queries, now, signal) => metrics.fetchAll(queries, now, signal, options) };
 }
 
 function refuse(unit: Unit): void {

@@ -14,25 +14,6 @@ export interface QueryContext {
   cloudWatch: ReadonlyMap<string, CloudWatchMetric>;
 }
 
-/**
- * How a cycle wants its metrics read, beyond MetricsAccess.fetchAll's arguments: an optional
- * fourth argument (lib/metrics' implementation reads it; one that ignores it still reads right).
- */
-export interface MetricReadOptions {
-  /** Answer by then (the cycle's read deadline): retries stop in time to report their last error. */
-  readBy?: Date;
-  /**
-   * Alarms that asked for this cycle, by name, with the end of the period each evaluated: the
-   * CloudWatchMetric objects naming one (spec.alarmName) are read fresh, up to that period.
-   */
-  alarms?: ReadonlyMap<string, Date>;
-}
-
-/** MetricsAccess as a cycle calls it: with its read options. */
-export interface CycleMetrics {
-  fetchAll(queries: MetricQuery[], now: Date, signal?: AbortSignal, options?: MetricReadOptions): Promise<MetricAnswer[]>;
-}
-
 /** A query, or the reason it cannot be made (reported as that metric's error). */
 export type PlannedQuery = { query: MetricQuery } | { error: string; answerType: MetricAnswer['type'] };
 

@@ -263,9 +263,20 @@ export type MetricAnswer =
   | { type: 'External'; result: Fetched<MetricSample[]>; messages?: string[] }
   | { type: 'CloudWatch'; result: Fetched<MetricSample[]>; messages?: string[] };
 
+/** How a cycle wants its metrics read. */
+export interface MetricReadOptions {
+  /** Answer by then (the cycle's read deadline): retries stop in time to report their last error. */
+  readBy?: Date;
+  /**
+   * Alarms that asked for this cycle, by name, with the end of the period each evaluated: the
+   * CloudWatchMetric objects naming one (spec.alarmName) are read fresh, up to that period.
+   */
+  alarms?: ReadonlyMap<string, Date>;
+}
+
 export interface MetricsAccess {
   /** Answers align with queries by index. Never throws for one metric. */
-  fetchAll(queries: MetricQuery[], now: Date, signal?: AbortSignal): Promise<MetricAnswer[]>;
+  fetchAll(queries: MetricQuery[], now: Date, signal?: AbortSignal, options?: MetricReadOptions): Promise<MetricAnswer[]>;
 }
 
 /** Sends work messages (the SQS work queue). */

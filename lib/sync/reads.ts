@@ -7,7 +7,7 @@ import pLimit from 'p-limit';
 import { PodSelectorIndex } from '../hpa/pod-index.js';
 import type { CrossVersionObjectReference, Fetched, PodInfo, ScaleInfo } from '../hpa/types.js';
 import { queryKey } from './metric-queries.js';
-import type { ClusterAccess, MetricAnswer, MetricQuery, MetricsAccess } from './ports.js';
+import type { ClusterAccess, MetricAnswer, MetricQuery, MetricReadOptions, MetricsAccess } from './ports.js';
 import { errorText, type CycleCalls } from './report.js';
 
 export class CycleReads {
@@ -25,6 +25,7 @@ export class CycleReads {
     private readonly signal: AbortSignal,
     readonly calls: CycleCalls,
     concurrency: number,
+    private readonly readOptions: MetricReadOptions = {},
   ) {
     this.limit = pLimit(concurrency);
   }
@@ -64,7 +65,7 @@ export class CycleReads {
     const distinct = new Map(queries.map((q) => [queryKey(q), q]));
     const list = [...distinct.values()];
     this.calls.fetchAll++;
-    this.cloudWatch = this.metrics.fetchAll(list, this.now, this.signal).then(
+    this.cloudWatch = this.metrics.fetchAll(list, this.now, this.signal, this.readOptions).then(
       (answers) => new Map(list.map((q, i) => [queryKey(q), answers[i] ?? unanswered(q)])),
       (e: unknown) => new Map(list.map((q) => [queryKey(q), { type: 'CloudWatch', result: { error: `CloudWatch: ${errorText(e)}` } } as MetricAnswer])),
     );
@@ -78,7 +79,7 @@ export class CycleReads {
   private async fetchOne(q: MetricQuery): Promise<MetricAnswer> {
     this.calls.fetchAll++;
     try {
-      const [answer] = await this.metrics.fetchAll([q], this.now, this.signal);
+      const [answer] = await this.metrics.fetchAll([q], this.now, this.signal, this.readOptions);
       return answer ?? unanswered(q);
     } catch (e) {
       return { type: q.type, result: { error: `unable to fetch metrics: ${errorText(e)}` } } as MetricAnswer;
