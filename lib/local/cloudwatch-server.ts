@@ -6,6 +6,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
+import { closeServer, readAwsJsonRequest } from './aws-json-protocol.js';
 import { tokenizeExpression, type ExpressionToken } from '../metrics/cloudwatch-expression.js';
 import { stableKey } from '../metrics/stable-key.js';
 import { PendingTimers } from './pending-timers.js';
@@ -181,17 +182,11 @@ export class LocalCloudWatch {
 
   close(): Promise<void> {
     this.timers.cancelAll();
-    return new Promise((resolve) => {
-      this.server.closeAllConnections();
-      this.server.close(() => resolve());
-    });
+    return closeServer(this.server);
   }
 
   async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const chunks: Buffer[] = [];
-    for await (const c of req) chunks.push(c as Buffer);
-    const target = String(req.headers['x-amz-target'] ?? '');
-    const operation = target.startsWith(TARGET_PREFIX) ? target.slice(TARGET_PREFIX.length) : target;
+    const { operation, body: raw } = await readAwsJsonRequest(req, TARGET_PREFIX);
     let body: unknown;
     let status = 200;
     let payload: unknown;
@@ -205,7 +200,7 @@ export class LocalCloudWatch {
         throw new RequestError(403, 'com.amazon.coral.service#MissingAuthenticationTokenException', 'MissingAuthenticationToken;Sender', 'Request is missing a SigV4 signature');
       }
       try {
-        body = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}');
+        body = JSON.parse(raw.toString('utf8') || '{}');
       } catch {
         throw new RequestError(400, 'SerializationException', 'SerializationException;Sender', 'body is not JSON');
       }

@@ -4,27 +4,11 @@
 // Not checked: ownerReferences and managedFields.
 import { isDNS1123Label, isDNS1123Subdomain, isQualifiedName, isValidLabelValue } from '../hpa/name-rules.js';
 import { child, forbidden, invalid, required, tooLong, typeInvalid, type AdmissionError } from './crd-field-errors.js';
+import { OBJECT_META_FIELDS } from './k8s-object-meta.js';
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-const OBJECT_META_FIELDS = new Set([
-  'name',
-  'generateName',
-  'namespace',
-  'selfLink',
-  'uid',
-  'resourceVersion',
-  'generation',
-  'creationTimestamp',
-  'deletionTimestamp',
-  'deletionGracePeriodSeconds',
-  'labels',
-  'annotations',
-  'ownerReferences',
-  'finalizers',
-  'managedFields',
-]);
 const TOTAL_ANNOTATION_SIZE_LIMIT_B = 256 * 1024;
 const PATH = 'metadata';
 

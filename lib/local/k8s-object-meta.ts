@@ -48,7 +48,8 @@ export function nameCauses(meta: ObjectMeta, nameRule: (name: string) => string[
   return nameRule(meta.name).map((m) => ({ field: 'metadata.name', type: 'FieldValueInvalid', body: `Invalid value: ${quote(meta.name)}: ${m}` }));
 }
 
-const OBJECT_META_FIELDS = new Set([
+/** The fields of metav1.ObjectMeta. */
+export const OBJECT_META_FIELDS: ReadonlySet<string> = new Set([
   'name',
   'generateName',
   'namespace',

@@ -6,6 +6,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
+import { closeServer, readAwsJsonRequest } from './aws-json-protocol.js';
 import { SqsError, sqsErrors } from './sqs-errors.js';
 import type { Input } from './sqs-input.js';
 import { SqsQueues, type PreparedReceive } from './sqs-queues.js';
@@ -121,17 +122,11 @@ export class LocalSqs {
     for (const set of this.waiters.values()) for (const wake of set) wake();
     for (const t of this.timers) clearTimeout(t);
     this.timers.clear();
-    return new Promise((resolve) => {
-      this.server.closeAllConnections();
-      this.server.close(() => resolve());
-    });
+    return closeServer(this.server);
   }
 
   async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const chunks: Buffer[] = [];
-    for await (const c of req) chunks.push(c as Buffer);
-    const target = String(req.headers['x-amz-target'] ?? '');
-    const operation = target.startsWith(TARGET_PREFIX) ? target.slice(TARGET_PREFIX.length) : target;
+    const { operation, body } = await readAwsJsonRequest(req, TARGET_PREFIX);
     const entry: SqsRequestLogEntry = { at: this.clock(), operation, input: undefined, status: 0, outcome: 'pending' };
     this.requestLog.push(entry);
     let status = 200;
@@ -145,7 +140,7 @@ export class LocalSqs {
       const authorization = String(req.headers.authorization ?? '');
       const sender = /^AWS4-HMAC-SHA256 .*Credential=([^/,\s]+)\//.exec(authorization);
       if (!sender) throw sqsErrors.missingAuthentication();
-      const input = parseBody(Buffer.concat(chunks));
+      const input = parseBody(body);
       entry.input = input;
       if (!(SQS_OPERATIONS as readonly string[]).includes(operation)) {
         throw sqsErrors.unknownOperation(`The local SQS does not serve ${operation || 'requests without x-amz-target'}; it serves ${SQS_OPERATIONS.join(', ')}.`);

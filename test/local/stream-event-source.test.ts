@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CreateTableCommand, DeleteItemCommand, DynamoDBClient, PutItemCommand, UpdateItemCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
+import { DeleteItemCommand, DescribeTableCommand, DynamoDBClient, PutItemCommand, UpdateItemCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
 import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBBatchResponse, DynamoDBRecord } from 'aws-lambda';
 import { loadEventFilter, type EventFilter } from '../../lib/local/event-filter.js';
 import { streamEventSource, writeFeed, type StreamEventHandler } from '../../lib/local/stream-event-source.js';
+import { ensureTable } from '../../lib/store/table.js';
 import { dynamoDbLocalUnavailable, startDynalite, startDynamoDbLocal, TEST_CREDENTIALS, TEST_REGION, type DynamoServer } from '../support/dynamo.js';
 
 const FILTER_FILE = new URL('../../infra/stream-filter.json', import.meta.url).pathname;
@@ -13,22 +14,12 @@ let n = 0;
 
 const S = (s: string): AttributeValue => ({ S: s });
 const item = (sk: string, extra: Record<string, AttributeValue> = {}) => ({ pk: S('c#prod#3'), sk: S(sk), ...extra });
-const createTable = (client: DynamoDBClient, stream: boolean) =>
-  client.send(
-    new CreateTableCommand({
-      TableName: `shpa-${++n}`,
-      BillingMode: 'PAY_PER_REQUEST',
-      AttributeDefinitions: [
-        { AttributeName: 'pk', AttributeType: 'S' },
-        { AttributeName: 'sk', AttributeType: 'S' },
-      ],
-      KeySchema: [
-        { AttributeName: 'pk', KeyType: 'HASH' },
-        { AttributeName: 'sk', KeyType: 'RANGE' },
-      ],
-      ...(stream ? { StreamSpecification: { StreamEnabled: true, StreamViewType: 'NEW_AND_OLD_IMAGES' } } : {}),
-    }),
-  );
+/** A fresh table as the store makes it, described (its stream ARN). */
+const createTable = async (client: DynamoDBClient, stream: boolean) => {
+  const TableName = `shpa-${++n}`;
+  await ensureTable(client, TableName, { stream });
+  return (await client.send(new DescribeTableCommand({ TableName }))).Table!;
+};
 /** A handler keeping every record it was given, one list per invocation. */
 function recorder(behave: (records: DynamoDBRecord[], call: number) => DynamoDBBatchResponse | void = () => undefined) {
   const calls: DynamoDBRecord[][] = [];
@@ -50,9 +41,9 @@ describe.skipIf(unavailable !== undefined)('DynamoDB stream event source on Dyna
   /** A fresh table with a stream: writes go through put/remove, records are read from streamArn. */
   async function table() {
     const out = await createTable(client, true);
-    const TableName = out.TableDescription!.TableName!;
+    const TableName = out.TableName!;
     return {
-      streamArn: out.TableDescription!.LatestStreamArn!,
+      streamArn: out.LatestStreamArn!,
       put: (Item: Record<string, AttributeValue>) => client.send(new PutItemCommand({ TableName, Item })),
       remove: (sk: string) => client.send(new DeleteItemCommand({ TableName, Key: { pk: S('c#prod#3'), sk: S(sk) } })),
     };
@@ -217,7 +208,7 @@ describe('writeFeed: synthesised stream records for the demo (dynalite has no st
   });
 
   it('tells INSERT, MODIFY and REMOVE apart, skips writes that change nothing, and leaves the caller its answer', async () => {
-    const TableName = (await createTable(client, false)).TableDescription!.TableName!;
+    const TableName = (await createTable(client, false)).TableName!;
     const { calls, handler } = recorder();
     const feed = writeFeed(client, { tableName: TableName, handler, clock: () => Date.parse('2025-01-01T00:00:00Z') });
     const key = { pk: S('c#prod#3'), sk: S('hpa#default#web') };
@@ -263,7 +254,7 @@ describe('writeFeed: synthesised stream records for the demo (dynalite has no st
   });
 
   it('passes the records through the same filter, and stops at detach()', async () => {
-    const TableName = (await createTable(client, false)).TableDescription!.TableName!;
+    const TableName = (await createTable(client, false)).TableName!;
     const { calls, handler } = recorder();
     const feed = writeFeed(client, { tableName: TableName, handler, filter: await loadEventFilter(FILTER_FILE) });
     const put = (sk: string) => client.send(new PutItemCommand({ TableName, Item: item(sk) }));
