@@ -67,7 +67,7 @@ export function createAdapters(config: FunctionConfig, options: AdapterOptions =
     let access = clusters.get(c.name);
     if (!access) {
       const localAccess = local ? { token: local.clusterToken, credentials: local.credentials } : {};
-      clusters.set(c.name, (access = createClusterAccess(c, { clock, retry, ...localAccess })));
+      clusters.set(c.name, (access = createClusterAccess(c, { clock, retry: { budgetMs: config.options.clusterBudgetMs, ...retry }, ...localAccess })));
     }
     return access;
   };

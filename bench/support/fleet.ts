@@ -10,7 +10,7 @@ import { applyDefaults } from '../../lib/hpa/defaults.js';
 import type { HorizontalPodAutoscaler } from '../../lib/hpa/types.js';
 import { startLocalFunctions, LOCAL_CREDENTIALS, LOCAL_REGION, type LocalFunctions } from '../../lib/local/functions-stack.js';
 import type { LogLine } from '../../lib/local/telemetry-capture.js';
-import type { CloudWatchMetric } from '../../lib/metrics/cloudwatch-types.js';
+import type { CloudWatchMetric } from '../../lib/api/cloudwatch-types.js';
 import { createDynamoClient } from '../../lib/store/index.js';
 import { bucketIndexKey, bucketPk, KIND_CLOUDWATCH, KIND_HPA, specSk } from '../../lib/store/items.js';
 import { bucketOf } from '../../lib/sync/shards.js';

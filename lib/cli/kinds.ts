@@ -1,7 +1,7 @@
 // The kinds `shpa apply` accepts, each with its validation and defaulting.
 import { applyDefaults } from '../hpa/defaults.js';
 import { validateHPA, type FieldError, type FieldWarning } from '../hpa/validation.js';
-import { validateCloudWatchMetric } from '../metrics/cloudwatch-validation.js';
+import { validateCloudWatchMetric } from '../api/cloudwatch-validation.js';
 import { KIND_CLOUDWATCH, KIND_HPA, type SpecKind, type StoredSpec } from '../store/index.js';
 import { CliError, notFound } from './context.js';
 

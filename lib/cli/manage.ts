@@ -5,7 +5,7 @@
 // local table (shpa local up, a test table) is registered by hand with `cluster add`.
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { isAwsRegion } from '../metrics/cloudwatch-validation.js';
+import { isAwsRegion } from '../api/cloudwatch-validation.js';
 import { ensureTable } from '../store/index.js';
 import type { RegisteredCluster } from '../store/index.js';
 import { isShardCount, parseShardId } from '../sync/shards.js';

@@ -16,7 +16,7 @@ import { ServerConfiguration } from '@kubernetes/client-node/dist/gen/servers.js
 import { createHash } from 'node:crypto';
 import type { CrossVersionObjectReference, MetricIdentifier, MetricSample, PodInfo, PodMetric, PodMetricSample, ScaleInfo } from '../hpa/types.js';
 import { fromLabelSelector, selectorToString } from '../hpa/selector.js';
-import type { CloudWatchMetric } from '../metrics/cloudwatch-types.js';
+import type { CloudWatchMetric } from '../api/cloudwatch-types.js';
 import type { DecisionLogEntry } from '../sync/event-log.js';
 import {
   ClusterApiError,

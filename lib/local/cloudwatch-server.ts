@@ -7,7 +7,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { closeServer, readAwsJsonRequest } from './aws-json-protocol.js';
-import { tokenizeExpression, type ExpressionToken } from '../metrics/cloudwatch-expression.js';
+import { tokenizeExpression, type ExpressionToken } from '../api/cloudwatch-expression.js';
 import { stableKey } from '../metrics/stable-key.js';
 import { PendingTimers } from './pending-timers.js';
 

@@ -108,6 +108,7 @@ export async function startLocalFunctions(o: LocalFunctionsOptions): Promise<Loc
         dryRun: false,
         concurrency: 16,
         writeBudgetMs: 1_000,
+        clusterBudgetMs: o.retry?.budgetMs ?? 8_000,
         sources: { table: true, cluster: true },
         decisionLogSeconds: 300,
         ...o.options,

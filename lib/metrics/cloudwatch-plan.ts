@@ -3,9 +3,9 @@
 // stats and expressions become one MetricDataQuery; ids are renamed per request
 // group so objects never collide, and expressions are renamed with them.
 import type { MetricDataQuery } from '@aws-sdk/client-cloudwatch';
-import type { CloudWatchDimension, CloudWatchMetricSpec, CloudWatchMetricStat, CloudWatchQuery } from './cloudwatch-types.js';
-import { renameIds, referencedIds, usesAllMetrics } from './cloudwatch-expression.js';
-import { MAX_QUERIES_PER_REQUEST } from './cloudwatch-validation.js';
+import type { CloudWatchDimension, CloudWatchMetricSpec, CloudWatchMetricStat, CloudWatchQuery } from '../api/cloudwatch-types.js';
+import { renameIds, referencedIds, usesAllMetrics } from '../api/cloudwatch-expression.js';
+import { MAX_QUERIES_PER_REQUEST } from '../api/cloudwatch-validation.js';
 import { stableKey } from './stable-key.js';
 
 export const DEFAULT_LOOKBACK_PERIODS = 5;

@@ -6,7 +6,7 @@
 import { GetMetricDataCommand, type CloudWatchClient, type GetMetricDataCommandOutput, type MetricDataResult } from '@aws-sdk/client-cloudwatch';
 import type { MetricSample, QuantityString, Timestamp } from '../hpa/types.js';
 import type { Clock, MetricReadOptions } from '../sync/ports.js';
-import type { CloudWatchMetric } from './cloudwatch-types.js';
+import type { CloudWatchMetric } from '../api/cloudwatch-types.js';
 import { alarmWindowFor, DEFAULT_LOOKBACK_PERIODS, planRequests, specKey, windowFor, type PlannedRequest, type PlannedUnit, type QueryWindow } from './cloudwatch-plan.js';
 import { floatToMilliQuantity } from './float-quantity.js';
 

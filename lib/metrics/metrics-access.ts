@@ -3,7 +3,7 @@
 // a failure is that query's { error }, never an exception.
 import type { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
 import type { ClusterMetricsApi, Clock, MetricAnswer, MetricQuery, MetricReadOptions, MetricsAccess } from '../sync/ports.js';
-import type { CloudWatchMetric } from './cloudwatch-types.js';
+import type { CloudWatchMetric } from '../api/cloudwatch-types.js';
 import { CloudWatchSource, type CloudWatchAnswer, type CloudWatchSourceOptions, type CloudWatchStats, type RetryOptions } from './cloudwatch-source.js';
 import { stableKey } from './stable-key.js';
 

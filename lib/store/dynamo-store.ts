@@ -14,7 +14,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import pLimit from 'p-limit';
 import type { HorizontalPodAutoscaler, ScalingHistory } from '../hpa/types.js';
-import type { CloudWatchMetric } from '../metrics/cloudwatch-types.js';
+import type { CloudWatchMetric } from '../api/cloudwatch-types.js';
 import { stableKey } from '../metrics/stable-key.js';
 import {
   VersionConflictError,

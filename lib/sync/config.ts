@@ -15,6 +15,8 @@ export interface SyncOptions {
   concurrency: number;
   /** Time that must be left to start one autoscaler's writes (check, save, patch, save again on failure). */
   writeBudgetMs: number;
+  /** One Kubernetes call's time budget, retries included (the cluster adapter's): how long a scale write may still land. */
+  clusterBudgetMs: number;
   /** Where autoscalers come from. */
   sources: { table: boolean; cluster: boolean };
   /** A quiet autoscaler's decision line at most this often (seconds). */
@@ -72,6 +74,7 @@ export function loadFunctionConfig(env: Record<string, string | undefined>, need
       dryRun: boolean(env, 'SHPA_DRY_RUN'),
       concurrency: integer(env, 'SHPA_CONCURRENCY', 32, 1, 512),
       writeBudgetMs: 2_000,
+      clusterBudgetMs: 8_000,
       sources: sources(env.SHPA_AUTOSCALER_SOURCES),
       decisionLogSeconds: integer(env, 'SHPA_DECISION_LOG_SECONDS', 300, 0, 86_400),
     },

@@ -2,7 +2,7 @@
 // cluster's objects), then evaluate each of them concurrently (evaluate.ts): every one waits
 // only for its own inputs, so one slow namespace, target or metric source holds up only the
 // autoscalers that depend on it. A tick evaluates them all; an event, those it names.
-import type { CloudWatchMetric } from '../metrics/cloudwatch-types.js';
+import type { CloudWatchMetric } from '../api/cloudwatch-types.js';
 import type { SyncOptions } from './config.js';
 import { Deadline, DeadlineExceededError } from './deadline.js';
 import { evaluateUnit, type EvalContext } from './evaluate.js';

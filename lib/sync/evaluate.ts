@@ -19,18 +19,18 @@ import type {
   PodInfo,
   ScaleInfo,
 } from '../hpa/types.js';
-import type { CloudWatchMetric } from '../metrics/cloudwatch-types.js';
+import type { CloudWatchMetric } from '../api/cloudwatch-types.js';
 import type { SyncOptions } from './config.js';
 import { Deadline, DeadlineExceededError } from './deadline.js';
 import { recordEvents, type NewEvent } from './event-log.js';
 import { errorMetricData, planQuery, toMetricData } from './metric-queries.js';
-import { resolvePending } from './pending.js';
+import { inFlightMs, resolvePending } from './pending.js';
 import { ClusterApiError, VersionConflictError, type AutoscalerStateUpdate, type AutoscalerStore, type ClusterAccess, type PendingScale } from './ports.js';
 import type { CycleReads } from './reads.js';
 import { errorText, type AutoscalerReport, type StageError } from './report.js';
 import { checkSpec, invalidSpecStatus } from './spec-check.js';
 import type { Unit } from './units.js';
-import { writeBack } from './write-back.js';
+import { writeBack, type WriteBackContext } from './write-back.js';
 
 export interface EvalContext {
   store: AutoscalerStore;
@@ -48,6 +48,9 @@ export interface EvalContext {
   /** The last known pod selectors of the other autoscalers of a namespace. */
   otherSelectors(namespace: string, name: string): { namespace: string; name: string; selector: string }[];
 }
+
+/** What writing back a cluster-defined autoscaler's status and events needs of the cycle. */
+const backTo = (ctx: EvalContext): WriteBackContext => ({ cluster: ctx.cluster, calls: ctx.reads.calls, signal: ctx.deadline.signal });
 
 /** Reads end this long before the deadline, so that writes have their time. */
 const readsMargin = (ctx: EvalContext) => ctx.options.writeBudgetMs;
@@ -74,7 +77,7 @@ export async function evaluateUnit(unit: Unit, ctx: EvalContext): Promise<void> 
   let pendingSettled = false;
   let pending: PendingScale | undefined = record.pending;
   if (pending && scale.value) {
-    const r = resolvePending(pending, scale.value, history, target, ctx.now, ctx.periodMs);
+    const r = resolvePending(pending, scale.value, history, target, ctx.now, inFlightMs(ctx.periodMs, ctx.options.clusterBudgetMs));
     if (r.outcome === 'inFlight') {
       // Nothing is concluded, nothing written: a later cycle settles it.
       report.outcome = 'skipped';
@@ -140,7 +143,7 @@ export async function evaluateUnit(unit: Unit, ctx: EvalContext): Promise<void> 
       selector,
     };
     const v = await saveState(unit, update, version, forced, ctx);
-    if (v !== undefined) await writeBack(unit, update.status, update.log, ctx);
+    if (v !== undefined) await writeBack(unit, update.status, update.log, backTo(ctx));
     return v;
   };
 
@@ -190,7 +193,7 @@ export async function evaluateUnit(unit: Unit, ctx: EvalContext): Promise<void> 
     await ctx.cluster.updateScale(record.namespace, ref, plan.desiredReplicas, scale.value?.resourceVersion, ctx.deadline.signal);
     report.patched = true;
     const shown = withHistoryCondition(tentative.status, record.stateProblem, hpa, ctx);
-    await writeBack(unit, shown, logWith(unit, tentative, extraEvents, plan, ctx), ctx);
+    await writeBack(unit, shown, logWith(unit, tentative, extraEvents, plan, ctx), backTo(ctx));
   } catch (e) {
     const message = errorText(e);
     if (e instanceof ClusterApiError && e.outcomeUnknown) {
@@ -308,7 +311,7 @@ async function invalid(unit: Unit, errors: string[], ctx: EvalContext): Promise<
   report.notable = true;
   const log = recordEvents(record.log ?? [], [event], ctx.now, ctx.periodMs);
   const version = await saveState(unit, { status, history: record.history, log, pending: record.pending }, record.version, false, ctx);
-  if (version !== undefined) await writeBack(unit, status, log, ctx);
+  if (version !== undefined) await writeBack(unit, status, log, backTo(ctx));
 }
 
 function dryRunResult(plan: ReconcilePlan, status: HorizontalPodAutoscalerStatus | undefined): ReconcileResult {

@@ -2,7 +2,7 @@
 // MetricData the replica calculator reads (aligned with the defaulted spec.metrics).
 import type { MetricData } from '../hpa/replica-calculator.js';
 import type { Fetched, MetricSpec, ScaleInfo } from '../hpa/types.js';
-import type { CloudWatchMetric } from '../metrics/cloudwatch-types.js';
+import type { CloudWatchMetric } from '../api/cloudwatch-types.js';
 import type { MetricAnswer, MetricQuery } from './ports.js';
 
 /** What an autoscaler's metrics need from the rest of the cycle. */

@@ -8,14 +8,13 @@
 // worker) and its last /scale write retries for the Kubernetes time budget. Until then the
 // scale stays pending and the autoscaler is not evaluated: deciding again on the old size
 // would remove a scale event that is about to happen, then meet a 409.
-import { defaultRetryPolicy } from '../cluster/request-policy.js';
 import type { ScaleInfo, ScalingHistory } from '../hpa/types.js';
 import { leaseMs } from './deadline.js';
 import type { NewEvent } from './event-log.js';
 import type { PendingScale } from './ports.js';
 
-/** How long after its decision a scale may still reach its target: the deciding cycle's lease, then one Kubernetes call's retries. */
-export const inFlightMs = (periodMs: number): number => leaseMs(periodMs) + defaultRetryPolicy.budgetMs;
+/** How long after its decision a scale may still reach its target: the deciding cycle's lease, then one Kubernetes call's retries (clusterBudgetMs). */
+export const inFlightMs = (periodMs: number, clusterBudgetMs: number): number => leaseMs(periodMs) + clusterBudgetMs;
 
 export type PendingResolution =
   | {
@@ -28,11 +27,11 @@ export type PendingResolution =
   /** Too early to tell: the autoscaler is not evaluated this cycle, for this reason. */
   | { outcome: 'inFlight'; reason: string };
 
-/** Settles a pending scale from the target as read at `now`; periodMs is the sync period (the lease follows from it). */
-export function resolvePending(p: PendingScale, scale: ScaleInfo, history: ScalingHistory, target: string, now: Date, periodMs: number): PendingResolution {
+/** Settles a pending scale from the target as read at `now`; inFlightFor: how long a scale may still be on its way (inFlightMs). */
+export function resolvePending(p: PendingScale, scale: ScaleInfo, history: ScalingHistory, target: string, now: Date, inFlightFor: number): PendingResolution {
   if (scale.specReplicas === p.to) return { outcome: 'confirmed', history };
   if (p.resourceVersion !== undefined && scale.resourceVersion === p.resourceVersion) {
-    const until = Date.parse(p.at) + inFlightMs(periodMs);
+    const until = Date.parse(p.at) + inFlightFor;
     if (now.getTime() < until) {
       return {
         outcome: 'inFlight',

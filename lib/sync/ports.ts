@@ -16,7 +16,7 @@ import type {
   ScaleInfo,
   ScalingHistory,
 } from '../hpa/types.js';
-import type { CloudWatchMetric } from '../metrics/cloudwatch-types.js';
+import type { CloudWatchMetric } from '../api/cloudwatch-types.js';
 import type { DecisionLogEntry } from './event-log.js';
 import type { ShardRef } from './shards.js';
 

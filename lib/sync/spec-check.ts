@@ -4,8 +4,8 @@
 import { applyDefaults } from '../hpa/defaults.js';
 import type { HorizontalPodAutoscaler, HorizontalPodAutoscalerCondition, HorizontalPodAutoscalerStatus, FeatureGates } from '../hpa/types.js';
 import { formatFieldError, validateHPA } from '../hpa/validation.js';
-import type { CloudWatchMetric } from '../metrics/cloudwatch-types.js';
-import { validateCloudWatchMetric } from '../metrics/cloudwatch-validation.js';
+import type { CloudWatchMetric } from '../api/cloudwatch-types.js';
+import { validateCloudWatchMetric } from '../api/cloudwatch-validation.js';
 import type { NewEvent } from './event-log.js';
 
 export type SpecCheck = { valid: true; hpa: HorizontalPodAutoscaler } | { valid: false; errors: string[] };

@@ -4,7 +4,7 @@
 // ServerlessHorizontalPodAutoscaler object, the object in the cluster wins (it is what
 // kubectl and GitOps show) and the table's copy is refused with an error saying so.
 import type { HorizontalPodAutoscaler } from '../hpa/types.js';
-import type { CloudWatchMetric } from '../metrics/cloudwatch-types.js';
+import type { CloudWatchMetric } from '../api/cloudwatch-types.js';
 import type { EvaluateTarget } from './messages.js';
 import type { AutoscalerRecord, ClusterConfig, ClusterStateRecord, KubernetesAutoscaler, ShardSnapshot } from './ports.js';
 import type { AutoscalerReport, StageError } from './report.js';

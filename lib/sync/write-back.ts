@@ -6,12 +6,18 @@
 import { formatTargets } from '../hpa/metric-text.js';
 import type { HorizontalPodAutoscaler, HorizontalPodAutoscalerStatus } from '../hpa/types.js';
 import { changedEntries, type DecisionLogEntry } from './event-log.js';
-import type { EvalContext } from './evaluate.js';
-import type { KubernetesAutoscalerStatus } from './ports.js';
-import { errorText } from './report.js';
+import type { ClusterAccess, KubernetesAutoscalerStatus } from './ports.js';
+import { errorText, type CycleCalls } from './report.js';
 import type { Unit } from './units.js';
 
-export async function writeBack(unit: Unit, status: HorizontalPodAutoscalerStatus, log: DecisionLogEntry[], ctx: EvalContext): Promise<void> {
+/** What writing back needs of the cycle: the cluster, its call counts, its deadline. */
+export interface WriteBackContext {
+  cluster: ClusterAccess;
+  calls: CycleCalls;
+  signal: AbortSignal;
+}
+
+export async function writeBack(unit: Unit, status: HorizontalPodAutoscalerStatus, log: DecisionLogEntry[], ctx: WriteBackContext): Promise<void> {
   const { object, record, report } = unit;
   if (!object) return;
   const hpa = { ...record.hpa, status } as HorizontalPodAutoscaler;
@@ -25,8 +31,8 @@ export async function writeBack(unit: Unit, status: HorizontalPodAutoscalerStatu
   };
   if (report.stored === 'written' || shownDiffers(object.status, desired)) {
     try {
-      ctx.reads.calls.statusWrites++;
-      await ctx.cluster.writeAutoscalerStatus(record.namespace, record.name, desired, ctx.deadline.signal);
+      ctx.calls.statusWrites++;
+      await ctx.cluster.writeAutoscalerStatus(record.namespace, record.name, desired, ctx.signal);
     } catch (e) {
       report.errors.push({ stage: 'status', message: `writing the status of ${record.namespace}/${record.name}: ${errorText(e)}` });
       report.notable = true;
@@ -36,8 +42,8 @@ export async function writeBack(unit: Unit, status: HorizontalPodAutoscalerStatu
   const involved = { apiVersion: 'shpa.dev/v1', kind: 'ServerlessHorizontalPodAutoscaler', namespace: record.namespace, name: record.name, uid: object.metadata.uid };
   for (const entry of changedEntries(record.log ?? [], log)) {
     try {
-      ctx.reads.calls.events++;
-      await ctx.cluster.recordEvent(involved, entry, ctx.deadline.signal);
+      ctx.calls.events++;
+      await ctx.cluster.recordEvent(involved, entry, ctx.signal);
     } catch (e) {
       report.errors.push({ stage: 'event', message: `recording event ${entry.reason}: ${errorText(e)}` });
       report.notable = true;

@@ -1,9 +1,9 @@
 // The CloudWatchMetric CRD against validateCloudWatchMetric: what it accepts the CRD admits; what
 // it rejects, the CRD rejects where CEL can tell (the rest the sync reports).
 import { describe, expect, it } from 'vitest';
-import type { CloudWatchMetric } from '../../lib/metrics/cloudwatch-types.js';
-import { validateCloudWatchMetric } from '../../lib/metrics/cloudwatch-validation.js';
-import { CLOUDWATCH_UNITS } from '../../lib/metrics/cloudwatch-schema.js';
+import type { CloudWatchMetric } from '../../lib/api/cloudwatch-types.js';
+import { validateCloudWatchMetric } from '../../lib/api/cloudwatch-validation.js';
+import { CLOUDWATCH_UNITS } from '../../lib/api/cloudwatch-schema.js';
 import { admitCustomResource, formatError } from '../../lib/local/crd-admission.js';
 import { cloudWatchMetricCrd } from '../../lib/local/crd-manifests.js';
 import { mathMetric, queueMetric, stat } from '../metrics/cloudwatch-fixtures.js';

@@ -1,13 +1,13 @@
 // The CRD schemas and our TypeScript types describe the same objects: read lib/hpa/types.ts and
-// lib/metrics/cloudwatch-types.ts with the TypeScript compiler and walk both side by side.
+// lib/api/cloudwatch-types.ts with the TypeScript compiler and walk both side by side.
 import { join } from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import { DISPLAY_STATUS_FIELDS, hpaSpecSchema, hpaStatusSchema, type JSONSchemaProps } from '../../lib/hpa/openapi-schema.js';
-import { cloudWatchMetricSpecSchema } from '../../lib/metrics/cloudwatch-schema.js';
+import { cloudWatchMetricSpecSchema } from '../../lib/api/cloudwatch-schema.js';
 
 const root = join(import.meta.dirname, '..', '..');
-const files = { hpa: join(root, 'lib', 'hpa', 'types.ts'), cloudWatch: join(root, 'lib', 'metrics', 'cloudwatch-types.ts') };
+const files = { hpa: join(root, 'lib', 'hpa', 'types.ts'), cloudWatch: join(root, 'lib', 'api', 'cloudwatch-types.ts') };
 const program = ts.createProgram(Object.values(files), { strict: true, target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.NodeNext, noEmit: true });
 const checker = program.getTypeChecker();
 

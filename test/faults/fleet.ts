@@ -6,7 +6,7 @@
 import { applyDefaults } from '../../lib/hpa/defaults.js';
 import type { HorizontalPodAutoscaler, HorizontalPodAutoscalerBehavior, MetricSpec } from '../../lib/hpa/types.js';
 import type { LocalMetric } from '../../lib/local/cloudwatch-server.js';
-import type { CloudWatchMetric } from '../../lib/metrics/cloudwatch-types.js';
+import type { CloudWatchMetric } from '../../lib/api/cloudwatch-types.js';
 import { shardOfNamespace, shardId } from '../../lib/sync/shards.js';
 
 export const CLUSTER = 'local';

@@ -8,7 +8,7 @@ import { startLocalCloudWatch, type LocalCloudWatch } from '../../lib/local/clou
 import { startLocalFunctions, type LocalFunctions, type LocalFunctionsOptions } from '../../lib/local/functions-stack.js';
 import { startK8sApiServer, type K8sApiServer } from '../../lib/local/k8s-api-server.js';
 import { WorkloadModel } from '../../lib/local/workload-model.js';
-import type { CloudWatchMetric } from '../../lib/metrics/cloudwatch-types.js';
+import type { CloudWatchMetric } from '../../lib/api/cloudwatch-types.js';
 import type { LogLine } from '../../lib/local/telemetry-capture.js';
 import { startDynalite, startDynamoDbLocal, type DynamoServer } from '../support/dynamo.js';
 

@@ -1,5 +1,5 @@
 // Builders for CloudWatchMetric objects used by the metrics tests and the benchmark.
-import type { CloudWatchMetric, CloudWatchQuery } from '../../lib/metrics/cloudwatch-types.js';
+import type { CloudWatchMetric, CloudWatchQuery } from '../../lib/api/cloudwatch-types.js';
 
 export function queueMetric(name: string, queue: string, extra: Partial<CloudWatchMetric['spec']> = {}, namespace = 'workers'): CloudWatchMetric {
   return {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { planRequests, specKey, windowFor, type PlannedUnit } from '../../lib/metrics/cloudwatch-plan.js';
 import { mathMetric, queueMetric, stat } from './cloudwatch-fixtures.js';
-import type { CloudWatchMetric } from '../../lib/metrics/cloudwatch-types.js';
+import type { CloudWatchMetric } from '../../lib/api/cloudwatch-types.js';
 
 const NOW = Date.parse('2025-01-01T12:00:30Z');
 const unit = (m: CloudWatchMetric): PlannedUnit => ({ key: specKey(m.spec, 'us-east-1'), spec: m.spec, region: 'us-east-1', window: windowFor(m.spec, NOW, 0, 5) });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { validateCloudWatchMetric } from '../../lib/metrics/cloudwatch-validation.js';
-import { statisticProblem } from '../../lib/metrics/cloudwatch-statistic.js';
+import { validateCloudWatchMetric } from '../../lib/api/cloudwatch-validation.js';
+import { statisticProblem } from '../../lib/api/cloudwatch-statistic.js';
 import { queueMetric, mathMetric, stat } from './cloudwatch-fixtures.js';
 
 function errorsOf(input: unknown): string[] {

@@ -2,7 +2,7 @@
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ScalingHistory, TimestampedRecommendation } from '../../lib/hpa/types.js';
-import type { CloudWatchMetric } from '../../lib/metrics/cloudwatch-types.js';
+import type { CloudWatchMetric } from '../../lib/api/cloudwatch-types.js';
 import { createDynamoStore, DynamoStore, ensureTable, KIND_CLOUDWATCH, KIND_HPA } from '../../lib/store/index.js';
 import { bucketPk, shardCycleKey } from '../../lib/store/items.js';
 import { VersionConflictError, type AutoscalerRecord, type AutoscalerStateUpdate } from '../../lib/sync/ports.js';

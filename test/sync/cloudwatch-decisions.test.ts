@@ -9,7 +9,7 @@ import type { HorizontalPodAutoscaler, MetricSpec } from '../../lib/hpa/types.js
 import { startLocalCloudWatch, type LocalCloudWatch, type LocalMetric } from '../../lib/local/cloudwatch-server.js';
 import { CapturingLogger, CapturingMetrics } from '../../lib/local/telemetry-capture.js';
 import { cloudWatchClients } from '../../lib/metrics/cloudwatch-clients.js';
-import type { CloudWatchMetric } from '../../lib/metrics/cloudwatch-types.js';
+import type { CloudWatchMetric } from '../../lib/api/cloudwatch-types.js';
 import { createMetricsAccess } from '../../lib/metrics/metrics-access.js';
 import { createDynamoStore, ensureTable, type DynamoStore } from '../../lib/store/index.js';
 import type { SyncOptions } from '../../lib/sync/config.js';
@@ -23,7 +23,7 @@ import { FakeCluster, fixedClock } from './fakes.js';
 
 const NOW = '2026-03-01T12:00:30.000Z';
 const CLUSTER: ClusterConfig = { name: 'prod', region: 'eu-west-1', shards: 1 };
-const options: SyncOptions = { settings: DEFAULT_CONTROLLER_SETTINGS, dryRun: false, concurrency: 8, writeBudgetMs: 300, sources: { table: true, cluster: true }, decisionLogSeconds: 300 };
+const options: SyncOptions = { settings: DEFAULT_CONTROLLER_SETTINGS, dryRun: false, concurrency: 8, writeBudgetMs: 300, clusterBudgetMs: 8_000, sources: { table: true, cluster: true }, decisionLogSeconds: 300 };
 const QUEUE: LocalMetric = { namespace: 'AWS/SQS', metricName: 'ApproximateNumberOfMessagesVisible', dimensions: [{ name: 'QueueName', value: 'jobs' }] };
 
 const external = (name: string): MetricSpec => ({ type: 'External', external: { metric: { name }, target: { type: 'AverageValue', averageValue: '10' } } });

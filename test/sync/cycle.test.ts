@@ -5,7 +5,7 @@ import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DEFAULT_CONTROLLER_SETTINGS } from '../../lib/hpa/defaults.js';
 import type { HorizontalPodAutoscaler, MetricSpec } from '../../lib/hpa/types.js';
-import type { CloudWatchMetric } from '../../lib/metrics/cloudwatch-types.js';
+import type { CloudWatchMetric } from '../../lib/api/cloudwatch-types.js';
 import { createDynamoStore, ensureTable, type DynamoStore } from '../../lib/store/index.js';
 import { bucketPk } from '../../lib/store/items.js';
 import type { SyncOptions } from '../../lib/sync/config.js';
@@ -18,7 +18,7 @@ import { FakeCluster, FakeMetrics, fixedClock } from './fakes.js';
 
 const NOW = '2026-03-01T12:00:00.000Z';
 const CLUSTER: ClusterConfig = { name: 'prod', region: 'eu-west-1', shards: 1 };
-const options: SyncOptions = { settings: DEFAULT_CONTROLLER_SETTINGS, dryRun: false, concurrency: 8, writeBudgetMs: 300, sources: { table: true, cluster: true }, decisionLogSeconds: 300 };
+const options: SyncOptions = { settings: DEFAULT_CONTROLLER_SETTINGS, dryRun: false, concurrency: 8, writeBudgetMs: 300, clusterBudgetMs: 8_000, sources: { table: true, cluster: true }, decisionLogSeconds: 300 };
 
 const jobs = (name = 'jobs', averageValue = '10'): MetricSpec => ({ type: 'External', external: { metric: { name }, target: { type: 'AverageValue', averageValue } } });
 const cpu: MetricSpec = { type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 50 } } };

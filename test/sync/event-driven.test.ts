@@ -158,7 +158,7 @@ describe('a pending scale, settled from the target', () => {
   const PERIOD_MS = 15_000;
   /** Once the deciding cycle's lease (two periods) and the Kubernetes time budget (8 s) are over: 38 s after the decision. */
   const settled = new Date('2026-03-01T10:00:38Z');
-  const resolve = (replicas: number, rv: string, now = settled) => resolvePending(pending, scale(replicas, rv), history, 'Deployment/web', now, PERIOD_MS);
+  const resolve = (replicas: number, rv: string, now = settled) => resolvePending(pending, scale(replicas, rv), history, 'Deployment/web', now, inFlightMs(PERIOD_MS, 8_000));
 
   it('the target has the new size: it happened (at once, however young the scale)', () => {
     expect(resolve(6, '8', new Date('2026-03-01T10:00:01Z'))).toEqual({ outcome: 'confirmed', history });
@@ -171,7 +171,7 @@ describe('a pending scale, settled from the target', () => {
   });
 
   it('unchanged, but the cycle that decided it may still be writing it: left pending, nothing concluded', () => {
-    expect(inFlightMs(PERIOD_MS)).toBe(38_000);
+    expect(inFlightMs(PERIOD_MS, 8_000)).toBe(38_000);
     const r = resolve(2, '7', new Date(settled.getTime() - 1));
     expect(r).toEqual({
       outcome: 'inFlight',

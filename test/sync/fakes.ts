@@ -1,7 +1,7 @@
 // In-memory cluster and metrics ports with a call log, hung and failing calls on demand; the
 // lib/sync tests pair them with the real store on dynalite and the real lib/hpa.
 import type { CrossVersionObjectReference, MetricIdentifier, MetricSample, PodInfo, PodMetric, PodMetricSample, ScaleInfo } from '../../lib/hpa/types.js';
-import type { CloudWatchMetric } from '../../lib/metrics/cloudwatch-types.js';
+import type { CloudWatchMetric } from '../../lib/api/cloudwatch-types.js';
 import type { DecisionLogEntry } from '../../lib/sync/event-log.js';
 import {
   ClusterApiError,

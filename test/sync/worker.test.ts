@@ -18,7 +18,7 @@ import { FakeCluster, FakeMetrics, fixedClock } from './fakes.js';
 const T = Date.parse('2026-03-01T12:00:00.000Z');
 const iso = (ms: number) => new Date(ms).toISOString();
 const CLUSTER: ClusterConfig = { name: 'prod', region: TEST_REGION, shards: 1 };
-const options: SyncOptions = { settings: DEFAULT_CONTROLLER_SETTINGS, dryRun: false, concurrency: 8, writeBudgetMs: 300, sources: { table: true, cluster: false }, decisionLogSeconds: 300 };
+const options: SyncOptions = { settings: DEFAULT_CONTROLLER_SETTINGS, dryRun: false, concurrency: 8, writeBudgetMs: 300, clusterBudgetMs: 8_000, sources: { table: true, cluster: false }, decisionLogSeconds: 300 };
 /** A short period where a call hangs (a second to the deadline of an evaluation); the usual 15 s otherwise. */
 const SHORT: WorkerConfig = { periodSeconds: 2, options };
 const USUAL: WorkerConfig = { periodSeconds: 15, options };
