@@ -8,6 +8,7 @@ import { createClusterAccess, type AwsCredentials, type KubernetesCluster, type 
 import { cloudWatchClients } from '../lib/metrics/cloudwatch-clients.js';
 import { createMetricsAccess } from '../lib/metrics/metrics-access.js';
 import { sqsWorkQueue } from '../lib/queue/sqs-work-queue.js';
+import { AwsHttpHandler } from '../lib/transport/aws-http-handler.js';
 import { createDynamoStore, type DynamoStore } from '../lib/store/index.js';
 import type { FunctionConfig } from '../lib/sync/config.js';
 import type { Clock, ClusterConfig } from '../lib/sync/ports.js';
@@ -88,7 +89,7 @@ export function createAdapters(config: FunctionConfig, options: AdapterOptions =
   const sqs = new SQSClient({
     region: config.region,
     ...(local ? { endpoint: local.sqs, credentials: local.credentials } : {}),
-    requestHandler: { connectionTimeout: 1_000, requestTimeout: 5_000, throwOnRequestTimeout: true },
+    requestHandler: new AwsHttpHandler({ maxInFlight: 4, attemptTimeoutMs: 5_000 }),
   });
   return {
     store,

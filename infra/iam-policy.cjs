@@ -11,11 +11,12 @@ const FUNCTIONS = ['dispatcher', 'worker', 'stream', 'events'];
 /**
  * Attributes the worker writes (docs/architecture.md, and lib/store as it is: test/deploy/dynamo-iam.test.ts
  * checks every request of an end-to-end run): state items and the bucket index in `c#…` partitions
- * (`sel`: the target's selector, `cs`: a copy of a Kubernetes-defined autoscaler's spec for `shpa get`)…
+ * (`sel`: the target's selector, `cs`: a copy of a Kubernetes-defined autoscaler's spec for `shpa get`),
+ * and the shard's CloudWatch answers kept for the deployment (`cw`)…
  */
-const SHARD_STATE_ATTRIBUTES = ['pk', 'sk', 'uid', 'v', 'sv', 'st', 'rec', 'open', 'off', 'up', 'dn', 'mt', 'ut', 'w', 'pend', 'log', 'src', 'ttl', 'sel', 'cs', 'b'];
-/** …and the shard's cycle item (lease and what holds it, last tick, marker) in `shard#…` partitions. */
-const SHARD_CYCLE_ATTRIBUTES = ['pk', 'sk', 'owner', 'exp', 'what', 'tick', 'at'];
+const SHARD_STATE_ATTRIBUTES = ['pk', 'sk', 'uid', 'v', 'sv', 'st', 'rec', 'open', 'off', 'up', 'dn', 'mt', 'ut', 'w', 'pend', 'log', 'src', 'ttl', 'sel', 'cs', 'b', 'cw'];
+/** …and the shard's cycle item (lease and what holds it, last tick, marker, what its deadline left) in `shard#…` partitions. */
+const SHARD_CYCLE_ATTRIBUTES = ['pk', 'sk', 'owner', 'exp', 'what', 'tick', 'at', 'left'];
 /** Spec attributes: only the specWriterArns principals write them (the table's resource policy). */
 const SPEC_ATTRIBUTES = ['doc', 'kind'];
 

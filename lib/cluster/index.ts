@@ -39,6 +39,8 @@ export interface ClusterAccessOptions {
   token?: string;
   retry?: Partial<RetryPolicy>;
   podPageSize?: number;
+  /** Requests in flight at once to the API server (default 8). */
+  maxInFlight?: number;
 }
 
 const systemClock: Clock = { now: () => new Date() };
@@ -140,6 +142,7 @@ export function createClusterAccess(cluster: ClusterRecord, opts: ClusterAccessO
     clock,
     retry: opts.retry,
     podPageSize: opts.podPageSize,
+    maxInFlight: opts.maxInFlight,
   });
 }
 

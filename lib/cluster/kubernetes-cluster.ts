@@ -31,6 +31,7 @@ import { customObjectsOf, externalMetricSamplesOf, objectMetricSampleOf, podList
 import type { TokenProvider } from './eks-token.js';
 import { HttpStatusError, callWithPolicy, defaultRetryPolicy, describeTarget, type RequestTarget, type RetryPolicy } from './request-policy.js';
 import { ResourceResolver, type ResourceRef } from './resources.js';
+import { Gate } from '../transport/gate.js';
 
 /** Where the API server is and how to trust it. */
 export interface ClusterConnection {
@@ -47,6 +48,8 @@ export interface KubernetesClusterOptions {
   retry?: Partial<RetryPolicy>;
   /** Page size of pod lists. */
   podPageSize?: number;
+  /** Requests in flight at once to the API server; more wait their turn, in order. Default 8. */
+  maxInFlight?: number;
   sleep?: (ms: number) => Promise<void>;
 }
 
@@ -128,12 +131,14 @@ export class KubernetesCluster implements ClusterAccess, ClusterMetricsApi {
   private client?: Promise<Client>;
   private readonly policy: RetryPolicy;
   private readonly resolver: ResourceResolver;
+  private readonly gate: Gate;
 
   constructor(
     readonly name: string,
     private readonly opts: KubernetesClusterOptions,
   ) {
     this.policy = { ...defaultRetryPolicy, ...opts.retry };
+    this.gate = new Gate(opts.maxInFlight ?? 8);
     this.resolver = new ResourceResolver((path) => this.request({ verb: 'get', nonResourceURL: path }, { method: HttpMethod.GET, path }));
   }
 
@@ -354,7 +359,7 @@ export class KubernetesCluster implements ClusterAccess, ClusterMetricsApi {
     return callWithPolicy(
       target,
       this.policy,
-      { onUnauthorized: () => this.opts.tokens.invalidate(), sleep: this.opts.sleep },
+      { onUnauthorized: () => this.opts.tokens.invalidate(), sleep: this.opts.sleep, gate: this.gate },
       async (attempt) => send(await this.connect(), req, attempt),
       signal,
     );

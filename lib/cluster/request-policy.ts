@@ -2,6 +2,8 @@
 // backoff inside a per-call deadline, one token refresh on 401, and errors
 // that say what went wrong in the API server's own words.
 import { ClusterApiError } from '../sync/ports.js';
+import type { Gate } from '../transport/gate.js';
+import { serverTimeout } from '../transport/server-timer.js';
 
 /** What a call does, in RBAC terms (used for 403 and 404 messages). */
 export type RequestTarget = ResourceTarget | NonResourceTarget;
@@ -24,7 +26,7 @@ export interface NonResourceTarget {
 export interface RetryPolicy {
   /** Whole call, all attempts and backoff included: retries go on, with jitter, until it is spent. */
   budgetMs: number;
-  /** One attempt; cut to what is left of the budget. */
+  /** One attempt, in the server's time (lib/transport/server-timer.ts); cut to what is left of the budget. */
   attemptTimeoutMs: number;
   baseBackoffMs: number;
   maxBackoffMs: number;
@@ -131,6 +133,8 @@ export interface CallHooks {
   /** Called once on a 401; the call is then retried with a fresh token. */
   onUnauthorized(): void;
   sleep?: (ms: number) => Promise<void>;
+  /** Bounds the attempts in flight to the API server; an attempt's timeout starts once it is let in. */
+  gate?: Gate;
 }
 
 const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -160,11 +164,18 @@ export async function callWithPolicy<T>(
     const remaining = deadline - Date.now();
     const attemptMs = Math.max(1, Math.min(policy.attemptTimeoutMs, remaining));
     const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(), attemptMs);
     const onAbort = () => controller.abort();
     signal?.addEventListener('abort', onAbort, { once: true });
+    const attemptOnce = async () => {
+      const cancel = serverTimeout(attemptMs, () => controller.abort());
+      try {
+        return await fn(controller.signal);
+      } finally {
+        cancel();
+      }
+    };
     try {
-      return await fn(controller.signal);
+      return await (hooks.gate ? hooks.gate.run(attemptOnce, signal) : attemptOnce());
     } catch (err) {
       // Already explained (e.g. no connection details): not a transient failure.
       if (err instanceof ClusterApiError) throw err;
@@ -188,7 +199,6 @@ export async function callWithPolicy<T>(
       }
       await sleep(wait);
     } finally {
-      clearTimeout(timer);
       signal?.removeEventListener('abort', onAbort);
     }
   }

@@ -1,6 +1,7 @@
 // CloudWatch clients by region and role, made once and reused across cycles.
 import { CloudWatchClient, type CloudWatchClientConfig } from '@aws-sdk/client-cloudwatch';
 import { fromTemporaryCredentials } from '@aws-sdk/credential-providers';
+import { AwsHttpHandler } from '../transport/aws-http-handler.js';
 
 export interface CloudWatchClientOptions {
   /** A local endpoint (tests, demo); never set in production. */
@@ -20,8 +21,8 @@ export function cloudWatchClients(options: CloudWatchClientOptions = {}): { clie
           endpoint: options.endpoint,
           // Retries are ours: throttling is retried with backoff within the cycle's deadline.
           maxAttempts: 1,
-          // A hung endpoint must not hold an attempt longer than this.
-          requestHandler: { connectionTimeout: 1_000, requestTimeout: 5_000, throwOnRequestTimeout: true },
+          // A hung endpoint must not hold an attempt longer than this (in the server's time); a few requests out at once.
+          requestHandler: new AwsHttpHandler({ maxInFlight: 4, attemptTimeoutMs: 5_000 }),
           credentials: roleArn
             ? fromTemporaryCredentials({
                 params: { RoleArn: roleArn, RoleSessionName: 'serverless-hpa' },

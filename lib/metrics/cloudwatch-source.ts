@@ -5,7 +5,8 @@
 // counted.
 import { GetMetricDataCommand, type CloudWatchClient, type GetMetricDataCommandOutput, type MetricDataResult } from '@aws-sdk/client-cloudwatch';
 import type { MetricSample, QuantityString, Timestamp } from '../hpa/types.js';
-import type { Clock, MetricReadOptions } from '../sync/ports.js';
+import { createHash } from 'node:crypto';
+import type { Clock, MetricReadOptions, SharedMetricAnswer } from '../sync/ports.js';
 import type { CloudWatchMetric } from '../api/cloudwatch-types.js';
 import { alarmWindowFor, DEFAULT_LOOKBACK_PERIODS, planRequests, specKey, windowFor, type PlannedRequest, type PlannedUnit, type QueryWindow } from './cloudwatch-plan.js';
 import { floatToMilliQuantity } from './float-quantity.js';
@@ -51,8 +52,9 @@ export interface CloudWatchStats {
   metricsRequested: number;
   /** All MetricDataQuery entries sent (metric stats and expressions). */
   queriesRequested: number;
-  /** Objects answered from the cache. */
+  /** Objects answered from the cache: this container's, or the deployment's kept in the table (sharedHits of them). */
   cacheHits: number;
+  sharedHits: number;
   /** Distinct objects read from CloudWatch. */
   objectsFetched: number;
 }
@@ -60,6 +62,8 @@ export interface CloudWatchStats {
 export interface CloudWatchAnswer {
   result: { value: MetricSample[]; error?: undefined } | { error: string; value?: undefined };
   messages?: string[];
+  /** The answer to keep for the deployment while its window stands (absent for partial data, failures, an alarm's fresh read). */
+  shared?: { key: string; answer: SharedMetricAnswer };
 }
 
 export const DEFAULT_PUBLISH_DELAY_SECONDS = 60;
@@ -144,7 +148,7 @@ export class CloudWatchSource {
   }
 
   private static zero(): CloudWatchStats {
-    return { calls: 0, throttled: 0, failedCalls: 0, metricsRequested: 0, queriesRequested: 0, cacheHits: 0, objectsFetched: 0 };
+    return { calls: 0, throttled: 0, failedCalls: 0, metricsRequested: 0, queriesRequested: 0, cacheHits: 0, sharedHits: 0, objectsFetched: 0 };
   }
 
   stats(): CloudWatchStats {
@@ -164,6 +168,7 @@ export class CloudWatchSource {
     const wanted = new Map<string, PlannedUnit>();
     const outcomes = new Map<string, Outcome>();
     const fresh = new Set<string>();
+    const ends = new Map<string, number>();
     for (const obj of objects) {
       const region = obj.spec.region ?? this.options.defaultRegion;
       if (!region) {
@@ -187,7 +192,17 @@ export class CloudWatchSource {
       }
       perObject.push({ key });
       if (outcomes.has(key) || wanted.has(key)) continue;
-      const cached = alarmedUntil ? undefined : this.cache.get(key);
+      ends.set(key, window.end);
+      let cached = alarmedUntil ? undefined : this.cache.get(key);
+      if (!(cached && cached.end === window.end) && !alarmedUntil) {
+        // Another environment may have read it this period: the table keeps the deployment's answers.
+        const kept = read.shared?.get(sharedKey(key));
+        if (kept && kept.end === window.end) {
+          cached = { end: kept.end, outcome: outcomeOf(kept), lastUsed: nowMs };
+          this.cache.set(key, cached);
+          this.counters.sharedHits++;
+        }
+      }
       if (cached && cached.end === window.end) {
         cached.lastUsed = nowMs;
         this.counters.cacheHits++;
@@ -222,8 +237,10 @@ export class CloudWatchSource {
       if ('error' in slot) return { result: { error: `${name}: ${slot.error}` } };
       const outcome = outcomes.get(slot.key)!;
       const messages = outcome.messages.length ? { messages: [...outcome.messages] } : {};
-      if ('error' in outcome) return { result: { error: `${name}: ${outcome.error}` }, ...messages };
-      return { result: { value: outcome.samples.map((s) => ({ ...s })) }, ...messages };
+      const keep = fresh.has(slot.key) ? undefined : sharedAnswerOf(outcome, ends.get(slot.key)!);
+      const shared = keep ? { shared: { key: sharedKey(slot.key), answer: keep } } : {};
+      if ('error' in outcome) return { result: { error: `${name}: ${outcome.error}` }, ...messages, ...shared };
+      return { result: { value: outcome.samples.map((s) => ({ ...s })) }, ...messages, ...shared };
     });
   }
 
@@ -353,6 +370,23 @@ export class CloudWatchSource {
     // A valid answer for this window: cached like a value, so an idle metric is not polled every cycle.
     return { error: `no datapoint ${range} (set spec.defaultValue to use a value instead)`, messages, cacheable: true };
   }
+}
+
+/** A query's key in the table: short, since the shard's answers are rewritten every period. */
+function sharedKey(key: string): string {
+  return createHash('sha256').update(key).digest('base64url').slice(0, 16);
+}
+
+/** What to keep of an answer for the deployment: complete values and answers that are errors for good (no datapoint). */
+function sharedAnswerOf(outcome: Outcome, end: number): SharedMetricAnswer | undefined {
+  const messages = outcome.messages.length ? { messages: outcome.messages } : {};
+  if ('samples' in outcome) return outcome.partial ? undefined : { end, samples: outcome.samples, ...messages };
+  return outcome.cacheable ? { end, error: outcome.error, ...messages } : undefined;
+}
+
+function outcomeOf(kept: SharedMetricAnswer): Outcome {
+  const messages = kept.messages ?? [];
+  return kept.samples ? { samples: kept.samples, messages } : { error: kept.error ?? 'no answer', messages, cacheable: true };
 }
 
 /**

@@ -113,7 +113,7 @@ export function createMetricsAccess(options: MetricsAccessOptions): CountingMetr
         if ('cluster' in slot) return structuredClone(clusterAnswers.get(slot.cluster)!);
         const a = cwAnswers[slot.cloudWatch];
         const messages = a.messages;
-        return { type: 'CloudWatch', result: structuredClone(a.result), ...(messages ? { messages: [...messages] } : {}) };
+        return { type: 'CloudWatch', result: structuredClone(a.result), ...(messages ? { messages: [...messages] } : {}), ...(a.shared ? { shared: a.shared } : {}) };
       });
     },
     stats: () => ({ cloudWatch: cloudWatch.stats(), clusterCalls }),

@@ -28,6 +28,7 @@ import {
   type LeaseOutcome,
   type LeaseRequest,
   type SaveOptions,
+  type SharedMetricAnswer,
   type ShardSnapshot,
 } from '../sync/ports.js';
 import { logNeedsWrite } from '../sync/event-log.js';
@@ -49,6 +50,7 @@ import {
   type SpecKind,
 } from './items.js';
 import { ShardCycles, type ShardCycleItem } from './shard-cycles.js';
+import { decodeSharedAnswers, encodeSharedAnswers, SHARED_ANSWERS_SK } from './shared-answers.js';
 import { decodeState, encodeState, type DecodedState, type StateFields } from './state-codec.js';
 import { DEFAULT_TABLE_NAME } from './table.js';
 
@@ -90,6 +92,7 @@ interface Seen {
 interface BucketItems {
   specs: SpecItem[];
   states: Map<string, Record<string, unknown>>;
+  shared?: Map<string, SharedMetricAnswer>;
 }
 
 export class DynamoStore implements AutoscalerStore {
@@ -121,9 +124,29 @@ export class DynamoStore implements AutoscalerStore {
     const buckets = (await this.nonEmptyBuckets(shard.cluster, opts.signal)).filter((b) => owned.has(b));
     const limit = pLimit(8);
     const parts = await Promise.all(buckets.map((b) => limit(() => this.readBucket(shard.cluster, b, opts.signal))));
-    const snapshot: ShardSnapshot = { autoscalers: [], clusterStates: [], cloudWatchMetrics: [], broken: [], buckets };
-    for (const part of parts) this.decodeBucket(shard.cluster, part, opts.now.getTime(), opts.markerMs, snapshot);
+    const snapshot: ShardSnapshot = { autoscalers: [], clusterStates: [], cloudWatchMetrics: [], broken: [], buckets, sharedAnswers: new Map() };
+    for (const part of parts) {
+      this.decodeBucket(shard.cluster, part, opts.now.getTime(), opts.markerMs, snapshot);
+      // Kept where the shard's first bucket was when written (K or the buckets may have changed since): the newest of each wins.
+      for (const [key, a] of part.shared ?? []) if ((snapshot.sharedAnswers.get(key)?.end ?? -1) < a.end) snapshot.sharedAnswers.set(key, a);
+    }
     return snapshot;
+  }
+
+  async saveSharedAnswers(shard: ShardRef, bucket: number, answers: ReadonlyMap<string, SharedMetricAnswer>, signal?: AbortSignal): Promise<void> {
+    const r = await this.doc.send(
+      new UpdateCommand({
+        TableName: this.tableName,
+        Key: { pk: bucketPk(shard.cluster, bucket), sk: SHARED_ANSWERS_SK },
+        UpdateExpression: 'SET #cw = :cw',
+        ExpressionAttributeNames: { '#cw': 'cw' },
+        ExpressionAttributeValues: { ':cw': encodeSharedAnswers(answers) },
+        ReturnConsumedCapacity: 'TOTAL',
+      }),
+      { abortSignal: signal },
+    );
+    this.writes++;
+    this.writeUnits += r.ConsumedCapacity?.CapacityUnits ?? 0;
   }
 
   async saveState(record: AutoscalerRecord, update: AutoscalerStateUpdate, now: Date, opts: SaveOptions): Promise<number> {
@@ -354,6 +377,10 @@ export class DynamoStore implements AutoscalerStore {
     );
     for await (const page of pages) {
       for (const item of page.Items ?? []) {
+        if (item.sk === SHARED_ANSWERS_SK) {
+          out.shared = decodeSharedAnswers(item.cw);
+          continue;
+        }
         const parsed = parseSk(String(item.sk));
         const kind = parsed && kindOfPrefix(parsed.prefix);
         if (kind === 'state') out.states.set(`${parsed!.namespace}/${parsed!.name}`, item);

@@ -1,5 +1,5 @@
-// The shard's cycle item: its lease (owner, exp), the latest tick started (tick) and the
-// marker of the latest cycle (at). One conditional UpdateItem takes it, one releases it.
+// The shard's cycle item: its lease (owner, exp), the latest tick started (tick), the
+// marker of the latest cycle (at) and the autoscalers its deadline left for the next (left). One conditional UpdateItem takes it, one releases it.
 // Values a hand edit, another tool or a skewed clock left behind (from the future, of the
 // wrong type, missing) are repaired with a warning, never obeyed: an absurd expiry must not
 // keep a shard from syncing, a future marker must not stretch stabilization windows.
@@ -26,6 +26,14 @@ export interface ShardCycleItem {
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
+
+/** The deferred autoscalers as stored (one "namespace/name" a line), or why they cannot be used. */
+function deferredList(v: unknown): { list: string[] } | { problem: string } | undefined {
+  if (v === undefined) return undefined;
+  if (typeof v !== 'string') return { problem: `are not text (${JSON.stringify(v)?.slice(0, 80)})` };
+  const list = v.split('\n').filter(Boolean);
+  return list.every((k) => /^[a-z0-9]([-a-z0-9]*[a-z0-9])?\/[a-z0-9]([-.a-z0-9]*[a-z0-9])?$/.test(k)) ? { list } : { problem: 'are not namespace/name lines' };
+}
 
 /** A sane epoch-ms number no later than `latest`, else why not. */
 function saneTime(v: unknown, latest: number): { ms: number } | { problem: string } | undefined {
@@ -96,7 +104,9 @@ export class ShardCycles {
     }
     const marker = saneTime(old?.at, now + FUTURE_TOLERANCE_MS);
     if (marker && 'problem' in marker) warnings.push(`shard ${shard}: cycle marker ${marker.problem}: ignored, and replaced at the end of this cycle`);
-    return { outcome: 'acquired', markerMs: marker && 'ms' in marker ? marker.ms : undefined, warnings };
+    const deferred = deferredList(old?.left);
+    if (deferred && 'problem' in deferred) warnings.push(`shard ${shard}: the autoscalers left by the last tick ${deferred.problem}: ignored`);
+    return { outcome: 'acquired', markerMs: marker && 'ms' in marker ? marker.ms : undefined, ...(deferred && 'list' in deferred ? { deferred: deferred.list } : {}), warnings };
   }
 
   /** Why an acquire failed: a newer or equal tick already started, or a live lease. */
@@ -109,16 +119,25 @@ export class ShardCycles {
     return { outcome: 'held', owner: String(item?.owner), expiresAt: exp, ...(item?.what === 'tick' || item?.what === 'evaluate' ? { holding: item.what } : {}) };
   }
 
-  /** Ends our lease; with a marker, records it (overwriting any marker from the future). */
-  async release(shard: string, owner: string, opts: { markerMs?: number; signal?: AbortSignal }): Promise<void> {
+  /** Ends our lease; with a marker, records it (overwriting any marker from the future); with a deferred list, records or (empty) clears it. */
+  async release(shard: string, owner: string, opts: { markerMs?: number; deferred?: string[]; signal?: AbortSignal }): Promise<void> {
     const names: Record<string, string> = { '#owner': 'owner', '#exp': 'exp' };
     const values: Record<string, unknown> = { ':owner': owner };
-    let update = 'REMOVE #exp';
+    const set: string[] = [];
+    const remove = ['#exp'];
     if (opts.markerMs !== undefined) {
       names['#at'] = 'at';
       values[':at'] = opts.markerMs;
-      update = `SET #at = :at ${update}`;
+      set.push('#at = :at');
     }
+    if (opts.deferred !== undefined) {
+      names['#left'] = 'left';
+      if (opts.deferred.length > 0) {
+        values[':left'] = opts.deferred.join('\n');
+        set.push('#left = :left');
+      } else remove.push('#left');
+    }
+    const update = `${set.length > 0 ? `SET ${set.join(', ')} ` : ''}REMOVE ${remove.join(', ')}`;
     try {
       const command = new UpdateCommand({
         TableName: this.tableName,

@@ -11,7 +11,10 @@ export interface SyncOptions {
   settings: ControllerSettings;
   /** Global dry-run: compute, log and store decisions, never patch. */
   dryRun: boolean;
-  /** Concurrent API calls per shard cycle. */
+  /**
+   * Autoscalers evaluated at once in a shard cycle, taken in priority order (SHPA_CONCURRENCY, 32):
+   * what the deadline leaves is the end of the line. Requests in flight are bounded per dependency by the adapters.
+   */
   concurrency: number;
   /** Time that must be left to start one autoscaler's writes (check, save, patch, save again on failure). */
   writeBudgetMs: number;

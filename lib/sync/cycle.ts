@@ -7,9 +7,10 @@ import type { SyncOptions } from './config.js';
 import { Deadline, DeadlineExceededError } from './deadline.js';
 import { evaluateUnit, type EvalContext } from './evaluate.js';
 import type { EvaluateTarget } from './messages.js';
-import type { AutoscalerStore, Clock, ClusterAccess, ClusterConfig, KubernetesAutoscaler, MetricQuery, MetricReadOptions, MetricsAccess } from './ports.js';
+import type { AutoscalerStore, Clock, ClusterAccess, ClusterConfig, KubernetesAutoscaler, MetricQuery, MetricReadOptions, MetricsAccess, ShardSnapshot } from './ports.js';
 import { CycleReads } from './reads.js';
-import { countOutcomes, emptyCalls, errorText, type CycleReport } from './report.js';
+import { countOutcomes, emptyCalls, errorText, isDeferred, type CycleReport } from './report.js';
+import pLimit from 'p-limit';
 import { bucketOf, bucketsOf, shardId, type ShardRef } from './shards.js';
 import { checkCloudWatchMetrics } from './spec-check.js';
 import { buildUnits, selectTargets, type Unit } from './units.js';
@@ -33,6 +34,8 @@ export interface ShardCycleRequest {
   deadline: Date;
   /** The previous cycle's marker (from the shard's lease). */
   markerMs?: number;
+  /** Autoscalers ("namespace/name") the previous tick left unevaluated: evaluated first. */
+  first?: readonly string[];
   periodSeconds: number;
   options: SyncOptions;
 }
@@ -72,10 +75,13 @@ export async function runShardCycle(deps: CycleDeps, req: ShardCycleRequest): Pr
     const shard = buildUnits({ cluster: req.cluster, shard: req.shard, snapshot: loaded.value, objects: listed, tableSource: sources.table, dryRun: req.options.dryRun });
     const selected = req.trigger.kind === 'tick' ? new Set(shard.units) : selectTargets(shard.units, req.trigger.targets, shard.cloudWatchMetrics);
 
-    const reads = new CycleReads(deps.cluster, deps.metrics, now, deadline.signal, calls, req.options.concurrency, readOptions(req, now));
+    const reads = new CycleReads(deps.cluster, deps.metrics, now, deadline.signal, calls, { ...readOptions(req, now), shared: loaded.value.sharedAnswers });
     const { valid, invalid } = checkCloudWatchMetrics(shard.cloudWatchMetrics);
     const cloudWatch = byNamespace(valid);
     reads.startCloudWatch(cloudWatchQueries([...selected], cloudWatch, req.cluster.name));
+    const keeping = keepSharedAnswers(deps.store, req, loaded.value, reads, deadline).catch((e: unknown) => {
+      report.warnings.push(`keeping the shard's CloudWatch answers for the next tick: ${errorText(e)} (the next tick reads them again)`);
+    });
     const ctx: EvalContext = {
       store: deps.store,
       cluster: deps.cluster,
@@ -108,14 +114,20 @@ export async function runShardCycle(deps: CycleDeps, req: ShardCycleRequest): Pr
       }
     }
     report.autoscalers.push(...shard.broken);
+    // A window of autoscalers at a time, in priority order: when the deadline comes, what is left
+    // is the end of the line, never started, and goes first at the next tick.
+    const window = pLimit(req.options.concurrency);
     await Promise.all(
-      shard.units.map(async (unit) => {
-        if (!selected.has(unit)) return;
+      inPriorityOrder(shard.units.filter((u) => selected.has(u)), req.first).map(async (unit) => {
         report.autoscalers.push(unit.report);
         if (unit.refused) return refuse(unit);
         try {
-          await evaluateUnit(unit, ctx);
+          await window(async () => {
+            deadline.check(`evaluating ${unit.record.namespace}/${unit.record.name}`, req.options.writeBudgetMs);
+            await evaluateUnit(unit, ctx);
+          });
         } catch (e) {
+          if (e instanceof DeadlineExceededError) return deferUnit(unit);
           // An unexpected throw (a bug) stays with its own autoscaler.
           unit.report.outcome = 'failed';
           unit.report.errors.push({ stage: 'reconcile', message: errorText(e) });
@@ -123,6 +135,14 @@ export async function runShardCycle(deps: CycleDeps, req: ShardCycleRequest): Pr
         }
       }),
     );
+    const deferred = report.autoscalers.filter(isDeferred);
+    if (deferred.length > 0) {
+      const names = deferred.map((a) => `${a.namespace}/${a.name}`);
+      report.warnings.push(
+        `the cycle deadline left ${deferred.length} of ${report.autoscalers.length} autoscalers unevaluated; ${req.trigger.kind === 'tick' ? 'they go first at the next tick' : 'the next tick evaluates them'}: ${names.slice(0, 10).join(', ')}${names.length > 10 ? ', …' : ''}`,
+      );
+    }
+    await keeping;
     for (const orphan of shard.orphans) {
       try {
         await deps.store.expireState(req.cluster.name, orphan, now, deadline.signal);
@@ -139,6 +159,23 @@ export async function runShardCycle(deps: CycleDeps, req: ShardCycleRequest): Pr
   return report;
 }
 
+/**
+ * Keeps the cycle's CloudWatch answers in the table when they changed (once a metric period), so
+ * that whichever environment runs the shard's next tick reads them with the shard instead of
+ * from CloudWatch. A tick asks for every query of the shard: what it did not answer is dropped;
+ * an evaluation asks for a few, and the rest is kept as it was.
+ */
+async function keepSharedAnswers(store: AutoscalerStore, req: ShardCycleRequest, loaded: ShardSnapshot, reads: CycleReads, deadline: Deadline): Promise<void> {
+  const answers = await reads.cloudWatchAnswers();
+  const home = loaded.buckets[0];
+  if (!answers || home === undefined) return;
+  const next = new Map(req.trigger.kind === 'evaluate' ? loaded.sharedAnswers : []);
+  for (const a of answers.values()) if (a.type === 'CloudWatch' && a.shared) next.set(a.shared.key, a.shared.answer);
+  const same = next.size === loaded.sharedAnswers.size && [...next].every(([k, a]) => loaded.sharedAnswers.get(k)?.end === a.end);
+  if (same) return;
+  await store.saveSharedAnswers(req.shard, home, next, deadline.signal);
+}
+
 /** The cycle's metric reads: answered by the reads' deadline; an alarm's readers read what it evaluated. */
 function readOptions(req: ShardCycleRequest, now: Date): MetricReadOptions {
   const readBy = new Date(req.deadline.getTime() - req.options.writeBudgetMs);
@@ -146,6 +183,25 @@ function readOptions(req: ShardCycleRequest, now: Date): MetricReadOptions {
   const alarms = new Map<string, Date>();
   for (const t of req.trigger.targets) if (t.kind === 'alarm') alarms.set(t.alarmName, t.evaluatedUntil ? new Date(t.evaluatedUntil) : now);
   return alarms.size > 0 ? { readBy, alarms } : { readBy };
+}
+
+/** The units in the order they are evaluated: those the last tick left first (in its order), then by namespace, so a namespace's reads are shared while fresh. */
+function inPriorityOrder(units: Unit[], first: readonly string[] = []): Unit[] {
+  const rank = new Map(first.map((k, i) => [k, i]));
+  const key = (u: Unit) => `${u.record.namespace}/${u.record.name}`;
+  return [...units].sort((a, b) => {
+    const ra = rank.get(key(a)) ?? Infinity;
+    const rb = rank.get(key(b)) ?? Infinity;
+    if (ra !== rb) return ra - rb;
+    return key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0;
+  });
+}
+
+/** Left by the deadline before its evaluation could start: said once in the cycle line, not in a decision line each. */
+function deferUnit(unit: Unit): void {
+  unit.report.outcome = 'skipped';
+  unit.report.stored = 'skipped';
+  unit.report.errors.push({ stage: 'deadline', message: 'not evaluated: the cycle deadline came first' });
 }
 
 function refuse(unit: Unit): void {

@@ -423,8 +423,10 @@ function winnerChanged(before: HorizontalPodAutoscalerCondition[] | undefined, a
 }
 
 function skipped(report: AutoscalerReport, e: unknown): void {
-  // Past the deadline the autoscaler is skipped, not failed: nothing is concluded from it.
-  fail(report, e instanceof DeadlineExceededError ? 'skipped' : 'failed', e instanceof DeadlineExceededError ? 'deadline' : 'reconcile', errorText(e));
+  // Past the deadline the autoscaler is skipped, not failed: nothing is concluded from it, nothing written.
+  const late = e instanceof DeadlineExceededError;
+  if (late) report.stored = 'skipped';
+  fail(report, late ? 'skipped' : 'failed', late ? 'deadline' : 'reconcile', errorText(e));
 }
 
 function fail(report: AutoscalerReport, outcome: AutoscalerReport['outcome'], stage: StageError['stage'], message: string): void {

@@ -97,6 +97,20 @@ export interface BrokenRecord {
   error: string;
 }
 
+/**
+ * A metric answer kept in the table for the whole deployment until a newer datapoint can exist:
+ * whichever Lambda environment runs a shard's next tick reads it with the shard, so a query is
+ * read from CloudWatch once per period, not once per environment.
+ */
+export interface SharedMetricAnswer {
+  /** The end of the query window it answers (epoch seconds): it stands while the window does. */
+  end: number;
+  samples?: MetricSample[];
+  /** An answer that is itself an error (no datapoint in the window): kept like a value. */
+  error?: string;
+  messages?: string[];
+}
+
 export interface ShardSnapshot {
   /** Autoscalers whose spec is in the table, with their state. */
   autoscalers: AutoscalerRecord[];
@@ -106,6 +120,8 @@ export interface ShardSnapshot {
   broken: BrokenRecord[];
   /** The non-empty buckets read. */
   buckets: number[];
+  /** Metric answers the shard's cycles kept (saveSharedAnswers), by query key. */
+  sharedAnswers: Map<string, SharedMetricAnswer>;
 }
 
 /** Everything a cluster-wide read needs (the CLI). */
@@ -149,6 +165,8 @@ export type LeaseOutcome =
       outcome: 'acquired';
       /** The marker of the previous cycle (see docs/store.md); undefined when none can be trusted. */
       markerMs?: number;
+      /** Autoscalers ("namespace/name") the previous tick's deadline left unevaluated: first in line this tick. */
+      deferred?: string[];
       /** Repairs made on the way (a lease or marker from the future, values of the wrong type). */
       warnings: string[];
     }
@@ -174,10 +192,15 @@ export interface AutoscalerStore {
   specVersion(cluster: string, namespace: string, name: string, signal?: AbortSignal): Promise<string | undefined>;
   /** The state of an autoscaler whose Kubernetes object is gone: left to expire. */
   expireState(cluster: string, state: ClusterStateRecord, now: Date, signal?: AbortSignal): Promise<void>;
+  /** Keeps the shard's metric answers (the whole set, replacing what was kept) in the partition of one of its buckets. */
+  saveSharedAnswers(shard: ShardRef, bucket: number, answers: ReadonlyMap<string, SharedMetricAnswer>, signal?: AbortSignal): Promise<void>;
   /** Takes the shard's lease (and, for a tick, its last-tick mark). */
   acquireShard(shardId: string, req: LeaseRequest): Promise<LeaseOutcome>;
-  /** Releases a lease this owner holds, recording the cycle's marker when given. */
-  releaseShard(shardId: string, owner: string, opts: { markerMs?: number; signal?: AbortSignal }): Promise<void>;
+  /**
+   * Releases a lease this owner holds, recording the cycle's marker when given, and the autoscalers
+   * its deadline left for the next tick when given ([] clears them; undefined leaves them as they are).
+   */
+  releaseShard(shardId: string, owner: string, opts: { markerMs?: number; deferred?: string[]; signal?: AbortSignal }): Promise<void>;
 }
 
 /** An error from the cluster API, with the HTTP status when there was one. */
@@ -261,7 +284,13 @@ export type MetricAnswer =
   | { type: 'Pods'; result: Fetched<PodMetricSample[]> }
   | { type: 'Object'; result: Fetched<MetricSample> }
   | { type: 'External'; result: Fetched<MetricSample[]>; messages?: string[] }
-  | { type: 'CloudWatch'; result: Fetched<MetricSample[]>; messages?: string[] };
+  | {
+      type: 'CloudWatch';
+      result: Fetched<MetricSample[]>;
+      messages?: string[];
+      /** The answer to keep for the deployment until its window moves (absent: not to be kept, e.g. partial data). */
+      shared?: { key: string; answer: SharedMetricAnswer };
+    };
 
 /** How a cycle wants its metrics read. */
 export interface MetricReadOptions {
@@ -272,6 +301,8 @@ export interface MetricReadOptions {
    * CloudWatchMetric objects naming one (spec.alarmName) are read fresh, up to that period.
    */
   alarms?: ReadonlyMap<string, Date>;
+  /** Answers kept in the table by earlier cycles, by query key: used while their window stands. */
+  shared?: ReadonlyMap<string, SharedMetricAnswer>;
 }
 
 export interface MetricsAccess {

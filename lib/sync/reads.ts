@@ -3,7 +3,6 @@
 // fetch. Each read is its own promise, so an autoscaler waits only for what it needs (a
 // hung call holds up only what depends on it), and none of them rejects: a failure is the
 // value { error }. Everything is read in this cycle: no answer outlives it.
-import pLimit from 'p-limit';
 import { PodSelectorIndex } from '../hpa/pod-index.js';
 import type { CrossVersionObjectReference, Fetched, PodInfo, ScaleInfo } from '../hpa/types.js';
 import { queryKey } from './metric-queries.js';
@@ -15,7 +14,6 @@ export class CycleReads {
   private readonly podLists = new Map<string, Promise<Fetched<PodInfo[]>>>();
   private readonly podIndexes = new Map<string, PodSelectorIndex>();
   private readonly answers = new Map<string, Promise<MetricAnswer>>();
-  private readonly limit: ReturnType<typeof pLimit>;
   private cloudWatch?: Promise<Map<string, MetricAnswer>>;
 
   constructor(
@@ -24,23 +22,20 @@ export class CycleReads {
     private readonly now: Date,
     private readonly signal: AbortSignal,
     readonly calls: CycleCalls,
-    concurrency: number,
     private readonly readOptions: MetricReadOptions = {},
-  ) {
-    this.limit = pLimit(concurrency);
-  }
+  ) {}
 
   scale(namespace: string, ref: CrossVersionObjectReference): Promise<Fetched<ScaleInfo>> {
     return memo(this.scales, `${namespace}/${ref.apiVersion ?? ''}/${ref.kind}/${ref.name}`, () => {
       this.calls.getScale++;
-      return settle(this.limit(() => this.access.getScale(namespace, ref, this.signal)));
+      return settle(this.access.getScale(namespace, ref, this.signal));
     });
   }
 
   pods(namespace: string): Promise<Fetched<PodInfo[]>> {
     return memo(this.podLists, namespace, () => {
       this.calls.listPods++;
-      return settle(this.limit(() => this.access.listPods(namespace, this.signal)));
+      return settle(this.access.listPods(namespace, this.signal));
     });
   }
 
@@ -55,7 +50,7 @@ export class CycleReads {
   metric(q: Exclude<MetricQuery, { type: 'CloudWatch' }>): Promise<MetricAnswer> {
     return memo(this.answers, queryKey(q), () => {
       this.calls.metricQueries++;
-      return this.limit(() => this.fetchOne(q));
+      return this.fetchOne(q);
     });
   }
 
@@ -69,6 +64,11 @@ export class CycleReads {
       (answers) => new Map(list.map((q, i) => [queryKey(q), answers[i] ?? unanswered(q)])),
       (e: unknown) => new Map(list.map((q) => [queryKey(q), { type: 'CloudWatch', result: { error: `CloudWatch: ${errorText(e)}` } } as MetricAnswer])),
     );
+  }
+
+  /** The cycle's CloudWatch answers once they are in, by query; undefined when it asked for none. */
+  cloudWatchAnswers(): Promise<Map<string, MetricAnswer>> | undefined {
+    return this.cloudWatch;
   }
 
   async cloudWatchAnswer(q: Extract<MetricQuery, { type: 'CloudWatch' }>): Promise<MetricAnswer> {

@@ -68,7 +68,8 @@ export interface CycleCalls {
   events: number;
 }
 
-export type CycleCounts = Record<AutoscalerOutcome, number> & { autoscalers: number; errors: number; evaluated: number };
+/** deferred: skipped because the deadline came first (carried to the next tick), a part of skipped. */
+export type CycleCounts = Record<AutoscalerOutcome, number> & { autoscalers: number; errors: number; evaluated: number; deferred: number };
 
 export interface CycleReport {
   shard: string;
@@ -97,6 +98,7 @@ export function countOutcomes(reports: AutoscalerReport[]): CycleCounts {
     autoscalers: reports.length,
     evaluated: 0,
     errors: 0,
+    deferred: 0,
     scaled: 0,
     unchanged: 0,
     dryRun: 0,
@@ -111,8 +113,14 @@ export function countOutcomes(reports: AutoscalerReport[]): CycleCounts {
     counts[r.outcome]++;
     if (r.decision) counts.evaluated++;
     if (r.errors.length > 0) counts.errors++;
+    if (isDeferred(r)) counts.deferred++;
   }
   return counts;
+}
+
+/** An autoscaler the deadline left unevaluated (before or during its evaluation, before anything was written). */
+export function isDeferred(a: AutoscalerReport): boolean {
+  return a.outcome === 'skipped' && a.errors.some((e) => e.stage === 'deadline');
 }
 
 export function errorText(e: unknown): string {

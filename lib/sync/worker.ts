@@ -9,7 +9,7 @@ import { runShardCycle, type CycleTrigger } from './cycle.js';
 import { Deadline, leaseMs } from './deadline.js';
 import { MAX_EVALUATE_ATTEMPTS, type EvaluateMessage, type EvaluateTarget, type WorkMessage } from './messages.js';
 import type { AutoscalerStore, Clock, ClusterAccess, ClusterConfig, MetricsAccess, WorkQueue } from './ports.js';
-import { errorText, type CycleReport } from './report.js';
+import { errorText, isDeferred, type CycleReport } from './report.js';
 import { parseShardId, shardId } from './shards.js';
 
 /** Where a worker finds a cluster's configuration (the deploy's parameter, or a local registry). */
@@ -109,17 +109,28 @@ export async function handleWorkMessage(deps: WorkerDeps, config: WorkerConfig, 
   try {
     report = await runShardCycle(
       { store: deps.store, cluster: access, metrics: deps.metrics, clock: deps.clock },
-      { shard: ref, cluster, trigger, deadline: new Date(deadlineMs), markerMs: lease.markerMs, periodSeconds: config.periodSeconds, options: config.options },
+      {
+        shard: ref,
+        cluster,
+        trigger,
+        deadline: new Date(deadlineMs),
+        markerMs: lease.markerMs,
+        ...(trigger.kind === 'tick' && lease.deferred ? { first: lease.deferred } : {}),
+        periodSeconds: config.periodSeconds,
+        options: config.options,
+      },
     );
     report.warnings.unshift(...lease.warnings);
   } finally {
-    // The marker dates this tick's cycle (docs/store.md); an evaluation or a failed load leaves it.
-    const markerMs = trigger.kind === 'tick' && report && !report.failed ? now.getTime() : undefined;
+    // The marker dates this tick's cycle (docs/store.md), and what its deadline left goes first next tick; an evaluation or a failed load leaves both.
+    const ranTick = trigger.kind === 'tick' && report !== undefined && !report.failed;
+    const markerMs = ranTick ? now.getTime() : undefined;
+    const deferred = ranTick ? report!.autoscalers.filter(isDeferred).map((a) => `${a.namespace}/${a.name}`) : undefined;
     // One more write after the cycle: the write budget past its deadline, still well within the invocation's time.
     const releaseMs = deadlineMs + config.options.writeBudgetMs;
     const releaseDeadline = new Deadline(new Date(releaseMs), deps.clock);
     await deps.store
-      .releaseShard(shard, owner, { markerMs, signal: releaseDeadline.signal })
+      .releaseShard(shard, owner, { markerMs, deferred, signal: releaseDeadline.signal })
       .catch((e: unknown) => {
         report?.warnings.push(`releasing the lease of shard ${shard}: ${dynamoError(e, releaseDeadline.signal, releaseMs - now.getTime())} (it expires by itself)`);
       })

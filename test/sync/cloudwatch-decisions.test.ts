@@ -186,3 +186,57 @@ describe("an alarm's evaluation", () => {
     expect(alarmed).toMatchObject({ outcome: 'scaled', currentReplicas: 2, desiredReplicas: 4 });
   });
 });
+
+describe('CloudWatch answers shared by every environment', () => {
+  it('a shard ticked by environments with caches of their own reads each query from CloudWatch once a period', async () => {
+    await apply(backlog, hpa('web', [external('backlog')]), hpa('api', [external('backlog')]));
+    cluster.addTarget('apps', 'web', 2);
+    cluster.addTarget('apps', 'api', 2);
+    cloudWatch.setSeriesFunction(QUEUE, () => 20, 60);
+    // Three Lambda environments, each with its own metrics access (its own in-memory cache), taking the ticks in turn.
+    const environments = Array.from({ length: 3 }, () =>
+      createMetricsAccess({ clusterMetrics: () => cluster, cloudWatch: { ...cloudWatchClients({ endpoint: cloudWatch.url, credentials: TEST_CREDENTIALS }), defaultRegion: 'eu-west-1' }, clock }),
+    );
+    const read = () => environments.reduce((n, m) => n + m.stats().cloudWatch.metricsRequested, 0);
+    // Ticks of whole minutes: a minute is one window of the 60 s metric.
+    clock.set('2026-03-01T12:01:00.000Z');
+    const shared = () => environments.reduce((n, m) => n + m.stats().cloudWatch.sharedHits, 0);
+    const perMinute: number[] = [];
+    for (let minute = 0; minute < 3; minute++) {
+      const before = read();
+      for (let t = 0; t < 4; t++) {
+        const r = await runShardCycle(
+          { store, cluster, metrics: environments[(minute * 4 + t) % 3], clock },
+          { shard: { cluster: 'prod', index: 0, count: 1 }, cluster: CLUSTER, trigger: { kind: 'tick', tick: clock.now() }, deadline: new Date(clock.now().getTime() + 5_000), periodSeconds: 15, options },
+        );
+        expect(web(r).errors).toEqual([]);
+        expect(web(r).decision?.metrics[0]).toMatchObject({ current: { averageValue: "10" } });
+        clock.advance(15_000);
+      }
+      perMinute.push(read() - before);
+    }
+    // The two autoscalers read one query; each minute's new datapoint is read once, whoever runs the tick.
+    expect(perMinute).toEqual([1, 1, 1]);
+    expect(shared()).toBeGreaterThanOrEqual(6);
+  });
+
+  it('kept answers that cannot be trusted are read again, never used', async () => {
+    await apply(backlog, hpa('web', [external('backlog')]));
+    cluster.addTarget('apps', 'web', 2);
+    cloudWatch.setSeriesFunction(QUEUE, () => 20, 60);
+    await cycle();
+    const { UpdateCommand } = await import('@aws-sdk/lib-dynamodb');
+    const { bucketPk } = await import('../../lib/store/items.js');
+    const { bucketOf } = await import('../../lib/sync/shards.js');
+    await store.doc.send(new UpdateCommand({ TableName: store.tableName, Key: { pk: bucketPk('prod', bucketOf('apps')), sk: 'shared#cloudwatch' }, UpdateExpression: 'SET cw = :x', ExpressionAttributeValues: { ':x': '{"k":[1,"oops",0,0]' } }));
+    const before = metrics.stats().cloudWatch.metricsRequested;
+    const fresh = createMetricsAccess({ clusterMetrics: () => cluster, cloudWatch: { ...cloudWatchClients({ endpoint: cloudWatch.url, credentials: TEST_CREDENTIALS }), defaultRegion: 'eu-west-1' }, clock });
+    const r = await runShardCycle(
+      { store, cluster, metrics: fresh, clock },
+      { shard: { cluster: 'prod', index: 0, count: 1 }, cluster: CLUSTER, trigger: { kind: 'tick', tick: clock.now() }, deadline: new Date(clock.now().getTime() + 5_000), periodSeconds: 15, options },
+    );
+    expect(web(r).errors).toEqual([]);
+    expect(fresh.stats().cloudWatch).toMatchObject({ metricsRequested: 1, sharedHits: 0 });
+    expect(metrics.stats().cloudWatch.metricsRequested).toBe(before);
+  });
+});

@@ -453,6 +453,7 @@ function bind(s: DynamoStore): AutoscalerStore {
     saveState: s.saveState.bind(s),
     specVersion: s.specVersion.bind(s),
     expireState: s.expireState.bind(s),
+    saveSharedAnswers: s.saveSharedAnswers.bind(s),
     acquireShard: s.acquireShard.bind(s),
     releaseShard: s.releaseShard.bind(s),
   };

@@ -29,6 +29,8 @@ export class CallLog {
   readonly hang = new Set<string>();
   /** "op arg" → the error that call throws. */
   readonly fail = new Map<string, Error>();
+  /** op → milliseconds each such call takes (a slow API server). */
+  readonly delay = new Map<string, number>();
 
   count(op: string, arg?: string): number {
     return this.calls.filter((c) => c.op === op && (arg === undefined || c.arg === arg)).length;
@@ -45,6 +47,8 @@ export class CallLog {
           signal?.addEventListener('abort', () => reject(new ClusterApiError(`${key}: abandoned (cycle deadline)`, undefined, true)), { once: true });
         });
       }
+      const ms = this.delay.get(op);
+      if (ms) await new Promise((resolve) => setTimeout(resolve, ms));
       await Promise.resolve();
       const failure = this.fail.get(key);
       if (failure) throw failure;

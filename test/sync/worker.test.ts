@@ -182,3 +182,34 @@ describe('a cycle that outlives its lease', () => {
     expect(after?.history.scaleUpEvents).toEqual([{ timestamp: iso(T), change: 2 }]);
   });
 });
+
+describe('a tick whose deadline leaves work', () => {
+  it('says and counts what is left, and takes it first at the next tick', async () => {
+    await register();
+    const names = Array.from({ length: 10 }, (_, i) => `app-${String(i).padStart(2, '0')}`);
+    for (const name of names) {
+      await store.applySpec('prod', { ...web, metadata: { name, namespace: 'apps' }, spec: { ...web.spec, scaleTargetRef: { ...web.spec.scaleTargetRef, name } } }, new Date(T));
+      cluster.addTarget('apps', name, 2);
+    }
+    cluster.external.set('apps/jobs', 20);
+    // A slow API server: a scale read takes 150 ms, one autoscaler at a time, 1 s to the deadline (reads end 300 ms before).
+    cluster.log.delay.set('getScale', 150);
+    const slow: WorkerConfig = { periodSeconds: 2, options: { ...options, concurrency: 1 } };
+    let left: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const at = T + i * 2_000;
+      const before = cluster.log.calls.length;
+      const r = await handleWorkMessage(worker(fixedClock(iso(at))), slow, { ...tick(at), periodSeconds: 2 }, `w${i}`);
+      if (r.outcome !== 'synced') throw new Error(JSON.stringify(r));
+      // The order this tick read its targets in: what the last tick left comes first, in its order.
+      const read = cluster.log.calls.slice(before).filter((c) => c.op === 'getScale').map((c) => c.arg.split('/')[2]);
+      expect(read.slice(0, left.length)).toEqual(left.slice(0, read.length));
+      left = r.report.autoscalers.filter((a) => a.outcome === 'skipped').map((a) => a.name);
+      expect(left.length).toBeGreaterThan(0);
+      expect(r.report.counts.deferred).toBe(left.length);
+      expect(r.report.warnings.join('\n')).toContain(`the cycle deadline left ${left.length} of 10 autoscalers unevaluated; they go first at the next tick`);
+      // Deferred autoscalers are not evaluated and nothing of theirs is written.
+      for (const a of r.report.autoscalers.filter((x) => x.outcome === 'skipped')) expect(a).toMatchObject({ stored: 'skipped', patched: false, errors: [{ stage: 'deadline' }] });
+    }
+  });
+});
