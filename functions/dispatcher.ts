@@ -7,7 +7,9 @@ import { MetricUnit, type Metrics } from '@aws-lambda-powertools/metrics';
 import middy from '@middy/core';
 import type { Context, ScheduledEvent } from 'aws-lambda';
 import { loadFunctionConfig, type FunctionConfig } from '../lib/sync/config.js';
-import { planTicks } from '../lib/sync/dispatch.js';
+import { chooseShards, MAX_SCHEDULE_AGE_MS, planTicks } from '../lib/sync/dispatch.js';
+import type { ClusterConfig, ClusterIndex } from '../lib/sync/ports.js';
+import { publish } from './log.js';
 import { mirrorRegistry } from '../lib/sync/registry.js';
 import { createAdapters, createTelemetry, withConfig, type Adapters } from './adapters.js';
 import { redact } from './redact.js';
@@ -16,20 +18,68 @@ export interface DispatcherResult {
   sent: number;
   late: number;
   tooOld: boolean;
+  /** Shards per cluster this minute. */
+  shards?: Record<string, number>;
 }
 
 export function createDispatcherHandler(deps: { config: FunctionConfig; adapters: () => Adapters; logger: Logger; emf: Metrics; mirror?: boolean }) {
   let adapters: Adapters | undefined;
   const { logger, emf, config } = deps;
+  /** The counts this container last sent: what it keeps using while the table cannot be read. */
+  const lastSent = new Map<string, number>();
+
+  /**
+   * The clusters with the shard count of the coming minute (lib/sizing, from the counts the workers
+   * recorded), a change recorded in the cluster's index before any tick of it is sent: the workers
+   * check a tick's count against it.
+   */
+  async function sizeShards(a: Adapters, scheduled: Date): Promise<ClusterConfig[]> {
+    const minute = Math.floor(scheduled.getTime() / 60_000) * 60_000;
+    let indexes: Map<string, ClusterIndex>;
+    try {
+      indexes = await a.store.readIndexes(config.clusters.map((c) => c.name));
+    } catch (e) {
+      logger.error('shards', { shardsError: `reading the cluster indexes: ${redact((e as Error).message)}; this minute's ticks keep the last counts sent` });
+      emf.addMetric('Errors', MetricUnit.Count, 1);
+      publish(emf);
+      return config.clusters.map((c) => ({ ...c, shards: lastSent.get(c.name) ?? c.shards }));
+    }
+    const choices = chooseShards(config.clusters, indexes, minute, { memoryMb: config.workerMemoryMb, periodSeconds: config.syncPeriodSeconds });
+    const out: ClusterConfig[] = [];
+    for (const [i, choice] of choices.entries()) {
+      const c = config.clusters[i];
+      let shards = choice.shards;
+      if (choice.record) {
+        try {
+          await a.store.recordShardCount(c.name, choice.record);
+          logger.info('shards', { shards: { cluster: c.name, from: choice.record.previous, to: choice.record.k, since: new Date(minute).toISOString(), largest: choice.sizing.largest, capacity: choice.sizing.capacity } });
+        } catch (e) {
+          // Unrecorded, the new count would be refused by the workers: the minute keeps the old one.
+          shards = choice.record.previous ?? c.shards;
+          logger.error('shards', { shardsError: `recording ${choice.record.k} shards for cluster ${c.name}: ${redact((e as Error).message)}; kept ${shards}` });
+          emf.addMetric('Errors', MetricUnit.Count, 1);
+          publish(emf);
+        }
+      }
+      if (choice.sizing.over) {
+        logger.warn('shards', {
+          shards: { cluster: c.name, shards, largest: choice.sizing.largest, capacity: choice.sizing.capacity, advice: `a shard of ${choice.sizing.largest} autoscalers is more than one worker of ${config.workerMemoryMb} MB evaluates in half a period even when all of them change: raise the worker's memory (param memorySize); meanwhile what a deadline leaves goes first at the next tick` },
+        });
+      }
+      lastSent.set(c.name, shards);
+      out.push({ ...c, shards });
+    }
+    return out;
+  }
+
   return middy<ScheduledEvent, DispatcherResult, Error, Context>()
     .use(injectLambdaContext(logger))
     .handler(async (event) => {
       const a = (adapters ??= deps.adapters());
       const now = a.clock.now();
       const scheduled = event.time && !Number.isNaN(Date.parse(event.time)) ? new Date(event.time) : now;
-      const plan = planTicks(config.clusters, scheduled, now, config.syncPeriodSeconds);
-      const result: DispatcherResult = { sent: 0, late: plan.late, tooOld: plan.tooOld };
-      if (plan.tooOld) {
+      if (now.getTime() - scheduled.getTime() > MAX_SCHEDULE_AGE_MS) {
+        const result: DispatcherResult = { sent: 0, late: 0, tooOld: true };
         logger.warn('dispatch', { dispatch: { ...result, scheduledAt: scheduled.toISOString(), reason: 'the scheduled event is too old: its ticks are past' } });
         return result;
       }
@@ -43,9 +93,11 @@ export function createDispatcherHandler(deps: { config: FunctionConfig; adapters
           emf.publishStoredMetrics();
         }
       }
+      const clusters = await sizeShards(a, scheduled);
+      const plan = planTicks(clusters, scheduled, now, config.syncPeriodSeconds);
       await a.queue.send(plan.messages);
-      result.sent = plan.messages.length;
-      logger.info('dispatch', { dispatch: { ...result, scheduledAt: scheduled.toISOString(), shards: config.clusters.reduce((n, c) => n + c.shards, 0) } });
+      const result: DispatcherResult = { sent: plan.messages.length, late: plan.late, tooOld: false, shards: Object.fromEntries(clusters.map((c) => [c.name, c.shards])) };
+      logger.info('dispatch', { dispatch: { ...result, scheduledAt: scheduled.toISOString() } });
       return result;
     });
 }

@@ -121,6 +121,8 @@ export function logMessage(logger: Logger, emf: Metrics, result: Exclude<Message
   if (result.outcome === 'failed' || (result.outcome === 'dropped' && (result.why === 'unknownCluster' || result.why === 'future'))) {
     logger.error('message', line);
     addErrors(emf, 1);
+  } else if (result.outcome === 'rerouted') {
+    logger.info('message', line);
   } else {
     logger.warn('message', line);
     if (options.detailedMetrics) emf.addMetric('DroppedMessages', MetricUnit.Count, 1);

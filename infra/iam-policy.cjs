@@ -12,9 +12,12 @@ const FUNCTIONS = ['dispatcher', 'worker', 'stream', 'events'];
  * Attributes the worker writes (docs/architecture.md, and lib/store as it is: test/deploy/dynamo-iam.test.ts
  * checks every request of an end-to-end run): state items and the bucket index in `c#…` partitions
  * (`sel`: the target's selector, `cs`: a copy of a Kubernetes-defined autoscaler's spec for `shpa get`),
- * and the shard's CloudWatch answers kept for the deployment (`cw`)…
+ * the shard's CloudWatch answers kept for the deployment (`cw`) and its buckets' autoscaler counts (`n00`…`n15`)…
  */
-const SHARD_STATE_ATTRIBUTES = ['pk', 'sk', 'uid', 'v', 'sv', 'st', 'rec', 'open', 'off', 'up', 'dn', 'mt', 'ut', 'w', 'pend', 'log', 'src', 'ttl', 'sel', 'cs', 'b', 'cw'];
+const BUCKET_COUNT_ATTRIBUTES = Array.from({ length: 16 }, (_, b) => `n${String(b).padStart(2, '0')}`);
+const SHARD_STATE_ATTRIBUTES = ['pk', 'sk', 'uid', 'v', 'sv', 'st', 'rec', 'open', 'off', 'up', 'dn', 'mt', 'ut', 'w', 'pend', 'log', 'src', 'ttl', 'sel', 'cs', 'b', 'cw', ...BUCKET_COUNT_ATTRIBUTES];
+/** The shard count the dispatcher chose for a cluster, in its index item (lib/sizing). */
+const SHARD_COUNT_ATTRIBUTES = ['pk', 'sk', 'k', 'ks', 'kp'];
 /** …and the shard's cycle item (lease and what holds it, last tick, marker, what its deadline left) in `shard#…` partitions. */
 const SHARD_CYCLE_ATTRIBUTES = ['pk', 'sk', 'owner', 'exp', 'what', 'tick', 'at', 'left'];
 /** Spec attributes: only the specWriterArns principals write them (the table's resource policy). */
@@ -73,9 +76,14 @@ function statements(c) {
   worker.push(ownLogGroup('worker'));
 
   return {
-    // Mirrors the clusters param into the registry partition, and sends the ticks.
+    // Mirrors the clusters param into the registry partition, sizes each cluster's shards from its index item, and sends the ticks.
     dispatcher: [
       allow('ClusterRegistry', ['dynamodb:Query', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:DeleteItem'], table, leadingKeys('StringEquals', ['clusters'])),
+      allow('ReadClusterIndexes', ['dynamodb:BatchGetItem'], table, leadingKeys('StringEquals', c.clusters.map((cl) => `c#${cl.name}`))),
+      // Both under ForAllValues:StringEquals: one object, or the second key would replace the first.
+      allow('RecordShardCounts', ['dynamodb:UpdateItem'], table, {
+        'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': c.clusters.map((cl) => `c#${cl.name}`), 'dynamodb:Attributes': SHARD_COUNT_ATTRIBUTES },
+      }),
       sendWork,
       failureDestination,
       ownLogGroup('dispatcher'),

@@ -54,6 +54,8 @@ export interface LocalFunctionsOptions {
   retry?: Partial<RetryPolicy>;
   /** The worker's event source: concurrent invocations (the ESM's maximum concurrency). */
   workerConcurrency?: number;
+  /** The worker's memory the dispatcher sizes shards for (512). */
+  workerMemoryMb?: number;
   /** Every log line of every function, as it is written. */
   onLine?: (line: LogLine) => void;
 }
@@ -114,6 +116,7 @@ export async function startLocalFunctions(o: LocalFunctionsOptions): Promise<Loc
         ...o.options,
       },
       autoscalerMetrics: false,
+      workerMemoryMb: o.workerMemoryMb ?? 512,
     };
     const admin = createDynamoStore({ endpoint: o.dynamoEndpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, tableName: o.tableName });
     await ensureTable(admin.client, o.tableName, { stream: o.stream === 'dynamodb-local' });

@@ -4,6 +4,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { ConditionalCheckFailedException, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
+  BatchGetCommand,
   DeleteCommand,
   DynamoDBDocumentClient,
   GetCommand,
@@ -23,6 +24,9 @@ import {
   type AutoscalerStore,
   type BrokenRecord,
   type ClusterConfig,
+  type ClusterIndex,
+  type DispatchStore,
+  type ShardCountRecord,
   type ClusterSnapshot,
   type ClusterStateRecord,
   type LeaseOutcome,
@@ -32,7 +36,7 @@ import {
   type ShardSnapshot,
 } from '../sync/ports.js';
 import { logNeedsWrite } from '../sync/event-log.js';
-import { NAMESPACE_BUCKETS, bucketOf, bucketsOf, type ShardRef } from '../sync/shards.js';
+import { NAMESPACE_BUCKETS, SHARD_COUNTS, bucketOf, bucketsOf, type ShardRef } from '../sync/shards.js';
 import { createDynamoClient, type DynamoClientOptions } from './dynamo-client.js';
 import { DEFAULT_WRITE_POLICY, compactState, expandHistory, historyHorizonSeconds, needsWrite, type CompactState, type WritePolicy } from './history.js';
 import {
@@ -53,6 +57,7 @@ import { ShardCycles, type ShardCycleItem } from './shard-cycles.js';
 import { decodeSharedAnswers, encodeSharedAnswers, SHARED_ANSWERS_SK } from './shared-answers.js';
 import { decodeState, encodeState, type DecodedState, type StateFields } from './state-codec.js';
 import { DEFAULT_TABLE_NAME } from './table.js';
+import { WritePacer, writeUnitsOf, type PaceOptions } from './write-pacer.js';
 
 export type ApplyOutcome = 'created' | 'configured' | 'unchanged';
 export type StoredSpec = HorizontalPodAutoscaler | CloudWatchMetric;
@@ -70,6 +75,8 @@ export interface DynamoStoreOptions extends DynamoClientOptions {
   writePolicy?: Partial<WritePolicy>;
   /** The controller's --horizontal-pod-autoscaler-downscale-stabilization (seconds), for history pruning. */
   legacyDownscaleWindowSeconds?: number;
+  /** Write units per partition key (write-pacer.ts): 800 a second after a burst of 200. */
+  pace?: PaceOptions;
 }
 
 const EMPTY_HISTORY: ScalingHistory = { recommendations: null, scaleUpEvents: [], scaleDownEvents: [] };
@@ -95,7 +102,7 @@ interface BucketItems {
   shared?: Map<string, SharedMetricAnswer>;
 }
 
-export class DynamoStore implements AutoscalerStore {
+export class DynamoStore implements AutoscalerStore, DispatchStore {
   readonly tableName: string;
   readonly doc: DynamoDBDocumentClient;
   /** Write capacity units consumed so far, as DynamoDB reported them. */
@@ -105,6 +112,8 @@ export class DynamoStore implements AutoscalerStore {
   private readonly legacyWindow: number;
   private readonly seen = new Map<string, Seen>();
   private readonly cycles: ShardCycles;
+  /** Writes paced per partition key: no key past DynamoDB's 1,000 write units a second. */
+  readonly pacer: WritePacer;
 
   constructor(
     readonly client: DynamoDBClient,
@@ -115,16 +124,68 @@ export class DynamoStore implements AutoscalerStore {
     this.policy = { ...DEFAULT_WRITE_POLICY, ...o.writePolicy };
     this.legacyWindow = o.legacyDownscaleWindowSeconds ?? 300;
     this.cycles = new ShardCycles(this.doc, this.tableName);
+    this.pacer = new WritePacer(o.pace);
   }
 
   // ---- AutoscalerStore (the sync) ----
 
-  async loadShard(shard: ShardRef, opts: { now: Date; markerMs?: number; signal?: AbortSignal }): Promise<ShardSnapshot> {
+  async readIndex(cluster: string, signal?: AbortSignal): Promise<ClusterIndex> {
+    return decodeIndex(await this.getItem(bucketIndexKey(cluster), signal));
+  }
+
+  async readIndexes(clusters: string[], signal?: AbortSignal): Promise<Map<string, ClusterIndex>> {
+    const out = new Map<string, ClusterIndex>();
+    for (let i = 0; i < clusters.length; i += 100) {
+      let keys: ItemKey[] = clusters.slice(i, i + 100).map(bucketIndexKey);
+      // Unprocessed keys (throttling) are asked again; the SDK already backs off between attempts.
+      for (let round = 0; keys.length > 0 && round < 5; round++) {
+        const r = await this.doc.send(new BatchGetCommand({ RequestItems: { [this.tableName]: { Keys: keys, ConsistentRead: true } } }), { abortSignal: signal });
+        for (const item of r.Responses?.[this.tableName] ?? []) out.set(String(item.pk).slice('c#'.length), decodeIndex(item));
+        keys = (r.UnprocessedKeys?.[this.tableName]?.Keys ?? []) as ItemKey[];
+      }
+      if (keys.length > 0) throw new Error(`DynamoDB left ${keys.length} cluster indexes unread after 5 rounds (throttled)`);
+    }
+    for (const c of clusters) if (!out.has(c)) out.set(c, decodeIndex(undefined));
+    return out;
+  }
+
+  async recordBucketCounts(cluster: string, counts: ReadonlyMap<number, number>, signal?: AbortSignal): Promise<void> {
+    if (counts.size === 0) return;
+    const names: Record<string, string> = {};
+    const values: Record<string, number> = {};
+    const set = [...counts].map(([b, n]) => {
+      names[`#${countAttribute(b)}`] = countAttribute(b);
+      values[`:${countAttribute(b)}`] = n;
+      return `#${countAttribute(b)} = :${countAttribute(b)}`;
+    });
+    await this.doc.send(
+      new UpdateCommand({ TableName: this.tableName, Key: bucketIndexKey(cluster), UpdateExpression: `SET ${set.join(', ')}`, ExpressionAttributeNames: names, ExpressionAttributeValues: values }),
+      { abortSignal: signal },
+    );
+  }
+
+  async recordShardCount(cluster: string, record: ShardCountRecord, signal?: AbortSignal): Promise<void> {
+    const values: Record<string, number> = { ':k': record.k, ':ks': record.since };
+    if (record.previous !== undefined) values[':kp'] = record.previous;
+    await this.doc.send(
+      new UpdateCommand({
+        TableName: this.tableName,
+        Key: bucketIndexKey(cluster),
+        UpdateExpression: `SET #k = :k, #ks = :ks${record.previous !== undefined ? ', #kp = :kp' : ''}`,
+        ExpressionAttributeNames: { '#k': 'k', '#ks': 'ks', ...(record.previous !== undefined ? { '#kp': 'kp' } : {}) },
+        ExpressionAttributeValues: values,
+      }),
+      { abortSignal: signal },
+    );
+  }
+
+  async loadShard(shard: ShardRef, opts: { now: Date; markerMs?: number; index?: ClusterIndex; signal?: AbortSignal }): Promise<ShardSnapshot> {
     const owned = new Set(bucketsOf(shard));
-    const buckets = (await this.nonEmptyBuckets(shard.cluster, opts.signal)).filter((b) => owned.has(b));
+    const index = opts.index ?? (await this.readIndex(shard.cluster, opts.signal));
+    const buckets = index.buckets.filter((b) => owned.has(b));
     const limit = pLimit(8);
     const parts = await Promise.all(buckets.map((b) => limit(() => this.readBucket(shard.cluster, b, opts.signal))));
-    const snapshot: ShardSnapshot = { autoscalers: [], clusterStates: [], cloudWatchMetrics: [], broken: [], buckets, sharedAnswers: new Map() };
+    const snapshot: ShardSnapshot = { autoscalers: [], clusterStates: [], cloudWatchMetrics: [], broken: [], buckets, index, sharedAnswers: new Map() };
     for (const part of parts) {
       this.decodeBucket(shard.cluster, part, opts.now.getTime(), opts.markerMs, snapshot);
       // Kept where the shard's first bucket was when written (K or the buckets may have changed since): the newest of each wins.
@@ -134,19 +195,21 @@ export class DynamoStore implements AutoscalerStore {
   }
 
   async saveSharedAnswers(shard: ShardRef, bucket: number, answers: ReadonlyMap<string, SharedMetricAnswer>, signal?: AbortSignal): Promise<void> {
-    const r = await this.doc.send(
-      new UpdateCommand({
-        TableName: this.tableName,
-        Key: { pk: bucketPk(shard.cluster, bucket), sk: SHARED_ANSWERS_SK },
-        UpdateExpression: 'SET #cw = :cw',
-        ExpressionAttributeNames: { '#cw': 'cw' },
-        ExpressionAttributeValues: { ':cw': encodeSharedAnswers(answers) },
-        ReturnConsumedCapacity: 'TOTAL',
-      }),
-      { abortSignal: signal },
+    const pk = bucketPk(shard.cluster, bucket);
+    const cw = encodeSharedAnswers(answers);
+    await this.paced(pk, cw.length, signal, () =>
+      this.doc.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: { pk, sk: SHARED_ANSWERS_SK },
+          UpdateExpression: 'SET #cw = :cw',
+          ExpressionAttributeNames: { '#cw': 'cw' },
+          ExpressionAttributeValues: { ':cw': cw },
+          ReturnConsumedCapacity: 'TOTAL',
+        }),
+        { abortSignal: signal },
+      ),
     );
-    this.writes++;
-    this.writeUnits += r.ConsumedCapacity?.CapacityUnits ?? 0;
   }
 
   async saveState(record: AutoscalerRecord, update: AutoscalerStateUpdate, now: Date, opts: SaveOptions): Promise<number> {
@@ -348,13 +411,6 @@ export class DynamoStore implements AutoscalerStore {
     return `${cluster}/${namespace}/${name}`;
   }
 
-  private async nonEmptyBuckets(cluster: string, signal?: AbortSignal): Promise<number[]> {
-    const item = await this.getItem(bucketIndexKey(cluster), signal);
-    const set = item?.b;
-    if (!(set instanceof Set)) return [];
-    return [...set].filter((b): b is number => typeof b === 'number' && Number.isInteger(b) && b >= 0 && b < NAMESPACE_BUCKETS).sort((a, b) => a - b);
-  }
-
   private async addBucket(cluster: string, bucket: number, signal?: AbortSignal): Promise<void> {
     await this.doc.send(
       new UpdateCommand({
@@ -541,25 +597,41 @@ export class DynamoStore implements AutoscalerStore {
     const condition = version === 0 ? 'attribute_not_exists(pk)' : '#v = :expected';
     if (version !== 0) values[':expected'] = version;
     try {
-      const r = await this.doc.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: { pk: item.pk, sk: item.sk },
-          UpdateExpression: `SET ${set.join(', ')}${remove.length ? ` REMOVE ${remove.join(', ')}` : ''}`,
-          ConditionExpression: condition,
-          ExpressionAttributeNames: names,
-          ExpressionAttributeValues: values,
-          ReturnConsumedCapacity: 'TOTAL',
-        }),
-        { abortSignal: signal },
+      await this.paced(item.pk, JSON.stringify(values).length, signal, () =>
+        this.doc.send(
+          new UpdateCommand({
+            TableName: this.tableName,
+            Key: { pk: item.pk, sk: item.sk },
+            UpdateExpression: `SET ${set.join(', ')}${remove.length ? ` REMOVE ${remove.join(', ')}` : ''}`,
+            ConditionExpression: condition,
+            ExpressionAttributeNames: names,
+            ExpressionAttributeValues: values,
+            ReturnConsumedCapacity: 'TOTAL',
+          }),
+          { abortSignal: signal },
+        ),
       );
-      this.writes++;
-      this.writeUnits += r.ConsumedCapacity?.CapacityUnits ?? 0;
       return;
     } catch (e) {
       if (!(e instanceof ConditionalCheckFailedException)) throw e;
     }
     if ((await this.getItem({ pk: item.pk, sk: item.sk }, signal))?.w !== token) throw conflict();
+  }
+
+  /** A write of about `bytes`, paced on its partition key (write-pacer.ts), its units counted. */
+  private async paced<T extends { ConsumedCapacity?: { CapacityUnits?: number } }>(pk: string, bytes: number, signal: AbortSignal | undefined, write: () => Promise<T>): Promise<T> {
+    const units = writeUnitsOf(bytes);
+    await this.pacer.take(pk, units, signal);
+    let consumed: number | undefined;
+    try {
+      const r = await write();
+      consumed = r.ConsumedCapacity?.CapacityUnits;
+      this.writes++;
+      this.writeUnits += consumed ?? 0;
+      return r;
+    } finally {
+      this.pacer.settle(pk, units, consumed);
+    }
   }
 
   /** Metric refreshes spread over the second half of the maximum age, so they do not all fall in one cycle. */
@@ -568,6 +640,26 @@ export class DynamoStore implements AutoscalerStore {
     const h = createHash('sha1').update(key).digest().readUInt32BE(0);
     return { ...this.policy, metricsMaxAgeMs: this.policy.metricsMaxAgeMs - (half > 0 ? h % half : 0) };
   }
+}
+
+/** A bucket's autoscaler count in the index item: n00 … n15. */
+const countAttribute = (bucket: number) => `n${String(bucket).padStart(2, '0')}`;
+
+/** The index item as the sync uses it; values of the wrong type or range are left out, never obeyed. */
+function decodeIndex(item: Record<string, unknown> | undefined): ClusterIndex {
+  const valid = (b: unknown): b is number => typeof b === 'number' && Number.isInteger(b) && b >= 0 && b < NAMESPACE_BUCKETS;
+  const set = item?.b;
+  const buckets = set instanceof Set ? [...set].filter(valid).sort((a, b) => a - b) : [];
+  const counts = Array.from({ length: NAMESPACE_BUCKETS }, (_, b) => {
+    const n = item?.[countAttribute(b)];
+    return typeof n === 'number' && Number.isInteger(n) && n >= 0 ? n : 0;
+  });
+  const index: ClusterIndex = { buckets, counts };
+  const isK = (k: unknown): k is number => typeof k === 'number' && (SHARD_COUNTS as readonly number[]).includes(k);
+  if (isK(item?.k) && typeof item?.ks === 'number' && Number.isFinite(item.ks)) {
+    index.shards = { k: item.k, since: item.ks, ...(isK(item.kp) ? { previous: item.kp } : {}) };
+  }
+  return index;
 }
 
 /** Display-only JSON: undefined when it does not parse. */

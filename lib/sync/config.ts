@@ -35,6 +35,8 @@ export interface FunctionConfig {
   options: SyncOptions;
   /** Per-autoscaler EMF metrics (two custom metrics each). */
   autoscalerMetrics: boolean;
+  /** The worker's memory (MB): its CPU share, which sizes shards (lib/sizing). */
+  workerMemoryMb: number;
 }
 
 export class ConfigError extends Error {
@@ -53,7 +55,8 @@ export function isSyncPeriod(p: number): boolean {
 /**
  * AWS_REGION; SHPA_TABLE; SHPA_QUEUE_URL; SHPA_CLUSTERS: JSON list of {name, region?, roleArn?, shards?, namespaces?};
  * SHPA_SYNC_PERIOD_SECONDS (15); SHPA_DRY_RUN (false); SHPA_CONCURRENCY (32); SHPA_CONTROLLER_SETTINGS (JSON);
- * SHPA_AUTOSCALER_SOURCES ("table,cluster"); SHPA_DECISION_LOG_SECONDS (300); SHPA_AUTOSCALER_METRICS (false).
+ * SHPA_AUTOSCALER_SOURCES ("table,cluster"); SHPA_DECISION_LOG_SECONDS (300); SHPA_AUTOSCALER_METRICS (false);
+ * SHPA_WORKER_MEMORY_MB (512).
  */
 export function loadFunctionConfig(env: Record<string, string | undefined>, needs: { table?: boolean; queue?: boolean } = {}): FunctionConfig {
   const region = env.AWS_REGION ?? env.AWS_DEFAULT_REGION;
@@ -82,6 +85,7 @@ export function loadFunctionConfig(env: Record<string, string | undefined>, need
       decisionLogSeconds: integer(env, 'SHPA_DECISION_LOG_SECONDS', 300, 0, 86_400),
     },
     autoscalerMetrics: boolean(env, 'SHPA_AUTOSCALER_METRICS'),
+    workerMemoryMb: integer(env, 'SHPA_WORKER_MEMORY_MB', 512, 128, 10_240),
   };
 }
 

@@ -7,7 +7,7 @@ import type { SyncOptions } from './config.js';
 import { Deadline, DeadlineExceededError } from './deadline.js';
 import { evaluateUnit, type EvalContext } from './evaluate.js';
 import type { EvaluateTarget } from './messages.js';
-import type { AutoscalerStore, Clock, ClusterAccess, ClusterConfig, KubernetesAutoscaler, MetricQuery, MetricReadOptions, MetricsAccess, ShardSnapshot } from './ports.js';
+import type { AutoscalerStore, Clock, ClusterAccess, ClusterConfig, ClusterIndex, KubernetesAutoscaler, MetricQuery, MetricReadOptions, MetricsAccess, ShardSnapshot } from './ports.js';
 import { CycleReads } from './reads.js';
 import { countOutcomes, emptyCalls, errorText, isDeferred, type CycleReport } from './report.js';
 import pLimit from 'p-limit';
@@ -36,6 +36,8 @@ export interface ShardCycleRequest {
   markerMs?: number;
   /** Autoscalers ("namespace/name") the previous tick left unevaluated: evaluated first. */
   first?: readonly string[];
+  /** The cluster's index as the worker read it (the load reads it when absent). */
+  index?: ClusterIndex;
   periodSeconds: number;
   options: SyncOptions;
 }
@@ -62,7 +64,7 @@ export async function runShardCycle(deps: CycleDeps, req: ShardCycleRequest): Pr
     const { sources } = req.options;
     calls.loadShard++;
     const [loaded, objects] = await Promise.all([
-      settle(deadline.race(`loading shard ${report.shard}`, deps.store.loadShard(req.shard, { now, markerMs: req.markerMs, signal: deadline.signal }))),
+      settle(deadline.race(`loading shard ${report.shard}`, deps.store.loadShard(req.shard, { now, markerMs: req.markerMs, ...(req.index ? { index: req.index } : {}), signal: deadline.signal }))),
       sources.cluster ? listObjects(deps, req, deadline, calls) : Promise.resolve(undefined),
     ]);
     if ('error' in loaded) {
@@ -143,6 +145,12 @@ export async function runShardCycle(deps: CycleDeps, req: ShardCycleRequest): Pr
       );
     }
     await keeping;
+    // What the dispatcher sizes shards by: a tick that saw every autoscaler of its buckets records how many each holds.
+    if (req.trigger.kind === 'tick' && (!sources.cluster || listed)) {
+      await recordCounts(deps.store, req, loaded.value, shard.units, deadline).catch((e: unknown) => {
+        report.warnings.push(`recording the shard's autoscaler counts: ${errorText(e)} (the next tick records them)`);
+      });
+    }
     for (const orphan of shard.orphans) {
       try {
         await deps.store.expireState(req.cluster.name, orphan, now, deadline.signal);
@@ -174,6 +182,14 @@ async function keepSharedAnswers(store: AutoscalerStore, req: ShardCycleRequest,
   const same = next.size === loaded.sharedAnswers.size && [...next].every(([k, a]) => loaded.sharedAnswers.get(k)?.end === a.end);
   if (same) return;
   await store.saveSharedAnswers(req.shard, home, next, deadline.signal);
+}
+
+/** Records the autoscalers of each bucket the shard owns, where they changed. */
+async function recordCounts(store: AutoscalerStore, req: ShardCycleRequest, loaded: ShardSnapshot, units: Unit[], deadline: Deadline): Promise<void> {
+  const now = new Map(bucketsOf(req.shard).map((b) => [b, 0]));
+  for (const u of units) now.set(bucketOf(u.record.namespace), (now.get(bucketOf(u.record.namespace)) ?? 0) + 1);
+  const changed = new Map([...now].filter(([b, n]) => loaded.index.counts[b] !== n));
+  if (changed.size > 0) await store.recordBucketCounts(req.cluster.name, changed, deadline.signal);
 }
 
 /** The cycle's metric reads: answered by the reads' deadline; an alarm's readers read what it evaluated. */

@@ -1,9 +1,10 @@
 // The dispatcher's plan: for every shard, one tick message per tick of the coming minute,
 // delayed to its exact second (SQS DelaySeconds), so that each shard's cycles are one sync
 // period apart. Pure: the handler sends what this returns.
+import { shardCountFor, type Sizing } from '../sizing/shard-sizing.cjs';
 import type { TickMessage } from './messages.js';
-import type { ClusterConfig } from './ports.js';
-import { shardId, shardsOf } from './shards.js';
+import type { ClusterConfig, ClusterIndex, ShardCountRecord } from './ports.js';
+import { shardCountAt, shardId, shardsOf } from './shards.js';
 
 /** A scheduled event older than this is not acted on: its ticks are past (a throttled, retried event). */
 export const MAX_SCHEDULE_AGE_MS = 60_000;
@@ -45,4 +46,30 @@ export function planTicks(clusters: ClusterConfig[], scheduledAt: Date, now: Dat
     }
   }
   return plan;
+}
+
+/** One cluster's shard count for the coming minute. */
+export interface ShardChoice {
+  cluster: string;
+  /** What the ticks of the minute carry. */
+  shards: number;
+  /** A new count to record in the cluster's index before the ticks are sent; absent when unchanged. */
+  record?: ShardCountRecord;
+  sizing: Sizing;
+}
+
+/**
+ * The shard count of each cluster for the minute starting at `minuteMs`, from the autoscalers its
+ * buckets held at their last ticks (lib/sizing), never below the deploy's `shards`. A change
+ * applies from the minute's first tick; the ticks of the minute before keep the count they had.
+ */
+export function chooseShards(clusters: ClusterConfig[], indexes: ReadonlyMap<string, ClusterIndex>, minuteMs: number, o: { memoryMb: number; periodSeconds: number }): ShardChoice[] {
+  return clusters.map((c) => {
+    const index = indexes.get(c.name) ?? { buckets: [], counts: [] };
+    const current = shardCountAt(index, c.shards, minuteMs);
+    const sizing = shardCountFor(index.counts, { memoryMb: o.memoryMb, periodSeconds: o.periodSeconds, floor: c.shards, current });
+    const choice: ShardChoice = { cluster: c.name, shards: sizing.shards, sizing };
+    if (sizing.shards !== current) choice.record = { k: sizing.shards, since: minuteMs, previous: current };
+    return choice;
+  });
 }

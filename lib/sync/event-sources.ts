@@ -21,6 +21,8 @@ export interface SpecChange {
   at: Date;
 }
 
+// The shard count an event is sent with is the deploy's floor: when the dispatcher has cut the
+// cluster finer (lib/sizing), the worker sends it on to the shards in use (evaluationsByShard).
 export function fromSpecChanges(changes: SpecChange[], clusters: ClusterConfig[]): Planned {
   const byShard = new Map<string, { targets: EvaluateTarget[]; at: number }>();
   const ignored: string[] = [];
@@ -105,11 +107,22 @@ function evaluatedEnd(reasonData: unknown): number | undefined {
   return starts.length > 0 ? Math.max(...starts) + data.period * 1000 : undefined;
 }
 
-function evaluations(shard: string, targets: EvaluateTarget[], reason: string, at: Date): { body: string; delaySeconds: number }[] {
+function evaluations(shard: string, targets: EvaluateTarget[], reason: string, at: Date, attempt = 1): { body: string; delaySeconds: number }[] {
   const out: { body: string; delaySeconds: number }[] = [];
   for (let i = 0; i < targets.length; i += MAX_TARGETS_PER_MESSAGE) {
-    const msg: EvaluateMessage = { kind: 'evaluate', shard, targets: targets.slice(i, i + MAX_TARGETS_PER_MESSAGE), reason, at: at.toISOString(), attempt: 1 };
+    const msg: EvaluateMessage = { kind: 'evaluate', shard, targets: targets.slice(i, i + MAX_TARGETS_PER_MESSAGE), reason, at: at.toISOString(), attempt };
     out.push({ body: JSON.stringify(msg), delaySeconds: 0 });
   }
   return out;
+}
+
+/** The messages that evaluate these targets of a cluster cut into `count` shards: named autoscalers in their namespace's shard, alarms in every shard. */
+export function evaluationsByShard(cluster: string, count: number, targets: EvaluateTarget[], reason: string, at: Date, attempt: number): { body: string; delaySeconds: number }[] {
+  const byShard = new Map<string, EvaluateTarget[]>();
+  const add = (shard: string, t: EvaluateTarget) => byShard.set(shard, [...(byShard.get(shard) ?? []), t]);
+  for (const t of targets) {
+    if (t.kind === 'alarm') for (const s of shardsOf(cluster, count)) add(shardId(s), t);
+    else add(shardId(shardOfNamespace(cluster, count, t.namespace)), t);
+  }
+  return [...byShard].flatMap(([shard, list]) => evaluations(shard, list, reason, at, attempt));
 }

@@ -111,6 +111,24 @@ export interface SharedMetricAnswer {
   messages?: string[];
 }
 
+/** The shard count a cluster is cut into from a tick on (epoch ms), and the one before it. */
+export interface ShardCountRecord {
+  k: number;
+  since: number;
+  previous?: number;
+}
+
+/**
+ * A cluster's index item: the buckets that hold anything, how many autoscalers each held at its
+ * shard's last tick (what the dispatcher sizes shards by), and the shard count in use.
+ */
+export interface ClusterIndex {
+  buckets: number[];
+  /** Autoscalers per bucket (16 entries; 0 where none was recorded). */
+  counts: number[];
+  shards?: ShardCountRecord;
+}
+
 export interface ShardSnapshot {
   /** Autoscalers whose spec is in the table, with their state. */
   autoscalers: AutoscalerRecord[];
@@ -118,8 +136,9 @@ export interface ShardSnapshot {
   clusterStates: ClusterStateRecord[];
   cloudWatchMetrics: CloudWatchMetric[];
   broken: BrokenRecord[];
-  /** The non-empty buckets read. */
+  /** The non-empty buckets read, of the index the load used. */
   buckets: number[];
+  index: ClusterIndex;
   /** Metric answers the shard's cycles kept (saveSharedAnswers), by query key. */
   sharedAnswers: Map<string, SharedMetricAnswer>;
 }
@@ -184,8 +203,12 @@ export class VersionConflictError extends Error {
 }
 
 export interface AutoscalerStore {
-  /** The shard's autoscalers, states and CloudWatchMetric objects: one Query per non-empty bucket. */
-  loadShard(shard: ShardRef, opts: { now: Date; markerMs?: number; signal?: AbortSignal }): Promise<ShardSnapshot>;
+  /** The cluster's index item, read consistently. */
+  readIndex(cluster: string, signal?: AbortSignal): Promise<ClusterIndex>;
+  /** The shard's autoscalers, states and CloudWatchMetric objects: one Query per non-empty bucket (of `index`, read when not given). */
+  loadShard(shard: ShardRef, opts: { now: Date; markerMs?: number; index?: ClusterIndex; signal?: AbortSignal }): Promise<ShardSnapshot>;
+  /** Records how many autoscalers these buckets hold (bucket → count). */
+  recordBucketCounts(cluster: string, counts: ReadonlyMap<number, number>, signal?: AbortSignal): Promise<void>;
   /** Conditional on record.version; throws VersionConflictError when it lost a race. Returns the new version. */
   saveState(record: AutoscalerRecord, update: AutoscalerStateUpdate, now: Date, opts: SaveOptions): Promise<number>;
   /** The spec item's current version (table autoscalers), read consistently: an apply since the load is seen. */
@@ -201,6 +224,12 @@ export interface AutoscalerStore {
    * its deadline left for the next tick when given ([] clears them; undefined leaves them as they are).
    */
   releaseShard(shardId: string, owner: string, opts: { markerMs?: number; deferred?: string[]; signal?: AbortSignal }): Promise<void>;
+}
+
+/** What the dispatcher reads and writes: every cluster's index, and the shard count it chose. */
+export interface DispatchStore {
+  readIndexes(clusters: string[], signal?: AbortSignal): Promise<Map<string, ClusterIndex>>;
+  recordShardCount(cluster: string, record: ShardCountRecord, signal?: AbortSignal): Promise<void>;
 }
 
 /** An error from the cluster API, with the HTTP status when there was one. */

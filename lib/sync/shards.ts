@@ -1,10 +1,13 @@
 // Shards: a cluster's namespaces fall into 16 fixed buckets, and a cluster is cut into
 // K shards (K divides 16); shard i owns the buckets b with b mod K = i. A bucket is one
 // DynamoDB partition, so a partition belongs to exactly one shard whatever K is, and K
-// can change at any deploy without moving stored items (docs/architecture.md).
+// can change at any minute without moving stored items (docs/architecture.md); how many
+// is lib/sizing's choice.
 
-export const NAMESPACE_BUCKETS = 16;
-export const SHARD_COUNTS = [1, 2, 4, 8, 16] as const;
+import { NAMESPACE_BUCKETS, SHARD_COUNTS } from '../sizing/shard-sizing.cjs';
+import type { ClusterIndex } from './ports.js';
+
+export { NAMESPACE_BUCKETS, SHARD_COUNTS };
 
 export interface ShardRef {
   cluster: string;
@@ -63,4 +66,15 @@ export function parseShardId(id: string): ShardRef {
   if (!isShardCount(count) || count === 1) throw new ShardIdError(`shard "${id}": K must be one of 2, 4, 8, 16`);
   if (index >= count) throw new ShardIdError(`shard "${id}": index ${index} is not below ${count}`);
   return { cluster: m[1], index, count };
+}
+
+/**
+ * The shard count of a cluster at a tick (epoch ms), or now: the dispatcher's choice recorded in
+ * its index (from its first tick on; the one before for earlier ticks), else the deploy's floor.
+ */
+export function shardCountAt(index: ClusterIndex, floor: number, tickMs?: number): number {
+  const s = index.shards;
+  if (!s) return floor;
+  if (tickMs !== undefined && tickMs < s.since) return s.previous ?? floor;
+  return s.k;
 }

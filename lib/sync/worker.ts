@@ -8,9 +8,10 @@ import type { SyncOptions } from './config.js';
 import { runShardCycle, type CycleTrigger } from './cycle.js';
 import { Deadline, leaseMs } from './deadline.js';
 import { MAX_EVALUATE_ATTEMPTS, type EvaluateMessage, type EvaluateTarget, type WorkMessage } from './messages.js';
-import type { AutoscalerStore, Clock, ClusterAccess, ClusterConfig, MetricsAccess, WorkQueue } from './ports.js';
+import type { AutoscalerStore, Clock, ClusterAccess, ClusterConfig, ClusterIndex, MetricsAccess, WorkQueue } from './ports.js';
 import { errorText, isDeferred, type CycleReport } from './report.js';
-import { parseShardId, shardId } from './shards.js';
+import { evaluationsByShard } from './event-sources.js';
+import { parseShardId, shardCountAt, shardId } from './shards.js';
 
 /** Where a worker finds a cluster's configuration (the deploy's parameter, or a local registry). */
 export interface ClusterDirectory {
@@ -36,6 +37,8 @@ export type MessageResult =
   | { outcome: 'synced'; shard: string; report: CycleReport; requeued: number }
   /** Dropped: late, duplicate or stale; counted, never retried. */
   | { outcome: 'dropped'; shard: string; why: 'late' | 'duplicate' | 'future' | 'unknownCluster' | 'staleShard' | 'tooOld' | 'gaveUp'; detail: string }
+  /** An evaluation for a shard count no longer in use, sent on to the shards in use. */
+  | { outcome: 'rerouted'; shard: string; to: string[]; detail: string }
   /** The shard's previous cycle still runs: a tick is skipped, an evaluation sent again. */
   | { outcome: 'busy'; shard: string; holder: string; requeued: boolean; detail: string }
   /** The cycle could not run or load: the invocation should fail (and the message be retried). */
@@ -60,8 +63,6 @@ export async function handleWorkMessage(deps: WorkerDeps, config: WorkerConfig, 
     return { outcome: 'failed', shard, error: `reading the cluster registry (cluster ${ref.cluster}): ${errorText(e)}` };
   }
   if (!cluster) return { outcome: 'dropped', shard, why: 'unknownCluster', detail: `cluster ${ref.cluster} is not configured for this deploy` };
-  // K changed since the message was sent: its shard no longer exists (the current shards cover its buckets).
-  if (cluster.shards !== ref.count) return { outcome: 'dropped', shard, why: 'staleShard', detail: `cluster ${cluster.name} is now cut into ${cluster.shards} shards` };
 
   let trigger: CycleTrigger;
   let deadlineMs: number;
@@ -80,11 +81,25 @@ export async function handleWorkMessage(deps: WorkerDeps, config: WorkerConfig, 
 
   // One DynamoDB call may retry for 4 × 3 s: past the deadline it is cancelled and said, never cut off by the Lambda timeout.
   const leaseDeadline = new Deadline(new Date(deadlineMs), deps.clock);
+  let index: ClusterIndex;
   let lease;
   try {
-    lease = await deps.store.acquireShard(shard, { owner, now, leaseMs: leaseMs(periodMs), signal: leaseDeadline.signal, ...(trigger.kind === 'tick' ? { tick: trigger.tick } : {}) });
-  } catch (e) {
-    return { outcome: 'failed', shard, error: `taking the lease of shard ${shard}: ${dynamoError(e, leaseDeadline.signal, deadlineMs - now.getTime())}` };
+    try {
+      index = await deps.store.readIndex(cluster.name, leaseDeadline.signal);
+    } catch (e) {
+      return { outcome: 'failed', shard, error: `reading the index of cluster ${cluster.name}: ${dynamoError(e, leaseDeadline.signal, deadlineMs - now.getTime())}` };
+    }
+    // The shard count changes with the cluster (lib/sizing): a message of another count names a shard that no longer exists.
+    const count = shardCountAt(index, cluster.shards, trigger.kind === 'tick' ? trigger.tick.getTime() : undefined);
+    if (count !== ref.count) {
+      if (msg.kind === 'tick') return { outcome: 'dropped', shard, why: 'staleShard', detail: `cluster ${cluster.name} is cut into ${count} shards at this tick` };
+      return reroute(deps, msg, count);
+    }
+    try {
+      lease = await deps.store.acquireShard(shard, { owner, now, leaseMs: leaseMs(periodMs), signal: leaseDeadline.signal, ...(trigger.kind === 'tick' ? { tick: trigger.tick } : {}) });
+    } catch (e) {
+      return { outcome: 'failed', shard, error: `taking the lease of shard ${shard}: ${dynamoError(e, leaseDeadline.signal, deadlineMs - now.getTime())}` };
+    }
   } finally {
     leaseDeadline.dispose();
   }
@@ -115,6 +130,7 @@ export async function handleWorkMessage(deps: WorkerDeps, config: WorkerConfig, 
         trigger,
         deadline: new Date(deadlineMs),
         markerMs: lease.markerMs,
+        index,
         ...(trigger.kind === 'tick' && lease.deferred ? { first: lease.deferred } : {}),
         periodSeconds: config.periodSeconds,
         options: config.options,
@@ -153,6 +169,19 @@ export async function handleWorkMessage(deps: WorkerDeps, config: WorkerConfig, 
 /** A failed lease call; when its deadline cancelled it, said as the timeout it is. */
 function dynamoError(e: unknown, signal: AbortSignal, allowedMs: number): string {
   return signal.aborted ? `DynamoDB timed out: no success within the ${allowedMs} ms the cycle allows (${errorText(e)})` : errorText(e);
+}
+
+/** An evaluation sent to a shard of an old count: sent again, at once, to the shards that now hold its autoscalers. */
+async function reroute(deps: WorkerDeps, msg: EvaluateMessage, count: number): Promise<MessageResult> {
+  const { cluster } = parseShardId(msg.shard);
+  const messages = evaluationsByShard(cluster, count, msg.targets, msg.reason, new Date(msg.at), msg.attempt);
+  const to = messages.map((m) => (JSON.parse(m.body) as EvaluateMessage).shard);
+  try {
+    await deps.queue.send(messages);
+  } catch (e) {
+    return { outcome: 'failed', shard: msg.shard, error: `sending the evaluation on to shards ${to.join(', ')} of cluster ${cluster} (now cut into ${count}): ${errorText(e)}` };
+  }
+  return { outcome: 'rerouted', shard: msg.shard, to, detail: `cluster ${cluster} is now cut into ${count} shards: sent on to ${to.join(', ')}` };
 }
 
 /** Sends a message again a second later; false when it could not be sent (the next tick covers it). */

@@ -48,8 +48,9 @@ const WORK_QUEUE = 'GetAtt WorkQueue.Arn';
 const FAILED_EVENTS = 'GetAtt FailedEventsQueue.Arn';
 const logs = (fn: string) => [`logs:CreateLogStream ${logGroupArn(fn)}`, `logs:PutLogEvents ${logGroupArn(fn)}`];
 const eni = 'arn:${AWS::Partition}:ec2:${AWS::Region}:${AWS::AccountId}:';
-const STATE_ATTRIBUTES = ['pk', 'sk', 'uid', 'v', 'sv', 'st', 'rec', 'open', 'off', 'up', 'dn', 'mt', 'ut', 'w', 'pend', 'log', 'src', 'ttl', 'sel', 'cs', 'b'];
-const CYCLE_ATTRIBUTES = ['pk', 'sk', 'owner', 'exp', 'what', 'tick', 'at'];
+// the shard's kept CloudWatch answers (cw) and the autoscalers of each bucket (n00 … n15) are the worker's too
+const STATE_ATTRIBUTES = ['pk', 'sk', 'uid', 'v', 'sv', 'st', 'rec', 'open', 'off', 'up', 'dn', 'mt', 'ut', 'w', 'pend', 'log', 'src', 'ttl', 'sel', 'cs', 'b', 'cw', ...Array.from({ length: 16 }, (_, b) => `n${String(b).padStart(2, '0')}`)];
+const CYCLE_ATTRIBUTES = ['pk', 'sk', 'owner', 'exp', 'what', 'tick', 'at', 'left'];
 /** Resource types that take no Tags property (stack tags reach those AWS can tag at deploy). */
 const UNTAGGABLE = ['AWS::Events::Rule', 'AWS::Lambda::Permission', 'AWS::Lambda::EventInvokeConfig', 'AWS::SQS::QueuePolicy', 'AWS::CloudWatch::Dashboard', 'AWS::S3::BucketPolicy'];
 
@@ -95,7 +96,9 @@ describe('osls package: the configuration of the issue', () => {
     it('gives each function the environment docs/architecture.md lists, and SHPA_CLUSTERS as the JSON the functions parse', () => {
       const common = ['POWERTOOLS_LOG_LEVEL', 'POWERTOOLS_METRICS_NAMESPACE', 'POWERTOOLS_SERVICE_NAME', 'SHPA_CLUSTERS', 'SHPA_METRICS_NAMESPACE', 'SHPA_QUEUE_URL'];
       const keys = (f: string) => Object.keys(fn(t, f).Environment.Variables as Json).sort();
-      expect(keys('dispatcher')).toEqual([...common, 'SHPA_SYNC_PERIOD_SECONDS', 'SHPA_TABLE'].sort());
+      // the dispatcher sizes shards for the worker's memory
+      expect(keys('dispatcher')).toEqual([...common, 'SHPA_SYNC_PERIOD_SECONDS', 'SHPA_TABLE', 'SHPA_WORKER_MEMORY_MB'].sort());
+      expect(fn(t, 'dispatcher').Environment.Variables).toMatchObject({ SHPA_WORKER_MEMORY_MB: '512' });
       expect(keys('stream')).toEqual([...common, 'SHPA_TABLE'].sort());
       expect(keys('events')).toEqual(common);
       expect(keys('worker')).toEqual(
@@ -298,11 +301,25 @@ describe('osls package: the configuration of the issue', () => {
   });
 
   describe('5. least privilege, exactly', () => {
-    it('allows the dispatcher the registry partition, the queue, its failure destination and its log group', () => {
+    it('allows the dispatcher the registry partition, its clusters\' index items (the shard count only), the queue, its failure destination and its log group', () => {
       expect(grants(t, 'DispatcherRole')).toEqual(
-        [`dynamodb:DeleteItem ${TABLE}`, `dynamodb:GetItem ${TABLE}`, `dynamodb:PutItem ${TABLE}`, `dynamodb:Query ${TABLE}`, `sqs:SendMessage ${FAILED_EVENTS}`, `sqs:SendMessage ${WORK_QUEUE}`, ...logs('dispatcher')].sort(),
+        [
+          `dynamodb:BatchGetItem ${TABLE}`,
+          `dynamodb:DeleteItem ${TABLE}`,
+          `dynamodb:GetItem ${TABLE}`,
+          `dynamodb:PutItem ${TABLE}`,
+          `dynamodb:Query ${TABLE}`,
+          `dynamodb:UpdateItem ${TABLE}`,
+          `sqs:SendMessage ${FAILED_EVENTS}`,
+          `sqs:SendMessage ${WORK_QUEUE}`,
+          ...logs('dispatcher'),
+        ].sort(),
       );
-      expect(statementsBySid(t, 'DispatcherRole').ClusterRegistry.Condition).toEqual({ 'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': ['clusters'] } });
+      const sids = statementsBySid(t, 'DispatcherRole');
+      expect(sids.ClusterRegistry.Condition).toEqual({ 'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': ['clusters'] } });
+      const indexes = ['c#prod', 'c#batch', 'c#other'];
+      expect(sids.ReadClusterIndexes.Condition).toEqual({ 'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': indexes } });
+      expect(sids.RecordShardCounts.Condition).toEqual({ 'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': indexes, 'dynamodb:Attributes': ['pk', 'sk', 'k', 'ks', 'kp'] } });
     });
 
     it('allows the worker its shard partitions (state attributes only), the queue, EKS, its roles, metrics, the VPC and its log group', () => {

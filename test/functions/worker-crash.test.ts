@@ -14,6 +14,7 @@ describe('worker handler', () => {
       clock: { now: () => new Date('2026-11-24T12:00:00Z') },
       clusters: { get: async () => ({ name: 'prod', region: 'us-east-1', shards: 1 }) },
       store: {
+        readIndex: async () => ({ buckets: [], counts: [] }),
         acquireShard: async () => ({ outcome: 'acquired', warnings: [] }),
         releaseShard: async (shard: string) => void released.push(shard),
       },

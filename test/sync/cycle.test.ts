@@ -449,6 +449,8 @@ it('an autoscaler outside the namespace allowlist is not acted on, and says why'
 
 function bind(s: DynamoStore): AutoscalerStore {
   return {
+    readIndex: s.readIndex.bind(s),
+    recordBucketCounts: s.recordBucketCounts.bind(s),
     loadShard: s.loadShard.bind(s),
     saveState: s.saveState.bind(s),
     specVersion: s.specVersion.bind(s),

@@ -2,7 +2,7 @@
 // fault proxy (endpoint down, requests that never answer) and an in-memory cluster: what the
 // worker says when DynamoDB fails around the lease, and what a cycle does when the previous
 // one outlived its lease and its /scale write is still on its way.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { DEFAULT_CONTROLLER_SETTINGS } from '../../lib/hpa/defaults.js';
 import type { HorizontalPodAutoscaler } from '../../lib/hpa/types.js';
 import { createDynamoStore, ensureTable, type DynamoStore } from '../../lib/store/index.js';
@@ -11,6 +11,7 @@ import type { SyncOptions } from '../../lib/sync/config.js';
 import type { EvaluateMessage, TickMessage } from '../../lib/sync/messages.js';
 import type { Clock, ClusterAccess, ClusterConfig } from '../../lib/sync/ports.js';
 import { handleWorkMessage, type ClusterDirectory, type MessageResult, type WorkerConfig, type WorkerDeps } from '../../lib/sync/worker.js';
+import { bucketOf } from '../../lib/sync/shards.js';
 import { startDynalite, TEST_CREDENTIALS, TEST_REGION, type DynamoServer } from '../support/dynamo.js';
 import { startFaultProxy, type FaultProxy } from '../support/dynamo-faults.js';
 import { FakeCluster, FakeMetrics, fixedClock } from './fakes.js';
@@ -211,5 +212,51 @@ describe('a tick whose deadline leaves work', () => {
       // Deferred autoscalers are not evaluated and nothing of theirs is written.
       for (const a of r.report.autoscalers.filter((x) => x.outcome === 'skipped')) expect(a).toMatchObject({ stored: 'skipped', patched: false, errors: [{ stage: 'deadline' }] });
     }
+  });
+});
+
+describe('a cluster the dispatcher cut into more shards', () => {
+  it('ticks carry the count in use at their time; an evaluation of an older count is sent on to the shards in use', async () => {
+    await register();
+    await store.applySpec('prod', web, new Date(T));
+    cluster.addTarget('apps', 'web', 2);
+    cluster.external.set('apps/jobs', 20);
+    await store.recordShardCount('prod', { k: 2, since: T, previous: 1 });
+    const sent: { body: string; delaySeconds: number }[] = [];
+    const deps = { ...worker(fixedClock(iso(T + 1_000))), queue: { send: async (m: { body: string; delaySeconds: number }[]) => void sent.push(...m) } };
+
+    // A tick of this minute under the old count names a shard that no longer exists.
+    expect(await handleWorkMessage(deps, USUAL, tick(T), 'a')).toMatchObject({ outcome: 'dropped', why: 'staleShard', detail: 'cluster prod is cut into 2 shards at this tick' });
+    // One of the minute before still runs under the count it was sent with.
+    expect((await handleWorkMessage({ ...deps, clock: fixedClock(iso(T - 14_000)) }, USUAL, tick(T - 15_000), 'b')).outcome).toBe('synced');
+    // The shard of the count in use runs its tick.
+    const mine = `prod/${bucketOf('apps') % 2}of2`;
+    const r = await handleWorkMessage(deps, USUAL, { ...tick(T), shard: mine }, 'c');
+    expect(r.outcome === 'synced' && r.report.autoscalers.map((a) => a.name)).toEqual(['web']);
+
+    // The stream and events functions send with the deploy's count: the worker sends it on.
+    const e = await handleWorkMessage(deps, USUAL, evaluate(T), 'd');
+    expect(e).toMatchObject({ outcome: 'rerouted', shard: 'prod', to: [mine] });
+    expect(sent.map((m) => JSON.parse(m.body))).toEqual([{ ...evaluate(T), shard: mine }]);
+  });
+
+  it('records how many autoscalers each bucket holds at a tick, only when it changed', async () => {
+    await register();
+    await store.applySpec('prod', web, new Date(T));
+    await store.applySpec('prod', { ...web, metadata: { name: 'api', namespace: 'apps' } }, new Date(T));
+    cluster.addTarget('apps', 'web', 2);
+    cluster.external.set('apps/jobs', 20);
+    const recorded = vi.spyOn(store, 'recordBucketCounts');
+    await handleWorkMessage(worker(fixedClock(iso(T))), USUAL, tick(T), 'a');
+    const index = await store.readIndex('prod');
+    expect(index.counts[bucketOf('apps')]).toBe(2);
+    expect(index.counts.reduce((a, b) => a + b, 0)).toBe(2);
+    expect(recorded).toHaveBeenCalledTimes(1);
+    await handleWorkMessage(worker(fixedClock(iso(T + 15_000))), USUAL, tick(T + 15_000), 'b');
+    expect(recorded).toHaveBeenCalledTimes(1);
+    await store.deleteSpec('prod', 'HorizontalPodAutoscaler', 'apps', 'api');
+    await handleWorkMessage(worker(fixedClock(iso(T + 30_000))), USUAL, tick(T + 30_000), 'c');
+    expect(recorded).toHaveBeenCalledTimes(2);
+    expect((await store.readIndex('prod')).counts[bucketOf('apps')]).toBe(1);
   });
 });

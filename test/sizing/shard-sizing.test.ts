@@ -1,0 +1,77 @@
+// Shard sizing (lib/sizing/shard-sizing.cjs): the one function the dispatcher, `shpa cost` and
+// the deploy's checks call. Table-driven, on a fixed cost model so the cases do not move when
+// the measured figures are refreshed.
+import { describe, expect, it } from 'vitest';
+import { allChangeCycleMs, evenBuckets, largestShard, shardCapacity, shardCountFor, vcpuOf, type CycleCost } from '../../lib/sizing/shard-sizing.cjs';
+import { chooseShards } from '../../lib/sync/dispatch.js';
+import type { ClusterIndex } from '../../lib/sync/ports.js';
+
+// 1,769 MB is one vCPU: a cycle of n costs 500 + 10n ms there, 500 + (5 / 0.2894 + 5)n at 512 MB.
+const COST: CycleCost = { source: 'test', fixedMs: 500, cpuMsPerAutoscaler: 5, waitMsPerAutoscaler: 5 };
+const at = (memoryMb: number, periodSeconds = 15) => ({ memoryMb, periodSeconds, measured: COST });
+
+describe('capacity: the autoscalers whose all-change cycle fits 80 % of half the period', () => {
+  it.each([
+    // 0.8 × 7,500 − 500 = 5,500 ms of budget
+    [1769, 15, Math.floor(5_500 / 10)],
+    [512, 15, Math.floor(5_500 / (5 / (512 / 1769) + 5))],
+    [1024, 15, Math.floor(5_500 / (5 / (1024 / 1769) + 5))],
+    // 60 s: 0.8 × 30,000 − 500
+    [512, 60, Math.floor(23_500 / (5 / (512 / 1769) + 5))],
+  ])('%i MB, %i s: %i', (memoryMb, periodSeconds, expected) => {
+    expect(shardCapacity(memoryMb, periodSeconds, COST)).toBe(expected);
+    // the cycle of that many fits; one more does not
+    expect(allChangeCycleMs(expected, memoryMb, COST)).toBeLessThanOrEqual(0.4 * periodSeconds * 1000);
+    expect(allChangeCycleMs(expected + 1, memoryMb, COST)).toBeGreaterThan(0.4 * periodSeconds * 1000);
+  });
+
+  it('the CPU share is the memory over 1,769 MB, at most one vCPU (the worker runs one thread)', () => {
+    expect([128, 1769, 3538].map(vcpuOf)).toEqual([128 / 1769, 1, 1]);
+  });
+});
+
+describe('shard count', () => {
+  const cap = shardCapacity(1769, 15, COST); // 550
+  const buckets = (...counts: number[]) => [...counts, ...new Array(16 - counts.length).fill(0)];
+  it.each([
+    ['an empty cluster', buckets(), {}, 1],
+    ['a cluster that fits one shard', evenBuckets(cap), {}, 1],
+    ['one more than a shard', evenBuckets(cap + 1), {}, 2],
+    ['the operator\'s floor', evenBuckets(10), { floor: 4 }, 4],
+    ['buckets 0 and 8 together are too big for 8 shards: 16', buckets(300, 0, 0, 0, 0, 0, 0, 0, 300), {}, 16],
+    ['kept while it still needs it', evenBuckets(2 * cap), { current: 4 }, 4],
+    ['not fewer until the smaller count would be at most 70 % full', evenBuckets(Math.floor(0.75 * cap)), { current: 2 }, 2],
+    ['fewer once there is room', evenBuckets(Math.floor(0.6 * cap)), { current: 4 }, 1],
+  ] as const)('%s', (_, counts, o, expected) => {
+    expect(shardCountFor(counts, { ...at(1769), ...o }).shards).toBe(expected);
+  });
+
+  it('says when even 16 shards leave a shard over capacity: one bucket too big', () => {
+    const s = shardCountFor(buckets(cap + 1), at(1769));
+    expect(s).toMatchObject({ shards: 16, largest: cap + 1, capacity: cap, over: true });
+  });
+
+  it('counts a shard\'s load as the buckets it owns (b mod K)', () => {
+    expect(largestShard(buckets(1, 2, 3, 4), 2)).toBe(6);
+    expect(largestShard(buckets(1, 2, 3, 4), 1)).toBe(10);
+    expect(evenBuckets(35)).toEqual([3, 3, 3, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2]);
+  });
+});
+
+describe('the dispatcher\'s choice for the coming minute', () => {
+  const minute = Date.parse('2026-03-01T12:01:00Z');
+  const clusters = [
+    { name: 'prod', region: 'eu-west-1', shards: 1 },
+    { name: 'batch', region: 'eu-west-1', shards: 2 },
+  ];
+  it('records a change from the minute\'s first tick, with the count before it; an unchanged one is not written', () => {
+    const big: ClusterIndex = { buckets: [0, 1], counts: evenBuckets(5_000) };
+    const small: ClusterIndex = { buckets: [0], counts: evenBuckets(10), shards: { k: 2, since: minute - 60_000 } };
+    const choices = chooseShards(clusters, new Map([['prod', big], ['batch', small]]), minute, { memoryMb: 512, periodSeconds: 15 });
+    expect(choices.map((c) => [c.cluster, c.shards, c.record])).toEqual([
+      ['prod', choices[0].shards, { k: choices[0].shards, since: minute, previous: 1 }],
+      ['batch', 2, undefined],
+    ]);
+    expect(choices[0].shards).toBeGreaterThan(1);
+  });
+});
