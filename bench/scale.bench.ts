@@ -187,6 +187,7 @@ const measured: Measured = {
   decisionLineBytes: Math.round(bytes(smallSteady, 'worker:decision') / lines(smallSteady, 'worker:decision')),
   emfBytesPerCycle: Math.round(sum(allPhases, (t) => t.emfBytes) / sum(allPhases, (t) => t.cycles.length)),
   dispatchLineBytes: Math.round(sum(allPhases, (t) => t.logs['dispatcher:dispatch']?.bytes ?? 0) / sum(allPhases, (t) => t.logs['dispatcher:dispatch']?.lines ?? 0)),
+  sharedAnswerBytes: MEASURED.sharedAnswerBytes,
 };
 console.log('\nThe cost model\'s measured inputs, as this run measured them (lib/cost/inputs.ts MEASURED):');
 console.log(JSON.stringify(measured, null, 2));

@@ -44,7 +44,7 @@ export function createDispatcherHandler(deps: { config: FunctionConfig; adapters
       publish(emf);
       return config.clusters.map((c) => ({ ...c, shards: lastSent.get(c.name) ?? c.shards }));
     }
-    const choices = chooseShards(config.clusters, indexes, minute, { memoryMb: config.workerMemoryMb, periodSeconds: config.syncPeriodSeconds });
+    const choices = chooseShards(config.clusters, indexes, minute, { memoryMb: config.workerMemoryMb, periodSeconds: config.syncPeriodSeconds, budget: config.shardBudget });
     const out: ClusterConfig[] = [];
     for (const [i, choice] of choices.entries()) {
       const c = config.clusters[i];
@@ -61,7 +61,11 @@ export function createDispatcherHandler(deps: { config: FunctionConfig; adapters
           publish(emf);
         }
       }
-      if (choice.sizing.over) {
+      if (choice.capped) {
+        logger.warn('shards', {
+          shards: { cluster: c.name, shards, wanted: choice.sizing.shards, advice: `the worker queue's concurrency (param maxConcurrency, or reservedConcurrency) leaves room for ${config.shardBudget} shards in all: raise it` },
+        });
+      } else if (choice.sizing.over) {
         logger.warn('shards', {
           shards: { cluster: c.name, shards, largest: choice.sizing.largest, capacity: choice.sizing.capacity, advice: `a shard of ${choice.sizing.largest} autoscalers is more than one worker of ${config.workerMemoryMb} MB evaluates in half a period even when all of them change: raise the worker's memory (param memorySize); meanwhile what a deadline leaves goes first at the next tick` },
         });

@@ -18,7 +18,8 @@ const NAMESPACE = /^(?=.{1,63}$)[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const TABLE_NAME = /^[A-Za-z0-9_.-]{3,255}$/;
 const TAG_KEY = /^(?!aws:)[\p{L}\p{Z}\p{N}_.:/=+\-@]{1,128}$/u;
 const TAG_VALUE = /^[\p{L}\p{Z}\p{N}_.:/=+\-@]{0,256}$/u;
-const SHARDS = [1, 2, 4, 8, 16];
+// The shard counts the dispatcher chooses from (lib/sizing: the same module it sizes shards with).
+const { SHARD_COUNTS: SHARDS } = require('../lib/sizing/shard-sizing.cjs');
 const SOURCES = ['table', 'cluster'];
 const LOG_LEVELS = ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR', 'CRITICAL', 'SILENT'];
 // CloudWatch Logs' allowed retention periods.
@@ -31,6 +32,8 @@ const SETTING_OBJECTS = {
 };
 /** Headroom of the worker's queue concurrency over one message per shard: events and retries. */
 const CONCURRENCY_HEADROOM = 2;
+/** The most shards the dispatcher cuts a cluster into: every one of them must be able to tick at once. */
+const MAX_SHARDS = SHARDS[SHARDS.length - 1];
 
 const fail = (name, message) => {
   throw new Error(`param "${name}": ${message}`);
@@ -228,9 +231,13 @@ function readParams(p, stack) {
     if (m[1] !== stack.region) fail('existingTableStreamArn', `is in ${m[1]}, but the stack deploys to ${stack.region}`);
   }
 
-  const maxConcurrency = text('maxConcurrency') === '' ? Math.min(1000, shards + CONCURRENCY_HEADROOM) : integer('maxConcurrency', text('maxConcurrency'), 2, 1000);
-  if (maxConcurrency < shards) fail('maxConcurrency', `${maxConcurrency} is less than the ${shards} shards: ticks would queue behind each other and arrive late`);
+  // The dispatcher may cut every cluster into up to 16 shards (lib/sizing): by default each of them can tick at once,
+  // or as many as the reserved concurrency allows; the dispatcher keeps its shards within it (SHPA_SHARD_BUDGET).
   const reservedConcurrency = text('reservedConcurrency') === '' ? undefined : integer('reservedConcurrency', text('reservedConcurrency'), 1, 1000);
+  const maxConcurrency =
+    text('maxConcurrency') === '' ? Math.min(1000, reservedConcurrency ?? clusters.length * MAX_SHARDS + CONCURRENCY_HEADROOM) : integer('maxConcurrency', text('maxConcurrency'), 2, 1000);
+  if (maxConcurrency < 2) fail('reservedConcurrency', `${reservedConcurrency} leaves the queue's pollers less than the 2 they need at least: raise it or leave it unset`);
+  if (maxConcurrency < shards) fail('maxConcurrency', `${maxConcurrency} is less than the ${shards} shards: ticks would queue behind each other and arrive late`);
   if (reservedConcurrency !== undefined && reservedConcurrency < maxConcurrency) {
     fail('reservedConcurrency', `${reservedConcurrency} is less than maxConcurrency (${maxConcurrency}): the queue's pollers would be throttled; raise it or leave it unset`);
   }
@@ -265,6 +272,8 @@ function readParams(p, stack) {
     logRetentionDays,
     memorySize: integer('memorySize', text('memorySize'), 128, 10_240),
     maxConcurrency,
+    /** Shards of all clusters the dispatcher may run at once: the queue's concurrency less room for events. */
+    shardBudget: Math.max(shards, maxConcurrency - CONCURRENCY_HEADROOM),
     reservedConcurrency,
     tableName,
     tableDeletionProtection: boolean('tableDeletionProtection', p.tableDeletionProtection, true),

@@ -75,6 +75,7 @@ function environment(c) {
     SHPA_AUTOSCALER_SOURCES: [...new Set(c.autoscalerSources)].join(','),
     SHPA_DECISION_LOG_SECONDS: String(c.decisionLogSeconds),
     SHPA_WORKER_MEMORY_MB: String(c.memorySize),
+    SHPA_SHARD_BUDGET: String(c.shardBudget),
     POWERTOOLS_LOG_LEVEL: c.logLevel,
     POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
     SHPA_METRICS_NAMESPACE: METRICS_NAMESPACE,

@@ -23,7 +23,6 @@ interface CostFlags {
   dashboard: boolean;
   errorHours: number;
   autoscalerMetrics: boolean;
-  cloudwatchCache: boolean;
   output?: string;
 }
 
@@ -52,8 +51,9 @@ function costTable(e: CostEstimate): string {
   out.push(`per autoscaler-month: $${usd(e.perAutoscalerUsd, 4)}${fixed ? ` ($${usd(e.perAutoscalerWithoutMonitoringUsd, 4)} without the fixed ${fixed})` : ''}`);
   const c = e.cycle;
   out.push(
-    `a shard's tick: ${c.autoscalersPerShard} autoscalers, ${Math.round(c.cpuMs)} ms CPU, about ${Math.round(c.durationMs)} ms at ${f.memoryMb} MB` +
-      (c.fits ? ` (fits in half the period, ${c.halfPeriodMs} ms)` : ` — MORE than half the period (${c.halfPeriodMs} ms): add shards or memory`),
+    `a shard's tick: ${c.autoscalersPerShard} autoscalers, ${Math.round(c.cpuMs)} ms CPU, about ${Math.round(c.durationMs)} ms at ${f.memoryMb} MB; ` +
+      `when all of them change about ${Math.round(c.allChangeMs)} ms, ${c.capacity} autoscalers a shard at most` +
+      (c.fits ? ` (fits in half the period, ${c.halfPeriodMs} ms)` : ` — MORE than half the period (${c.halfPeriodMs} ms) even at 16 shards: give the worker more memory`),
   );
   out.push(
     `assumed: ${f.eventsPerHour} spec change(s) or evaluate-now an hour, ${f.alarmChangesPerHour} alarm change(s) an hour, ${f.rescalesPerDay} rescales per autoscaler a day, ` +
@@ -72,7 +72,7 @@ export function registerCost(program: Command): void {
     .option('--metrics-per-autoscaler <n>', 'CloudWatch metrics each autoscaler reads', numberOption('--metrics-per-autoscaler', 0, true), d.metricsPerAutoscaler)
     .option('--distinct-queries <n>', 'distinct CloudWatch queries over the fleet (default: autoscalers × metrics)', numberOption('--distinct-queries', 0, true))
     .option('--clusters <n>', 'EKS clusters', numberOption('--clusters', 1, true), d.clusters)
-    .option('--shards <k>', 'shards per cluster: 1, 2, 4, 8 or 16 (default: the fewest whose cycles fit in half the period)', numberOption('--shards', 1, true))
+    .option('--shards <k>', "the floor of shards per cluster: 1, 2, 4, 8 or 16 (the count is the dispatcher's choice above it: the fewest whose all-change cycle fits)", numberOption('--shards', 1, true))
     .option('--sync-period <seconds>', 'seconds between ticks (SHPA_SYNC_PERIOD_SECONDS)', numberOption('--sync-period', 1, true), d.syncPeriodSeconds)
     .option('--memory <mb>', "the worker's memory (MB)", numberOption('--memory', 128, true), d.memoryMb)
     .option('--events-per-hour <n>', 'spec changes and evaluate-now events an hour', numberOption('--events-per-hour', 0), d.eventsPerHour)
@@ -84,7 +84,6 @@ export function registerCost(program: Command): void {
     .option('--dashboard', 'add the operators’ dashboard (deploy param dashboard=true)', false)
     .option('--error-hours <h>', 'hours a month in which some cycle reports an error: the EMF Errors metric is sent (and billed) only then', numberOption('--error-hours', 0), d.errorHoursPerMonth)
     .option('--autoscaler-metrics', 'per-autoscaler EMF metrics (SHPA_AUTOSCALER_METRICS)', false)
-    .option('--no-cloudwatch-cache', "the bound where a shard's ticks never find the container that cached its CloudWatch values: one read per tick")
     .option('-o, --output <format>', 'json')
     .action((flags: CostFlags) => {
       const output = parseOutput(flags.output, ['json']);
@@ -105,7 +104,6 @@ export function registerCost(program: Command): void {
         dashboard: flags.dashboard,
         errorHoursPerMonth: flags.errorHours,
         autoscalerMetrics: flags.autoscalerMetrics,
-        cloudWatchCacheKept: flags.cloudwatchCache,
       };
       let estimate: CostEstimate;
       try {
@@ -136,5 +134,4 @@ const FLAGS: Record<keyof Fleet, string> = {
   dashboard: '--dashboard',
   errorHoursPerMonth: '--error-hours',
   autoscalerMetrics: '--autoscaler-metrics',
-  cloudWatchCacheKept: '--no-cloudwatch-cache',
 };

@@ -6,6 +6,7 @@
 // Pure: prices, measurements and assumptions come in (prices.ts, inputs.ts).
 import { DEFAULT_WRITE_POLICY, type WritePolicy } from '../store/history.js';
 import { isSyncPeriod } from '../sync/config.js';
+import { allChangeCycleMs, evenBuckets, shardCountFor } from '../sizing/shard-sizing.cjs';
 import { NAMESPACE_BUCKETS, SHARD_COUNTS } from '../sync/shards.js';
 import { ASSUMED, MEASURED, type Measured } from './inputs.js';
 import { PRICES, type Price, type Prices } from './prices.js';
@@ -17,7 +18,7 @@ export interface Fleet {
   /** Distinct CloudWatch queries over the fleet (identical ones are read once); default: autoscalers × metrics. */
   distinctQueries?: number;
   clusters: number;
-  /** Shards per cluster (1, 2, 4, 8, 16); default: the fewest whose cycles fit in half the sync period. */
+  /** The operator's floor of shards per cluster (1, 2, 4, 8, 16); the count is lib/sizing's choice above it, as the dispatcher makes it. */
   shards?: number;
   syncPeriodSeconds: number;
   /** The worker's memory (MB). */
@@ -38,12 +39,6 @@ export interface Fleet {
   errorHoursPerMonth: number;
   /** SHPA_AUTOSCALER_METRICS: two custom metrics per autoscaler. */
   autoscalerMetrics: boolean;
-  /**
-   * The CloudWatch cache lives in the worker's container: true when a shard's ticks keep finding
-   * the container that read its metrics this period (one read per period); false for the bound
-   * where they never do (one read per tick).
-   */
-  cloudWatchCacheKept: boolean;
 }
 
 export const DEFAULT_FLEET: Fleet = {
@@ -62,7 +57,6 @@ export const DEFAULT_FLEET: Fleet = {
   // An error-free month but for a day's worth of hours with some error (a cluster upgrade, a bad spec being fixed).
   errorHoursPerMonth: 24,
   autoscalerMetrics: false,
-  cloudWatchCacheKept: true,
 };
 
 export type Service = 'Lambda' | 'SQS' | 'DynamoDB' | 'CloudWatch' | 'CloudWatch Logs' | 'Monitoring';
@@ -87,8 +81,11 @@ export interface CostEstimate {
   perAutoscalerUsd: number;
   /** Without the fixed monitoring items (alarms, dashboard). */
   perAutoscalerWithoutMonitoringUsd: number;
-  /** One shard's tick: its autoscalers, CPU (one core), estimated duration at the worker's memory, and whether it fits in half the period. */
-  cycle: { autoscalersPerShard: number; cpuMs: number; durationMs: number; halfPeriodMs: number; fits: boolean };
+  /**
+   * One shard's tick: its autoscalers, a steady tick's CPU (one core) and duration at the worker's memory, the
+   * cycle where all of them change (what shards are sized by, lib/sizing), and whether that fits in half the period.
+   */
+  cycle: { autoscalersPerShard: number; cpuMs: number; durationMs: number; allChangeMs: number; capacity: number; halfPeriodMs: number; fits: boolean };
   measuredSource: string;
 }
 
@@ -166,16 +163,23 @@ export function estimateCost(input: Fleet, o: EstimateOptions = {}): CostEstimat
   const A = input.autoscalers;
   const vcpu = Math.min(1, input.memoryMb / ASSUMED.mbPerVcpu);
 
-  const tickOf = (shards: number) => {
-    const perShard = Math.ceil(A / (input.clusters * shards));
-    const cpuMs = m.cycleCpuFixedMs + m.cycleCpuPerAutoscalerMs * perShard;
-    const k8sRounds = Math.ceil((perShard * m.k8sCallsPerAutoscaler) / ASSUMED.concurrency);
-    const durationMs = cpuMs / vcpu + ASSUMED.roundTripMs * (ASSUMED.sequentialRoundTrips + k8sRounds);
-    return { autoscalersPerShard: perShard, cpuMs, durationMs, halfPeriodMs: (P * 1000) / 2, fits: durationMs <= (P * 1000) / 2 };
+  // The dispatcher's choice (lib/sizing) for a cluster's share of the fleet spread over its buckets.
+  const sizing = shardCountFor(evenBuckets(Math.ceil(A / input.clusters)), { memoryMb: input.memoryMb, periodSeconds: P, floor: input.shards ?? 1 });
+  const shards = sizing.shards;
+  const perShard = Math.ceil(A / (input.clusters * shards));
+  const cpuMs = m.cycleCpuFixedMs + m.cycleCpuPerAutoscalerMs * perShard;
+  const k8sRounds = Math.ceil((perShard * m.k8sCallsPerAutoscaler) / ASSUMED.concurrency);
+  const allChangeMs = allChangeCycleMs(sizing.largest, input.memoryMb);
+  const cycle = {
+    autoscalersPerShard: perShard,
+    cpuMs,
+    durationMs: cpuMs / vcpu + ASSUMED.roundTripMs * (ASSUMED.sequentialRoundTrips + k8sRounds),
+    allChangeMs,
+    capacity: sizing.capacity,
+    halfPeriodMs: (P * 1000) / 2,
+    fits: !sizing.over,
   };
-  const shards = input.shards ?? SHARD_COUNTS.find((k) => tickOf(k).fits) ?? SHARD_COUNTS[SHARD_COUNTS.length - 1];
   const fleet: Required<Fleet> = { ...input, shards, distinctQueries: input.distinctQueries ?? A * input.metricsPerAutoscaler };
-  const cycle = tickOf(shards);
   const S = fleet.clusters * shards;
 
   // Invocations of the worker: every shard every tick, events in one shard, alarm changes in every shard.
@@ -230,10 +234,15 @@ export function estimateCost(input: Fleet, o: EstimateOptions = {}): CostEstimat
   );
   add('DynamoDB', 'storage', (A * m.loadReadUnitsPerAutoscaler * 4096) / 1e9, 'GB-month', prices.dynamodb.storage, 1, 'spec, state and CloudWatchMetric items');
 
-  // CloudWatch metrics read: each distinct query once per metric period (cached until a newer datapoint can exist), and at most once per tick.
-  const every = fleet.cloudWatchCacheKept ? Math.max(P, ASSUMED.metricPeriodSeconds) : P;
+  // CloudWatch metrics read: each distinct query once per metric period (kept in the table until a newer
+  // datapoint can exist, so whichever environment runs a tick finds it), and at most once per tick.
+  const every = Math.max(P, ASSUMED.metricPeriodSeconds);
   const reads = fleet.distinctQueries * (MONTH_SECONDS / every);
-  add('CloudWatch', 'GetMetricData metrics requested', reads, 'metrics', prices.cloudWatch.getMetricData, 1000, `${fleet.distinctQueries} distinct queries, once per ${every} s${fleet.cloudWatchCacheKept ? '' : ' (the cache lost between ticks)'}`);
+  add('CloudWatch', 'GetMetricData metrics requested', reads, 'metrics', prices.cloudWatch.getMetricData, 1000, `${fleet.distinctQueries} distinct queries, once per ${every} s whichever environment runs the tick`);
+  // The answers a shard keeps for the deployment: one item per shard, rewritten once a period, read with every load.
+  const answersBytes = (fleet.distinctQueries / S) * m.sharedAnswerBytes;
+  add('DynamoDB', 'writes: CloudWatch answers kept for the deployment', S * (MONTH_SECONDS / every) * Math.max(1, Math.ceil(answersBytes / 1024)), 'WRU', prices.dynamodb.writeRequestUnits, 1e6, `one item of ${Math.round(answersBytes)} bytes per shard, once per ${every} s`);
+  add('DynamoDB', 'reads: CloudWatch answers kept', loads * (answersBytes / 4096), 'RRU', prices.dynamodb.readRequestUnits, 1e6, 'read with the shard at every load');
   // Errors is sent only when non-zero (functions/log.ts), and a custom metric is billed for the hours it receives data.
   const errorShare = fleet.errorHoursPerMonth / HOURS;
   const customMetrics = errorShare + (fleet.autoscalerMetrics ? 2 * A : 0);

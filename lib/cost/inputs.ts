@@ -24,6 +24,8 @@ export interface Measured {
   decisionLineBytes: number;
   emfBytesPerCycle: number;
   dispatchLineBytes: number;
+  /** Bytes of one query's answer in the item a shard keeps its CloudWatch answers in (lib/store/shared-answers.ts). */
+  sharedAnswerBytes: number;
 }
 
 export const MEASURED: Measured = {
@@ -41,6 +43,7 @@ export const MEASURED: Measured = {
   decisionLineBytes: 1803,
   emfBytesPerCycle: 199,
   dispatchLineBytes: 478,
+  sharedAnswerBytes: 60,
 };
 
 export const ASSUMED = {

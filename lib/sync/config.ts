@@ -37,6 +37,8 @@ export interface FunctionConfig {
   autoscalerMetrics: boolean;
   /** The worker's memory (MB): its CPU share, which sizes shards (lib/sizing). */
   workerMemoryMb: number;
+  /** Shards of all clusters at most (the worker queue's concurrency less room for events); undefined: no limit. */
+  shardBudget?: number;
 }
 
 export class ConfigError extends Error {
@@ -56,7 +58,7 @@ export function isSyncPeriod(p: number): boolean {
  * AWS_REGION; SHPA_TABLE; SHPA_QUEUE_URL; SHPA_CLUSTERS: JSON list of {name, region?, roleArn?, shards?, namespaces?};
  * SHPA_SYNC_PERIOD_SECONDS (15); SHPA_DRY_RUN (false); SHPA_CONCURRENCY (32); SHPA_CONTROLLER_SETTINGS (JSON);
  * SHPA_AUTOSCALER_SOURCES ("table,cluster"); SHPA_DECISION_LOG_SECONDS (300); SHPA_AUTOSCALER_METRICS (false);
- * SHPA_WORKER_MEMORY_MB (512).
+ * SHPA_WORKER_MEMORY_MB (512); SHPA_SHARD_BUDGET (none).
  */
 export function loadFunctionConfig(env: Record<string, string | undefined>, needs: { table?: boolean; queue?: boolean } = {}): FunctionConfig {
   const region = env.AWS_REGION ?? env.AWS_DEFAULT_REGION;
@@ -86,6 +88,7 @@ export function loadFunctionConfig(env: Record<string, string | undefined>, need
     },
     autoscalerMetrics: boolean(env, 'SHPA_AUTOSCALER_METRICS'),
     workerMemoryMb: integer(env, 'SHPA_WORKER_MEMORY_MB', 512, 128, 10_240),
+    ...(env.SHPA_SHARD_BUDGET ? { shardBudget: integer(env, 'SHPA_SHARD_BUDGET', 0, 1, 1000) } : {}),
   };
 }
 

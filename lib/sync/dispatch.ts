@@ -56,6 +56,8 @@ export interface ShardChoice {
   /** A new count to record in the cluster's index before the ticks are sent; absent when unchanged. */
   record?: ShardCountRecord;
   sizing: Sizing;
+  /** Fewer shards than sizing asked for: the shard budget (the queue's concurrency) was spent. */
+  capped?: boolean;
 }
 
 /**
@@ -63,13 +65,31 @@ export interface ShardChoice {
  * buckets held at their last ticks (lib/sizing), never below the deploy's `shards`. A change
  * applies from the minute's first tick; the ticks of the minute before keep the count they had.
  */
-export function chooseShards(clusters: ClusterConfig[], indexes: ReadonlyMap<string, ClusterIndex>, minuteMs: number, o: { memoryMb: number; periodSeconds: number }): ShardChoice[] {
-  return clusters.map((c) => {
+export function chooseShards(
+  clusters: ClusterConfig[],
+  indexes: ReadonlyMap<string, ClusterIndex>,
+  minuteMs: number,
+  o: { memoryMb: number; periodSeconds: number; budget?: number },
+): ShardChoice[] {
+  const currents: number[] = [];
+  const choices = clusters.map((c) => {
     const index = indexes.get(c.name) ?? { buckets: [], counts: [] };
     const current = shardCountAt(index, c.shards, minuteMs);
+    currents.push(current);
     const sizing = shardCountFor(index.counts, { memoryMb: o.memoryMb, periodSeconds: o.periodSeconds, floor: c.shards, current });
     const choice: ShardChoice = { cluster: c.name, shards: sizing.shards, sizing };
-    if (sizing.shards !== current) choice.record = { k: sizing.shards, since: minuteMs, previous: current };
     return choice;
   });
+  // More shards than can tick at once would queue behind each other and arrive late: the largest counts give way, never below a floor.
+  for (let total = choices.reduce((n, c) => n + c.shards, 0); o.budget !== undefined && total > o.budget; ) {
+    const i = choices.reduce((best, c, j) => (c.shards > clusters[j].shards && (best < 0 || c.shards > choices[best].shards) ? j : best), -1);
+    if (i < 0) break;
+    total -= choices[i].shards / 2;
+    choices[i].shards /= 2;
+    choices[i].capped = true;
+  }
+  choices.forEach((c, i) => {
+    if (c.shards !== currents[i]) c.record = { k: c.shards, since: minuteMs, previous: currents[i] };
+  });
+  return choices;
 }

@@ -9,6 +9,7 @@ import { estimateCost, steadyWritesPerTick, DEFAULT_FLEET, type CostEstimate } f
 import { ASSUMED } from '../../lib/cost/inputs.js';
 import { PRICES } from '../../lib/cost/prices.js';
 import { DEFAULT_WRITE_POLICY } from '../../lib/store/history.js';
+import { evenBuckets, shardCountFor } from '../../lib/sizing/shard-sizing.cjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..', '..');
@@ -99,8 +100,9 @@ describe('the cost model', () => {
     const slow = estimateCost({ ...base, syncPeriodSeconds: 300 });
     expect(line(fast, 'GetMetricData').quantity).toBe(line(minute, 'GetMetricData').quantity);
     expect(line(slow, 'GetMetricData').quantity * 5).toBe(line(minute, 'GetMetricData').quantity);
-    // The bound where the container's cache never serves a shard's next tick: every tick reads.
-    expect(line(estimateCost({ ...base, cloudWatchCacheKept: false }), 'GetMetricData').quantity).toBe(4 * line(fast, 'GetMetricData').quantity);
+    // Whichever environment runs a tick, the answers kept in the table serve it: one write of them a period per shard.
+    expect(line(fast, 'writes: CloudWatch answers').quantity).toBe(line(minute, 'writes: CloudWatch answers').quantity);
+    expect(line(fast, 'GetMetricData').quantity).toBe(100 * 43_200);
     // Four times fewer ticks: four times fewer lease writes.
     expect(line(minute, 'writes: lease').quantity).toBeLessThan(line(fast, 'writes: lease').quantity / 3.9);
   });
@@ -109,16 +111,19 @@ describe('the cost model', () => {
     const per = [1, 100, 10_000].map((autoscalers) => estimateCost({ ...base, autoscalers }).perAutoscalerUsd);
     expect(per[0]).toBeGreaterThan(per[1]);
     expect(per[1]).toBeGreaterThan(per[2]);
-    const one = estimateCost({ ...base, autoscalers: 1_000, shards: 1 });
-    const four = estimateCost({ ...base, autoscalers: 1_000, shards: 4 });
+    const one = estimateCost({ ...base, autoscalers: 100, shards: 1 });
+    const four = estimateCost({ ...base, autoscalers: 100, shards: 4 });
     expect(line(four, 'requests').quantity).toBeGreaterThan(line(one, 'requests').quantity * 3);
-    expect(four.cycle.autoscalersPerShard).toBe(250);
+    expect(four.cycle.autoscalersPerShard).toBe(25);
   });
 
-  it('picks the fewest shards whose cycles fit in half the sync period, and says when none do', () => {
-    const e = estimateCost({ ...base, autoscalers: 20_000 });
+  it('cuts each cluster as the dispatcher would (lib/sizing), never below the floor, and says when even 16 shards are too few', () => {
+    const e = estimateCost({ ...base, autoscalers: 20_000, clusters: 4 });
+    expect(e.fleet.shards).toBe(shardCountFor(evenBuckets(5_000), { memoryMb: 512, periodSeconds: 15 }).shards);
+    expect(e.fleet.shards).toBeGreaterThan(1);
     expect(e.cycle.fits).toBe(true);
-    if (e.fleet.shards > 1) expect(estimateCost({ ...base, autoscalers: 20_000, shards: e.fleet.shards / 2 }).cycle.fits).toBe(false);
+    expect(e.cycle.allChangeMs).toBeLessThanOrEqual(e.cycle.halfPeriodMs);
+    expect(estimateCost({ ...base, autoscalers: 100, shards: 4 }).fleet.shards).toBe(4);
     expect(estimateCost({ ...base, autoscalers: 2_000_000, memoryMb: 128 }).cycle.fits).toBe(false);
   });
 

@@ -97,8 +97,8 @@ describe('osls package: the configuration of the issue', () => {
       const common = ['POWERTOOLS_LOG_LEVEL', 'POWERTOOLS_METRICS_NAMESPACE', 'POWERTOOLS_SERVICE_NAME', 'SHPA_CLUSTERS', 'SHPA_METRICS_NAMESPACE', 'SHPA_QUEUE_URL'];
       const keys = (f: string) => Object.keys(fn(t, f).Environment.Variables as Json).sort();
       // the dispatcher sizes shards for the worker's memory
-      expect(keys('dispatcher')).toEqual([...common, 'SHPA_SYNC_PERIOD_SECONDS', 'SHPA_TABLE', 'SHPA_WORKER_MEMORY_MB'].sort());
-      expect(fn(t, 'dispatcher').Environment.Variables).toMatchObject({ SHPA_WORKER_MEMORY_MB: '512' });
+      expect(keys('dispatcher')).toEqual([...common, 'SHPA_SHARD_BUDGET', 'SHPA_SYNC_PERIOD_SECONDS', 'SHPA_TABLE', 'SHPA_WORKER_MEMORY_MB'].sort());
+      expect(fn(t, 'dispatcher').Environment.Variables).toMatchObject({ SHPA_WORKER_MEMORY_MB: '512', SHPA_SHARD_BUDGET: '8' });
       expect(keys('stream')).toEqual([...common, 'SHPA_TABLE'].sort());
       expect(keys('events')).toEqual(common);
       expect(keys('worker')).toEqual(
@@ -231,8 +231,8 @@ describe('osls package: the configuration of the issue', () => {
         FunctionName: { 'Fn::GetAtt': ['WorkerLambdaFunction', 'Arn'] },
         BatchSize: 1,
         FunctionResponseTypes: ['ReportBatchItemFailures'],
-        // 6 shards + 2 for events and retries
-        ScalingConfig: { MaximumConcurrency: 8 },
+        // as many as the reserved concurrency (10) allows: the dispatcher keeps its shards within 8 of it
+        ScalingConfig: { MaximumConcurrency: 10 },
         Enabled: true,
       });
       // the lease or the queue's concurrency keeps cycles apart: reserved concurrency is a choice, here 10 (≥ 8)
@@ -583,7 +583,8 @@ describe('osls package: the defaults (one cluster, nothing optional)', () => {
     for (const a of alarms) expect([a.AlarmActions, a.OKActions]).toEqual([[{ Ref: 'AlarmTopic' }], [{ Ref: 'AlarmTopic' }]]);
     expect(alarms.find((a) => a.AlarmName === 'serverless-hpa-test-worker-missing-cycles')!.Threshold).toBe(2);
     const [[, sqs]] = resourcesOf(t, 'AWS::Lambda::EventSourceMapping').filter(([, r]) => show(r.Properties.EventSourceArn) === WORK_QUEUE);
-    expect(sqs.Properties.ScalingConfig).toEqual({ MaximumConcurrency: 3 });
+    // up to 16 shards for the one cluster, + 2 for events and retries
+    expect(sqs.Properties.ScalingConfig).toEqual({ MaximumConcurrency: 18 });
     expect(t.Outputs.AlarmTopicArn.Value).toEqual({ Ref: 'AlarmTopic' });
   });
 

@@ -53,7 +53,9 @@ describe('serverless.yml params', () => {
     expect(await stack.workerTimeout({ resolveVariable })).toBe(30);
     expect(await stack.reservedConcurrency({ resolveVariable })).toBe(12);
     expect(await stack.workerVpc({ resolveVariable })).toBeNull();
-    expect(await stack.maxConcurrency({ resolveVariable })).toBe(4);
+    // the reserved concurrency bounds the queue's, and the dispatcher's shards within it
+    expect(await stack.maxConcurrency({ resolveVariable })).toBe(12);
+    expect(env.SHPA_SHARD_BUDGET).toBe('10');
     values.syncPeriodSeconds = '45';
     await expect(stack.resources({ resolveVariable })).rejects.toThrow('param "syncPeriodSeconds": must divide 60');
   });
@@ -106,7 +108,7 @@ describe('clusters', () => {
 describe('other params', () => {
   it('accepts the defaults', () => {
     const c = read();
-    expect(c).toMatchObject({ syncPeriodSeconds: 15, dryRun: false, autoscalerMetrics: false, detailedMetrics: false, dashboard: false, memorySize: 512, logRetentionDays: 30, maxConcurrency: 3, tableDeletionProtection: true });
+    expect(c).toMatchObject({ syncPeriodSeconds: 15, dryRun: false, autoscalerMetrics: false, detailedMetrics: false, dashboard: false, memorySize: 512, logRetentionDays: 30, maxConcurrency: 18, shardBudget: 16, tableDeletionProtection: true });
     expect(c.reservedConcurrency).toBeUndefined();
     expect(c.vpc).toBeUndefined();
     expect(c.tags).toEqual({ service: 'serverless-hpa', stage: 'dev' });
@@ -124,7 +126,8 @@ describe('other params', () => {
     [{ vpcSubnetIds: 'subnet-xyz', vpcSecurityGroupIds: 'sg-0123456789abcdef0' }, 'param "vpcSubnetIds": not a subnet id'],
     [{ maxConcurrency: '1' }, 'param "maxConcurrency": must be an integer from 2 to 1000'],
     [{ clusters: '[{"name":"a","shards":8}]', maxConcurrency: '4' }, 'param "maxConcurrency": 4 is less than the 8 shards'],
-    [{ reservedConcurrency: '1' }, 'param "reservedConcurrency": 1 is less than maxConcurrency (3)'],
+    [{ reservedConcurrency: '1' }, 'param "reservedConcurrency": 1 leaves the queue\'s pollers less than the 2 they need at least'],
+    [{ reservedConcurrency: '5', maxConcurrency: '8' }, 'param "reservedConcurrency": 5 is less than maxConcurrency (8)'],
     [{ alarmTopicArn: 'arn:aws:sns:eu-west-1:123456789012:alarms.fifo' }, 'param "alarmTopicArn": not a standard SNS topic ARN'],
     [{ permissionsBoundaryArn: 'arn:aws:iam::123456789012:role/x' }, 'param "permissionsBoundaryArn": not an IAM policy ARN'],
     [{ specWriterArns: 'arn:aws:iam::123456789012:group/admins' }, 'param "specWriterArns": not an IAM role, user or root ARN'],

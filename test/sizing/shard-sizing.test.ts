@@ -74,4 +74,13 @@ describe('the dispatcher\'s choice for the coming minute', () => {
     ]);
     expect(choices[0].shards).toBeGreaterThan(1);
   });
+
+  it('keeps every cluster within the shard budget (the queue\'s concurrency): the largest counts give way, never below a floor', () => {
+    const big: ClusterIndex = { buckets: [0], counts: evenBuckets(20_000) };
+    const choices = chooseShards(clusters, new Map([['prod', big], ['batch', big]]), minute, { memoryMb: 512, periodSeconds: 15, budget: 10 });
+    expect(choices.map((c) => c.shards)).toEqual([4, 4]);
+    expect(choices.map((c) => c.capped)).toEqual([true, true]);
+    expect(choices[0].sizing.shards).toBe(16);
+    expect(chooseShards(clusters, new Map([['prod', big]]), minute, { memoryMb: 512, periodSeconds: 15, budget: 3 }).map((c) => c.shards)).toEqual([1, 2]);
+  });
 });
