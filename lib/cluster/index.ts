@@ -39,6 +39,8 @@ export interface ClusterAccessOptions {
   token?: string;
   retry?: Partial<RetryPolicy>;
   podPageSize?: number;
+  /** Page size of the Deployment, StatefulSet and ReplicaSet lists of listScales (default 500). */
+  scaleListPageSize?: number;
 }
 
 const systemClock: Clock = { now: () => new Date() };
@@ -140,6 +142,7 @@ export function createClusterAccess(cluster: ClusterRecord, opts: ClusterAccessO
     clock,
     retry: opts.retry,
     podPageSize: opts.podPageSize,
+    scaleListPageSize: opts.scaleListPageSize,
   });
 }
 
