@@ -26,6 +26,10 @@ const RULES = [
   ['the scale subresource of the built-in scalable kinds: read, and merge-patch spec.replicas', { apiGroups: ['apps'], resources: ['deployments/scale', 'statefulsets/scale', 'replicasets/scale'], verbs: ['get', 'patch'] }],
   [null, { apiGroups: [''], resources: ['replicationcontrollers/scale'], verbs: ['get', 'patch'] }],
   [
+    'Deployments, StatefulSets and ReplicaSets, listed: one list per namespace and kind gives the scale of each, instead of one GET /scale per autoscaler (kept for other kinds, and as the fallback)',
+    { apiGroups: ['apps'], resources: ['deployments', 'statefulsets', 'replicasets'], verbs: ['list'] },
+  ],
+  [
     'the pods of a target, by its selector, for Resource metrics (readiness, start time, phase): one list per namespace per cycle',
     { apiGroups: [''], resources: ['pods'], verbs: ['list'] },
   ],

@@ -1,6 +1,7 @@
 // Kubernetes API answers (raw JSON, untrusted) into the inputs lib/hpa reads.
 // Every field is checked; a wrong one is named by its path.
-import type { MetricSample, PodInfo, PodMetric, PodMetricSample, ScaleInfo } from '../hpa/types.js';
+import { fromLabelSelector, SelectorError, selectorToString } from '../hpa/selector.js';
+import type { LabelSelector, LabelSelectorRequirement, MetricSample, PodInfo, PodMetric, PodMetricSample, ScaleInfo } from '../hpa/types.js';
 
 type Json = Record<string, unknown>;
 
@@ -130,6 +131,73 @@ export function scaleInfoOf(body: unknown): ScaleInfo {
   const rv = r.optStr(meta.resourceVersion, 'metadata.resourceVersion');
   if (rv) info.resourceVersion = rv;
   return info;
+}
+
+/**
+ * One page of an apps/v1 DeploymentList, StatefulSetList or ReplicaSetList as the Scale the
+ * /scale subresource of each object gives, by name, and the token of the next page ("" on the
+ * last). An object whose selector upstream cannot convert has no scale (its GET /scale is a
+ * 400): it is in `unconvertible`, with the reason, and the page goes on.
+ */
+export function appsScalesOf(body: unknown, kind: string): { scales: Map<string, ScaleInfo>; unconvertible: Map<string, string>; continue: string } {
+  const r = new Reader(`${kind}List`);
+  const scales = new Map<string, ScaleInfo>();
+  const unconvertible = new Map<string, string>();
+  r.items(body, `${kind}List`).forEach((item, i) => {
+    const name = r.str(r.obj(item.metadata, `items[${i}].metadata`).name, `items[${i}].metadata.name`);
+    const scale = scaleFromObject(r, item, `items[${i}]`);
+    if (scale instanceof SelectorError) unconvertible.set(name, scale.message);
+    else scales.set(name, scale);
+  });
+  const meta = r.obj(r.obj(body, 'response').metadata ?? {}, 'metadata');
+  return { scales, unconvertible, continue: r.optStr(meta.continue, 'metadata.continue') ?? '' };
+}
+
+/**
+ * The Scale upstream's scaleFromDeployment, scaleFromStatefulSet and scaleFromReplicaSet make of
+ * an object (pkg/registry/apps/{deployment,statefulset,replicaset}/storage/storage.go,
+ * release-1.35): the scale's resourceVersion is the object's, so a PATCH of /scale made with it
+ * conflicts with any change to the object since. The SelectorError when the selector does not convert.
+ */
+function scaleFromObject(r: Reader, o: Json, at: string): ScaleInfo | SelectorError {
+  const meta = r.obj(o.metadata, `${at}.metadata`);
+  const spec = r.obj(o.spec ?? {}, `${at}.spec`);
+  const status = r.obj(o.status ?? {}, `${at}.status`);
+  const ls = labelSelectorAt(r, spec.selector, `${at}.spec.selector`);
+  let selector: string;
+  try {
+    selector = selectorToString(fromLabelSelector(ls));
+  } catch (e) {
+    if (e instanceof SelectorError) return e;
+    throw e;
+  }
+  const info: ScaleInfo = {
+    // the API server defaults a missing spec.replicas to 1 before it makes the scale (SetDefaults_Deployment and its twins, pkg/apis/apps/v1/defaults.go)
+    specReplicas: spec.replicas === undefined || spec.replicas === null ? 1 : r.num(spec.replicas, `${at}.spec.replicas`),
+    statusReplicas: status.replicas === undefined || status.replicas === null ? 0 : r.num(status.replicas, `${at}.status.replicas`),
+    selector,
+  };
+  const rv = r.optStr(meta.resourceVersion, `${at}.metadata.resourceVersion`);
+  if (rv) info.resourceVersion = rv;
+  return info;
+}
+
+/** A metav1.LabelSelector of an answer, its shape checked (what it may select is LabelSelectorAsSelector's to judge); absent or null is nil. */
+function labelSelectorAt(r: Reader, v: unknown, path: string): LabelSelector | undefined {
+  if (v === undefined || v === null) return undefined;
+  const o = r.obj(v, path);
+  const ls: LabelSelector = {};
+  if (o.matchLabels !== undefined && o.matchLabels !== null) ls.matchLabels = r.strings(o.matchLabels, `${path}.matchLabels`);
+  if (o.matchExpressions !== undefined && o.matchExpressions !== null) {
+    ls.matchExpressions = r.arr(o.matchExpressions, `${path}.matchExpressions`).map((x, i) => {
+      const at = `${path}.matchExpressions[${i}]`;
+      const e = r.obj(x, at);
+      const req: LabelSelectorRequirement = { key: r.str(e.key, `${at}.key`), operator: r.str(e.operator, `${at}.operator`) as LabelSelectorRequirement['operator'] };
+      if (e.values !== undefined && e.values !== null) req.values = r.arr(e.values, `${at}.values`).map((value, j) => r.str(value, `${at}.values[${j}]`));
+      return req;
+    });
+  }
+  return ls;
 }
 
 /** A list of custom resources (our autoscalers, CloudWatchMetric objects): items with metadata, spec and status, unchecked beyond that. */

@@ -41,6 +41,8 @@ export interface ClusterAccessOptions {
   podPageSize?: number;
   /** Requests in flight at once to the API server (default 8). */
   maxInFlight?: number;
+  /** Page size of the Deployment, StatefulSet and ReplicaSet lists of listScales (default 500). */
+  scaleListPageSize?: number;
 }
 
 const systemClock: Clock = { now: () => new Date() };
@@ -143,6 +145,7 @@ export function createClusterAccess(cluster: ClusterRecord, opts: ClusterAccessO
     retry: opts.retry,
     podPageSize: opts.podPageSize,
     maxInFlight: opts.maxInFlight,
+    scaleListPageSize: opts.scaleListPageSize,
   });
 }
 

@@ -25,9 +25,10 @@ import {
   type ClusterMetricsApi,
   type KubernetesAutoscaler,
   type KubernetesAutoscalerStatus,
+  type ListableScaleKind,
   type ObjectReference,
 } from '../sync/ports.js';
-import { customObjectsOf, externalMetricSamplesOf, objectMetricSampleOf, podListOf, podMetricSamplesOf, podMetricsOf, scaleInfoOf } from './convert.js';
+import { appsScalesOf, customObjectsOf, externalMetricSamplesOf, objectMetricSampleOf, podListOf, podMetricSamplesOf, podMetricsOf, scaleInfoOf } from './convert.js';
 import type { TokenProvider } from './eks-token.js';
 import { HttpStatusError, callWithPolicy, defaultRetryPolicy, describeTarget, type RequestTarget, type RetryPolicy } from './request-policy.js';
 import { ResourceResolver, type ResourceRef } from './resources.js';
@@ -50,10 +51,13 @@ export interface KubernetesClusterOptions {
   podPageSize?: number;
   /** Requests in flight at once to the API server; more wait their turn, in order. Default 8. */
   maxInFlight?: number;
+  /** Page size of the Deployment, StatefulSet and ReplicaSet lists of listScales. */
+  scaleListPageSize?: number;
   sleep?: (ms: number) => Promise<void>;
 }
 
 const METRICS = '/apis/metrics.k8s.io/v1beta1';
+const APPS_RESOURCES: Record<ListableScaleKind, string> = { Deployment: 'deployments', StatefulSet: 'statefulsets', ReplicaSet: 'replicasets' };
 /** Our custom resources (infra/crds/). */
 export const SHPA_GROUP = 'shpa.dev';
 const SHPA = `/apis/${SHPA_GROUP}/v1`;
@@ -169,6 +173,25 @@ export class KubernetesCluster implements ClusterAccess, ClusterMetricsApi {
     // PatchStrategy.MergePatch of the typed client: the API server needs this Content-Type, and CRDs take no strategic merge.
     const body = { json, contentType: 'application/merge-patch+json' };
     await this.request(target, { method: HttpMethod.PATCH, path: this.scalePath(namespace, ref.name, t), body }, signal);
+  }
+
+  async listScales(namespace: string, kind: ListableScaleKind, signal?: AbortSignal): Promise<Map<string, ScaleInfo>> {
+    const resource = Object.hasOwn(APPS_RESOURCES, kind) ? APPS_RESOURCES[kind] : undefined;
+    if (!resource) throw new ClusterApiError(`listScales: kind must be one of ${Object.keys(APPS_RESOURCES).join(', ')}, got ${JSON.stringify(kind)}`);
+    const scales = new Map<string, ScaleInfo>();
+    const target: RequestTarget = { verb: 'list', group: 'apps', resource, namespace };
+    const path = `/apis/apps/v1/namespaces/${seg(namespace)}/${resource}`;
+    let cont = '';
+    do {
+      const query: Record<string, string> = { limit: String(this.opts.scaleListPageSize ?? 500) };
+      if (cont) query.continue = cont;
+      const body = await this.request(target, { method: HttpMethod.GET, path, query }, signal);
+      // an object whose selector does not convert is left out: its own GET /scale says why
+      const page = this.decode(target, () => appsScalesOf(body, kind));
+      for (const [name, scale] of page.scales) scales.set(name, scale);
+      cont = page.continue;
+    } while (cont);
+    return scales;
   }
 
   async listPods(namespace: string, signal?: AbortSignal): Promise<PodInfo[]> {

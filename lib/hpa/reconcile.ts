@@ -6,8 +6,7 @@ import { applyDefaults } from './defaults.js';
 import { parseGroupVersion } from './name-rules.js';
 import { parseQuantity, toFloat } from './quantity.js';
 import { computeReplicasForMetric, type MetricData, type MetricOutcome } from './replica-calculator.js';
-import { PodSelectorIndex } from './pod-index.js';
-import { SelectorError } from './selector.js';
+import { PodSelectorIndex, type AutoscalerSelector } from './pod-index.js';
 import type {
   ConditionStatus,
   ControllerSettings,
@@ -36,8 +35,12 @@ export interface ReconcileInput {
   /** Metric values aligned by index with the defaulted spec.metrics. */
   metrics: MetricData[];
   history: ScalingHistory;
-  /** Other HPAs of the controller: one selecting any of our pods makes the selector ambiguous. */
-  otherHpaSelectors?: { namespace: string; name: string; selector: string }[];
+  /**
+   * The HPAs of the controller with their last seen selectors: another one selecting any of our
+   * pods makes the selector ambiguous. Our own entry and other namespaces' are skipped, so a
+   * cycle passes one array per namespace, the same for each of its HPAs (worked out once).
+   */
+  otherHpaSelectors?: readonly AutoscalerSelector[];
   /** `pods` with each selector's matches worked out once for the namespace (optional: a cycle's shortcut). */
   podIndex?: PodSelectorIndex;
   settings: ControllerSettings;
@@ -444,22 +447,20 @@ function tolerance(value: string, direction: string): number {
   }
 }
 
-/** Other HPAs (same namespace) whose selector matches any of our pods, as upstream hpasControllingPodsUnderSelector. */
+/**
+ * Other HPAs (same namespace) whose selector matches any of our pods, in the order given, as
+ * upstream hpasControllingPodsUnderSelector (horizontal.go, release-1.35) finds them in its
+ * selectors map; the index works the map out once per namespace, so this costs our pods only.
+ */
 function selectingHpas(input: ReconcileInput, namespace: string, pods: PodInfo[], index: PodSelectorIndex): string[] {
-  const found: string[] = [];
-  const ours = new Set(pods.map((p) => p.name));
-  for (const other of input.otherHpaSelectors ?? []) {
-    if (other.namespace !== namespace || other.name === input.hpa.metadata.name) continue;
-    let theirs: PodInfo[];
-    try {
-      theirs = index.select(other.selector);
-    } catch (e) {
-      if (e instanceof SelectorError) continue; // upstream registers only parsed selectors
-      throw e;
-    }
-    if (theirs.some((p) => ours.has(p.name))) found.push(`${other.namespace}/${other.name}`);
+  const selectors = input.otherHpaSelectors ?? [];
+  if (selectors.length === 0) return [];
+  const owners = index.selectingAutoscalers(selectors, namespace);
+  const found = new Set<number>();
+  for (const p of pods) {
+    for (const i of owners.get(p.name) ?? []) if (selectors[i].name !== input.hpa.metadata.name) found.add(i);
   }
-  return found;
+  return [...found].sort((a, b) => a - b).map((i) => `${selectors[i].namespace}/${selectors[i].name}`);
 }
 
 /** The resource metrics API is asked per namespace: keep only the selected pods, as upstream's selector query would. */

@@ -10,6 +10,7 @@ import { createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { generate } from 'selfsigned';
 import { parse as parseYaml } from 'yaml';
+import { SelectorError } from '../hpa/selector.js';
 import { compareVersions, CustomResourceRegistry } from './k8s-crds.js';
 import { aggregatedList, AGGREGATED_V2, apiGroup, apiGroupList, apiVersions, resourceList, wantsAggregated, type DiscoveryGroup, type DiscoveryResource } from './k8s-discovery.js';
 import { badRequest, HttpError, notFound, resourceNotFound, statusBody } from './k8s-errors.js';
@@ -268,12 +269,17 @@ export async function startK8sApiServer(opts: K8sApiServerOptions = {}): Promise
     return t?.scale ? t : undefined;
   }
 
-  /** A workload's Scale, with the resourceVersion it shares with the workload's object. */
+  /** A workload's Scale: made from its apps/v1 object when it has one (so it shares the object's resourceVersion), else from the model. */
   function currentScale(t: ResourceType, a: RequestAttributes): Record<string, unknown> {
-    const s = model.scale(a.namespace, t, a.name);
+    let s: Record<string, unknown> | null | undefined;
+    try {
+      s = mirror.scaleOf(t, a.namespace, a.name) ?? model.scale(a.namespace, t, a.name);
+    } catch (e) {
+      // upstream's scale GET and update answer a selector that does not convert with BadRequest
+      if (e instanceof SelectorError) throw badRequest(e.message);
+      throw e;
+    }
     if (!s) throw notFound(t, a.name);
-    const rv = mirror.resourceVersionOf(t, a.namespace, a.name);
-    if (rv) (s.metadata as { resourceVersion: string }).resourceVersion = rv;
     return s;
   }
 

@@ -4,6 +4,8 @@
 // clock, so the mirror copies what changed whenever it is read (or, while
 // watches are open, on a timer) — and does nothing while the model has neither
 // changed nor reached its next pod transition.
+import { fromLabelSelector, selectorToString } from '../hpa/selector.js';
+import type { LabelSelector } from '../hpa/types.js';
 import type { K8sObject, ObjectStore } from './k8s-object-store.js';
 import { newUid, timestamp } from './k8s-object-meta.js';
 import type { ResourceSpec, Subresource } from './k8s-rest.js';
@@ -148,12 +150,29 @@ export class WorkloadMirror {
     this.syncNamespaceObjects();
   }
 
-  /** The resourceVersion a workload's /scale shares with its object; undefined for kinds not mirrored. */
-  resourceVersionOf(type: ResourceType, namespace: string, name: string): string | undefined {
+  /**
+   * The autoscaling/v1 Scale of a mirrored apps/v1 object (a Deployment's ReplicaSet too), made
+   * from the object as kube-apiserver's scaleFromDeployment and its twins make it
+   * (pkg/registry/apps/{deployment,statefulset,replicaset}/storage/storage.go, release-1.35), so
+   * a LIST of the objects and GET /scale of each agree. Throws the SelectorError of a selector
+   * that does not convert; undefined for kinds not mirrored, null when there is no such object.
+   */
+  scaleOf(type: ResourceType, namespace: string, name: string): Record<string, unknown> | null | undefined {
     const resource = type.group === 'apps' ? APPS_RESOURCES[type.kind] : undefined;
     if (!resource) return undefined;
     this.syncPart(namespace, 'apps');
-    return this.store.get(keyOf('apps', resource), namespace, name)?.metadata.resourceVersion;
+    const o = this.store.get(keyOf('apps', resource), namespace, name);
+    if (!o) return null;
+    const selector = selectorToString(fromLabelSelector(get(o, 'spec', 'selector') as LabelSelector | undefined));
+    const { uid, resourceVersion, creationTimestamp } = o.metadata;
+    return {
+      kind: 'Scale',
+      apiVersion: 'autoscaling/v1',
+      metadata: { name, namespace, uid, resourceVersion, creationTimestamp },
+      // autoscaling/v1 omits a zero spec.replicas and an empty selector (omitempty)
+      spec: get(o, 'spec', 'replicas') ? { replicas: get(o, 'spec', 'replicas') } : {},
+      status: { replicas: get(o, 'status', 'replicas') ?? 0, ...(selector ? { selector } : {}) },
+    };
   }
 
   /** Copies a namespace (after a write to its workloads: new pods are seen Pending, as the controllers create them). */

@@ -8,6 +8,8 @@
 // vanish when it passes. CPU/memory usage: a workload's load divided over its
 // ready pods, plus a per-pod baseline.
 import { parseGroupVersion } from '../hpa/name-rules.js';
+import { fromLabelSelector, selectorToString } from '../hpa/selector.js';
+import type { LabelSelector, LabelSelectorRequirement } from '../hpa/types.js';
 import type { Clock } from '../sync/ports.js';
 
 export type QuantityValue = number | string;
@@ -31,6 +33,14 @@ export interface WorkloadSpec {
   replicas: number;
   /** Labels of its pods, and its selector. Absent: its scale has no selector. */
   selector?: Record<string, string>;
+  /**
+   * Set-based requirements of its selector besides `selector` (matchExpressions), which its
+   * pods meet through `podLabels`. Not checked: an object stored before validation was
+   * tightened can hold one its /scale cannot convert (GET /scale is then a 400).
+   */
+  matchExpressions?: LabelSelectorRequirement[];
+  /** Labels of its pods besides `selector`. */
+  podLabels?: Record<string, string>;
   containers?: ContainerSpec[];
   load?: LoadFunction;
   /** When it and its first pods were created (default: now); in the past, its pods are ready and measured at once. */
@@ -218,7 +228,7 @@ export class WorkloadModel {
     if (!w) return undefined;
     this.sweep();
     const status: Record<string, unknown> = { replicas: this.activePods(w).length };
-    if (w.spec.selector) status.selector = selectorString(w.spec.selector);
+    if (w.spec.selector || w.spec.matchExpressions) status.selector = selectorToString(fromLabelSelector(labelSelectorOf(w)));
     return {
       kind: 'Scale',
       apiVersion: 'autoscaling/v1',
@@ -468,7 +478,7 @@ export class WorkloadModel {
           const suffix = nameSuffix(hashOf(`${w.uid}/${++this.counter}`), 5);
           name = w.type.kind === 'Deployment' ? `${w.spec.name}-${w.templateHash}-${suffix}` : `${w.spec.name}-${suffix}`;
         }
-        const labels = { ...(w.spec.selector ?? {}) };
+        const labels = podLabelsOf(w);
         if (w.type.kind === 'Deployment') labels['pod-template-hash'] = w.templateHash;
         if (w.type.kind === 'StatefulSet') labels['statefulset.kubernetes.io/pod-name'] = name;
         this.pods.push({ name, uid: this.uid(), labels, containers: w.spec.containers ?? DEFAULT_CONTAINERS, createdMs: nowMs, ordinal: podOrdinal, owner: w });
@@ -555,6 +565,17 @@ export function selectorString(labels: Record<string, string>): string {
     .join(',');
 }
 
+/** The workload's selector as its object holds it. */
+function labelSelectorOf(w: Workload): LabelSelector {
+  const matchExpressions = w.spec.matchExpressions;
+  return { matchLabels: { ...(w.spec.selector ?? {}) }, ...(matchExpressions ? { matchExpressions: structuredClone(matchExpressions) } : {}) };
+}
+
+/** The labels of its pods (and of its pod template). */
+function podLabelsOf(w: Workload): Record<string, string> {
+  return { ...(w.spec.selector ?? {}), ...(w.spec.podLabels ?? {}) };
+}
+
 /** The uid of the ReplicaSet a Deployment owns. */
 function replicaSetUid(w: Workload): string {
   return `${w.uid.slice(0, -12)}${(hashOf(`${w.uid}/rs`) >>> 0).toString(16).padStart(12, '0')}`;
@@ -571,9 +592,9 @@ function podTemplate(w: Workload, labels: Record<string, string>): Record<string
 /** A workload's apps/v1 object(s): a Deployment comes with the ReplicaSet it owns. */
 function appsObjects(w: Workload, c: { active: number; ready: number }): Record<string, unknown>[] {
   const { namespace, name, replicas } = w.spec;
-  const labels = { ...(w.spec.selector ?? {}) };
+  const labels = podLabelsOf(w);
   const metadata = { name, namespace, uid: w.uid, generation: w.generation, creationTimestamp: rfc3339(w.createdMs) };
-  const selector = { matchLabels: labels };
+  const selector = labelSelectorOf(w);
   // zero counts are omitted, as omitempty does
   const counts = (o: Record<string, number>) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== 0));
   if (w.type.kind === 'StatefulSet') {
@@ -640,7 +661,8 @@ function appsObjects(w: Workload, c: { active: number; ready: number }): Record<
         annotations: { 'deployment.kubernetes.io/desired-replicas': String(replicas), 'deployment.kubernetes.io/max-replicas': String(replicas + Math.ceil(replicas * 0.25)), 'deployment.kubernetes.io/revision': '1' },
         ownerReferences: [{ apiVersion: 'apps/v1', kind: 'Deployment', name, uid: w.uid, controller: true, blockOwnerDeletion: true }],
       },
-      spec: { replicas, selector: { matchLabels: podLabels }, template: podTemplate(w, podLabels) },
+      // the deployment controller adds the hash to a copy of the Deployment's selector (CloneSelectorAndAddLabel)
+      spec: { replicas, selector: { ...selector, matchLabels: { ...selector.matchLabels, 'pod-template-hash': w.templateHash } }, template: podTemplate(w, podLabels) },
       status: rsStatus,
     },
   ];

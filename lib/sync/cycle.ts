@@ -267,7 +267,8 @@ function cloudWatchQueries(units: Unit[], cloudWatch: Map<string, Map<string, Cl
 /**
  * Upstream checks each HPA's selector against the selectors its controller last saw for the
  * other HPAs of the namespace: here, the ones stored with their states. So an autoscaler never
- * waits for another's scale read.
+ * waits for another's scale read. One array per namespace, each autoscaler's own entry in it
+ * (reconcile skips it): lib/hpa works out who selects which pod once per array.
  */
 function selectorsOf(units: Unit[]): EvalContext['otherSelectors'] {
   const byNs = new Map<string, { namespace: string; name: string; selector: string }[]>();
@@ -277,7 +278,7 @@ function selectorsOf(units: Unit[]): EvalContext['otherSelectors'] {
     byNs.get(namespace)!.push({ namespace, name, selector });
   };
   for (const u of units) if (!u.refused) add(u.record.namespace, u.record.name, u.record.selector);
-  return (namespace, name) => (byNs.get(namespace) ?? []).filter((s) => s.name !== name);
+  return (namespace) => byNs.get(namespace) ?? [];
 }
 
 async function settle<T>(p: Promise<T>): Promise<{ value: T } | { error: string; deadline: boolean }> {

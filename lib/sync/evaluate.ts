@@ -7,7 +7,7 @@
 // since is a conflict, as upstream's Update of the scale). A failed write of the scale is
 // saved over the tentative state; a write whose answer was lost keeps it pending, and the next
 // cycle settles it from the target itself (pending.ts).
-import type { PodSelectorIndex } from '../hpa/pod-index.js';
+import type { AutoscalerSelector, PodSelectorIndex } from '../hpa/pod-index.js';
 import { completeReconcile, planReconcile, type ReconcilePlan, type ReconcileResult } from '../hpa/reconcile.js';
 import type { MetricData } from '../hpa/replica-calculator.js';
 import type {
@@ -45,8 +45,8 @@ export interface EvalContext {
   /** Valid CloudWatchMetric objects per namespace, by name; and why invalid ones are. */
   cloudWatch: Map<string, Map<string, CloudWatchMetric>>;
   invalidCloudWatch: Map<string, string>;
-  /** The last known pod selectors of the other autoscalers of a namespace. */
-  otherSelectors(namespace: string, name: string): { namespace: string; name: string; selector: string }[];
+  /** The last known pod selectors of the autoscalers of a namespace: one array for all of them. */
+  otherSelectors(namespace: string): readonly AutoscalerSelector[];
 }
 
 /** What writing back a cluster-defined autoscaler's status and events needs of the cycle. */
@@ -122,7 +122,7 @@ export async function evaluateUnit(unit: Unit, ctx: EvalContext): Promise<void> 
       podIndex: inputs.podIndex,
       metrics: inputs.metrics,
       history,
-      otherHpaSelectors: ctx.otherSelectors(record.namespace, record.name),
+      otherHpaSelectors: ctx.otherSelectors(record.namespace),
       settings: ctx.options.settings,
       now: ctx.now,
     });

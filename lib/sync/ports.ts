@@ -267,9 +267,17 @@ export interface ObjectReference {
   uid: string;
 }
 
+/** Kinds whose scale a LIST of their apps/v1 objects carries (what GET /scale of each returns). */
+export type ListableScaleKind = 'Deployment' | 'StatefulSet' | 'ReplicaSet';
+
 /** One cluster's API as a cycle uses it. Implementations retry within their budget. */
 export interface ClusterAccess {
   getScale(namespace: string, ref: CrossVersionObjectReference, signal?: AbortSignal): Promise<ScaleInfo>;
+  /**
+   * The scale of every object of one apps/v1 kind in a namespace, by name, from one paginated LIST: what GET /scale would return for each.
+   * An object whose selector does not convert is left out (its GET /scale is a 400, as upstream's): getScale gives its error.
+   */
+  listScales(namespace: string, kind: ListableScaleKind, signal?: AbortSignal): Promise<Map<string, ScaleInfo>>;
   /** Writes spec.replicas through /scale; with resourceVersion, a change since that read is a 409 conflict. */
   updateScale(namespace: string, ref: CrossVersionObjectReference, replicas: number, resourceVersion?: string, signal?: AbortSignal): Promise<void>;
   listPods(namespace: string, signal?: AbortSignal): Promise<PodInfo[]>;

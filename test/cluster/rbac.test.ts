@@ -77,6 +77,9 @@ async function everyCall(authorize: (a: RequestAttributes) => boolean, ns = 'def
         await a.updateScale(ns, { kind, name, apiVersion }, 4);
       }
     },
+    scaleLists: async () => {
+      for (const kind of ['Deployment', 'StatefulSet', 'ReplicaSet'] as const) await a.listScales(ns, kind);
+    },
     pods: () => a.listPods(ns),
     podMetrics: () => a.listPodMetrics(ns),
     podsMetric: () => a.getPodsMetric(ns, { name: 'rps' }, 'app=web'),
@@ -95,7 +98,7 @@ async function everyCall(authorize: (a: RequestAttributes) => boolean, ns = 'def
   return results;
 }
 
-const ALL_OK = { scale: 'ok', pods: 'ok', podMetrics: 'ok', podsMetric: 'ok', objectMetric: 'ok', externalMetric: 'ok' };
+const ALL_OK = { scale: 'ok', scaleLists: 'ok', pods: 'ok', podMetrics: 'ok', podsMetric: 'ok', objectMetric: 'ok', externalMetric: 'ok' };
 
 describe('infra/rbac.cjs', () => {
   it('wrote infra/rbac.yaml: the manifests for every namespace', () => {
@@ -118,6 +121,9 @@ describe('infra/rbac.cjs', () => {
         'apps/statefulsets/scale: get,patch',
         'apps/replicasets/scale: get,patch',
         '/replicationcontrollers/scale: get,patch',
+        'apps/deployments: list',
+        'apps/statefulsets: list',
+        'apps/replicasets: list',
         '/pods: list',
         'metrics.k8s.io/pods: list',
         'custom.metrics.k8s.io/*: get',
@@ -148,6 +154,7 @@ describe('infra/rbac.cjs', () => {
     expect(outside.scale).toContain('deployments.apps "api" is forbidden: User');
     expect(outside.scale).toContain('in the namespace "other"');
     expect(outside.pods).toContain('missing RBAC permission: verb "list" on resource "pods" in API group "" in namespace "other"');
+    expect(outside.scaleLists).toContain('missing RBAC permission: verb "list" on resource "deployments" in API group "apps" in namespace "other"');
     // what the issue saw: a spec naming kube-system/coredns
     expect(authorize(attributes('PATCH', '/apis/apps/v1/namespaces/kube-system/deployments/coredns/scale'))).toBe(false);
     expect(authorize(attributes('PATCH', '/apis/apps/v1/namespaces/web/deployments/api/scale'))).toBe(true);
@@ -167,6 +174,12 @@ describe('infra/rbac.cjs', () => {
       expect(authorize(attributes('DELETE', `${crs}/web`))).toBe(false);
       expect(authorize(attributes('GET', crs, 'watch'))).toBe(false);
       expect(authorize(attributes('PATCH', '/apis/shpa.dev/v1/namespaces/default/cloudwatchmetrics/queue/status'))).toBe(false);
+      // workloads are listed for their scales, never read one by one, watched or written but through /scale
+      expect(authorize(attributes('GET', '/apis/apps/v1/namespaces/default/deployments'))).toBe(true);
+      expect(authorize(attributes('GET', '/apis/apps/v1/namespaces/default/deployments/web'))).toBe(false);
+      expect(authorize(attributes('GET', '/apis/apps/v1/namespaces/default/deployments', 'watch'))).toBe(false);
+      expect(authorize(attributes('PATCH', '/apis/apps/v1/namespaces/default/deployments/web'))).toBe(false);
+      expect(authorize(attributes('GET', '/apis/apps/v1/namespaces/default/daemonsets'))).toBe(false);
       // and no pods' content, secrets or metrics of single pods
       expect(authorize(attributes('GET', '/api/v1/namespaces/default/pods/web-1'))).toBe(false);
       expect(authorize(attributes('GET', '/api/v1/namespaces/default/secrets'))).toBe(false);
@@ -184,6 +197,14 @@ describe('infra/rbac.cjs', () => {
     expect(results.pods).toContain('pods is forbidden: User');
     expect(results.pods).toContain('missing RBAC permission: verb "list" on resource "pods" in API group "" in namespace "default"');
     expect(results.scale).toBe('ok');
+  });
+
+  it('without the list of workloads (RBAC applied before this version), GET /scale still reads every scale', async () => {
+    const docs = rbac.rbacManifests();
+    docs[0].rules = docs[0].rules!.filter((r) => !r.resources?.includes('deployments'));
+    const results = await everyCall(groupAuthorizer(docs));
+    expect(results.scaleLists).toContain('missing RBAC permission: verb "list" on resource "deployments" in API group "apps" in namespace "default"');
+    expect(results).toMatchObject({ ...ALL_OK, scaleLists: expect.any(String) });
   });
 
   it('refuses bad input with the argument named', () => {

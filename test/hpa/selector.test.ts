@@ -13,6 +13,7 @@ import {
   selectorToString,
   type Requirement,
 } from '../../lib/hpa/selector.js';
+import type { LabelSelector } from '../../lib/hpa/types.js';
 
 const req = (key: string, operator: Requirement['operator'], ...values: string[]): Requirement => ({ key, operator, values });
 
@@ -197,6 +198,31 @@ describe('fromLabelSelector (TestLabelSelectorAsSelector)', () => {
     [{ matchLabels: { b: '2', a: '1' } }, 'a=1,b=2'],
   ])('%j converts to %j', (ls, printed) => {
     expect(selectorToString(fromLabelSelector(ls))).toBe(printed);
+  });
+
+  // What LabelSelectorAsSelector(ls).String() prints, byte for byte (apimachinery labels/selector.go,
+  // release-1.35): /scale's status.selector of a Deployment, StatefulSet or ReplicaSet is this string.
+  it.each([
+    // requirements sorted by key as Go compares bytes ('A' < 'a', '-' < '.' < '/'); a key before its extensions
+    [{ matchLabels: { 'app.kubernetes.io/name': 'web', app: 'x', 'app-x': 'y', App: 'z' } }, 'App=z,app=x,app-x=y,app.kubernetes.io/name=web'],
+    // values of in/notin sorted on output, duplicates kept (NewRequirement does not make a set; labels.Parse does)
+    [{ matchExpressions: [{ key: 'b', operator: 'In' as const, values: ['y', 'x', 'y'] }] }, 'b in (x,y,y)', 'b in (x,y)'],
+    [{ matchExpressions: [{ key: 'v', operator: 'NotIn' as const, values: ['b', 'B', '1', 'a-b', 'a.b', ''] }] }, 'v notin (,1,B,a-b,a.b,b)'],
+    // one value is printed as it is, the empty one too
+    [{ matchExpressions: [{ key: 'x', operator: 'In' as const, values: [''] }] }, 'x in ()'],
+    [{ matchLabels: { a: '' } }, 'a='],
+    // a key in matchLabels and in matchExpressions: matchLabels first (ByKey keeps equal keys in order up to 12 requirements)
+    [{ matchLabels: { app: 'web' }, matchExpressions: [{ key: 'app', operator: 'NotIn' as const, values: ['api'] }] }, 'app=web,app notin (api)'],
+    [{ matchExpressions: [{ key: 'tier', operator: 'Exists' as const }, { key: 'tier', operator: 'NotIn' as const, values: ['db'] }] }, 'tier,tier notin (db)'],
+    [{ matchExpressions: [{ key: 'x', operator: 'DoesNotExist' as const }, { key: 'a', operator: 'Exists' as const, values: [] }] }, 'a,!x'],
+    [
+      { matchLabels: { app: 'web' }, matchExpressions: [{ key: 'track', operator: 'In' as const, values: ['stable', 'canary'] }, { key: 'canary', operator: 'DoesNotExist' as const }] },
+      'app=web,!canary,track in (canary,stable)',
+    ],
+  ] as [LabelSelector, string, string?][])('%j prints as upstream does: %j', (ls, printed, reparsed = printed) => {
+    expect(selectorToString(fromLabelSelector(ls))).toBe(printed);
+    // and parses back as the HPA controller parses status.selector
+    expect(selectorToString(parseSelector(printed))).toBe(reparsed);
   });
 
   it('matches like the equivalent string selector', () => {

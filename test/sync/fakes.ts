@@ -10,6 +10,7 @@ import {
   type ClusterMetricsApi,
   type KubernetesAutoscaler,
   type KubernetesAutoscalerStatus,
+  type ListableScaleKind,
   type MetricAnswer,
   type MetricQuery,
   type MetricsAccess,
@@ -90,7 +91,7 @@ export class FakeCluster implements ClusterAccess, ClusterMetricsApi {
   readonly events: { involved: ObjectReference; entry: DecisionLogEntry }[] = [];
   /** PATCHes of /scale received: replicas and the resourceVersion they carried. */
   readonly patches: { target: string; replicas: number; resourceVersion?: string }[] = [];
-  /** Runs after a scale is read (someone acting between our read and our write). */
+  /** Runs after a scale is read, by getScale or listScales (someone acting between our read and our write). */
   afterGetScale?: (key: string) => void;
   /** The next PATCH of /scale is applied, but its answer is lost. */
   loseNextPatchAnswer = false;
@@ -120,6 +121,20 @@ export class FakeCluster implements ClusterAccess, ClusterMetricsApi {
       const info = { specReplicas: t.replicas, statusReplicas: t.replicas, selector: t.selector, resourceVersion: String(t.rv) };
       this.afterGetScale?.(k);
       return info;
+    });
+  }
+
+  /** The targets of one kind in a namespace, as getScale reads each. */
+  listScales(namespace: string, kind: ListableScaleKind, signal?: AbortSignal): Promise<Map<string, ScaleInfo>> {
+    const prefix = `${namespace}/${kind}/`;
+    return this.log.run('listScales', `${namespace}/${kind}`, signal, () => {
+      const scales = new Map<string, ScaleInfo>();
+      for (const [k, t] of this.targets) {
+        if (!k.startsWith(prefix)) continue;
+        scales.set(k.slice(prefix.length), { specReplicas: t.replicas, statusReplicas: t.replicas, selector: t.selector, resourceVersion: String(t.rv) });
+        this.afterGetScale?.(k);
+      }
+      return scales;
     });
   }
 
