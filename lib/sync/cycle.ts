@@ -3,6 +3,7 @@
 // only for its own inputs, so one slow namespace, target or metric source holds up only the
 // autoscalers that depend on it. A tick evaluates them all; an event, those it names.
 import type { CloudWatchMetric } from '../api/cloudwatch-types.js';
+import type { CrossVersionObjectReference } from '../hpa/types.js';
 import type { SyncOptions } from './config.js';
 import { Deadline, DeadlineExceededError } from './deadline.js';
 import { evaluateUnit, type EvalContext } from './evaluate.js';
@@ -81,6 +82,7 @@ export async function runShardCycle(deps: CycleDeps, req: ShardCycleRequest): Pr
     const { valid, invalid } = checkCloudWatchMetrics(shard.cloudWatchMetrics);
     const cloudWatch = byNamespace(valid);
     reads.startCloudWatch(cloudWatchQueries([...selected], cloudWatch, req.cluster.name));
+    reads.expectTargets(targetsOf([...selected]));
     const keeping = keepSharedAnswers(deps.store, req, loaded.value, reads, deadline).catch((e: unknown) => {
       report.warnings.push(`keeping the shard's CloudWatch answers for the next tick: ${errorText(e)} (the next tick reads them again)`);
     });
@@ -262,6 +264,15 @@ function cloudWatchQueries(units: Unit[], cloudWatch: Map<string, Map<string, Cl
     }
   }
   return out;
+}
+
+/** The scale targets the selected autoscalers name, read defensively (specs are validated later). */
+function targetsOf(units: Unit[]): { namespace: string; ref: CrossVersionObjectReference }[] {
+  return units.flatMap((u) => {
+    const ref: unknown = u.record.hpa.spec?.scaleTargetRef;
+    const r = ref as Partial<CrossVersionObjectReference> | undefined;
+    return !u.refused && typeof r?.kind === 'string' && typeof r.name === 'string' ? [{ namespace: u.record.namespace, ref: r as CrossVersionObjectReference }] : [];
+  });
 }
 
 /**

@@ -6,11 +6,22 @@
 import { PodSelectorIndex } from '../hpa/pod-index.js';
 import type { CrossVersionObjectReference, Fetched, PodInfo, ScaleInfo } from '../hpa/types.js';
 import { queryKey } from './metric-queries.js';
-import type { ClusterAccess, MetricAnswer, MetricQuery, MetricReadOptions, MetricsAccess } from './ports.js';
+import type { ClusterAccess, ListableScaleKind, MetricAnswer, MetricQuery, MetricReadOptions, MetricsAccess } from './ports.js';
 import { errorText, type CycleCalls } from './report.js';
+
+const LISTABLE: ReadonlySet<string> = new Set<ListableScaleKind>(['Deployment', 'StatefulSet', 'ReplicaSet']);
+/** A namespace's workloads of a kind are listed when this many of its autoscalers target that kind: one LIST instead of that many GETs. */
+const LIST_FROM = 2;
+/** After a 403 on a list (RBAC without list on apps workloads), each target is read with GET /scale for this long before a list is tried again. */
+const LIST_REFUSED_MS = 600_000;
+/** Clusters whose API server refused a list, and when: kept with the cluster adapter, which lives as long as the container. */
+const listRefused = new WeakMap<ClusterAccess, number>();
 
 export class CycleReads {
   private readonly scales = new Map<string, Promise<Fetched<ScaleInfo>>>();
+  private readonly scaleLists = new Map<string, Promise<Fetched<Map<string, ScaleInfo>>>>();
+  /** "namespace/Kind" read by one list this cycle. */
+  private readonly listed = new Set<string>();
   private readonly podLists = new Map<string, Promise<Fetched<PodInfo[]>>>();
   private readonly podIndexes = new Map<string, PodSelectorIndex>();
   private readonly answers = new Map<string, Promise<MetricAnswer>>();
@@ -25,10 +36,41 @@ export class CycleReads {
     private readonly readOptions: MetricReadOptions = {},
   ) {}
 
+  /**
+   * The targets the cycle will read, known from the specs: a namespace's Deployments (StatefulSets,
+   * ReplicaSets) are read with one LIST when enough of its autoscalers target them.
+   */
+  expectTargets(targets: { namespace: string; ref: CrossVersionObjectReference }[]): void {
+    const refused = listRefused.get(this.access);
+    if (refused !== undefined && performance.now() - refused < LIST_REFUSED_MS) return;
+    const counts = new Map<string, number>();
+    for (const { namespace, ref } of targets) {
+      if (ref.apiVersion !== 'apps/v1' || !LISTABLE.has(ref.kind)) continue;
+      const key = `${namespace}/${ref.kind}`;
+      counts.set(key, (counts.get(key) ?? 0) + 1);
+    }
+    for (const [key, n] of counts) if (n >= LIST_FROM) this.listed.add(key);
+  }
+
   scale(namespace: string, ref: CrossVersionObjectReference): Promise<Fetched<ScaleInfo>> {
-    return memo(this.scales, `${namespace}/${ref.apiVersion ?? ''}/${ref.kind}/${ref.name}`, () => {
+    return memo(this.scales, `${namespace}/${ref.apiVersion ?? ''}/${ref.kind}/${ref.name}`, async () => {
+      if (ref.apiVersion === 'apps/v1' && this.listed.has(`${namespace}/${ref.kind}`)) {
+        const list = await this.scaleList(namespace, ref.kind as ListableScaleKind);
+        const found = list.value?.get(ref.name);
+        if (found) return { value: found };
+        // Not in the list (gone, a selector that does not convert) or the list failed: the target's own read says why.
+      }
       this.calls.getScale++;
       return settle(this.access.getScale(namespace, ref, this.signal));
+    });
+  }
+
+  private scaleList(namespace: string, kind: ListableScaleKind): Promise<Fetched<Map<string, ScaleInfo>>> {
+    return memo(this.scaleLists, `${namespace}/${kind}`, async () => {
+      this.calls.listScales++;
+      const r = await settle(this.access.listScales(namespace, kind, this.signal));
+      if (r.error !== undefined && /\bmissing RBAC permission\b/.test(r.error)) listRefused.set(this.access, performance.now());
+      return r;
     });
   }
 

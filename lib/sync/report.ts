@@ -57,6 +57,8 @@ export interface CycleCalls {
   loadShard: number;
   listAutoscalerObjects: number;
   getScale: number;
+  /** LISTs of a namespace's Deployments, StatefulSets or ReplicaSets, each in place of GET /scale of its targets. */
+  listScales: number;
   listPods: number;
   fetchAll: number;
   /** Distinct cluster metric queries. */
@@ -90,7 +92,7 @@ export interface CycleReport {
 }
 
 export function emptyCalls(): CycleCalls {
-  return { loadShard: 0, listAutoscalerObjects: 0, getScale: 0, listPods: 0, fetchAll: 0, metricQueries: 0, specChecks: 0, updateScale: 0, saveState: 0, statusWrites: 0, events: 0 };
+  return { loadShard: 0, listAutoscalerObjects: 0, getScale: 0, listScales: 0, listPods: 0, fetchAll: 0, metricQueries: 0, specChecks: 0, updateScale: 0, saveState: 0, statusWrites: 0, events: 0 };
 }
 
 export function countOutcomes(reports: AutoscalerReport[]): CycleCounts {

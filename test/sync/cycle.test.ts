@@ -10,7 +10,7 @@ import { createDynamoStore, ensureTable, type DynamoStore } from '../../lib/stor
 import { bucketPk } from '../../lib/store/items.js';
 import type { SyncOptions } from '../../lib/sync/config.js';
 import { runShardCycle, type CycleTrigger } from '../../lib/sync/cycle.js';
-import type { AutoscalerStore, ClusterConfig } from '../../lib/sync/ports.js';
+import { ClusterApiError, type AutoscalerStore, type ClusterConfig } from '../../lib/sync/ports.js';
 import type { CycleReport } from '../../lib/sync/report.js';
 import { bucketOf } from '../../lib/sync/shards.js';
 import { startDynalite, TEST_CREDENTIALS, TEST_REGION, type DynamoServer } from '../support/dynamo.js';
@@ -100,14 +100,16 @@ describe('one tick', () => {
     metrics.cloudWatch.set('queue', 40);
     const r = await cycle();
     expect(r.counts.autoscalers).toBe(3);
-    expect(cluster.log.count('getScale')).toBe(3);
+    // apps' two Deployments in one list, jobs' one on its own
+    expect(cluster.log.count('listScales', 'apps/Deployment')).toBe(1);
+    expect(cluster.log.count('getScale')).toBe(1);
     expect(cluster.log.count('listPods')).toBe(1);
     expect(cluster.log.count('listPodMetrics')).toBe(1);
     // One CloudWatch fetch carried b's query (apps/queue); c reads jobs/queue, which is no CloudWatchMetric there: the external metrics API.
     expect(metrics.received.filter((q) => q.some((x) => x.type === 'CloudWatch'))).toHaveLength(1);
     expect(cluster.log.count('getExternalMetric', 'jobs/queue')).toBe(1);
     expect(one(r, 'c').desiredReplicas).toBe(2);
-    expect(r.calls).toMatchObject({ loadShard: 1, listAutoscalerObjects: 1, getScale: 3, listPods: 1 });
+    expect(r.calls).toMatchObject({ loadShard: 1, listAutoscalerObjects: 1, listScales: 1, getScale: 1, listPods: 1 });
   });
 
   it('records the scale as pending before it writes /scale with the resourceVersion read, and confirms it next cycle', async () => {
@@ -468,3 +470,54 @@ async function rawState(name: string): Promise<Record<string, unknown>> {
 }
 
 
+
+describe('bulk scale reads', () => {
+  it('reads a namespace\'s Deployments with one LIST when two or more autoscalers target them, and a lone target with GET /scale', async () => {
+    await applyAll(hpa('web'), hpa('api'), hpa('cron', 'batch'));
+    for (const [ns, name] of [['apps', 'web'], ['apps', 'api'], ['batch', 'cron']]) cluster.addTarget(ns, name, 2);
+    cluster.external.set('apps/jobs', 90);
+    cluster.external.set('batch/jobs', 90);
+    const r = await cycle();
+    expect(r.autoscalers.map((a) => [a.namespace, a.name, a.outcome])).toEqual([
+      ['apps', 'api', 'scaled'],
+      ['apps', 'web', 'scaled'],
+      ['batch', 'cron', 'scaled'],
+    ]);
+    expect(cluster.log.count('listScales')).toBe(1);
+    expect(cluster.log.count('listScales', 'apps/Deployment')).toBe(1);
+    expect(cluster.log.calls.filter((c) => c.op === 'getScale').map((c) => c.arg)).toEqual(['batch/Deployment/cron']);
+    expect(r.calls).toMatchObject({ listScales: 1, getScale: 1 });
+    // The listed resourceVersion guards the write as GET /scale's does.
+    expect(cluster.patches.filter((p) => p.target.startsWith('apps/'))).toEqual([
+      { target: 'apps/Deployment/api', replicas: 4, resourceVersion: '1' },
+      { target: 'apps/Deployment/web', replicas: 4, resourceVersion: '1' },
+    ]);
+  });
+
+  it('a target missing from the list is read on its own, and says what GET /scale says', async () => {
+    await applyAll(hpa('web'), hpa('gone'));
+    cluster.addTarget('apps', 'web', 2);
+    cluster.external.set('apps/jobs', 20);
+    const r = await cycle();
+    expect(cluster.log.count('listScales')).toBe(1);
+    expect(cluster.log.calls.filter((c) => c.op === 'getScale').map((c) => c.arg)).toEqual(['apps/Deployment/gone']);
+    expect(one(r, 'gone').conditions?.find((c) => c.type === 'AbleToScale')).toMatchObject({ status: 'False', reason: 'FailedGetScale' });
+    expect(one(r, 'gone').errors[0].message).toMatch(/deployments.apps "gone" not found/);
+  });
+
+  it('without RBAC list on workloads, reads each target with GET /scale, and does not ask to list again for a while', async () => {
+    await applyAll(hpa('web'), hpa('api'));
+    cluster.addTarget('apps', 'web', 2);
+    cluster.addTarget('apps', 'api', 2);
+    cluster.external.set('apps/jobs', 20);
+    cluster.log.fail.set('listScales apps/Deployment', new ClusterApiError('deployments.apps is forbidden; missing RBAC permission: verb "list" on resource "deployments" in API group "apps" in namespace "apps" (see infra/rbac.yaml)', 403));
+    const first = await cycle();
+    expect(first.autoscalers.map((a) => a.outcome)).toEqual(['unchanged', 'unchanged']);
+    expect(cluster.log.count('listScales')).toBe(1);
+    expect(cluster.log.count('getScale')).toBe(2);
+    clock.advance(15_000);
+    await cycle();
+    expect(cluster.log.count('listScales')).toBe(1);
+    expect(cluster.log.count('getScale')).toBe(4);
+  });
+});

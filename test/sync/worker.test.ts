@@ -187,12 +187,13 @@ describe('a cycle that outlives its lease', () => {
 describe('a tick whose deadline leaves work', () => {
   it('says and counts what is left, and takes it first at the next tick', async () => {
     await register();
+    // One autoscaler a namespace: each target is its own read (a namespace's several Deployments would be one list).
     const names = Array.from({ length: 10 }, (_, i) => `app-${String(i).padStart(2, '0')}`);
     for (const name of names) {
-      await store.applySpec('prod', { ...web, metadata: { name, namespace: 'apps' }, spec: { ...web.spec, scaleTargetRef: { ...web.spec.scaleTargetRef, name } } }, new Date(T));
-      cluster.addTarget('apps', name, 2);
+      await store.applySpec('prod', { ...web, metadata: { name, namespace: name }, spec: { ...web.spec, scaleTargetRef: { ...web.spec.scaleTargetRef, name } } }, new Date(T));
+      cluster.addTarget(name, name, 2);
+      cluster.external.set(`${name}/jobs`, 20);
     }
-    cluster.external.set('apps/jobs', 20);
     // A slow API server: a scale read takes 150 ms, one autoscaler at a time, 1 s to the deadline (reads end 300 ms before).
     cluster.log.delay.set('getScale', 150);
     const slow: WorkerConfig = { periodSeconds: 2, options: { ...options, concurrency: 1 } };
