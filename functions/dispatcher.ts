@@ -8,9 +8,14 @@ import middy from '@middy/core';
 import type { Context, ScheduledEvent } from 'aws-lambda';
 import { loadFunctionConfig, type FunctionConfig } from '../lib/sync/config.js';
 import { planTicks } from '../lib/sync/dispatch.js';
-import { mirrorRegistry } from '../lib/sync/registry.js';
-import { createAdapters, createTelemetry, withConfig, type Adapters } from './adapters.js';
+import type { Clock, WorkQueue } from '../lib/sync/ports.js';
+import { mirrorRegistry, type Registry } from '../lib/sync/registry.js';
 import { redact } from './redact.js';
+import { withConfig } from './wiring/logger.js';
+import { systemClock } from './wiring/options.js';
+import { createWorkQueue } from './wiring/queue.js';
+import { createStore } from './wiring/store.js';
+import { createTelemetry } from './wiring/telemetry.js';
 
 export interface DispatcherResult {
   sent: number;
@@ -18,8 +23,15 @@ export interface DispatcherResult {
   tooOld: boolean;
 }
 
-export function createDispatcherHandler(deps: { config: FunctionConfig; adapters: () => Adapters; logger: Logger; emf: Metrics; mirror?: boolean }) {
-  let adapters: Adapters | undefined;
+/** What the dispatcher uses: the clock, the table's cluster registry and the work queue. */
+export interface DispatcherAdapters {
+  clock: Clock;
+  store: Registry;
+  queue: WorkQueue;
+}
+
+export function createDispatcherHandler(deps: { config: FunctionConfig; adapters: () => DispatcherAdapters; logger: Logger; emf: Metrics; mirror?: boolean }) {
+  let adapters: DispatcherAdapters | undefined;
   const { logger, emf, config } = deps;
   return middy<ScheduledEvent, DispatcherResult, Error, Context>()
     .use(injectLambdaContext(logger))
@@ -55,5 +67,5 @@ const { logger, emf } = createTelemetry(env.SHPA_METRICS_NAMESPACE);
 
 export const handler = withConfig(logger, () => {
   const config = loadFunctionConfig(env);
-  return createDispatcherHandler({ config, adapters: () => createAdapters(config), logger, emf });
+  return createDispatcherHandler({ config, adapters: () => ({ clock: systemClock, store: createStore(config), queue: createWorkQueue(config).queue }), logger, emf });
 });

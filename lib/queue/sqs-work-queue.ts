@@ -5,7 +5,10 @@ import type { WorkQueue } from '../sync/ports.js';
 
 const BATCH = 10;
 
-export function sqsWorkQueue(client: SQSClient, queueUrl: string): WorkQueue & { sent: number; calls: number } {
+/** The work queue, with counters of messages sent and SendMessageBatch calls. */
+export type SqsWorkQueue = WorkQueue & { sent: number; calls: number };
+
+export function sqsWorkQueue(client: SQSClient, queueUrl: string): SqsWorkQueue {
   const queue = {
     sent: 0,
     calls: 0,

@@ -7,7 +7,7 @@
 import type { SyncOptions } from './config.js';
 import { runShardCycle, type CycleTrigger } from './cycle.js';
 import { Deadline, leaseMs } from './deadline.js';
-import { MAX_EVALUATE_ATTEMPTS, type EvaluateMessage, type EvaluateTarget, type WorkMessage } from './messages.js';
+import { MAX_EVALUATE_ATTEMPTS, MAX_EVENT_AGE_MS, type EvaluateMessage, type EvaluateTarget, type WorkMessage } from './messages.js';
 import type { AutoscalerStore, Clock, ClusterAccess, ClusterConfig, MetricsAccess, WorkQueue } from './ports.js';
 import { errorText, type CycleReport } from './report.js';
 import { parseShardId, shardId } from './shards.js';
@@ -41,8 +41,6 @@ export type MessageResult =
   /** The cycle could not run or load: the invocation should fail (and the message be retried). */
   | { outcome: 'failed'; shard: string; error: string; report?: CycleReport };
 
-/** Events older than this are not acted on: the next tick has long made them moot. */
-export const MAX_EVENT_AGE_MS = 300_000;
 /** A tick from further in the future than this was not sent by our dispatcher (clock skew, a hand-made message). */
 const FUTURE_TICK_MS = 5_000;
 const RETRY_DELAY_SECONDS = 1;
