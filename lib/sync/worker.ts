@@ -145,7 +145,7 @@ function dynamoError(e: unknown, signal: AbortSignal, allowedMs: number): string
 /** Sends a message again a second later; false when it could not be sent (the next tick covers it). */
 async function resend(deps: WorkerDeps, msg: WorkMessage): Promise<boolean> {
   try {
-    await deps.queue.send([{ body: JSON.stringify(msg), delaySeconds: RETRY_DELAY_SECONDS }]);
+    await deps.queue.send([{ body: JSON.stringify(msg), delaySeconds: RETRY_DELAY_SECONDS, groupId: parseShardId(msg.shard).cluster }]);
     return true;
   } catch {
     return false;
