@@ -8,11 +8,15 @@ import middy from '@middy/core';
 import type { Context, ScheduledEvent } from 'aws-lambda';
 import { loadFunctionConfig, type FunctionConfig } from '../lib/sync/config.js';
 import { chooseShards, MAX_SCHEDULE_AGE_MS, planTicks } from '../lib/sync/dispatch.js';
-import type { ClusterConfig, ClusterIndex } from '../lib/sync/ports.js';
+import type { Clock, ClusterConfig, ClusterIndex, DispatchStore, WorkQueue } from '../lib/sync/ports.js';
+import { mirrorRegistry, type Registry } from '../lib/sync/registry.js';
 import { publish } from './log.js';
-import { mirrorRegistry } from '../lib/sync/registry.js';
-import { createAdapters, createTelemetry, withConfig, type Adapters } from './adapters.js';
 import { redact } from './redact.js';
+import { withConfig } from './wiring/logger.js';
+import { systemClock } from './wiring/options.js';
+import { createWorkQueue } from './wiring/queue.js';
+import { createStore } from './wiring/store.js';
+import { createTelemetry } from './wiring/telemetry.js';
 
 export interface DispatcherResult {
   sent: number;
@@ -22,8 +26,15 @@ export interface DispatcherResult {
   shards?: Record<string, number>;
 }
 
-export function createDispatcherHandler(deps: { config: FunctionConfig; adapters: () => Adapters; logger: Logger; emf: Metrics; mirror?: boolean }) {
-  let adapters: Adapters | undefined;
+/** What the dispatcher uses: the clock, the table's cluster registry and cluster indexes, and the work queue. */
+export interface DispatcherAdapters {
+  clock: Clock;
+  store: Registry & DispatchStore;
+  queue: WorkQueue;
+}
+
+export function createDispatcherHandler(deps: { config: FunctionConfig; adapters: () => DispatcherAdapters; logger: Logger; emf: Metrics; mirror?: boolean }) {
+  let adapters: DispatcherAdapters | undefined;
   const { logger, emf, config } = deps;
   /** The counts this container last sent: what it keeps using while the table cannot be read. */
   const lastSent = new Map<string, number>();
@@ -33,7 +44,7 @@ export function createDispatcherHandler(deps: { config: FunctionConfig; adapters
    * recorded), a change recorded in the cluster's index before any tick of it is sent: the workers
    * check a tick's count against it.
    */
-  async function sizeShards(a: Adapters, scheduled: Date): Promise<ClusterConfig[]> {
+  async function sizeShards(a: DispatcherAdapters, scheduled: Date): Promise<ClusterConfig[]> {
     const minute = Math.floor(scheduled.getTime() / 60_000) * 60_000;
     let indexes: Map<string, ClusterIndex>;
     try {
@@ -111,5 +122,5 @@ const { logger, emf } = createTelemetry(env.SHPA_METRICS_NAMESPACE);
 
 export const handler = withConfig(logger, () => {
   const config = loadFunctionConfig(env);
-  return createDispatcherHandler({ config, adapters: () => createAdapters(config), logger, emf });
+  return createDispatcherHandler({ config, adapters: () => ({ clock: systemClock, store: createStore(config), queue: createWorkQueue(config).queue }), logger, emf });
 });

@@ -8,9 +8,10 @@ import middy from '@middy/core';
 import type { Context, EventBridgeEvent } from 'aws-lambda';
 import { loadFunctionConfig, type FunctionConfig } from '../lib/sync/config.js';
 import { fromBusEvent } from '../lib/sync/event-sources.js';
+import { MAX_EVENT_AGE_MS } from '../lib/sync/messages.js';
 import type { WorkQueue } from '../lib/sync/ports.js';
-import { MAX_EVENT_AGE_MS } from '../lib/sync/worker.js';
-import { createAdapters, createTelemetry, withConfig } from './adapters.js';
+import { createLogger, withConfig } from './wiring/logger.js';
+import { createWorkQueue } from './wiring/queue.js';
 
 export function createEventsHandler(deps: { config: FunctionConfig; queue: () => WorkQueue; logger: Logger; now?: () => Date }) {
   const { logger, config } = deps;
@@ -32,9 +33,9 @@ export function createEventsHandler(deps: { config: FunctionConfig; queue: () =>
 }
 
 const env = process.env;
-const { logger } = createTelemetry(env.SHPA_METRICS_NAMESPACE);
+const logger = createLogger();
 
 export const handler = withConfig(logger, () => {
   const config = loadFunctionConfig(env, { table: false });
-  return createEventsHandler({ config, queue: () => createAdapters(config).queue, logger });
+  return createEventsHandler({ config, queue: () => createWorkQueue(config).queue, logger });
 });

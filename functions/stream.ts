@@ -8,7 +8,8 @@ import { specOfKeys, KIND_HPA } from '../lib/store/items.js';
 import { loadFunctionConfig, type FunctionConfig } from '../lib/sync/config.js';
 import { fromSpecChanges, type SpecChange } from '../lib/sync/event-sources.js';
 import type { WorkQueue } from '../lib/sync/ports.js';
-import { createAdapters, createTelemetry, withConfig } from './adapters.js';
+import { createLogger, withConfig } from './wiring/logger.js';
+import { createWorkQueue } from './wiring/queue.js';
 
 export function createStreamHandler(deps: { config: FunctionConfig; queue: () => WorkQueue; logger: Logger; now?: () => Date }) {
   const { logger, config } = deps;
@@ -34,9 +35,9 @@ export function createStreamHandler(deps: { config: FunctionConfig; queue: () =>
 }
 
 const env = process.env;
-const { logger } = createTelemetry(env.SHPA_METRICS_NAMESPACE);
+const logger = createLogger();
 
 export const handler = withConfig(logger, () => {
   const config = loadFunctionConfig(env, { table: false });
-  return createStreamHandler({ config, queue: () => createAdapters(config).queue, logger });
+  return createStreamHandler({ config, queue: () => createWorkQueue(config).queue, logger });
 });

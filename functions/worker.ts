@@ -12,9 +12,11 @@ import { loadFunctionConfig, type FunctionConfig } from '../lib/sync/config.js';
 import { MessageError, parseWorkMessage } from '../lib/sync/messages.js';
 import type { CycleReport } from '../lib/sync/report.js';
 import { handleWorkMessage, type MessageResult } from '../lib/sync/worker.js';
-import { createAdapters, createTelemetry, withConfig, type Adapters } from './adapters.js';
+import { createAdapters, type Adapters } from './adapters.js';
 import { logCycle, logMessage, type LogOptions, type SourceStats } from './log.js';
 import { redact } from './redact.js';
+import { withConfig } from './wiring/logger.js';
+import { createTelemetry } from './wiring/telemetry.js';
 
 export interface WorkerHandlerDeps {
   config: FunctionConfig;

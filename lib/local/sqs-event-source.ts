@@ -203,6 +203,7 @@ function lambdaRecord(m: Message, arn: string): SQSRecord {
     messageId: m.MessageId!,
     receiptHandle: m.ReceiptHandle!,
     body: m.Body ?? '',
+    // The system attributes as received (all of them asked for), MessageGroupId included.
     attributes: (m.Attributes ?? {}) as unknown as SQSRecordAttributes,
     messageAttributes,
     md5OfBody: m.MD5OfBody!,

@@ -82,6 +82,18 @@ export function checkMessageAttributes(v: unknown): Record<string, WireMessageAt
   return out;
 }
 
+// What SQS accepts as a MessageGroupId, on a FIFO queue or (fair queues) a standard one.
+const MESSAGE_GROUP_ID = /^[A-Za-z0-9!"#$%&'()*+,\-./:;<=>?@[\\\]^_`{|}~]{1,128}$/;
+
+/** The message's group (its tenant on a standard queue), checked as SQS checks it. */
+export function messageGroupIdOf(input: Input): string | undefined {
+  const id = optionalString(input, 'MessageGroupId');
+  if (id !== undefined && !MESSAGE_GROUP_ID.test(id)) {
+    throw invalid(`Value ${id} for parameter MessageGroupId is invalid. Reason: MessageGroupId can only include alphanumeric and punctuation characters. 1 to 128 in length.`);
+  }
+  return id;
+}
+
 export function traceHeaderOf(v: unknown): string | undefined {
   if (v === undefined || v === null) return undefined;
   const entries = Object.entries(v as Record<string, Input>);

@@ -1,12 +1,14 @@
 // The local SQS's queues and messages: standard queues with delays, visibility timeouts,
-// retention and redrive to a dead-letter queue, all timed by one clock (epoch ms) so a
-// virtual clock moves them. Inputs are the AWS JSON requests the SDK sends; outputs are
-// the answers' bodies. Long polling (real time) is the server's job.
+// retention, redrive to a dead-letter queue and fair delivery across message groups, all
+// timed by one clock (epoch ms) so a virtual clock moves them. Inputs are the AWS JSON
+// requests the SDK sends; outputs are the answers' bodies. Long polling (real time) is the
+// server's job.
 import { randomUUID } from 'node:crypto';
 import { SqsError, sqsErrors } from './sqs-errors.js';
 import {
   checkCharacters,
   checkMessageAttributes,
+  messageGroupIdOf,
   messageSize,
   optionalInt,
   optionalString,
@@ -34,6 +36,8 @@ interface Message {
   md5OfBody: string;
   attributes: Record<string, WireMessageAttribute>;
   traceHeader?: string;
+  /** Its tenant for fair delivery (SQS fair queues); without one, a message is its own tenant. */
+  groupId?: string;
   senderId: string;
   sentAt: number;
   /** When it can next be received: the end of its delay or of its visibility timeout. */
@@ -55,6 +59,10 @@ interface Queue {
   modifiedAt: number;
   lastPurgeAt?: number;
   messages: Map<string, Message>;
+  /** Per message group, the value of `taken` when one of its messages was last received. */
+  lastServed: Map<string, number>;
+  /** Messages received so far. */
+  taken: number;
 }
 
 /** What a ReceiveMessage asked for, checked; take() receives what is visible now. */
@@ -161,6 +169,8 @@ export class SqsQueues {
       createdAt: now,
       modifiedAt: now,
       messages: new Map(),
+      lastServed: new Map(),
+      taken: 0,
     };
     this.queues.set(name, queue);
     return { QueueUrl: queue.url };
@@ -220,6 +230,7 @@ export class SqsQueues {
     }
     queue.lastPurgeAt = now;
     queue.messages.clear();
+    queue.lastServed.clear();
     return {};
   }
 
@@ -393,9 +404,11 @@ export class SqsQueues {
     const body = input.MessageBody;
     if (typeof body !== 'string' || body === '') throw sqsErrors.missingParameter('The request must contain the parameter MessageBody.');
     checkCharacters(body, 'the message body');
-    for (const key of ['MessageDeduplicationId', 'MessageGroupId']) {
-      if (input[key] !== undefined) throw invalid(`The request include parameter ${key} that is not valid for this queue type (the local SQS serves standard queues only).`);
+    // A standard queue takes a MessageGroupId (fair queues), never a MessageDeduplicationId.
+    if (input.MessageDeduplicationId !== undefined) {
+      throw invalid(`Value ${String(input.MessageDeduplicationId)} for parameter MessageDeduplicationId is invalid. Reason: The request include parameter that is not valid for this queue type.`);
     }
+    const groupId = messageGroupIdOf(input);
     const delay = optionalInt(input, 'DelaySeconds', 0, 900, 'DelaySeconds must be >= 0 and <= 900.') ?? queue.attributes.DelaySeconds;
     const attributes = checkMessageAttributes(input.MessageAttributes);
     const traceHeader = traceHeaderOf(input.MessageSystemAttributes);
@@ -410,6 +423,7 @@ export class SqsQueues {
       md5OfBody: md5Hex(body),
       attributes,
       traceHeader,
+      groupId,
       senderId,
       sentAt: now,
       visibleAt: now + delay * 1000,
@@ -427,16 +441,15 @@ export class SqsQueues {
     };
   }
 
-  /** Receives up to max visible messages, moving those past maxReceiveCount to the dead-letter queue. */
+  /** Receives up to max visible messages in fair order, moving those past maxReceiveCount to the dead-letter queue. */
   private take(queue: Queue, max: number, visibilitySeconds: number): Message[] {
     if (this.queues.get(queue.name) !== queue) return [];
     const now = this.expire(queue);
     const redrive = queue.attributes.RedrivePolicy;
     const dlq = redrive && this.queueByArn(redrive.deadLetterTargetArn);
     const out: Message[] = [];
-    for (const m of queue.messages.values()) {
+    for (const m of fairOrder(queue, now)) {
       if (out.length === max) break;
-      if (m.visibleAt > now) continue;
       if (redrive && dlq && dlq !== queue && m.receiveCount >= redrive.maxReceiveCount) {
         // SQS moves the message on the receive that would exceed maxReceiveCount; it keeps
         // its id, body, sent time and receive count.
@@ -453,6 +466,8 @@ export class SqsQueues {
       m.visibleAt = now + visibilitySeconds * 1000;
       m.receipt = Buffer.from(JSON.stringify([queue.name, m.id, randomUUID()])).toString('base64');
       out.push(m);
+      queue.taken++;
+      if (m.groupId !== undefined) queue.lastServed.set(m.groupId, queue.taken);
     }
     return out;
   }
@@ -465,6 +480,7 @@ export class SqsQueues {
       ApproximateFirstReceiveTimestamp: m.firstReceiveAt === undefined ? undefined : String(m.firstReceiveAt),
       AWSTraceHeader: m.traceHeader,
       DeadLetterQueueSourceArn: m.deadLetterSourceArn,
+      MessageGroupId: m.groupId,
     };
     const attributes = Object.fromEntries(system.filter((n) => values[n] !== undefined).map((n) => [n, values[n]]));
     const user = Object.fromEntries(Object.entries(m.attributes).filter(([n]) => wantsAttribute(userNames, n)));
@@ -544,6 +560,37 @@ export class SqsQueues {
       }
     }
     return { Successful, Failed };
+  }
+}
+
+/**
+ * The visible messages in the order a receive takes them, a model of SQS fair queues: one
+ * message of each tenant in turn (a message group; a message without one is its own tenant,
+ * as in SQS), so one group's backlog never holds back another group's messages. Tenants never
+ * served (or not since their messages ran out) go first, then those served least recently;
+ * oldest first within a tenant. SQS itself only steps in once a tenant holds a large share of
+ * the in-flight messages: this is fairer than SQS, never less fair.
+ * https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/sqs-fair-queues-detailed.html
+ */
+function* fairOrder(queue: Queue, now: number): Generator<Message> {
+  const tenants = new Map<string | Message, Message[]>();
+  const present = new Set<string>();
+  for (const m of queue.messages.values()) {
+    if (m.groupId !== undefined) present.add(m.groupId);
+    if (m.visibleAt > now) continue;
+    const key = m.groupId ?? m;
+    const list = tenants.get(key);
+    if (list) list.push(m);
+    else tenants.set(key, [m]);
+  }
+  // A group with no message left starts afresh, as a tenant whose backlog SQS saw drained.
+  for (const g of queue.lastServed.keys()) if (!present.has(g)) queue.lastServed.delete(g);
+  const served = (key: string | Message) => (typeof key === 'string' ? (queue.lastServed.get(key) ?? 0) : 0);
+  // Stable: tenants served alike keep the order of their oldest message.
+  const lists = [...tenants].sort(([a], [b]) => served(a) - served(b)).map(([, list]) => list);
+  for (let round = 0; lists.length > 0; round++) {
+    for (const list of lists) yield list[round];
+    for (let i = lists.length - 1; i >= 0; i--) if (lists[i].length <= round + 1) lists.splice(i, 1);
   }
 }
 

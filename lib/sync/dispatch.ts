@@ -10,7 +10,7 @@ import { shardCountAt, shardId, shardsOf } from './shards.js';
 export const MAX_SCHEDULE_AGE_MS = 60_000;
 
 export interface TickPlan {
-  messages: { body: string; delaySeconds: number }[];
+  messages: { body: string; delaySeconds: number; groupId: string }[];
   /** Ticks of this minute too late to send (more than half a period ago). */
   late: number;
   /** The whole event was too old. */
@@ -41,7 +41,7 @@ export function planTicks(clusters: ClusterConfig[], scheduledAt: Date, now: Dat
     for (const c of clusters) {
       for (const s of shardsOf(c.name, c.shards)) {
         const msg: TickMessage = { kind: 'tick', shard: shardId(s), tick: new Date(tick).toISOString().replace(/\.\d{3}Z$/, 'Z'), periodSeconds };
-        plan.messages.push({ body: JSON.stringify(msg), delaySeconds });
+        plan.messages.push({ body: JSON.stringify(msg), delaySeconds, groupId: c.name });
       }
     }
   }

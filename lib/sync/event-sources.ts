@@ -3,10 +3,10 @@
 // naming what to evaluate; the worker does the rest through the same cycle as a tick.
 import { MAX_TARGETS_PER_MESSAGE, type EvaluateMessage, type EvaluateTarget } from './messages.js';
 import type { ClusterConfig } from './ports.js';
-import { shardId, shardOfNamespace, shardsOf } from './shards.js';
+import { parseShardId, shardId, shardOfNamespace, shardsOf } from './shards.js';
 
 export interface Planned {
-  messages: { body: string; delaySeconds: number }[];
+  messages: { body: string; delaySeconds: number; groupId: string }[];
   /** What was not turned into an evaluation, and why. */
   ignored: string[];
 }
@@ -107,17 +107,17 @@ function evaluatedEnd(reasonData: unknown): number | undefined {
   return starts.length > 0 ? Math.max(...starts) + data.period * 1000 : undefined;
 }
 
-function evaluations(shard: string, targets: EvaluateTarget[], reason: string, at: Date, attempt = 1): { body: string; delaySeconds: number }[] {
-  const out: { body: string; delaySeconds: number }[] = [];
+function evaluations(shard: string, targets: EvaluateTarget[], reason: string, at: Date, attempt = 1): Planned['messages'] {
+  const out: Planned['messages'] = [];
   for (let i = 0; i < targets.length; i += MAX_TARGETS_PER_MESSAGE) {
     const msg: EvaluateMessage = { kind: 'evaluate', shard, targets: targets.slice(i, i + MAX_TARGETS_PER_MESSAGE), reason, at: at.toISOString(), attempt };
-    out.push({ body: JSON.stringify(msg), delaySeconds: 0 });
+    out.push({ body: JSON.stringify(msg), delaySeconds: 0, groupId: parseShardId(shard).cluster });
   }
   return out;
 }
 
 /** The messages that evaluate these targets of a cluster cut into `count` shards: named autoscalers in their namespace's shard, alarms in every shard. */
-export function evaluationsByShard(cluster: string, count: number, targets: EvaluateTarget[], reason: string, at: Date, attempt: number): { body: string; delaySeconds: number }[] {
+export function evaluationsByShard(cluster: string, count: number, targets: EvaluateTarget[], reason: string, at: Date, attempt: number): Planned['messages'] {
   const byShard = new Map<string, EvaluateTarget[]>();
   const add = (shard: string, t: EvaluateTarget) => byShard.set(shard, [...(byShard.get(shard) ?? []), t]);
   for (const t of targets) {

@@ -38,6 +38,9 @@ export type WorkMessage = TickMessage | EvaluateMessage;
 
 /** Re-sends of an evaluation that keeps finding its shard busy; the next tick covers it after that. */
 export const MAX_EVALUATE_ATTEMPTS = 5;
+
+/** Events older than this are not acted on: the next tick has long made them moot. */
+export const MAX_EVENT_AGE_MS = 300_000;
 /** SQS allows 256 KiB; evaluations name at most this many targets per message. */
 export const MAX_TARGETS_PER_MESSAGE = 500;
 

@@ -349,5 +349,5 @@ export interface MetricsAccess {
 
 /** Sends work messages (the SQS work queue). */
 export interface WorkQueue {
-  send(messages: { body: string; delaySeconds: number }[], signal?: AbortSignal): Promise<void>;
+  send(messages: { body: string; delaySeconds: number; groupId?: string }[], signal?: AbortSignal): Promise<void>;
 }

@@ -7,10 +7,10 @@
 import type { SyncOptions } from './config.js';
 import { runShardCycle, type CycleTrigger } from './cycle.js';
 import { Deadline, leaseMs } from './deadline.js';
-import { MAX_EVALUATE_ATTEMPTS, type EvaluateMessage, type EvaluateTarget, type WorkMessage } from './messages.js';
+import { evaluationsByShard } from './event-sources.js';
+import { MAX_EVALUATE_ATTEMPTS, MAX_EVENT_AGE_MS, type EvaluateMessage, type EvaluateTarget, type WorkMessage } from './messages.js';
 import type { AutoscalerStore, Clock, ClusterAccess, ClusterConfig, ClusterIndex, MetricsAccess, WorkQueue } from './ports.js';
 import { errorText, isDeferred, type CycleReport } from './report.js';
-import { evaluationsByShard } from './event-sources.js';
 import { parseShardId, shardCountAt, shardId } from './shards.js';
 
 /** Where a worker finds a cluster's configuration (the deploy's parameter, or a local registry). */
@@ -44,8 +44,6 @@ export type MessageResult =
   /** The cycle could not run or load: the invocation should fail (and the message be retried). */
   | { outcome: 'failed'; shard: string; error: string; report?: CycleReport };
 
-/** Events older than this are not acted on: the next tick has long made them moot. */
-export const MAX_EVENT_AGE_MS = 300_000;
 /** A tick from further in the future than this was not sent by our dispatcher (clock skew, a hand-made message). */
 const FUTURE_TICK_MS = 5_000;
 const RETRY_DELAY_SECONDS = 1;
@@ -187,7 +185,7 @@ async function reroute(deps: WorkerDeps, msg: EvaluateMessage, count: number): P
 /** Sends a message again a second later; false when it could not be sent (the next tick covers it). */
 async function resend(deps: WorkerDeps, msg: WorkMessage): Promise<boolean> {
   try {
-    await deps.queue.send([{ body: JSON.stringify(msg), delaySeconds: RETRY_DELAY_SECONDS }]);
+    await deps.queue.send([{ body: JSON.stringify(msg), delaySeconds: RETRY_DELAY_SECONDS, groupId: parseShardId(msg.shard).cluster }]);
     return true;
   } catch {
     return false;

@@ -1,5 +1,6 @@
 // The Lambda bundles as serverless.yml builds them, one per function: size goal (≤ 1 MB
-// minified), only the Kubernetes client's lower layers, and modules Node loads on their own.
+// minified), only the Kubernetes client's lower layers, each function only what it uses, and
+// modules Node loads on their own.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,6 +11,27 @@ import { bundleHandler, bytesByPackage, handlers, type Bundle } from './bundle.j
 
 const MAX_BYTES = 1_000_000;
 const FUNCTIONS = ['dispatcher', 'worker', 'stream', 'events'];
+
+/** What only the worker uses: the clusters, their metrics, the cycle and the algorithm. */
+const WORKER_ONLY = [
+  'node_modules/@kubernetes/client-node/',
+  'node_modules/@aws-sdk/client-eks/',
+  'node_modules/@aws-sdk/client-sts/',
+  'node_modules/@aws-sdk/client-cloudwatch/',
+  'lib/cluster/',
+  'lib/metrics/metrics-access.ts',
+  'lib/metrics/cloudwatch-source.ts',
+  'lib/sync/cycle.ts',
+  'lib/hpa/replica-calculator.ts',
+];
+/** What a function that only sends messages does without: the table and EMF metrics. */
+const STORE_AND_EMF = ['node_modules/@aws-sdk/client-dynamodb/', 'node_modules/@aws-sdk/lib-dynamodb/', 'lib/store/dynamo-store.ts', 'node_modules/@aws-lambda-powertools/metrics/'];
+/** Modules a function's bundle must not even read (esbuild's metafile inputs, before tree shaking). */
+const ABSENT: [string, string[]][] = [
+  ['dispatcher', WORKER_ONLY],
+  ['stream', [...WORKER_ONLY, ...STORE_AND_EMF]],
+  ['events', [...WORKER_ONLY, ...STORE_AND_EMF]],
+];
 
 describe('function bundles', () => {
   let dir: string;
@@ -43,6 +65,16 @@ describe('function bundles', () => {
     for (const pkg of ['ws', 'js-yaml', 'tar-stream', 'socks', 'tr46', 'whatwg-url']) {
       expect(inputs.filter((f) => f.includes(`node_modules/${pkg}/`)), pkg).toEqual([]);
     }
+  });
+
+  it.each(ABSENT)('%s carries only what it uses: none of the modules only the worker or the table needs', (name, absent) => {
+    const inputs = Object.keys(bundles[name].metafile.inputs);
+    for (const path of absent) expect(inputs.filter((f) => f.includes(path)), path).toEqual([]);
+  });
+
+  it('the worker does carry them (the paths above name real modules)', () => {
+    const inputs = Object.keys(bundles.worker.metafile.inputs);
+    for (const path of [...WORKER_ONLY, ...STORE_AND_EMF]) expect(inputs.some((f) => f.includes(path)), path).toBe(true);
   });
 
   it.each(FUNCTIONS)('%s loads in a fresh Node process with no node_modules around it, and exports its handler', (name) => {

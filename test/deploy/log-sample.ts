@@ -1,6 +1,6 @@
 // Real log lines of the worker, as functions/log.ts writes them (every EMF metric on), to check
 // that the dashboard graphs metrics and queries fields the worker really writes.
-import { createTelemetry } from '../../functions/adapters.js';
+import { createTelemetry } from '../../functions/wiring/telemetry.js';
 import { logCycle, logMessage, type LogOptions } from '../../functions/log.js';
 import { countOutcomes, emptyCalls, type AutoscalerReport, type CycleReport } from '../../lib/sync/report.js';
 
@@ -79,7 +79,7 @@ export function workerLogLines(metricsNamespace: string): LogLine[] {
   });
 }
 
-/** Written by the handler wrapper (functions/adapters.ts withConfig), not by the cycle. */
+/** Written by the handler wrapper (functions/wiring/logger.ts withConfig), not by the cycle. */
 const HANDLER_FIELDS = new Set(['configError']);
 
 /** Fields a Logs Insights query displays or filters on that no line has (system @fields and handler fields aside). */

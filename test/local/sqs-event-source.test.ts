@@ -84,6 +84,17 @@ describe('local SQS event source mapping', () => {
     expect(remaining).toBe(9_000);
   });
 
+  it("gives the handler a message's group in attributes.MessageGroupId, as Lambda does for a fair queue", async () => {
+    const url = await queue();
+    await client.send(new SendMessageBatchCommand({ QueueUrl: url, Entries: [{ Id: 'a', MessageBody: 'tick', MessageGroupId: 'prod' }, { Id: 'b', MessageBody: 'plain' }] }));
+    let seen: SQSEvent | undefined;
+    await source(url, async (event) => void (seen = event)).drain();
+    expect(seen!.Records.map((r) => [r.body, r.attributes.MessageGroupId])).toEqual([
+      ['tick', 'prod'],
+      ['plain', undefined],
+    ]);
+  });
+
   it('with ReportBatchItemFailures deletes all but the listed records; those come back after the visibility timeout', async () => {
     const url = await queue({ VisibilityTimeout: '30' });
     await send(url, 'a', 'b', 'c');

@@ -328,6 +328,80 @@ describe('local SQS endpoint, through the real SDK client', () => {
     await client.send(new CreateQueueCommand({ QueueName: `q${n}` }));
   });
 
+  describe('message groups on a standard queue (SQS fair queues)', () => {
+    const sendIn = (QueueUrl: string, MessageGroupId: string | undefined, ...bodyList: string[]) =>
+      client.send(new SendMessageBatchCommand({ QueueUrl, Entries: bodyList.map((b, i) => ({ Id: `m${i}`, MessageBody: b, MessageGroupId })) }));
+
+    it('takes a MessageGroupId and gives it back with the system attributes; a MessageDeduplicationId is still refused', async () => {
+      const url = await queue();
+      await client.send(new SendMessageCommand({ QueueUrl: url, MessageBody: 'tick', MessageGroupId: 'prod' }));
+      await client.send(new SendMessageCommand({ QueueUrl: url, MessageBody: 'plain' }));
+      const got = await receive(url);
+      expect(got.map((m) => [m.Body, m.Attributes?.MessageGroupId])).toEqual([
+        ['tick', 'prod'],
+        ['plain', undefined],
+      ]);
+      now += 30_000;
+      const again = await receive(url, { MessageSystemAttributeNames: ['MessageGroupId'] });
+      expect(again.find((m) => m.Body === 'tick')?.Attributes).toEqual({ MessageGroupId: 'prod' });
+      expect(again.find((m) => m.Body === 'plain')?.Attributes).toBeUndefined();
+      const dedup = await client.send(new SendMessageCommand({ QueueUrl: url, MessageBody: 'x', MessageDeduplicationId: 'd1' })).catch((e: unknown) => e);
+      expect(dedup).toMatchObject({
+        name: 'InvalidParameterValue',
+        message: 'Value d1 for parameter MessageDeduplicationId is invalid. Reason: The request include parameter that is not valid for this queue type.',
+      });
+    });
+
+    it.each([
+      ['129 characters', 'g'.repeat(129)],
+      ['a space', 'my group'],
+      ['a letter beyond ASCII', 'clüster'],
+      ['nothing', ''],
+    ])('refuses a MessageGroupId of %s as SQS does, alone in a batch', async (_what, id) => {
+      const url = await queue();
+      const err = await client.send(new SendMessageCommand({ QueueUrl: url, MessageBody: 'x', MessageGroupId: id })).catch((e: unknown) => e);
+      expect(err).toMatchObject({
+        name: 'InvalidParameterValue',
+        message: `Value ${id} for parameter MessageGroupId is invalid. Reason: MessageGroupId can only include alphanumeric and punctuation characters. 1 to 128 in length.`,
+      });
+      const out = await client.send(new SendMessageBatchCommand({ QueueUrl: url, Entries: [{ Id: 'bad', MessageBody: 'x', MessageGroupId: id }, { Id: 'ok', MessageBody: 'y', MessageGroupId: 'prod' }] }));
+      expect(out.Successful!.map((s) => s.Id)).toEqual(['ok']);
+      expect(out.Failed).toEqual([{ Id: 'bad', SenderFault: true, Code: 'InvalidParameterValue', Message: expect.stringContaining('for parameter MessageGroupId is invalid') }]);
+    });
+
+    it('takes 128 alphanumeric and punctuation characters', async () => {
+      const url = await queue();
+      const id = `${'Az9'.repeat(10)}!"#$%&'()*+,-./:;<=>?@[\\]^_\`{|}~`.padEnd(128, 'x');
+      expect(id).toHaveLength(128);
+      await client.send(new SendMessageCommand({ QueueUrl: url, MessageBody: 'x', MessageGroupId: id }));
+      expect((await receive(url)).map((m) => m.Attributes?.MessageGroupId)).toEqual([id]);
+    });
+
+    it("a backlog of 1,000 messages of cluster a does not hold back cluster b's one message beyond the first receive", async () => {
+      const url = await queue();
+      for (let i = 0; i < 1000; i += 10) await sendIn(url, 'a', ...Array.from({ length: 10 }, (_, j) => `a${i + j}`));
+      await sendIn(url, 'b', 'b0');
+      const first = await receive(url);
+      expect(first.map((m) => m.Body)).toEqual(['a0', 'b0', 'a1', 'a2', 'a3', 'a4', 'a5', 'a6', 'a7', 'a8']);
+      // One at a time (the worker's batch size): the groups take turns, least recently served first.
+      const url2 = await queue();
+      for (let i = 0; i < 1000; i += 10) await sendIn(url2, 'a', ...Array.from({ length: 10 }, (_, j) => `a${i + j}`));
+      await sendIn(url2, 'b', 'b0', 'b1');
+      await sendIn(url2, 'c', 'c0');
+      const one = async () => (await receive(url2, { MaxNumberOfMessages: 1 })).map((m) => m.Body);
+      const seen: (string | undefined)[] = [];
+      for (let i = 0; i < 6; i++) seen.push(...(await one()));
+      expect(seen).toEqual(['a0', 'b0', 'c0', 'a1', 'b1', 'a2']);
+    });
+
+    it('treats a message without a group as a tenant of its own, as SQS does', async () => {
+      const url = await queue();
+      await sendIn(url, 'a', 'a0', 'a1', 'a2');
+      await sendIn(url, undefined, 'u0', 'u1');
+      expect((await receive(url)).map((m) => m.Body)).toEqual(['a0', 'u0', 'u1', 'a1', 'a2']);
+    });
+  });
+
   describe('faults', () => {
     it('throttles as SQS does (RequestThrottled, retried by the SDK as throttling)', async () => {
       const url = await queue();

@@ -14,6 +14,8 @@ const clusters: ClusterConfig[] = [
   { name: 'batch', region: 'eu-west-1', shards: 1 },
 ];
 const body = (m: { body: string }) => JSON.parse(m.body) as Omit<TickMessage, 'kind'> & Omit<EvaluateMessage, 'kind'> & { kind: string };
+/** Each message's shard and SQS message group, sorted. */
+const groups = (messages: { body: string; groupId: string }[]) => messages.map((m) => [body(m).shard, m.groupId]).sort();
 
 describe('shards', () => {
   it('each bucket belongs to exactly one shard, whatever K', () => {
@@ -49,6 +51,15 @@ describe('the dispatcher plan', () => {
     const prod0 = plan.messages.filter((m) => body(m).shard === 'prod/0of4');
     expect(prod0.map((m) => body(m).tick)).toEqual(['2026-03-01T10:00:00Z', '2026-03-01T10:00:15Z', '2026-03-01T10:00:30Z', '2026-03-01T10:00:45Z']);
     expect(prod0.every((m) => parseWorkMessage(m.body).kind === 'tick')).toBe(true);
+  });
+
+  it("each tick goes in its cluster's message group (SQS fair queues: one cluster's backlog cannot hold back another's ticks)", () => {
+    const plan = planTicks(clusters, new Date(minute), new Date(minute), 30);
+    expect(groups(plan.messages)).toEqual([
+      ['batch', 'batch'],
+      ['batch', 'batch'],
+      ...['prod/0of4', 'prod/0of4', 'prod/1of4', 'prod/1of4', 'prod/2of4', 'prod/2of4', 'prod/3of4', 'prod/3of4'].map((s) => [s, 'prod']),
+    ]);
   });
 
   it('any period that divides 60, or is a multiple of it', () => {
@@ -107,6 +118,19 @@ describe('change events as evaluations', () => {
       attempt: 1,
     });
     expect(plan.ignored).toEqual(['apps/x: cluster gone is not configured for this deploy']);
+  });
+
+  it("every evaluation goes in its cluster's message group", () => {
+    const specs = fromSpecChanges(
+      ['apps', 'web', 'jobs', 'kube-system'].map((namespace) => ({ cluster: 'prod', namespace, name: 'x', kind: 'hpa' as const, at: now })),
+      clusters,
+    );
+    expect(specs.messages.length).toBeGreaterThan(1);
+    expect(specs.messages.every((m) => m.groupId === 'prod')).toBe(true);
+    const alarm = fromBusEvent({ source: 'aws.cloudwatch', 'detail-type': 'CloudWatch Alarm State Change', time: now.toISOString(), detail: { alarmName: 'queue-high' } }, clusters, now);
+    expect(groups(alarm.messages)).toEqual([['batch', 'batch'], ...['prod/0of4', 'prod/1of4', 'prod/2of4', 'prod/3of4'].map((s) => [s, 'prod'])]);
+    const one = fromBusEvent({ source: 'shpa.dev', 'detail-type': 'Evaluate Autoscaler', detail: { cluster: 'prod', namespace: 'jobs', name: 'worker' } }, clusters, now);
+    expect(groups(one.messages)).toEqual([[shardId(shardOfNamespace('prod', 4, 'jobs')), 'prod']]);
   });
 
   it('an alarm state change goes to every shard (which CloudWatchMetric names it is known there)', () => {

@@ -1,7 +1,7 @@
 // One work message through the worker, with the real store on dynalite behind the DynamoDB
 // fault proxy (endpoint down, requests that never answer) and an in-memory cluster: what the
-// worker says when DynamoDB fails around the lease, and what a cycle does when the previous
-// one outlived its lease and its /scale write is still on its way.
+// worker says when DynamoDB fails around the lease, what a cycle does when the previous
+// one outlived its lease and its /scale write is still on its way, and what it sends again.
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { DEFAULT_CONTROLLER_SETTINGS } from '../../lib/hpa/defaults.js';
 import type { HorizontalPodAutoscaler } from '../../lib/hpa/types.js';
@@ -9,9 +9,9 @@ import { createDynamoStore, ensureTable, type DynamoStore } from '../../lib/stor
 import { shardCycleKey } from '../../lib/store/items.js';
 import type { SyncOptions } from '../../lib/sync/config.js';
 import type { EvaluateMessage, TickMessage } from '../../lib/sync/messages.js';
-import type { Clock, ClusterAccess, ClusterConfig } from '../../lib/sync/ports.js';
+import type { Clock, ClusterAccess, ClusterConfig, WorkQueue } from '../../lib/sync/ports.js';
+import { bucketOf, shardId, shardOfNamespace } from '../../lib/sync/shards.js';
 import { handleWorkMessage, type ClusterDirectory, type MessageResult, type WorkerConfig, type WorkerDeps } from '../../lib/sync/worker.js';
-import { bucketOf } from '../../lib/sync/shards.js';
 import { startDynalite, TEST_CREDENTIALS, TEST_REGION, type DynamoServer } from '../support/dynamo.js';
 import { startFaultProxy, type FaultProxy } from '../support/dynamo-faults.js';
 import { FakeCluster, FakeMetrics, fixedClock } from './fakes.js';
@@ -259,5 +259,43 @@ describe('a cluster the dispatcher cut into more shards', () => {
     await handleWorkMessage(worker(fixedClock(iso(T + 30_000))), USUAL, tick(T + 30_000), 'c');
     expect(recorded).toHaveBeenCalledTimes(2);
     expect((await store.readIndex('prod')).counts[bucketOf('apps')]).toBe(1);
+  });
+});
+
+describe('messages the worker sends again', () => {
+  // prod cut into 4: a shard id is not its cluster's name, the message group is.
+  const SHARD = shardId(shardOfNamespace('prod', 4, 'apps'));
+  const sent: Parameters<WorkQueue['send']>[0] = [];
+  const recording = (clock: Clock): WorkerDeps => ({ ...worker(clock), queue: { send: async (messages) => void sent.push(...messages) } });
+  beforeEach(async () => {
+    sent.length = 0;
+    await store.putCluster({ ...CLUSTER, shards: 4, managedBy: 'cli' }, new Date(T));
+  });
+
+  it("a busy shard: the evaluation, and a tick behind an evaluation, are sent again a second later in the cluster's message group", async () => {
+    expect((await store.acquireShard(SHARD, { owner: 'other', now: new Date(T), leaseMs: 30_000 })).outcome).toBe('acquired');
+    const busy = await handleWorkMessage(recording(fixedClock(iso(T))), USUAL, { ...evaluate(T), shard: SHARD }, 'w1');
+    expect(busy).toMatchObject({ outcome: 'busy', requeued: true });
+    const behind = await handleWorkMessage(recording(fixedClock(iso(T))), USUAL, { ...tick(T), shard: SHARD }, 'w2');
+    expect(behind).toMatchObject({ outcome: 'busy', requeued: true });
+    expect(sent.map((m) => ({ ...m, body: JSON.parse(m.body) as unknown }))).toEqual([
+      { body: { ...evaluate(T), shard: SHARD, attempt: 2 }, delaySeconds: 1, groupId: 'prod' },
+      { body: { ...tick(T), shard: SHARD }, delaySeconds: 1, groupId: 'prod' },
+    ]);
+  });
+
+  it("a conflict on the target's scale: the re-evaluation goes in the cluster's message group", async () => {
+    await store.applySpec('prod', web, new Date(T));
+    cluster.addTarget('apps', 'web', 2);
+    cluster.external.set('apps/jobs', 40);
+    // Someone scales by hand between our read and our write.
+    cluster.afterGetScale = () => {
+      cluster.afterGetScale = undefined;
+      cluster.scaleByHand('apps', 'web', 3);
+    };
+    const r = await handleWorkMessage(recording(fixedClock(iso(T))), USUAL, { ...tick(T), shard: SHARD }, 'w1');
+    expect(r).toMatchObject({ outcome: 'synced', requeued: 1 });
+    expect(sent).toEqual([{ body: expect.stringContaining('"reason":"retry after a conflict on the target scale"'), delaySeconds: 1, groupId: 'prod' }]);
+    expect(JSON.parse(sent[0].body)).toMatchObject({ kind: 'evaluate', shard: SHARD, targets: [{ kind: 'hpa', namespace: 'apps', name: 'web' }], attempt: 1 });
   });
 });

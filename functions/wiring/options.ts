@@ -1,0 +1,17 @@
+// What the pieces of the composition root share: the system clock, and on local stacks the
+// local servers in place of AWS. Types and one constant only, so that any function's wiring
+// can take them without importing another piece.
+import type { AwsCredentials } from '../../lib/cluster/index.js';
+import type { Clock } from '../../lib/sync/ports.js';
+
+export const systemClock: Clock = { now: () => new Date() };
+
+/** Local servers in place of AWS (tests, demo, shpa local up): never set in the Lambda. */
+export interface LocalEndpoints {
+  dynamoDb: string;
+  cloudWatch: string;
+  sqs: string;
+  credentials: AwsCredentials;
+  /** Bearer token of clusters registered with an endpoint and caData. */
+  clusterToken: string;
+}
