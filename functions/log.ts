@@ -103,8 +103,9 @@ export function logCycle(logger: Logger, emf: Metrics, cycle: CycleReport, sourc
   if (cycle.failed || cycle.errors.length > 0) logger.error('cycle', summary);
   else if (cycle.warnings.length > 0) logger.warn('cycle', summary);
   else logger.info('cycle', summary);
-  // A deferred autoscaler carries a deadline error but is not a failure: it has its own count.
-  addErrors(emf, cycle.counts.errors - cycle.counts.deferred + cycle.errors.length);
+  // A deferred autoscaler carries a deadline error but is not a failure (it goes first next tick): it has its own
+  // count. Deferred twice in a row is one.
+  addErrors(emf, cycle.counts.errors - cycle.counts.deferred + cycle.counts.deferredAgain + cycle.errors.length);
   // Work the deadline left for the next tick: counted always (only when there is some), a sign the shard is too big for its memory.
   if (cycle.counts.deferred > 0) emf.addMetric('Deferred', MetricUnit.Count, cycle.counts.deferred);
   if (options.detailedMetrics) {

@@ -50,6 +50,8 @@ export interface AutoscalerReport {
   notable: boolean;
   /** A conflict on the target's scale: evaluate again soon, as upstream requeues. */
   retrySoon?: boolean;
+  /** Left by the deadline at this tick and the one before. */
+  deferredAgain?: boolean;
 }
 
 /** Calls the cycle made (each is one API round trip or more for paginated ones). */
@@ -70,8 +72,8 @@ export interface CycleCalls {
   events: number;
 }
 
-/** deferred: skipped because the deadline came first (carried to the next tick), a part of skipped. */
-export type CycleCounts = Record<AutoscalerOutcome, number> & { autoscalers: number; errors: number; evaluated: number; deferred: number };
+/** deferred: skipped because the deadline came first (carried to the next tick), a part of skipped; deferredAgain: of them, those left at the tick before too. */
+export type CycleCounts = Record<AutoscalerOutcome, number> & { autoscalers: number; errors: number; evaluated: number; deferred: number; deferredAgain: number };
 
 export interface CycleReport {
   shard: string;
@@ -101,6 +103,7 @@ export function countOutcomes(reports: AutoscalerReport[]): CycleCounts {
     evaluated: 0,
     errors: 0,
     deferred: 0,
+    deferredAgain: 0,
     scaled: 0,
     unchanged: 0,
     dryRun: 0,
@@ -116,6 +119,7 @@ export function countOutcomes(reports: AutoscalerReport[]): CycleCounts {
     if (r.decision) counts.evaluated++;
     if (r.errors.length > 0) counts.errors++;
     if (isDeferred(r)) counts.deferred++;
+    if (r.deferredAgain) counts.deferredAgain++;
   }
   return counts;
 }

@@ -66,7 +66,7 @@ beforeEach(async () => {
 });
 
 /** One cycle as the worker runs it (the marker carried from one tick to the next). */
-async function cycle(opts: { trigger?: CycleTrigger; options?: Partial<SyncOptions>; deadlineMs?: number; store?: AutoscalerStore; config?: ClusterConfig } = {}): Promise<CycleReport> {
+async function cycle(opts: { trigger?: CycleTrigger; options?: Partial<SyncOptions>; deadlineMs?: number; store?: AutoscalerStore; config?: ClusterConfig; first?: string[] } = {}): Promise<CycleReport> {
   const now = clock.now();
   const trigger = opts.trigger ?? { kind: 'tick', tick: now };
   const report = await runShardCycle(
@@ -77,6 +77,7 @@ async function cycle(opts: { trigger?: CycleTrigger; options?: Partial<SyncOptio
       trigger,
       deadline: new Date(now.getTime() + (opts.deadlineMs ?? 5_000)),
       markerMs,
+      ...(opts.first ? { first: opts.first } : {}),
       periodSeconds: 15,
       options: { ...options, ...opts.options },
     },
@@ -519,5 +520,27 @@ describe('bulk scale reads', () => {
     await cycle();
     expect(cluster.log.count('listScales')).toBe(1);
     expect(cluster.log.count('getScale')).toBe(4);
+  });
+});
+
+describe('what a deadline leaves', () => {
+  it('goes first; left again, it is an error of its own', async () => {
+    await applyAll(hpa('a', 'one'), hpa('b', 'two'), hpa('c', 'three'));
+    for (const ns of ['one', 'two', 'three']) cluster.external.set(`${ns}/jobs`, 20);
+    cluster.addTarget('one', 'a', 2);
+    cluster.addTarget('two', 'b', 2);
+    cluster.addTarget('three', 'c', 2);
+    // c, left by the last tick, goes first and its scale read never answers until the deadline; a and b wait behind it (one at a time).
+    cluster.log.hang.add('getScale three/Deployment/c');
+    const r = await cycle({ first: ['three/c'], deadlineMs: 1_000, options: { concurrency: 1 } });
+    expect(cluster.log.calls.filter((c) => c.op === 'getScale').map((c) => c.arg)[0]).toBe('three/Deployment/c');
+    expect(r.autoscalers.map((a) => [a.name, a.outcome, a.deferredAgain ?? false])).toEqual([
+      ['a', 'unchanged', false],
+      ['c', 'skipped', true],
+      ['b', 'unchanged', false],
+    ]);
+    expect(r.counts).toMatchObject({ deferred: 1, deferredAgain: 1, skipped: 1 });
+    expect(one(r, 'c').errors.map((e) => e.message).join('\n')).toMatch(/not evaluated at two ticks in a row/);
+
   });
 });
