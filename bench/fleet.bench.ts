@@ -232,7 +232,7 @@ async function sizesPart(): Promise<Phase[]> {
     const fits = Math.floor((HALF_PERIOD_MS - wall.fixedMs) / wall.perAutoscalerMs);
     console.log(
       `fit ${m} MB, all change: wall = ${fixed(wall.fixedMs)} ms + ${fixed(wall.perAutoscalerMs, 2)} ms × n; CPU = ${fixed(cpu.fixedMs)} ms + ${fixed(cpu.perAutoscalerMs, 2)} ms × n ` +
-        `(from ${wall.used.join(', ')}${wall.left.length ? `; left out: ${wall.left.join(', ')}` : ''}); wall reaches ${HALF_PERIOD_MS} ms at n ≈ ${fits}`,
+        `(from ${wall.used.join(', ')}${wall.used.length === 2 ? ', two sizes: a rough line' : ''}${wall.left.length ? `; left out: ${wall.left.join(', ')}` : ''}); wall reaches ${HALF_PERIOD_MS} ms at n ≈ ${fits}`,
     );
   }
   return phases;
@@ -263,8 +263,9 @@ async function partitionPart(): Promise<PartitionRun[]> {
       await fleet.setTime(at);
       const cycle = await fleet.runCycle(envs[j], fleet.shards[j], at, { measure: true });
       noteWarnings([cycle]);
-      // Seconds that started in the invocation's window (the last one whole).
-      const w = await fleet.servers.partitionWrites(Math.floor(cycle.wall.from / 1000) * 1000, cycle.wall.to + 1);
+      // The invocation's writes, on the keys of this shard's cluster.
+      const cluster = fleet.shards[j].cluster;
+      const w = await fleet.servers.partitionWrites(cycle.wall.from, cycle.wall.to + 1, 5, [`c#${cluster}#`, `shard#${cluster}`]);
       runs.push({ memoryMb: memories[j], phase, cycle, units: w.units, ...(w.peak ? { peak: { key: w.peak.key, units: w.peak.units, atS: (w.peak.second - cycle.wall.from) / 1000 } } : {}) });
       return cycle;
     };
@@ -292,7 +293,7 @@ async function partitionPart(): Promise<PartitionRun[]> {
       'WRU/s (mean over wall)': fixed(r.units / (r.cycle.invocation.wallMs / 1000)),
       'peak WRU/key/s': fixed(r.peak?.units ?? 0),
       key: r.peak?.key ?? '-',
-      'peak at s': r.peak ? fixed(r.peak.atS, 0) : '-',
+      'peak at s': r.peak ? fixed(Math.max(0, r.peak.atS), 0) : '-',
       scaled: r.cycle.cycle?.counts.scaled ?? 0,
       'vCPU got': fixed(r.cycle.invocation.cpuMs / r.cycle.invocation.wallMs, 2),
     })),

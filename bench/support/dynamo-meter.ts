@@ -40,8 +40,8 @@ export interface PartitionWrites {
 export interface DynamoMeter {
   endpoint: string;
   counts(): DynamoCounts;
-  /** Write units by partition key per wall-clock second, over seconds starting in [fromMs, toMs). */
-  partitionWrites(fromMs: number, toMs: number, top?: number): PartitionWrites;
+  /** Write units by partition key per wall-clock second, of the writes answered in [fromMs, toMs); only keys starting with one of `prefixes`, when given. */
+  partitionWrites(fromMs: number, toMs: number, top?: number, prefixes?: string[]): PartitionWrites;
   close(): Promise<void>;
 }
 
@@ -87,15 +87,13 @@ export async function startDynamoMeter(target: string): Promise<DynamoMeter> {
   const to = new URL(target);
   const c: DynamoCounts = { calls: {}, readUnits: 0, writeUnits: 0, registryCalls: 0 };
   const agent = new Agent({ keepAlive: true, maxSockets: 64 });
-  /** second (epoch ms) → partition key → write units. */
-  const bySecond = new Map<number, Map<string, number>>();
+  /** Each write's units by key, when its answer came (epoch ms). */
+  const writes: { at: number; key: string; units: number }[] = [];
   const record = (shares: { key: string; weight: number }[], units: number) => {
     const total = shares.reduce((n, s) => n + s.weight, 0);
     if (total === 0 || units === 0) return;
-    const second = Math.floor(Date.now() / 1000) * 1000;
-    let keys = bySecond.get(second);
-    if (!keys) bySecond.set(second, (keys = new Map()));
-    for (const s of shares) keys.set(s.key, (keys.get(s.key) ?? 0) + (units * s.weight) / total);
+    const at = Date.now();
+    for (const s of shares) writes.push({ at, key: s.key, units: (units * s.weight) / total });
   };
 
   async function handle(req: IncomingMessage, res: ServerResponse) {
@@ -142,16 +140,20 @@ export async function startDynamoMeter(target: string): Promise<DynamoMeter> {
   return {
     endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     counts: () => structuredClone(c),
-    partitionWrites(fromMs, toMs, top = 5) {
-      const peaks = new Map<string, PartitionSecond>();
+    partitionWrites(fromMs, toMs, top = 5, prefixes) {
+      const perSecond = new Map<string, PartitionSecond>();
       let units = 0;
-      for (const [second, keys] of bySecond) {
-        if (second < fromMs || second >= toMs) continue;
-        for (const [key, u] of keys) {
-          units += u;
-          if ((peaks.get(key)?.units ?? -1) < u) peaks.set(key, { key, second, units: u });
-        }
+      for (const w of writes) {
+        if (w.at < fromMs || w.at >= toMs || (prefixes && !prefixes.some((p) => w.key.startsWith(p)))) continue;
+        units += w.units;
+        const second = Math.floor(w.at / 1000) * 1000;
+        const k = `${second} ${w.key}`;
+        const s = perSecond.get(k) ?? { key: w.key, second, units: 0 };
+        s.units += w.units;
+        perSecond.set(k, s);
       }
+      const peaks = new Map<string, PartitionSecond>();
+      for (const s of perSecond.values()) if ((peaks.get(s.key)?.units ?? -1) < s.units) peaks.set(s.key, s);
       const byKey = [...peaks.values()].sort((a, b) => b.units - a.units);
       return { ...(byKey[0] ? { peak: byKey[0] } : {}), byKey: byKey.slice(0, top), units };
     },

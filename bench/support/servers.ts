@@ -87,7 +87,7 @@ type Request =
   | { cmd: 'steps'; loads: LoadSteps[] }
   | { cmd: 'counts' }
   | { cmd: 'patches' }
-  | { cmd: 'partitionWrites'; fromMs: number; toMs: number; top?: number }
+  | { cmd: 'partitionWrites'; fromMs: number; toMs: number; top?: number; prefixes?: string[] }
   | { cmd: 'cloudWatchQueries' };
 
 export interface Servers extends ServerEndpoints {
@@ -101,8 +101,8 @@ export interface Servers extends ServerEndpoints {
   counts(): Promise<ServerCounts>;
   /** /scale writes since the last call. */
   patches(): Promise<Patch[]>;
-  /** DynamoDB write units by partition key per wall-clock second, over seconds starting in [fromMs, toMs). */
-  partitionWrites(fromMs: number, toMs: number, top?: number): Promise<PartitionWrites>;
+  /** DynamoDB write units by partition key per wall-clock second, of the writes answered in [fromMs, toMs) (keys starting with one of `prefixes`, when given). */
+  partitionWrites(fromMs: number, toMs: number, top?: number, prefixes?: string[]): Promise<PartitionWrites>;
   /** CloudWatch metric stats requested since the start, by distinct query (metric, dimensions, period, stat). */
   cloudWatchQueries(): Promise<Record<string, number>>;
   stop(): Promise<void>;
@@ -159,7 +159,7 @@ export async function startServers(scenario: Scenario): Promise<Servers> {
         return { k8s: y.k8s, cloudWatch: y.cloudWatch, dynamo: x.dynamo, cpuMs: x.cpuMs + y.cpuMs };
       },
       patches: () => clusters.call({ cmd: 'patches' }),
-      partitionWrites: (fromMs, toMs, top) => dynamo.call({ cmd: 'partitionWrites', fromMs, toMs, top }),
+      partitionWrites: (fromMs, toMs, top, prefixes) => dynamo.call({ cmd: 'partitionWrites', fromMs, toMs, top, prefixes }),
       cloudWatchQueries: () => clusters.call({ cmd: 'cloudWatchQueries' }),
       stop: async () => {
         await Promise.all([dynamo.stop(), clusters.stop()]);
@@ -203,7 +203,7 @@ async function serveDynamo(): Promise<void> {
       return { dynamo: meter.endpoint };
     }
     if (m.cmd === 'counts') return { dynamo: meter.counts(), cpuMs: cpuMs() };
-    if (m.cmd === 'partitionWrites') return meter.partitionWrites(m.fromMs, m.toMs, m.top);
+    if (m.cmd === 'partitionWrites') return meter.partitionWrites(m.fromMs, m.toMs, m.top, m.prefixes);
     throw new Error(`${m.cmd}: not a DynamoDB request`);
   });
 }
