@@ -133,7 +133,7 @@ function lineBytes(l: LogLine): number {
  * in the cluster's index), written 25 at a time: applySpec's four calls per spec take over a
  * minute for 20,000. Not through the functions' stream: the first tick is the first evaluation.
  */
-async function seedSpecs(endpoint: string, tableName: string, o: FleetOptions, now: Date): Promise<void> {
+export async function seedSpecs(endpoint: string, tableName: string, o: Pick<FleetOptions, 'clusters' | 'namespacesPerCluster' | 'workloadsPerNamespace' | 'alarms'>, now: Date): Promise<void> {
   const doc = DynamoDBDocumentClient.from(createDynamoClient({ endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS }));
   const at = now.toISOString();
   const items: Record<string, unknown>[] = [];

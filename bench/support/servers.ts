@@ -10,7 +10,7 @@ import { startK8sApiServer, type K8sApiServer } from '../../lib/local/k8s-api-se
 import { requestAttributes } from '../../lib/local/k8s-rbac.js';
 import { WorkloadModel, type ResourceType } from '../../lib/local/workload-model.js';
 import { startDynalite } from '../../lib/store/dynalite.js';
-import { startDynamoMeter, type DynamoCounts } from './dynamo-meter.js';
+import { startDynamoMeter, type DynamoCounts, type PartitionWrites } from './dynamo-meter.js';
 import { EksWorkloadModel } from './eks-objects.js';
 import { hash32 } from './stats.js';
 
@@ -86,9 +86,13 @@ type Request =
   | { cmd: 'factor'; factor: number }
   | { cmd: 'steps'; loads: LoadSteps[] }
   | { cmd: 'counts' }
-  | { cmd: 'patches' };
+  | { cmd: 'patches' }
+  | { cmd: 'partitionWrites'; fromMs: number; toMs: number; top?: number; prefixes?: string[] }
+  | { cmd: 'cloudWatchQueries' };
 
 export interface Servers extends ServerEndpoints {
+  /** The servers' processes (to give them CPU priority on a shared machine). */
+  pids: number[];
   setTime(ms: number): Promise<void>;
   /** Every workload's CPU load and queue, × their starting values (steps set for a workload take precedence). */
   setLoadFactor(factor: number): Promise<void>;
@@ -97,13 +101,17 @@ export interface Servers extends ServerEndpoints {
   counts(): Promise<ServerCounts>;
   /** /scale writes since the last call. */
   patches(): Promise<Patch[]>;
+  /** DynamoDB write units by partition key per wall-clock second, of the writes answered in [fromMs, toMs) (keys starting with one of `prefixes`, when given). */
+  partitionWrites(fromMs: number, toMs: number, top?: number, prefixes?: string[]): Promise<PartitionWrites>;
+  /** CloudWatch metric stats requested since the start, by distinct query (metric, dimensions, period, stat). */
+  cloudWatchQueries(): Promise<Record<string, number>>;
   stop(): Promise<void>;
 }
 
 type Call = <T>(req: Request) => Promise<T>;
 
 /** A child process serving `role`, and a way to ask it things. */
-function spawnServer(role: 'dynamo' | 'clusters'): { call: Call; stop(): Promise<void> } {
+function spawnServer(role: 'dynamo' | 'clusters'): { pid: number; call: Call; stop(): Promise<void> } {
   const child: ChildProcess = fork(fileURLToPath(import.meta.url), [`--servers=${role}`], { execArgv: ['--import', 'tsx', '--max-old-space-size=4096'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   let next = 0;
   const waiting = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
@@ -118,6 +126,7 @@ function spawnServer(role: 'dynamo' | 'clusters'): { call: Call; stop(): Promise
     waiting.clear();
   });
   return {
+    pid: child.pid!,
     call: <T>(req: Request) =>
       new Promise<T>((resolve, reject) => {
         const id = ++next;
@@ -141,6 +150,7 @@ export async function startServers(scenario: Scenario): Promise<Servers> {
     return {
       ...d,
       ...c,
+      pids: [dynamo.pid, clusters.pid],
       setTime: (ms) => clusters.call({ cmd: 'time', ms }),
       setLoadFactor: (factor) => clusters.call({ cmd: 'factor', factor }),
       setLoadSteps: (loads) => clusters.call({ cmd: 'steps', loads }),
@@ -149,6 +159,8 @@ export async function startServers(scenario: Scenario): Promise<Servers> {
         return { k8s: y.k8s, cloudWatch: y.cloudWatch, dynamo: x.dynamo, cpuMs: x.cpuMs + y.cpuMs };
       },
       patches: () => clusters.call({ cmd: 'patches' }),
+      partitionWrites: (fromMs, toMs, top, prefixes) => dynamo.call({ cmd: 'partitionWrites', fromMs, toMs, top, prefixes }),
+      cloudWatchQueries: () => clusters.call({ cmd: 'cloudWatchQueries' }),
       stop: async () => {
         await Promise.all([dynamo.stop(), clusters.stop()]);
       },
@@ -191,6 +203,7 @@ async function serveDynamo(): Promise<void> {
       return { dynamo: meter.endpoint };
     }
     if (m.cmd === 'counts') return { dynamo: meter.counts(), cpuMs: cpuMs() };
+    if (m.cmd === 'partitionWrites') return meter.partitionWrites(m.fromMs, m.toMs, m.top, m.prefixes);
     throw new Error(`${m.cmd}: not a DynamoDB request`);
   });
 }
@@ -204,6 +217,7 @@ async function serveClusters(): Promise<void> {
   const servers: K8sApiServer[] = [];
   let cloudWatch: LocalCloudWatch;
   let cw = { calls: 0, metricStats: 0 };
+  const byQuery: Record<string, number> = {};
   const token = `bench-${Math.random().toString(36).slice(2)}`;
 
   let jitter = 0;
@@ -275,6 +289,14 @@ async function serveClusters(): Promise<void> {
     }
     const now = cloudWatch.counts();
     cw = { calls: cw.calls + now.calls, metricStats: cw.metricStats + now.metricStats };
+    for (const r of cloudWatch.requests) {
+      if (r.operation !== 'GetMetricData') continue;
+      for (const q of (r.body as { MetricDataQueries?: { MetricStat?: unknown }[] }).MetricDataQueries ?? []) {
+        if (!q.MetricStat) continue;
+        const k = JSON.stringify(q.MetricStat);
+        byQuery[k] = (byQuery[k] ?? 0) + 1;
+      }
+    }
     cloudWatch.requests.length = 0;
     return { k8s: { ...k8sCounts }, cloudWatch: { ...cw }, cpuMs: cpuMs() };
   }
@@ -296,6 +318,11 @@ async function serveClusters(): Promise<void> {
         return counts();
       case 'patches':
         return patches.splice(0);
+      case 'cloudWatchQueries':
+        counts();
+        return { ...byQuery };
+      default:
+        throw new Error(`${m.cmd}: not a request for the clusters' servers`);
     }
   });
 }
