@@ -94,7 +94,9 @@ export async function handleWorkMessage(deps: WorkerDeps, config: WorkerConfig, 
       return reroute(deps, msg, count);
     }
     try {
-      lease = await deps.store.acquireShard(shard, { owner, now, leaseMs: leaseMs(periodMs), signal: leaseDeadline.signal, ...(trigger.kind === 'tick' ? { tick: trigger.tick } : {}) });
+      // A tick's lease ends two periods after the tick itself, so a cycle that never released it holds up one tick, not two.
+      const forMs = trigger.kind === 'tick' ? leaseMs(periodMs) - Math.max(0, now.getTime() - trigger.tick.getTime()) : leaseMs(periodMs);
+      lease = await deps.store.acquireShard(shard, { owner, now, leaseMs: forMs, signal: leaseDeadline.signal, ...(trigger.kind === 'tick' ? { tick: trigger.tick } : {}) });
     } catch (e) {
       return { outcome: 'failed', shard, error: `taking the lease of shard ${shard}: ${dynamoError(e, leaseDeadline.signal, deadlineMs - now.getTime())}` };
     }
