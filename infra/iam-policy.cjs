@@ -49,8 +49,8 @@ function statements(c) {
   const failureDestination = allow('FailureDestination', ['sqs:SendMessage'], [FAILED_EVENTS_QUEUE]);
 
   const worker = [
-    // its shard's partitions; a refused lease reads the cycle item to say why
-    allow('ReadShardPartitions', ['dynamodb:Query', 'dynamodb:GetItem'], table, leadingKeys('StringLike', ['c#*', 'shard#*'])),
+    // its shard's partitions (spec versions checked many at once); a refused lease reads the cycle item to say why
+    allow('ReadShardPartitions', ['dynamodb:Query', 'dynamodb:GetItem', 'dynamodb:BatchGetItem'], table, leadingKeys('StringLike', ['c#*', 'shard#*'])),
     // UpdateItem only: an item is never replaced whole, so a spec at a state's key cannot be erased
     allow('WriteShardState', ['dynamodb:UpdateItem'], table, {
       ...leadingKeys('StringLike', ['c#*']),

@@ -1,7 +1,7 @@
 // CloudWatch clients by region and role, made once and reused across cycles.
 import { CloudWatchClient, type CloudWatchClientConfig } from '@aws-sdk/client-cloudwatch';
 import { fromTemporaryCredentials } from '@aws-sdk/credential-providers';
-import { AwsHttpHandler } from '../transport/aws-http-handler.js';
+import { AwsHttpHandler, withoutSdkLogging } from '../transport/aws-http-handler.js';
 
 export interface CloudWatchClientOptions {
   /** A local endpoint (tests, demo); never set in production. */
@@ -31,6 +31,7 @@ export function cloudWatchClients(options: CloudWatchClientOptions = {}): { clie
               })
             : options.credentials,
         });
+        withoutSdkLogging(client);
         clients.set(key, client);
       }
       return client;

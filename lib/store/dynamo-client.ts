@@ -4,7 +4,7 @@
 // AbortSignal for their own deadline.
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { AwsCredentialIdentity } from '@smithy/types';
-import { AwsHttpHandler } from '../transport/aws-http-handler.js';
+import { AwsHttpHandler, withoutSdkLogging } from '../transport/aws-http-handler.js';
 
 export interface DynamoClientOptions {
   endpoint?: string;
@@ -21,7 +21,7 @@ export interface DynamoClientOptions {
 export const DEFAULT_DYNAMO_TIMEOUTS = { requestTimeoutMs: 3_000, maxAttempts: 4, maxInFlight: 8 };
 
 export function createDynamoClient(o: DynamoClientOptions): DynamoDBClient {
-  return new DynamoDBClient({
+  const client = new DynamoDBClient({
     region: o.region ?? 'us-east-1',
     ...(o.endpoint ? { endpoint: o.endpoint } : {}),
     ...(o.credentials ? { credentials: o.credentials } : {}),
@@ -32,4 +32,6 @@ export function createDynamoClient(o: DynamoClientOptions): DynamoDBClient {
       attemptTimeoutMs: o.requestTimeoutMs ?? DEFAULT_DYNAMO_TIMEOUTS.requestTimeoutMs,
     }),
   });
+  withoutSdkLogging(client);
+  return client;
 }

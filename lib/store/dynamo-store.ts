@@ -248,9 +248,23 @@ export class DynamoStore implements AutoscalerStore, DispatchStore {
     return version;
   }
 
-  async specVersion(cluster: string, namespace: string, name: string, signal?: AbortSignal): Promise<string | undefined> {
-    const item = await this.getItem({ pk: bucketPk(cluster, bucketOf(namespace)), sk: specSk(KIND_HPA, namespace, name) }, signal);
-    return item ? String(item.v) : undefined;
+  async specVersions(cluster: string, autoscalers: { namespace: string; name: string }[], signal?: AbortSignal): Promise<Map<string, string | undefined>> {
+    const out = new Map<string, string | undefined>(autoscalers.map((a) => [`${a.namespace}/${a.name}`, undefined]));
+    const keys = [...new Map(autoscalers.map((a) => [`${a.namespace}/${a.name}`, { pk: bucketPk(cluster, bucketOf(a.namespace)), sk: specSk(KIND_HPA, a.namespace, a.name) }])).values()];
+    for (let i = 0; i < keys.length; i += 100) {
+      let batch: ItemKey[] = keys.slice(i, i + 100);
+      // Unprocessed keys (throttling) are asked again; the SDK already backs off between attempts.
+      for (let round = 0; batch.length > 0; round++) {
+        if (round === 5) throw new Error(`DynamoDB left ${batch.length} spec versions unread after 5 rounds (throttled)`);
+        const r = await this.doc.send(new BatchGetCommand({ RequestItems: { [this.tableName]: { Keys: batch, ConsistentRead: true, ProjectionExpression: 'sk, #v', ExpressionAttributeNames: { '#v': 'v' } } } }), { abortSignal: signal });
+        for (const item of r.Responses?.[this.tableName] ?? []) {
+          const parsed = parseSk(String(item.sk));
+          if (parsed) out.set(`${parsed.namespace}/${parsed.name}`, String(item.v));
+        }
+        batch = (r.UnprocessedKeys?.[this.tableName]?.Keys ?? []) as ItemKey[];
+      }
+    }
+    return out;
   }
 
   async expireState(cluster: string, state: ClusterStateRecord, now: Date, signal?: AbortSignal): Promise<void> {

@@ -81,7 +81,7 @@ export function loadFunctionConfig(env: Record<string, string | undefined>, need
       settings: controllerSettings(env.SHPA_CONTROLLER_SETTINGS),
       dryRun: boolean(env, 'SHPA_DRY_RUN'),
       concurrency: integer(env, 'SHPA_CONCURRENCY', 32, 1, 512),
-      writeBudgetMs: 2_000,
+      writeBudgetMs: 1_200,
       clusterBudgetMs: 8_000,
       sources: sources(env.SHPA_AUTOSCALER_SOURCES),
       decisionLogSeconds: integer(env, 'SHPA_DECISION_LOG_SECONDS', 300, 0, 86_400),

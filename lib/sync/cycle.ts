@@ -14,6 +14,7 @@ import { countOutcomes, emptyCalls, errorText, isDeferred, type CycleReport } fr
 import pLimit from 'p-limit';
 import { bucketOf, bucketsOf, shardId, type ShardRef } from './shards.js';
 import { checkCloudWatchMetrics } from './spec-check.js';
+import { SpecVersions } from './spec-versions.js';
 import { buildUnits, selectTargets, type Unit } from './units.js';
 
 export interface CycleDeps {
@@ -97,6 +98,7 @@ export async function runShardCycle(deps: CycleDeps, req: ShardCycleRequest): Pr
       partial: req.trigger.kind === 'evaluate',
       cloudWatch,
       invalidCloudWatch: invalid,
+      specVersions: new SpecVersions(deps.store, req.cluster.name, deadline.signal),
       otherSelectors: selectorsOf(shard.units),
     };
     // Autoscalers of a cluster that could not be listed keep their state untouched: nothing is concluded.

@@ -29,6 +29,7 @@ import { ClusterApiError, VersionConflictError, type AutoscalerStateUpdate, type
 import type { CycleReads } from './reads.js';
 import { errorText, type AutoscalerReport, type StageError } from './report.js';
 import { checkSpec, invalidSpecStatus } from './spec-check.js';
+import type { SpecVersions } from './spec-versions.js';
 import type { Unit } from './units.js';
 import { writeBack, type WriteBackContext } from './write-back.js';
 
@@ -45,6 +46,8 @@ export interface EvalContext {
   /** Valid CloudWatchMetric objects per namespace, by name; and why invalid ones are. */
   cloudWatch: Map<string, Map<string, CloudWatchMetric>>;
   invalidCloudWatch: Map<string, string>;
+  /** The spec checks before a rescale, read together. */
+  specVersions: SpecVersions;
   /** The last known pod selectors of the autoscalers of a namespace: one array for all of them. */
   otherSelectors(namespace: string): readonly AutoscalerSelector[];
 }
@@ -266,7 +269,7 @@ async function specChangedSinceLoad(unit: Unit, ctx: EvalContext): Promise<strin
   try {
     const now =
       record.source === 'table'
-        ? await ctx.store.specVersion(record.cluster, record.namespace, record.name, ctx.deadline.signal)
+        ? await ctx.specVersions.of(record.namespace, record.name)
         : await ctx.cluster.autoscalerGeneration(record.namespace, record.name, ctx.deadline.signal).then((g) => (g === undefined ? undefined : String(g)));
     if (now === record.specVersion) return undefined;
     return now === undefined

@@ -211,8 +211,11 @@ export interface AutoscalerStore {
   recordBucketCounts(cluster: string, counts: ReadonlyMap<number, number>, signal?: AbortSignal): Promise<void>;
   /** Conditional on record.version; throws VersionConflictError when it lost a race. Returns the new version. */
   saveState(record: AutoscalerRecord, update: AutoscalerStateUpdate, now: Date, opts: SaveOptions): Promise<number>;
-  /** The spec item's current version (table autoscalers), read consistently: an apply since the load is seen. */
-  specVersion(cluster: string, namespace: string, name: string, signal?: AbortSignal): Promise<string | undefined>;
+  /**
+   * The spec items' current versions (table autoscalers), read consistently so an apply since the load is seen:
+   * by "namespace/name", undefined for one that no longer exists. Many at once (a BatchGetItem per 100).
+   */
+  specVersions(cluster: string, autoscalers: { namespace: string; name: string }[], signal?: AbortSignal): Promise<Map<string, string | undefined>>;
   /** The state of an autoscaler whose Kubernetes object is gone: left to expire. */
   expireState(cluster: string, state: ClusterStateRecord, now: Date, signal?: AbortSignal): Promise<void>;
   /** Keeps the shard's metric answers (the whole set, replacing what was kept) in the partition of one of its buckets. */

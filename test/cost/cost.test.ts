@@ -118,8 +118,8 @@ describe('the cost model', () => {
   });
 
   it('cuts each cluster as the dispatcher would (lib/sizing), never below the floor, and says when even 16 shards are too few', () => {
-    const e = estimateCost({ ...base, autoscalers: 20_000, clusters: 4 });
-    expect(e.fleet.shards).toBe(shardCountFor(evenBuckets(5_000), { memoryMb: 512, periodSeconds: 15 }).shards);
+    const e = estimateCost({ ...base, autoscalers: 20_000, clusters: 8 });
+    expect(e.fleet.shards).toBe(shardCountFor(evenBuckets(2_500), { memoryMb: 512, periodSeconds: 15 }).shards);
     expect(e.fleet.shards).toBeGreaterThan(1);
     expect(e.cycle.fits).toBe(true);
     expect(e.cycle.allChangeMs).toBeLessThanOrEqual(e.cycle.halfPeriodMs);

@@ -10,19 +10,19 @@ import type { ClusterIndex } from '../../lib/sync/ports.js';
 const COST: CycleCost = { source: 'test', fixedMs: 500, cpuMsPerAutoscaler: 5, waitMsPerAutoscaler: 5 };
 const at = (memoryMb: number, periodSeconds = 15) => ({ memoryMb, periodSeconds, measured: COST });
 
-describe('capacity: the autoscalers whose all-change cycle fits 80 % of half the period', () => {
+describe('capacity: the autoscalers whose all-change cycle fits 75 % of half the period', () => {
   it.each([
-    // 0.8 × 7,500 − 500 = 5,500 ms of budget
-    [1769, 15, Math.floor(5_500 / 10)],
-    [512, 15, Math.floor(5_500 / (5 / (512 / 1769) + 5))],
-    [1024, 15, Math.floor(5_500 / (5 / (1024 / 1769) + 5))],
-    // 60 s: 0.8 × 30,000 − 500
-    [512, 60, Math.floor(23_500 / (5 / (512 / 1769) + 5))],
+    // 0.75 × 7,500 − 500 = 5,125 ms of budget
+    [1769, 15, Math.floor(5_125 / 10)],
+    [512, 15, Math.floor(5_125 / (5 / (512 / 1769) + 5))],
+    [1024, 15, Math.floor(5_125 / (5 / (1024 / 1769) + 5))],
+    // 60 s: 0.75 × 30,000 − 500
+    [512, 60, Math.floor(22_000 / (5 / (512 / 1769) + 5))],
   ])('%i MB, %i s: %i', (memoryMb, periodSeconds, expected) => {
     expect(shardCapacity(memoryMb, periodSeconds, COST)).toBe(expected);
     // the cycle of that many fits; one more does not
-    expect(allChangeCycleMs(expected, memoryMb, COST)).toBeLessThanOrEqual(0.4 * periodSeconds * 1000);
-    expect(allChangeCycleMs(expected + 1, memoryMb, COST)).toBeGreaterThan(0.4 * periodSeconds * 1000);
+    expect(allChangeCycleMs(expected, memoryMb, COST)).toBeLessThanOrEqual(0.375 * periodSeconds * 1000);
+    expect(allChangeCycleMs(expected + 1, memoryMb, COST)).toBeGreaterThan(0.375 * periodSeconds * 1000);
   });
 
   it('the CPU share is the memory over 1,769 MB, at most one vCPU (the worker runs one thread)', () => {
@@ -31,7 +31,7 @@ describe('capacity: the autoscalers whose all-change cycle fits 80 % of half the
 });
 
 describe('shard count', () => {
-  const cap = shardCapacity(1769, 15, COST); // 550
+  const cap = shardCapacity(1769, 15, COST); // 512
   const buckets = (...counts: number[]) => [...counts, ...new Array(16 - counts.length).fill(0)];
   it.each([
     ['an empty cluster', buckets(), {}, 1],

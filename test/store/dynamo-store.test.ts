@@ -123,10 +123,11 @@ for (const server of servers) {
     it('specVersion reads the spec as it is now: an apply since the load is seen', async () => {
       const c = cluster();
       const rec = await created(c);
-      expect(await store.specVersion(c, 'default', 'web')).toBe(rec.specVersion);
+      const version = async (name: string) => (await store.specVersions(c, [{ namespace: 'default', name }])).get(`default/${name}`);
+      expect(await version('web')).toBe(rec.specVersion);
       await store.applySpec(c, hpa('web', 'default', 25), at(5));
-      expect(await store.specVersion(c, 'default', 'web')).not.toBe(rec.specVersion);
-      expect(await store.specVersion(c, 'default', 'nothing')).toBeUndefined();
+      expect(await version('web')).not.toBe(rec.specVersion);
+      expect(await version('nothing')).toBeUndefined();
     });
 
     it('loads a shard with one index read and one Query per non-empty bucket it owns', async () => {

@@ -189,9 +189,9 @@ describe('races with people (issue item 7)', () => {
     cluster.external.set('apps/jobs', 60);
     const racing: AutoscalerStore = {
       ...bind(store),
-      specVersion: async (c, ns, name, signal) => {
+      specVersions: async (c, list, signal) => {
         await store.applySpec('prod', hpa('web', 'apps', { maxReplicas: 3 }), clock.now());
-        return store.specVersion(c, ns, name, signal);
+        return store.specVersions(c, list, signal);
       },
     };
     const r = await cycle({ store: racing });
@@ -456,7 +456,7 @@ function bind(s: DynamoStore): AutoscalerStore {
     recordBucketCounts: s.recordBucketCounts.bind(s),
     loadShard: s.loadShard.bind(s),
     saveState: s.saveState.bind(s),
-    specVersion: s.specVersion.bind(s),
+    specVersions: s.specVersions.bind(s),
     expireState: s.expireState.bind(s),
     saveSharedAnswers: s.saveSharedAnswers.bind(s),
     acquireShard: s.acquireShard.bind(s),
