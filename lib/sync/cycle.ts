@@ -142,13 +142,13 @@ export async function runShardCycle(deps: CycleDeps, req: ShardCycleRequest): Pr
       }),
     );
     const deferred = report.autoscalers.filter(isDeferred);
-    // Left twice in a row: the shard is more than its worker evaluates, a failure to see (an error), not a delay.
+    // Left twice in a row (a shard more than its worker evaluates, or a read that hangs): a failure to see (an error), not a delay.
     const leftBefore = new Set(req.first);
     for (const a of deferred) {
       if (!leftBefore.has(`${a.namespace}/${a.name}`)) continue;
       a.deferredAgain = true;
       a.notable = true;
-      a.errors.push({ stage: 'deadline', message: 'not evaluated at two ticks in a row: the shard holds more than its worker evaluates before the deadline (see the dispatcher\'s shards lines)' });
+      a.errors.push({ stage: 'deadline', message: 'not evaluated at two ticks in a row: the deadline came first both times' });
     }
     if (deferred.length > 0) {
       const names = deferred.map((a) => `${a.namespace}/${a.name}`);

@@ -327,6 +327,8 @@ describe('osls package: the configuration of the issue', () => {
       expect(grants(t, 'WorkerRole')).toEqual(
         [
           'cloudwatch:GetMetricData *',
+          // spec versions checked many at once
+          `dynamodb:BatchGetItem ${TABLE}`,
           `dynamodb:GetItem ${TABLE}`,
           `dynamodb:Query ${TABLE}`,
           // UpdateItem only: the worker can never replace an item whole (a spec at a state's key)
@@ -355,7 +357,7 @@ describe('osls package: the configuration of the issue', () => {
         ].sort(),
       );
       const sids = statementsBySid(t, 'WorkerRole');
-      expect(sids.ReadShardPartitions).toMatchObject({ Action: ['dynamodb:Query', 'dynamodb:GetItem'], Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['c#*', 'shard#*'] } } });
+      expect(sids.ReadShardPartitions).toMatchObject({ Action: ['dynamodb:Query', 'dynamodb:GetItem', 'dynamodb:BatchGetItem'], Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['c#*', 'shard#*'] } } });
       expect(sids.WriteShardState).toMatchObject({
         Action: ['dynamodb:UpdateItem'],
         Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['c#*'] }, 'ForAllValues:StringEquals': { 'dynamodb:Attributes': STATE_ATTRIBUTES } },

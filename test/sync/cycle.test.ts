@@ -540,7 +540,7 @@ describe('what a deadline leaves', () => {
       ['b', 'unchanged', false],
     ]);
     expect(r.counts).toMatchObject({ deferred: 1, deferredAgain: 1, skipped: 1 });
-    expect(one(r, 'c').errors.map((e) => e.message).join('\n')).toMatch(/not evaluated at two ticks in a row/);
+    expect(one(r, 'c').errors.map((e) => e.message).join('\n')).toMatch(/not evaluated at two ticks in a row: the deadline came first both times/);
 
   });
 });
