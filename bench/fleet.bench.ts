@@ -443,15 +443,18 @@ if (only.has('sizes')) {
 if (only.has('partition')) {
   const runs = await timed('partition', partitionPart);
   const change = runs.filter((r) => r.phase === 'all change' || r.phase === 'catch-up');
-  // Below the goal means nothing if the cycles wrote little: every autoscaler must have got to its write, in the all-change cycle or the ticks that took what it left.
-  const whole = memoriesOf(runs).every((m) => change.filter((r) => r.memoryMb === m).at(-1)?.cycle.lost === 0);
-  const any = runs.reduce((a, r) => ((r.peak?.units ?? 0) > (a.peak?.units ?? 0) ? r : a), runs[0]);
+  // Below the goal means nothing if the cycles wrote little: some cycle must have written (nearly) every autoscaler of the namespace.
+  const n = runs[0]?.cycle.autoscalers ?? 0;
   const writes = (r: PartitionRun) => (r.cycle.counts?.dynamo.calls.UpdateItem ?? 0) + (r.cycle.counts?.dynamo.calls.PutItem ?? 0) - 2;
+  const most = runs.reduce((a, r) => (writes(r) > writes(a) ? r : a), runs[0]);
+  const whole = writes(most) >= 0.9 * n;
+  const any = runs.reduce((a, r) => ((r.peak?.units ?? 0) > (a.peak?.units ?? 0) ? r : a), runs[0]);
   goals.push([
-    'peak write units per partition key per second ≤ 1,000 (2,000 autoscalers of one namespace all change)',
+    'peak write units per partition key per second ≤ 1,000 (2,000 autoscalers of one namespace all change), in every cycle',
     whole && (any.peak?.units ?? 0) <= 1000,
-    `all change and catch-up: ${memoriesOf(runs).map((m) => `${m} MB peak ${fixed(Math.max(...change.filter((r) => r.memoryMb === m).map((r) => r.peak?.units ?? 0)))} over ${change.filter((r) => r.memoryMb === m).length} cycle(s), ${change.filter((r) => r.memoryMb === m).reduce((n, r) => n + writes(r), 0)} state writes`).join('; ')}${whole ? '' : ', not every autoscaler got to its write, so a lower bound'}; ` +
-      `any cycle: ${fixed(any.peak?.units ?? 0)} (${any.memoryMb} MB ${any.phase}, ${writes(any)} state writes)`,
+    `highest ${fixed(any.peak?.units ?? 0)} (${any.memoryMb} MB ${any.phase}, ${writes(any)} state writes); the cycle that wrote most: ${writes(most)} state writes, ${fixed(most.units)} WRU in ${fixed(most.cycle.invocation.wallMs)} ms at ${most.memoryMb} MB, peak ${fixed(most.peak?.units ?? 0)}; ` +
+      `all change and catch-up: ${memoriesOf(runs).map((m) => `${m} MB peak ${fixed(Math.max(...change.filter((r) => r.memoryMb === m).map((r) => r.peak?.units ?? 0)))} over ${change.filter((r) => r.memoryMb === m).length} cycle(s), ${change.filter((r) => r.memoryMb === m).reduce((k, r) => k + writes(r), 0)} state writes`).join('; ')}` +
+      `${whole ? '' : `; no cycle wrote 90 % of the ${n}: a lower bound`}`,
   ]);
 }
 if (only.has('cloudwatch')) {

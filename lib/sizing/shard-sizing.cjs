@@ -30,8 +30,11 @@ const MEASURED = {
 const POLICY = {
   /** Lambda gives one vCPU at 1,769 MB, in proportion below; the worker runs on one thread. */
   mbPerVcpu: 1769,
-  /** A shard's all-change cycle may fill this share of half the period: the rest is margin (noise, a slow API server). */
-  halfPeriodShare: 0.75,
+  /**
+   * A shard's all-change cycle may fill this share of half the period. The rest is margin: a cold environment's
+   * first cycle (its JIT, every autoscaler's first state write) costs about a fifth more, and noise, a slow API server.
+   */
+  halfPeriodShare: 0.65,
   /** Fewer shards only when the larger ones would be this full at most: the count does not flap around a threshold. */
   shrinkBelow: 0.7,
 };
