@@ -135,16 +135,7 @@ export class DynamoStore implements AutoscalerStore, DispatchStore {
 
   async readIndexes(clusters: string[], signal?: AbortSignal): Promise<Map<string, ClusterIndex>> {
     const out = new Map<string, ClusterIndex>();
-    for (let i = 0; i < clusters.length; i += 100) {
-      let keys: ItemKey[] = clusters.slice(i, i + 100).map(bucketIndexKey);
-      // Unprocessed keys (throttling) are asked again; the SDK already backs off between attempts.
-      for (let round = 0; keys.length > 0 && round < 5; round++) {
-        const r = await this.doc.send(new BatchGetCommand({ RequestItems: { [this.tableName]: { Keys: keys, ConsistentRead: true } } }), { abortSignal: signal });
-        for (const item of r.Responses?.[this.tableName] ?? []) out.set(String(item.pk).slice('c#'.length), decodeIndex(item));
-        keys = (r.UnprocessedKeys?.[this.tableName]?.Keys ?? []) as ItemKey[];
-      }
-      if (keys.length > 0) throw new Error(`DynamoDB left ${keys.length} cluster indexes unread after 5 rounds (throttled)`);
-    }
+    for (const item of await this.batchGet(clusters.map(bucketIndexKey), 'cluster indexes', {}, signal)) out.set(String(item.pk).slice('c#'.length), decodeIndex(item));
     for (const c of clusters) if (!out.has(c)) out.set(c, decodeIndex(undefined));
     return out;
   }
@@ -251,18 +242,10 @@ export class DynamoStore implements AutoscalerStore, DispatchStore {
   async specVersions(cluster: string, autoscalers: { namespace: string; name: string }[], signal?: AbortSignal): Promise<Map<string, string | undefined>> {
     const out = new Map<string, string | undefined>(autoscalers.map((a) => [`${a.namespace}/${a.name}`, undefined]));
     const keys = [...new Map(autoscalers.map((a) => [`${a.namespace}/${a.name}`, { pk: bucketPk(cluster, bucketOf(a.namespace)), sk: specSk(KIND_HPA, a.namespace, a.name) }])).values()];
-    for (let i = 0; i < keys.length; i += 100) {
-      let batch: ItemKey[] = keys.slice(i, i + 100);
-      // Unprocessed keys (throttling) are asked again; the SDK already backs off between attempts.
-      for (let round = 0; batch.length > 0; round++) {
-        if (round === 5) throw new Error(`DynamoDB left ${batch.length} spec versions unread after 5 rounds (throttled)`);
-        const r = await this.doc.send(new BatchGetCommand({ RequestItems: { [this.tableName]: { Keys: batch, ConsistentRead: true, ProjectionExpression: 'sk, #v', ExpressionAttributeNames: { '#v': 'v' } } } }), { abortSignal: signal });
-        for (const item of r.Responses?.[this.tableName] ?? []) {
-          const parsed = parseSk(String(item.sk));
-          if (parsed) out.set(`${parsed.namespace}/${parsed.name}`, String(item.v));
-        }
-        batch = (r.UnprocessedKeys?.[this.tableName]?.Keys ?? []) as ItemKey[];
-      }
+    const projection = { ProjectionExpression: 'sk, #v', ExpressionAttributeNames: { '#v': 'v' } };
+    for (const item of await this.batchGet(keys, 'spec versions', projection, signal)) {
+      const parsed = parseSk(String(item.sk));
+      if (parsed) out.set(`${parsed.namespace}/${parsed.name}`, String(item.v));
     }
     return out;
   }
@@ -546,6 +529,21 @@ export class DynamoStore implements AutoscalerStore, DispatchStore {
     record.stateProblem = `stored state of ${record.namespace}/${record.name} cannot be trusted: ${mine.problem}`;
     if (mine.salvage.status) record.hpa = { ...record.hpa, status: mine.salvage.status };
     if (mine.salvage.log.length > 0) record.log = mine.salvage.log;
+  }
+
+  /** Consistent reads of many items, 100 a call; what DynamoDB leaves unprocessed (throttling) is asked again, 5 rounds at most. */
+  private async batchGet(keys: ItemKey[], what: string, projection: { ProjectionExpression?: string; ExpressionAttributeNames?: Record<string, string> }, signal?: AbortSignal): Promise<Record<string, unknown>[]> {
+    const items: Record<string, unknown>[] = [];
+    for (let i = 0; i < keys.length; i += 100) {
+      let batch = keys.slice(i, i + 100);
+      for (let round = 0; batch.length > 0; round++) {
+        if (round === 5) throw new Error(`DynamoDB left ${batch.length} ${what} unread after 5 rounds (throttled)`);
+        const r = await this.doc.send(new BatchGetCommand({ RequestItems: { [this.tableName]: { Keys: batch, ConsistentRead: true, ...projection } } }), { abortSignal: signal });
+        items.push(...(r.Responses?.[this.tableName] ?? []));
+        batch = (r.UnprocessedKeys?.[this.tableName]?.Keys ?? []) as ItemKey[];
+      }
+    }
+    return items;
   }
 
   private async getItem<T = Record<string, unknown>>(key: ItemKey, signal?: AbortSignal): Promise<T | undefined> {

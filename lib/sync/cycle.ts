@@ -1,7 +1,9 @@
 // One cycle of one shard: load its autoscalers (the table's partitions of the shard and the
-// cluster's objects), then evaluate each of them concurrently (evaluate.ts): every one waits
-// only for its own inputs, so one slow namespace, target or metric source holds up only the
-// autoscalers that depend on it. A tick evaluates them all; an event, those it names.
+// cluster's objects), then evaluate them (evaluate.ts), a window at a time in priority order:
+// every one waits only for its own inputs, so one slow namespace, target or metric source
+// holds up only the autoscalers that depend on it, and what the deadline leaves is the end of
+// the line. A tick evaluates them all; an event, those it names.
+import pLimit from 'p-limit';
 import type { CloudWatchMetric } from '../api/cloudwatch-types.js';
 import type { CrossVersionObjectReference } from '../hpa/types.js';
 import type { SyncOptions } from './config.js';
@@ -11,7 +13,6 @@ import type { EvaluateTarget } from './messages.js';
 import type { AutoscalerStore, Clock, ClusterAccess, ClusterConfig, ClusterIndex, KubernetesAutoscaler, MetricQuery, MetricReadOptions, MetricsAccess, ShardSnapshot } from './ports.js';
 import { CycleReads } from './reads.js';
 import { countOutcomes, emptyCalls, errorText, isDeferred, type CycleReport } from './report.js';
-import pLimit from 'p-limit';
 import { bucketOf, bucketsOf, shardId, type ShardRef } from './shards.js';
 import { checkCloudWatchMetrics } from './spec-check.js';
 import { SpecVersions } from './spec-versions.js';
@@ -141,21 +142,7 @@ export async function runShardCycle(deps: CycleDeps, req: ShardCycleRequest): Pr
         }
       }),
     );
-    const deferred = report.autoscalers.filter(isDeferred);
-    // Left twice in a row (a shard more than its worker evaluates, or a read that hangs): a failure to see (an error), not a delay.
-    const leftBefore = new Set(req.first);
-    for (const a of deferred) {
-      if (!leftBefore.has(`${a.namespace}/${a.name}`)) continue;
-      a.deferredAgain = true;
-      a.notable = true;
-      a.errors.push({ stage: 'deadline', message: 'not evaluated at two ticks in a row: the deadline came first both times' });
-    }
-    if (deferred.length > 0) {
-      const names = deferred.map((a) => `${a.namespace}/${a.name}`);
-      report.warnings.push(
-        `the cycle deadline left ${deferred.length} of ${report.autoscalers.length} autoscalers unevaluated; ${req.trigger.kind === 'tick' ? 'they go first at the next tick' : 'the next tick evaluates them'}: ${names.slice(0, 10).join(', ')}${names.length > 10 ? ', …' : ''}`,
-      );
-    }
+    sayDeferred(report, req);
     await keeping;
     // What the dispatcher sizes shards by: a tick that saw every autoscaler of its buckets records how many each holds.
     if (req.trigger.kind === 'tick' && (!sources.cluster || listed)) {
@@ -177,6 +164,23 @@ export async function runShardCycle(deps: CycleDeps, req: ShardCycleRequest): Pr
     report.durationMs = Math.round(performance.now() - t0);
   }
   return report;
+}
+
+/** What the deadline left is said once in the cycle line; left twice in a row (a shard more than its worker evaluates, a read that hangs), it is an error. */
+function sayDeferred(report: CycleReport, req: ShardCycleRequest): void {
+  const deferred = report.autoscalers.filter(isDeferred);
+  if (deferred.length === 0) return;
+  const leftBefore = new Set(req.first);
+  for (const a of deferred) {
+    if (!leftBefore.has(`${a.namespace}/${a.name}`)) continue;
+    a.deferredAgain = true;
+    a.notable = true;
+    a.errors.push({ stage: 'deadline', message: 'not evaluated at two ticks in a row: the deadline came first both times' });
+  }
+  const names = deferred.map((a) => `${a.namespace}/${a.name}`);
+  report.warnings.push(
+    `the cycle deadline left ${deferred.length} of ${report.autoscalers.length} autoscalers unevaluated; ${req.trigger.kind === 'tick' ? 'they go first at the next tick' : 'the next tick evaluates them'}: ${names.slice(0, 10).join(', ')}${names.length > 10 ? ', …' : ''}`,
+  );
 }
 
 /**
