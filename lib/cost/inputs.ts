@@ -29,20 +29,20 @@ export interface Measured {
 }
 
 export const MEASURED: Measured = {
-  source: 'bench/scale.bench.ts, 2026-11-24, 2-core x86_64, Node 20: 1, 1,000 and 10,000 autoscalers, 2 pods each (7 KB as EKS returns them)',
-  cycleCpuFixedMs: 19,
-  cycleCpuPerAutoscalerMs: 0.627,
-  k8sCallsPerAutoscaler: 1.108,
-  loadReadUnitsPerAutoscaler: 0.564,
-  stateWriteUnits: 2,
-  rescaleCpuMs: 7.22,
-  rescaleWriteUnits: 6.04,
-  rescaleReadUnits: 2.5,
-  rescaleDecisionLines: 5.21,
-  cycleLineBytes: 958,
+  source: 'bench/scale.bench.ts, 2026-11-26, 2-core x86_64, Node 20: 1, 1,000 and 10,000 autoscalers, 2 pods each (7 KB as EKS returns them)',
+  cycleCpuFixedMs: 25.7,
+  cycleCpuPerAutoscalerMs: 0.641,
+  k8sCallsPerAutoscaler: 0.158,
+  loadReadUnitsPerAutoscaler: 0.577,
+  stateWriteUnits: 2.05,
+  rescaleCpuMs: 12.62,
+  rescaleWriteUnits: 6.99,
+  rescaleReadUnits: 2.52,
+  rescaleDecisionLines: 3.32,
+  cycleLineBytes: 1002,
   decisionLineBytes: 1803,
-  emfBytesPerCycle: 199,
-  dispatchLineBytes: 478,
+  emfBytesPerCycle: 0,
+  dispatchLineBytes: 534,
   sharedAnswerBytes: 60,
 };
 
