@@ -6,7 +6,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { estimateCost, steadyWritesPerTick, DEFAULT_FLEET, type CostEstimate } from '../../lib/cost/estimate.js';
-import { ASSUMED } from '../../lib/cost/inputs.js';
+import { ASSUMED, MEASURED } from '../../lib/cost/inputs.js';
 import { PRICES } from '../../lib/cost/prices.js';
 import { DEFAULT_WRITE_POLICY } from '../../lib/store/history.js';
 import { evenBuckets, shardCountFor } from '../../lib/sizing/shard-sizing.cjs';
@@ -135,7 +135,7 @@ describe('the cost model', () => {
     expect(f).toBeLessThan(2 / maxTicks);
     expect(steadyWritesPerTick(DEFAULT_WRITE_POLICY.metricsMaxAgeMs / 1000)).toBe(1);
     const more = estimateCost({ ...base, rescalesPerDay: 0, eventsPerHour: 0 });
-    expect(line(more, 'writes: state').quantity).toBeCloseTo(base.autoscalers * (MONTH / 15) * f * 2, 3);
+    expect(line(more, 'writes: state').quantity).toBeCloseTo(base.autoscalers * (MONTH / 15) * f * MEASURED.stateWriteUnits, 3);
   });
 
   it('bills the Errors metric only for the hours with errors: it is sent only then', () => {

@@ -2,7 +2,7 @@
 // the deploy's checks call. Table-driven, on a fixed cost model so the cases do not move when
 // the measured figures are refreshed.
 import { describe, expect, it } from 'vitest';
-import { allChangeCycleMs, evenBuckets, largestShard, shardCapacity, shardCountFor, vcpuOf, type CycleCost } from '../../lib/sizing/shard-sizing.cjs';
+import { allChangeCycleMs, evenBuckets, largestShard, POLICY, shardCapacity, shardCountFor, vcpuOf, type CycleCost } from '../../lib/sizing/shard-sizing.cjs';
 import { chooseShards } from '../../lib/sync/dispatch.js';
 import type { ClusterIndex } from '../../lib/sync/ports.js';
 
@@ -10,19 +10,19 @@ import type { ClusterIndex } from '../../lib/sync/ports.js';
 const COST: CycleCost = { source: 'test', fixedMs: 500, cpuMsPerAutoscaler: 5, waitMsPerAutoscaler: 5 };
 const at = (memoryMb: number, periodSeconds = 15) => ({ memoryMb, periodSeconds, measured: COST });
 
-describe('capacity: the autoscalers whose all-change cycle fits 75 % of half the period', () => {
+describe("capacity: the autoscalers whose all-change cycle fits the policy's share of half the period", () => {
+  const budget = (periodSeconds: number) => POLICY.halfPeriodShare * periodSeconds * 500 - COST.fixedMs;
   it.each([
-    // 0.75 × 7,500 − 500 = 5,125 ms of budget
-    [1769, 15, Math.floor(5_125 / 10)],
-    [512, 15, Math.floor(5_125 / (5 / (512 / 1769) + 5))],
-    [1024, 15, Math.floor(5_125 / (5 / (1024 / 1769) + 5))],
-    // 60 s: 0.75 × 30,000 − 500
-    [512, 60, Math.floor(22_000 / (5 / (512 / 1769) + 5))],
+    [1769, 15, Math.floor(budget(15) / 10)],
+    [512, 15, Math.floor(budget(15) / (5 / (512 / 1769) + 5))],
+    [1024, 15, Math.floor(budget(15) / (5 / (1024 / 1769) + 5))],
+    [512, 60, Math.floor(budget(60) / (5 / (512 / 1769) + 5))],
   ])('%i MB, %i s: %i', (memoryMb, periodSeconds, expected) => {
     expect(shardCapacity(memoryMb, periodSeconds, COST)).toBe(expected);
     // the cycle of that many fits; one more does not
-    expect(allChangeCycleMs(expected, memoryMb, COST)).toBeLessThanOrEqual(0.375 * periodSeconds * 1000);
-    expect(allChangeCycleMs(expected + 1, memoryMb, COST)).toBeGreaterThan(0.375 * periodSeconds * 1000);
+    const limit = POLICY.halfPeriodShare * periodSeconds * 500;
+    expect(allChangeCycleMs(expected, memoryMb, COST)).toBeLessThanOrEqual(limit);
+    expect(allChangeCycleMs(expected + 1, memoryMb, COST)).toBeGreaterThan(limit);
   });
 
   it('the CPU share is the memory over 1,769 MB, at most one vCPU (the worker runs one thread)', () => {
@@ -31,7 +31,7 @@ describe('capacity: the autoscalers whose all-change cycle fits 75 % of half the
 });
 
 describe('shard count', () => {
-  const cap = shardCapacity(1769, 15, COST); // 512
+  const cap = shardCapacity(1769, 15, COST);
   const buckets = (...counts: number[]) => [...counts, ...new Array(16 - counts.length).fill(0)];
   it.each([
     ['an empty cluster', buckets(), {}, 1],
