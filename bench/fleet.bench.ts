@@ -31,6 +31,8 @@
 //   npm run bench -- fleet                                    every part
 //   npm run bench -- fleet -- --only sizes,cloudwatch         some parts
 //   npm run bench -- fleet -- --sizes 100,500 --warmup 2 --steady 3 --seed 7 --minutes 3 --fair
+//   SHPA_PROFILE_DIR=/tmp/p npm run bench -- fleet -- --only sizes --sizes 500
+//                                                             a CPU profile of each invocation
 import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { PERIOD_MS, total } from './support/fleet.js';
@@ -135,6 +137,7 @@ function phaseRow(p: Phase) {
     'run-queue max': fixed(maxOf(c.map((x) => x.invocation.runQueueMs ?? Number.NaN))),
     'vCPU got': fixed(mean(c.map((x) => x.invocation.cpuMs / x.invocation.wallMs)), 2),
     'k8s/as': fixed(k8s / p.size, 3),
+    'servers CPU ddb/k8s': `${fixed(maxOf(c.map((x) => x.counts?.cpuMsBy?.dynamo ?? Number.NaN)))}/${fixed(maxOf(c.map((x) => x.counts?.cpuMsBy?.clusters ?? Number.NaN)))}`,
     RRU: fixed(mean(c.map((x) => x.counts?.dynamo.readUnits ?? Number.NaN))),
     WRU: fixed(mean(c.map((x) => x.counts?.dynamo.writeUnits ?? Number.NaN))),
     scaled: fixed(mean(c.map((x) => x.cycle?.counts.scaled ?? 0))),

@@ -1,6 +1,8 @@
 // The dispatcher: every minute, one tick message per shard per tick of the coming minute
 // (lib/sync/dispatch.ts), and the registry mirrored from the deploy's clusters parameter.
-// An event too old to act on (a throttled, retried schedule) is dropped and said.
+// An event too old to act on (a throttled, retried schedule) is dropped and said. A tick SQS
+// does not take is sent again within the invocation; one still unsent is counted (EMF
+// TicksLost, with the ticks already late, and an alarm on it) and said.
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { Logger } from '@aws-lambda-powertools/logger';
 import { MetricUnit, type Metrics } from '@aws-lambda-powertools/metrics';
@@ -10,7 +12,8 @@ import { loadFunctionConfig, type FunctionConfig } from '../lib/sync/config.js';
 import { chooseShards, MAX_SCHEDULE_AGE_MS, planTicks } from '../lib/sync/dispatch.js';
 import type { Clock, ClusterConfig, ClusterIndex, DispatchStore, WorkQueue } from '../lib/sync/ports.js';
 import { mirrorRegistry, type Registry } from '../lib/sync/registry.js';
-import { publish } from './log.js';
+import { sendWithRetries } from '../lib/sync/send-ticks.js';
+import { logDispatch, publish } from './log.js';
 import { redact } from './redact.js';
 import { withConfig } from './wiring/logger.js';
 import { systemClock } from './wiring/options.js';
@@ -20,6 +23,9 @@ import { createTelemetry } from './wiring/telemetry.js';
 
 export interface DispatcherResult {
   sent: number;
+  /** Ticks SQS did not take however often they were sent again. */
+  lost: number;
+  /** Ticks of the minute already too late to send (the schedule ran late). */
   late: number;
   tooOld: boolean;
   /** Shards per cluster this minute. */
@@ -32,6 +38,9 @@ export interface DispatcherAdapters {
   store: Registry & DispatchStore;
   queue: WorkQueue;
 }
+
+/** How long the dispatcher sends again what SQS did not take: well within its 20 s timeout. */
+const SEND_WINDOW_MS = 12_000;
 
 export function createDispatcherHandler(deps: { config: FunctionConfig; adapters: () => DispatcherAdapters; logger: Logger; emf: Metrics; mirror?: boolean }) {
   let adapters: DispatcherAdapters | undefined;
@@ -94,7 +103,7 @@ export function createDispatcherHandler(deps: { config: FunctionConfig; adapters
       const now = a.clock.now();
       const scheduled = event.time && !Number.isNaN(Date.parse(event.time)) ? new Date(event.time) : now;
       if (now.getTime() - scheduled.getTime() > MAX_SCHEDULE_AGE_MS) {
-        const result: DispatcherResult = { sent: 0, late: 0, tooOld: true };
+        const result: DispatcherResult = { sent: 0, lost: 0, late: 0, tooOld: true };
         logger.warn('dispatch', { dispatch: { ...result, scheduledAt: scheduled.toISOString(), reason: 'the scheduled event is too old: its ticks are past' } });
         return result;
       }
@@ -110,9 +119,9 @@ export function createDispatcherHandler(deps: { config: FunctionConfig; adapters
       }
       const clusters = await sizeShards(a, scheduled);
       const plan = planTicks(clusters, scheduled, now, config.syncPeriodSeconds);
-      await a.queue.send(plan.messages);
-      const result: DispatcherResult = { sent: plan.messages.length, late: plan.late, tooOld: false, shards: Object.fromEntries(clusters.map((c) => [c.name, c.shards])) };
-      logger.info('dispatch', { dispatch: { ...result, scheduledAt: scheduled.toISOString() } });
+      const sending = await sendWithRetries(a.queue, plan.messages, a.clock, { untilMs: a.clock.now().getTime() + SEND_WINDOW_MS });
+      const result: DispatcherResult = { sent: sending.sent, lost: sending.lost, late: plan.late, tooOld: false, shards: Object.fromEntries(clusters.map((c) => [c.name, c.shards])) };
+      logDispatch(logger, emf, { ...result, attempts: sending.attempts, scheduledAt: scheduled.toISOString(), errors: sending.errors });
       return result;
     });
 }

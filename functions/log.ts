@@ -2,16 +2,16 @@
 // autoscaler where something happened (a scale, a desired count other than the current, a
 // condition or winning metric that changed, an error or warning, a repair) and otherwise at
 // most every few minutes, and one "cycle" summary line;
-// per message that did not run a cycle, one "message" line (dropped, busy). EMF: an Errors
-// count only when there are errors (the alarm treats no data as none, and a custom metric is
-// billed only for the hours it gets data), the rest only with detailed metrics. Field names
+// per message that did not run a cycle, one "message" line (dropped, busy). EMF: Errors,
+// Deferred and DroppedMessages only when non-zero (the alarm treats no data as none, and a
+// custom metric is billed only for the hours it gets data), the rest only with detailed metrics. Field names
 // here are what infra/logs-insights/*.query read.
 import { createHash } from 'node:crypto';
 import type { Logger } from '@aws-lambda-powertools/logger';
 import { MetricUnit, type Metrics } from '@aws-lambda-powertools/metrics';
 import type { AutoscalerReport, CycleReport } from '../lib/sync/report.js';
 import type { MessageResult } from '../lib/sync/worker.js';
-import { redactAll } from './redact.js';
+import { redact, redactAll } from './redact.js';
 
 /** Counters of the metric sources, cumulative; the cycle line carries the difference. */
 export interface SourceStats {
@@ -26,7 +26,7 @@ export interface LogOptions {
   decisionLogSeconds: number;
   /** Per-autoscaler EMF metrics (desired/current replicas): two custom metrics per autoscaler. */
   autoscalerMetrics: boolean;
-  /** EMF metrics beyond Errors: CycleDuration, Scaled, Autoscalers, DroppedMessages. */
+  /** EMF CycleDuration, Scaled, Autoscalers (the counts of trouble are always sent, when non-zero). */
   detailedMetrics: boolean;
 }
 
@@ -126,9 +126,23 @@ export function logMessage(logger: Logger, emf: Metrics, result: Exclude<Message
     logger.info('message', line);
   } else {
     logger.warn('message', line);
-    if (options.detailedMetrics) emf.addMetric('DroppedMessages', MetricUnit.Count, 1);
+    // Every message that ran no cycle and will not run one: an evaluation sent again is not lost.
+    if (!(result.outcome === 'busy' && result.requeued)) emf.addMetric('DroppedMessages', MetricUnit.Count, 1);
   }
   publish(emf);
+}
+
+/** The dispatcher's minute: what it sent, and the ticks lost (EMF TicksLost, only when some were). */
+export function logDispatch(logger: Logger, emf: Metrics, d: { sent: number; lost: number; late: number; attempts: number; errors: string[] } & Record<string, unknown>): void {
+  const { errors, ...rest } = d;
+  const line = { dispatch: { ...rest, ...(errors.length > 0 ? { errors: errors.map(redact) } : {}) } };
+  if (d.lost > 0) logger.error('dispatch', line);
+  else if (d.late > 0 || d.attempts > 1) logger.warn('dispatch', line);
+  else logger.info('dispatch', line);
+  if (d.lost + d.late > 0) {
+    emf.addMetric('TicksLost', MetricUnit.Count, d.lost + d.late);
+    publish(emf);
+  }
 }
 
 /**

@@ -78,6 +78,14 @@ function alarmResources(c) {
     Statistic: 'Sum',
     Period: 60,
   }, { ...anyIn3Of5, DatapointsToAlarm: 5 });
+  // The dispatcher's ticks that SQS never took, or that it could only plan too late (functions/dispatcher.ts); emitted only when non-zero.
+  alarm('TicksLost', 'ticks-lost', 'The dispatcher could not send ticks to the work queue (SQS refused them for the whole of its retries) or sent its minute too late: shards skipped those cycles.', {
+    Namespace: METRICS_NAMESPACE,
+    MetricName: 'TicksLost',
+    Dimensions: [{ Name: 'service', Value: 'serverless-hpa' }],
+    Statistic: 'Sum',
+    Period: 60,
+  }, anyNow);
   alarm('DeadLetters', 'dead-letters', 'Work messages failed 3 times and were set aside in the dead-letter queue.', queue('WorkDeadLetterQueue'), anyNow);
   // Where the dispatcher's and the events function's failed invocations go, and the stream's failed or expired batches.
   alarm('FailedEvents', 'failed-events', 'Scheduled, EventBridge or stream events could not be handled (a failed dispatcher or events invocation, a stream batch that failed 3 times or fell 300 s behind) and were set aside in the failed-events queue.', queue('FailedEventsQueue'), anyNow);

@@ -4,9 +4,9 @@
 // other conditions). Its Deployments, StatefulSets and ReplicaSets carry the same pod template,
 // the last-applied annotation with their whole spec, and managedFields (about 7 KB a
 // Deployment). Parsing them is part of what a cycle costs, so the benchmarks serve them.
-// Everything is derived from the object itself: the model's mirror re-copies an object only
-// when its JSON changes.
-import { WorkloadModel } from '../../lib/local/workload-model.js';
+// Everything is derived from the object itself, so the model's mirror dresses an object only
+// when the model says it changed (its view's stamp).
+import { WorkloadModel, type WorkloadView } from '../../lib/local/workload-model.js';
 import { hash32 } from './stats.js';
 
 type Obj = Record<string, unknown>;
@@ -258,5 +258,9 @@ export class EksWorkloadModel extends WorkloadModel {
 
   override workloadObjects(namespace?: string): Record<string, unknown>[] {
     return super.workloadObjects(namespace).map(eksWorkload);
+  }
+
+  override workloadViews(namespace?: string): WorkloadView[] {
+    return super.workloadViews(namespace).map((v) => ({ ...v, object: () => eksWorkload(v.object()) }));
   }
 }

@@ -51,7 +51,7 @@ export interface TickResult {
   errors: string[];
 }
 
-export type CountsDelta = Omit<ServerCounts, 'cpuMs'>;
+export type CountsDelta = Omit<ServerCounts, 'cpuMs'> & { cpuMsBy?: ServerCounts['cpuMsBy'] };
 
 export interface FleetOptions extends Omit<Scenario, 'start' | 'cloudWatchValue'> {
   shardsPerCluster: number;
@@ -117,6 +117,7 @@ export function diffCounts(a: CountsDelta, b: CountsDelta): CountsDelta {
       writeUnits: b.dynamo.writeUnits - a.dynamo.writeUnits,
       registryCalls: b.dynamo.registryCalls - a.dynamo.registryCalls,
     },
+    ...(a.cpuMsBy && b.cpuMsBy ? { cpuMsBy: { dynamo: b.cpuMsBy.dynamo - a.cpuMsBy.dynamo, clusters: b.cpuMsBy.clusters - a.cpuMsBy.clusters } } : {}),
   };
 }
 

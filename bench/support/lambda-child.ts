@@ -2,6 +2,9 @@
 // as the worker ships, inside its CPU cgroup). It holds environments by id, each the real
 // worker handler on its own adapters, and answers the parent's requests over IPC: create,
 // invoke (one SQS event, the environment's clock shifted to the parent's time), dispose.
+import { writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
+import { join } from 'node:path';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { createAdapters, type Adapters } from '../../functions/adapters.js';
 import { createWorkerHandler } from '../../functions/worker.js';
@@ -57,6 +60,8 @@ const timeoutSeconds = Number(process.env.SHPA_LAMBDA_TIMEOUT_SECONDS ?? 15);
 const share = Number(process.env.SHPA_LAMBDA_SHARE ?? 1);
 const throttled = process.env.SHPA_LAMBDA_THROTTLED === '1';
 const statFile = process.env.SHPA_CGROUP_STAT;
+/** SHPA_PROFILE_DIR: each invocation's V8 CPU profile is written there (open it in Chrome's DevTools). */
+const profileDir = process.env.SHPA_PROFILE_DIR;
 const processErrors: string[] = [];
 const warnings: string[] = [];
 let running = 0;
@@ -66,6 +71,19 @@ process.on('unhandledRejection', (e) => processErrors.push(`unhandled rejection:
 process.on('uncaughtException', (e) => processErrors.push(`uncaught exception: ${e.message}`));
 process.removeAllListeners('warning');
 process.on('warning', (w) => warnings.push(`${w.name}: ${w.message.slice(0, 160)}`));
+
+async function startRawProfile(): Promise<() => Promise<unknown>> {
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.setSamplingInterval', { interval: 500 });
+  await session.post('Profiler.start');
+  return async () => {
+    const { profile } = await session.post('Profiler.stop');
+    session.disconnect();
+    return profile;
+  };
+}
 
 function create(spec: EnvironmentSpec): void {
   if (environments.has(spec.id)) throw new Error(`environment ${spec.id} exists`);
@@ -91,11 +109,13 @@ async function invoke(envId: string, event: SQSEvent, clockOffsetMs: number): Pr
   const t0 = performance.now();
   let response: SQSBatchResponse | undefined;
   let error: string | undefined;
+  const profiled = profileDir ? await startRawProfile() : undefined;
   try {
     response = await env.handler(event, env.context());
   } catch (e) {
     error = e instanceof Error ? e.message : String(e);
   }
+  if (profiled) writeFileSync(join(profileDir!, `${process.env.AWS_LAMBDA_FUNCTION_MEMORY_SIZE}MB-${envId}-${env.invocations}.cpuprofile`), JSON.stringify(await profiled()));
   const wallMs = performance.now() - t0;
   const cpu = process.cpuUsage(cpu0);
   const throttle1 = statFile ? readThrottling(statFile) : undefined;

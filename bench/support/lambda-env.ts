@@ -183,7 +183,7 @@ export function bundleHostCode(): Promise<string> {
     process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
     const { options, extension } = serverlessEsbuildOptions();
     const file = join(dir, `lambda-child${extension}`);
-    await build({ ...options, absWorkingDir: root, entryPoints: [join(root, 'bench', 'support', 'lambda-child.ts')], outfile: file, logLevel: 'silent' });
+    await build({ ...options, ...(process.env.SHPA_PROFILE_DIR ? { minify: false, keepNames: true } : {}), absWorkingDir: root, entryPoints: [join(root, 'bench', 'support', 'lambda-child.ts')], outfile: file, logLevel: 'silent' });
     return file;
   })();
   return bundled;
@@ -244,6 +244,7 @@ export async function startLambdaHost(o: LambdaHostOptions): Promise<LambdaHost>
     SHPA_LAMBDA_TIMEOUT_SECONDS: String(o.timeoutSeconds ?? 15),
     SHPA_LAMBDA_SHARE: String(share),
     SHPA_LAMBDA_THROTTLED: cgroup ? '1' : '0',
+    ...(process.env.SHPA_PROFILE_DIR ? { SHPA_PROFILE_DIR: process.env.SHPA_PROFILE_DIR } : {}),
     ...(cgroup ? { SHPA_CGROUP_PROCS: cgroup.procsFile, SHPA_CGROUP_STAT: cgroup.statFile } : {}),
   };
   // In the cgroup before node starts: every thread it makes is then held to the quota.

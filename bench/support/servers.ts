@@ -54,6 +54,8 @@ export interface ServerCounts {
   dynamo: DynamoCounts;
   /** CPU time of the servers' processes (ms). */
   cpuMs: number;
+  /** The same, by process: DynamoDB's, and the clusters' with CloudWatch's. */
+  cpuMsBy?: { dynamo: number; clusters: number };
 }
 
 export interface Patch {
@@ -156,7 +158,7 @@ export async function startServers(scenario: Scenario): Promise<Servers> {
       setLoadSteps: (loads) => clusters.call({ cmd: 'steps', loads }),
       async counts() {
         const [x, y] = await Promise.all([dynamo.call<ServerCounts>({ cmd: 'counts' }), clusters.call<ServerCounts>({ cmd: 'counts' })]);
-        return { k8s: y.k8s, cloudWatch: y.cloudWatch, dynamo: x.dynamo, cpuMs: x.cpuMs + y.cpuMs };
+        return { k8s: y.k8s, cloudWatch: y.cloudWatch, dynamo: x.dynamo, cpuMs: x.cpuMs + y.cpuMs, cpuMsBy: { dynamo: x.cpuMs, clusters: y.cpuMs } };
       },
       patches: () => clusters.call({ cmd: 'patches' }),
       partitionWrites: (fromMs, toMs, top, prefixes) => dynamo.call({ cmd: 'partitionWrites', fromMs, toMs, top, prefixes }),

@@ -66,6 +66,6 @@ export const ASSUMED = {
   mbPerVcpu: 1769,
   /** CloudWatch metrics are 60 s metrics: one new datapoint a minute. */
   metricPeriodSeconds: 60,
-  /** The stack's alarms (infra/alarms.cjs): six, on one metric each. */
-  alarmMetrics: 6,
+  /** The stack's alarms (infra/alarms.cjs): seven, on one metric each. */
+  alarmMetrics: 7,
 };

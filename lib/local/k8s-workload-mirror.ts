@@ -85,7 +85,7 @@ interface PartCopy {
   /** the model's clock at the copy, and the next pod transition after it */
   at: number;
   nextChange: number;
-  /** each copied object, by store key and name, with its stamp: a pod's state, another object's JSON */
+  /** each copied object, by store key and name, with its stamp: what changes with it */
   copied: Map<string, Copied>;
 }
 
@@ -222,7 +222,7 @@ export class WorkloadMirror {
       this.store.put(key, object() as K8sObject);
     };
     if (part === 'pods') for (const p of this.model.podViews(namespace)) copy(PODS, p.name, p.state, p.object);
-    else for (const o of this.model.workloadObjects(namespace) as unknown as K8sObject[]) copy(keyOf('apps', APPS_RESOURCES[String(o.kind)]), o.metadata.name, JSON.stringify(o), () => o);
+    else for (const o of this.model.workloadViews(namespace)) copy(keyOf('apps', APPS_RESOURCES[o.kind]), o.name, o.stamp, o.object);
     for (const [objectId, c] of copied) {
       if (seen.has(objectId)) continue;
       copied.delete(objectId);

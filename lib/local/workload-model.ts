@@ -135,6 +135,14 @@ function hashOf(s: string): number {
   return h;
 }
 
+/** An apps/v1 object of the model: `stamp` changes whenever the object does; built on demand. */
+export interface WorkloadView {
+  kind: string;
+  name: string;
+  stamp: string;
+  object(): Record<string, unknown>;
+}
+
 export class WorkloadModel {
   readonly clock: Clock;
   private readonly startMs: number;
@@ -322,6 +330,15 @@ export class WorkloadModel {
    * plus the ReplicaSet each Deployment owns.
    */
   workloadObjects(namespace?: string): Record<string, unknown>[] {
+    return this.workloadViews(namespace).map((v) => v.object());
+  }
+
+  /**
+   * The same objects, each with a `stamp` that changes whenever it does and built only on
+   * demand: what an API server needs to copy only the objects that changed (a subclass that
+   * dresses them then pays only for those).
+   */
+  workloadViews(namespace?: string): WorkloadView[] {
     this.sweep();
     const now = this.clock.now().getTime();
     const counts = new Map<Workload, { active: number; ready: number }>();
@@ -332,12 +349,17 @@ export class WorkloadModel {
       if (this.isReady(p, now)) c.ready++;
       counts.set(p.owner, c);
     }
-    const out: Record<string, unknown>[] = [];
+    const out: WorkloadView[] = [];
     for (const w of this.workloads.values()) {
       const kind = w.type.kind;
       if (namespace !== undefined && w.spec.namespace !== namespace) continue;
       if (w.type.group !== 'apps' || (kind !== 'Deployment' && kind !== 'StatefulSet' && kind !== 'ReplicaSet')) continue;
-      out.push(...appsObjects(w, counts.get(w) ?? { active: 0, ready: 0 }));
+      const c = counts.get(w) ?? { active: 0, ready: 0 };
+      // All appsObjects reads that can change: replicas (with the generation) and the pod counts.
+      const stamp = `${w.generation}/${w.spec.replicas}/${c.active}/${c.ready}`;
+      let built: Record<string, unknown>[] | undefined;
+      const names = kind === 'Deployment' ? [kind, 'ReplicaSet'] : [kind];
+      names.forEach((k, i) => out.push({ kind: k, name: i === 0 ? w.spec.name : `${w.spec.name}-${w.templateHash}`, stamp, object: () => (built ??= appsObjects(w, c))[i] }));
     }
     return out;
   }

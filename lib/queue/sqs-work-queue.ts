@@ -10,33 +10,62 @@
 // EKS cluster name (at most 100 of [A-Za-z0-9_-]) always is one.
 // https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/sqs-fair-queues-detailed.html
 import { SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import type { WorkQueue } from '../sync/ports.js';
+import { UnsentMessagesError, type WorkMessageEntry, type WorkQueue } from '../sync/ports.js';
 
 const BATCH = 10;
 
 /** The work queue, with counters of messages sent and SendMessageBatch calls. */
 export type SqsWorkQueue = WorkQueue & { sent: number; calls: number };
 
+/**
+ * Every batch is tried, whatever happened to the one before: what was not sent (an entry SQS
+ * refused, a batch whose call failed, batches not tried once the signal aborted) is thrown as
+ * an UnsentMessagesError naming each, so that a caller can send exactly those again.
+ */
 export function sqsWorkQueue(client: SQSClient, queueUrl: string): SqsWorkQueue {
   const queue = {
     sent: 0,
     calls: 0,
-    async send(messages: { body: string; delaySeconds: number; groupId?: string }[], signal?: AbortSignal): Promise<void> {
-      const failures: string[] = [];
+    async send(messages: WorkMessageEntry[], signal?: AbortSignal): Promise<void> {
+      const unsent: { index: number; error: string }[] = [];
+      const refused: string[] = [];
+      let notSent = 0;
+      let why = '';
       for (let i = 0; i < messages.length; i += BATCH) {
         const batch = messages.slice(i, i + BATCH);
+        const all = (error: string) => {
+          batch.forEach((_, j) => unsent.push({ index: i + j, error }));
+          notSent += batch.length;
+          why ||= error;
+        };
+        if (signal?.aborted) {
+          all('the time to send ran out');
+          continue;
+        }
         queue.calls++;
-        const r = await client.send(
-          new SendMessageBatchCommand({
-            QueueUrl: queueUrl,
-            Entries: batch.map((m, j) => ({ Id: String(j), MessageBody: m.body, DelaySeconds: m.delaySeconds, MessageGroupId: m.groupId })),
-          }),
-          { abortSignal: signal },
-        );
+        let r;
+        try {
+          r = await client.send(
+            new SendMessageBatchCommand({
+              QueueUrl: queueUrl,
+              Entries: batch.map((m, j) => ({ Id: String(j), MessageBody: m.body, DelaySeconds: m.delaySeconds, MessageGroupId: m.groupId })),
+            }),
+            { abortSignal: signal },
+          );
+        } catch (e) {
+          all(`SQS SendMessageBatch failed: ${e instanceof Error ? e.message : String(e)}`);
+          continue;
+        }
         queue.sent += r.Successful?.length ?? 0;
-        for (const f of r.Failed ?? []) failures.push(`${f.Code ?? 'error'}: ${f.Message ?? ''} (${batch[Number(f.Id)]?.body.slice(0, 120) ?? f.Id})`);
+        for (const f of r.Failed ?? []) {
+          const error = `${f.Code ?? 'error'}: ${f.Message ?? ''}`;
+          unsent.push({ index: i + Number(f.Id), error });
+          refused.push(`${error} (${batch[Number(f.Id)]?.body.slice(0, 120) ?? f.Id})`);
+        }
       }
-      if (failures.length > 0) throw new Error(`SQS refused ${failures.length} of ${messages.length} messages: ${failures.join('; ')}`);
+      if (unsent.length === 0) return;
+      const said = [...refused, ...(notSent > 0 ? [`${notSent} in batches not sent (${why})`] : [])];
+      throw new UnsentMessagesError(`${unsent.length} of ${messages.length} messages not sent to SQS: ${said.join('; ')}`, unsent);
     },
   };
   return queue;

@@ -350,7 +350,24 @@ export interface MetricsAccess {
   fetchAll(queries: MetricQuery[], now: Date, signal?: AbortSignal, options?: MetricReadOptions): Promise<MetricAnswer[]>;
 }
 
-/** Sends work messages (the SQS work queue). */
+export interface WorkMessageEntry {
+  body: string;
+  delaySeconds: number;
+  groupId?: string;
+}
+
+/** Sends work messages (the SQS work queue). Throws UnsentMessagesError when it knows which were not sent. */
 export interface WorkQueue {
-  send(messages: { body: string; delaySeconds: number; groupId?: string }[], signal?: AbortSignal): Promise<void>;
+  send(messages: WorkMessageEntry[], signal?: AbortSignal): Promise<void>;
+}
+
+/** Some messages of one send were not sent: each by its index in the list given, with why. */
+export class UnsentMessagesError extends Error {
+  constructor(
+    message: string,
+    readonly unsent: { index: number; error: string }[],
+  ) {
+    super(message);
+    this.name = 'UnsentMessagesError';
+  }
 }

@@ -1,5 +1,5 @@
 // One work message, as the worker function handles it: exactly one cycle of one shard, no
-// sleeping. A tick that is late (older than a period), a duplicate or out of order (SQS
+// sleeping. A tick that is late (too near the next one to run), a duplicate or out of order (SQS
 // delivers at least once, in any order), or that finds the shard's previous cycle still
 // running is dropped and counted; an evaluation that finds the shard busy is sent again a
 // second later. Nothing is scaled twice for one decision, whatever the delivery order:
@@ -66,11 +66,14 @@ export async function handleWorkMessage(deps: WorkerDeps, config: WorkerConfig, 
   let deadlineMs: number;
   if (msg.kind === 'tick') {
     const tick = Date.parse(msg.tick);
-    if (now.getTime() - tick > periodMs) return { outcome: 'dropped', shard, why: 'late', detail: `tick ${msg.tick} is ${Math.round((now.getTime() - tick) / 1000)} s old, more than a period` };
     if (tick - now.getTime() > FUTURE_TICK_MS) return { outcome: 'dropped', shard, why: 'future', detail: `tick ${msg.tick} is in the future` };
     trigger = { kind: 'tick', tick: new Date(tick) };
     // Half a period to run in, and never into the next tick.
     deadlineMs = Math.min(now.getTime() + periodMs / 2, tick + periodMs - 1000);
+    // Too late to do anything before the next tick: dropped as late, not run into its deadline (and blamed on a dependency).
+    if (deadlineMs - now.getTime() < config.options.writeBudgetMs) {
+      return { outcome: 'dropped', shard, why: 'late', detail: `tick ${msg.tick} is ${Math.round((now.getTime() - tick) / 1000)} s old: less than ${config.options.writeBudgetMs} ms would be left before the next tick` };
+    }
   } else {
     if (now.getTime() - Date.parse(msg.at) > MAX_EVENT_AGE_MS) return { outcome: 'dropped', shard, why: 'tooOld', detail: `${msg.reason} at ${msg.at} is too old to act on` };
     trigger = { kind: 'evaluate', targets: msg.targets, reason: msg.reason };

@@ -1,7 +1,7 @@
 // Real log lines of the worker, as functions/log.ts writes them (every EMF metric on), to check
 // that the dashboard graphs metrics and queries fields the worker really writes.
 import { createTelemetry } from '../../functions/wiring/telemetry.js';
-import { logCycle, logMessage, type LogOptions } from '../../functions/log.js';
+import { logCycle, logDispatch, logMessage, type LogOptions } from '../../functions/log.js';
 import { countOutcomes, emptyCalls, type AutoscalerReport, type CycleReport } from '../../lib/sync/report.js';
 
 export type LogLine = Record<string, unknown>;
@@ -40,7 +40,7 @@ const autoscaler = (name: string, extra: Partial<AutoscalerReport>): AutoscalerR
   ...extra,
 });
 
-/** One cycle with a scaled and a failed autoscaler and a shard error, a failed message and a dropped one. */
+/** One cycle with a scaled and a failed autoscaler and a shard error, a failed message and a dropped one, and a dispatcher's minute with lost ticks. */
 export function workerLogLines(metricsNamespace: string): LogLine[] {
   const options: LogOptions = { periodSeconds: 15, decisionLogSeconds: 300, autoscalerMetrics: true, detailedMetrics: true };
   const autoscalers = [
@@ -76,6 +76,7 @@ export function workerLogLines(metricsNamespace: string): LogLine[] {
     logCycle(logger, emf, cycle, { cloudWatchCalls: 1, cloudWatchMetricsRequested: 3, clusterMetricsCalls: 2 }, options);
     logMessage(logger, emf, { outcome: 'failed', shard: 'prod', error: 'table unreachable' }, options);
     logMessage(logger, emf, { outcome: 'dropped', shard: 'prod', why: 'late', detail: 'tick 20 s old' }, options);
+    logDispatch(logger, emf, { sent: 14, lost: 2, late: 0, attempts: 6, errors: ['InternalError: try again'] });
   });
 }
 

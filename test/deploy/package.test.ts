@@ -140,7 +140,7 @@ describe('osls package: the configuration of the issue', () => {
     it('alarms on each way the autoscaler stops or fails, one metric per alarm, to the topic given', () => {
       const alarms = Object.fromEntries(resourcesOf(t, 'AWS::CloudWatch::Alarm').map(([, r]) => [(r.Properties.AlarmName as string).replace('serverless-hpa-test-', ''), r.Properties]));
       // docs/operations.md, "Alarms": what each covers, and which alarm covers the failures that have none of their own.
-      expect(Object.keys(alarms).sort()).toEqual(['worker-missing-cycles', 'worker-errors', 'worker-throttles', 'cycle-errors', 'dead-letters', 'failed-events'].sort());
+      expect(Object.keys(alarms).sort()).toEqual(['worker-missing-cycles', 'worker-errors', 'worker-throttles', 'cycle-errors', 'ticks-lost', 'dead-letters', 'failed-events'].sort());
       for (const a of Object.values(alarms)) {
         expect(a.AlarmActions).toEqual([TOPIC]);
         expect(a.OKActions).toEqual([TOPIC]);
@@ -169,6 +169,8 @@ describe('osls package: the configuration of the issue', () => {
         ComparisonOperator: 'GreaterThanOrEqualToThreshold',
         TreatMissingData: 'notBreaching',
       });
+      // the dispatcher's lost ticks, sent only when non-zero, alarm at once
+      expect(alarms['ticks-lost']).toMatchObject({ Namespace: 'ServerlessHPA', MetricName: 'TicksLost', Dimensions: [{ Name: 'service', Value: 'serverless-hpa' }], Statistic: 'Sum', Threshold: 1, EvaluationPeriods: 1, TreatMissingData: 'notBreaching' });
       // anything set aside
       for (const [name, queue] of [['dead-letters', 'WorkDeadLetterQueue'], ['failed-events', 'FailedEventsQueue']]) {
         expect(alarms[name]).toMatchObject({
@@ -581,7 +583,7 @@ describe('osls package: the defaults (one cluster, nothing optional)', () => {
   it('creates the alarm topic, and sizes the queue concurrency and the missing-cycles alarm for one shard', () => {
     expect(t.Resources.AlarmTopic).toMatchObject({ Type: 'AWS::SNS::Topic', Properties: { TopicName: 'serverless-hpa-test-alarms' } });
     const alarms = resourcesOf(t, 'AWS::CloudWatch::Alarm').map(([, r]) => r.Properties);
-    expect(alarms).toHaveLength(6);
+    expect(alarms).toHaveLength(7);
     for (const a of alarms) expect([a.AlarmActions, a.OKActions]).toEqual([[{ Ref: 'AlarmTopic' }], [{ Ref: 'AlarmTopic' }]]);
     expect(alarms.find((a) => a.AlarmName === 'serverless-hpa-test-worker-missing-cycles')!.Threshold).toBe(2);
     const [[, sqs]] = resourcesOf(t, 'AWS::Lambda::EventSourceMapping').filter(([, r]) => show(r.Properties.EventSourceArn) === WORK_QUEUE);

@@ -133,7 +133,30 @@ describe('on dynalite', () => {
     const ticks = h.decisions('web').filter((l) => l.trigger === 'tick');
     expect(ticks).toHaveLength(2);
     expect(h.k8s.count('PATCH', /\/scale$/)).toBe(h.decisions('web').filter((l) => l.outcome === 'scaled').length);
+    // Each message that ran no cycle (and was not sent again) is counted, without detailed metrics.
+    const lost = messages(h).filter((l) => {
+      const w = l.workMessage as { outcome: string; requeued?: boolean };
+      return w.outcome === 'dropped' || (w.outcome === 'busy' && !w.requeued);
+    });
+    expect(lost.length).toBeGreaterThanOrEqual(3);
+    expect(h.fns.emf.reduce((n, d) => n + (typeof d.DroppedMessages === 'number' ? d.DroppedMessages : 0), 0)).toBe(lost.length);
     sqs.destroy();
+  });
+
+  it('SQS failing while the dispatcher sends: the ticks it did not take are sent again, each once, and said', async () => {
+    const h = await arrange();
+    h.clock.t = START + 2 * MIN;
+    // Every attempt the SDK makes of the first call fails: the minute's four ticks are not sent.
+    h.fns.sqs.failNext('SendMessageBatch', 'internal-error', 3);
+    expect(await h.fns.dispatch(new Date(h.clock.t))).toMatchObject({ sent: 4, lost: 0, late: 0 });
+    const line = h.fns.lines.filter((l) => l.message === 'dispatch').at(-1);
+    expect(line).toMatchObject({ level: 'WARN', dispatch: { sent: 4, lost: 0, attempts: 2, errors: [expect.stringMatching(/^SQS SendMessageBatch failed: /)] } });
+    for (let i = 0; i < 4; i++) {
+      await h.fns.drain();
+      h.clock.t += 15_000;
+    }
+    expect(h.fns.lines.filter((l) => l.message === 'cycle' && (l.cycle as { trigger: string }).trigger === 'tick')).toHaveLength(4);
+    expect(messages(h, 'duplicate')).toEqual([]);
   });
 
   it('a spec change is evaluated at once, between ticks, and the decision says what triggered it', async () => {

@@ -75,16 +75,23 @@ describe('decision lines', () => {
       ['WARN', 'dropped'],
       ['ERROR', 'failed'],
     ]);
-    expect(emf).toHaveLength(1);
-    expect(emf[0].Errors).toBe(1);
+    expect(emf.map((d) => [d.DroppedMessages, d.Errors])).toEqual([
+      [1, undefined],
+      [undefined, 1],
+    ]);
   });
 
-  it('emits no EMF at all from a cycle or message without errors: the alarm reads no data as no errors, and no data is not billed', () => {
+  it('emits no EMF at all from a cycle without errors: the alarm reads no data as no errors, and no data is not billed', () => {
     const { emf } = capture((l, e) => {
       logCycle(l, e, cycle([report({ outcome: 'scaled', patched: true, notable: true })]), undefined, options);
-      logMessage(l, e, { outcome: 'dropped', shard: 'prod', why: 'duplicate', detail: 'tick 2026-03-01T10:00:00Z already started' }, options);
+      logMessage(l, e, { outcome: 'busy', shard: 'prod', holder: 'w2', requeued: true, detail: 'an evaluation sent again a second later' }, options);
     });
     expect(emf).toEqual([]);
+    // A message dropped is counted by default, and is all that is sent.
+    const dropped = capture((l, e) => logMessage(l, e, { outcome: 'dropped', shard: 'prod', why: 'duplicate', detail: 'tick 2026-03-01T10:00:00Z already started' }, options)).emf;
+    expect(dropped).toHaveLength(1);
+    expect(dropped[0]).toMatchObject({ DroppedMessages: 1 });
+    expect(dropped[0]).not.toHaveProperty('Errors');
     // Detailed metrics still come every cycle, without an Errors value.
     const detailed = capture((l, e) => logCycle(l, e, cycle([report()]), undefined, { ...options, detailedMetrics: true })).emf;
     expect(detailed).toHaveLength(1);
@@ -103,8 +110,9 @@ describe('decision lines', () => {
       logCycle(logger, emf, cycle([report({ outcome: 'failed', errors: [{ stage: 'updateScale', message: 'forbidden' }], notable: true })]), undefined, options);
     });
     expect(warnings).toEqual([]);
-    expect(printed).toHaveLength(1);
-    expect(printed[0]).toMatchObject({ Errors: 1, service: 'serverless-hpa' });
+    expect(printed).toHaveLength(2);
+    expect(printed[0]).toMatchObject({ DroppedMessages: 1, service: 'serverless-hpa' });
+    expect(printed[1]).toMatchObject({ Errors: 1, service: 'serverless-hpa' });
   });
 
   it('redacts tokens, signatures and credentials wherever an error message carries them', () => {

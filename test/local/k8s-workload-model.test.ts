@@ -87,6 +87,28 @@ describe('WorkloadModel', () => {
     expect(model.namespaces().map((n) => n.name)).toEqual(['ns', 'other']);
   });
 
+  it('stamps each apps/v1 object so that exactly the objects that changed have a new stamp', () => {
+    const { clock, model } = setup();
+    const dep = model.typeOf('apps', 'Deployment')!;
+    for (const name of ['web', 'api']) model.addWorkload({ kind: 'Deployment', apiVersion: 'apps/v1', namespace: 'ns', name, replicas: 2, selector: { app: name } });
+    const stamps = () => new Map(model.workloadViews('ns').map((v) => [`${v.kind}/${v.name}`, v.stamp]));
+    const json = () => new Map(model.workloadViews('ns').map((v) => [`${v.kind}/${v.name}`, JSON.stringify(v.object())]));
+    const changed = (a: Map<string, string>, b: Map<string, string>) => [...a.keys()].filter((k) => a.get(k) !== b.get(k)).map((k) => k.split('-')[0]);
+    let [s0, j0] = [stamps(), json()];
+    expect(model.workloadViews('ns').map((v) => JSON.stringify(v.object()))).toEqual(model.workloadObjects('ns').map((o) => JSON.stringify(o)));
+    model.setReplicas('ns', dep, 'web', 3); // spec, generation and a new pod
+    expect(changed(s0, stamps())).toEqual(changed(j0, json()));
+    expect(changed(s0, stamps())).toEqual(['Deployment/web', 'ReplicaSet/web']);
+    [s0, j0] = [stamps(), json()];
+    clock.advance(5); // every pod ready: both workloads' status
+    expect(changed(s0, stamps())).toEqual(changed(j0, json()));
+    expect(changed(s0, stamps())).toHaveLength(4);
+    [s0, j0] = [stamps(), json()];
+    clock.advance(5); // nothing moves
+    expect(changed(s0, stamps())).toEqual([]);
+    expect(changed(j0, json())).toEqual([]);
+  });
+
   it('tells an API server what changed: revisions per namespace, pod states and the next transition', () => {
     const { clock, model } = setup();
     const dep = model.typeOf('apps', 'Deployment')!;

@@ -4,6 +4,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CreateQueueCommand, ReceiveMessageCommand, SQSClient, type Message } from '@aws-sdk/client-sqs';
 import { sqsWorkQueue } from '../../lib/queue/sqs-work-queue.js';
+import { UnsentMessagesError } from '../../lib/sync/ports.js';
+import { sendWithRetries } from '../../lib/sync/send-ticks.js';
 import { startLocalSqs, type LocalSqs } from '../../lib/local/sqs-server.js';
 
 let now = Date.parse('2026-03-01T10:00:00Z');
@@ -61,7 +63,56 @@ describe('the SQS work queue', () => {
       { body: 'ok', delaySeconds: 0, groupId: 'prod' },
       { body: 'bad', delaySeconds: 0, groupId: 'not a group' },
     ]);
-    await expect(sent).rejects.toThrow(/^SQS refused 1 of 2 messages: InvalidParameterValue: Value not a group for parameter MessageGroupId is invalid\. .* \(bad\)$/);
+    await expect(sent).rejects.toThrow(/^1 of 2 messages not sent to SQS: InvalidParameterValue: Value not a group for parameter MessageGroupId is invalid\. .* \(bad\)$/);
     expect((await receiveAll(url)).map((m) => [m.Body, m.Attributes?.MessageGroupId])).toEqual([['ok', 'prod']]);
+  });
+});
+
+describe('sending with retries (the dispatcher)', () => {
+  const ticks = (n: number, delaySeconds = 10) => Array.from({ length: n }, (_, i) => ({ body: `tick-${i}`, delaySeconds, groupId: 'prod' }));
+  /** A queue whose time passes only while it waits: each wait takes 3 s of the virtual clock. */
+  const waiting = () => ({ clock: { now: () => new Date(now) }, sleep: async () => void (now += 3_000) });
+
+  it('a failed batch does not stop the others: what was not sent is named, message by message', async () => {
+    const url = await queueUrl();
+    const queue = sqsWorkQueue(client, url);
+    sqs.failNext('SendMessageBatch', 'internal-error');
+    const sent = queue.send(ticks(25));
+    await expect(sent).rejects.toThrow(/^10 of 25 messages not sent to SQS: 10 in batches not sent \(SQS SendMessageBatch failed: .*\)$/);
+    const e = (await sent.catch((x: unknown) => x)) as UnsentMessagesError;
+    expect(e).toBeInstanceOf(UnsentMessagesError);
+    expect(e.unsent.map((u) => u.index)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    now += 10_000;
+    expect((await receiveAll(url)).map((m) => m.Body).sort()).toEqual(ticks(25).slice(10).map((m) => m.body).sort());
+  });
+
+  it('sends again what SQS did not take, each keeping its second; nothing twice', async () => {
+    const url = await queueUrl();
+    const queue = sqsWorkQueue(client, url);
+    const start = now;
+    sqs.failNext('SendMessageBatch', 'internal-error');
+    sqs.failNext('SendMessageBatch', { failEntries: ['3'] });
+    const { clock, sleep } = waiting();
+    const r = await sendWithRetries(queue, ticks(16), clock, { untilMs: now + 12_000, sleep });
+    expect(r).toMatchObject({ sent: 16, lost: 0, attempts: 2 });
+    expect(r.errors).toEqual([expect.stringMatching(/^SQS SendMessageBatch failed: /), expect.stringMatching(/^InternalFailure: /)]);
+    // The first batch went 3 s late with 7 s of its 10 left; the others at once with 10: all due at the same second.
+    now = start + 9_999;
+    expect(await receiveAll(url)).toEqual([]);
+    now = start + 10_000;
+    const got = (await receiveAll(url)).map((m) => m.Body);
+    expect(got.sort()).toEqual(ticks(16).map((m) => m.body).sort());
+  });
+
+  it('what SQS keeps refusing is counted lost when the time to send runs out, with why', async () => {
+    const url = await queueUrl();
+    const queue = sqsWorkQueue(client, url);
+    sqs.failNext('SendMessageBatch', { failEntries: ['0', '1'] }, 10);
+    const { clock, sleep } = waiting();
+    const r = await sendWithRetries(queue, ticks(5), clock, { untilMs: now + 12_000, sleep });
+    // Waits of 3 s each: the fourth would end past the 12 s.
+    expect(r).toMatchObject({ sent: 3, lost: 2, attempts: 4 });
+    expect(r.errors).toEqual([expect.stringMatching(/^InternalFailure: /)]);
+    sqs.clearFaults();
   });
 });

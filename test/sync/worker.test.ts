@@ -104,6 +104,18 @@ describe('DynamoDB failing around the lease: said by the worker and counted, nev
     }
   });
 
+  it('a tick too near the next one to run is dropped as late, never run into its deadline and blamed on DynamoDB', async () => {
+    await register();
+    await store.applySpec('prod', web, new Date(T));
+    cluster.addTarget('apps', 'web', 2);
+    cluster.external.set('apps/jobs', 20);
+    // 14.5 s after a 15 s tick: its cycle would have to end a second before the next tick, already past.
+    const late = await handleWorkMessage(worker(fixedClock(iso(T + 14_500))), USUAL, tick(T), 'w1');
+    expect(late).toEqual({ outcome: 'dropped', shard: 'prod', why: 'late', detail: `tick ${iso(T)} is 15 s old: less than 300 ms would be left before the next tick` });
+    // 13 s after it, a second is left: it runs.
+    expect((await handleWorkMessage(worker(fixedClock(iso(T + 13_000))), USUAL, tick(T), 'w1')).outcome).toBe('synced');
+  });
+
   it('the lease throttled until the cycle deadline: the timeout names the throttling that caused it', async () => {
     await register();
     const stop = proxy.add({ operation: 'UpdateItem', fault: 'throttle', when: (r) => r.body.includes(SHARD_ITEM) });
