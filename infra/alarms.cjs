@@ -54,6 +54,8 @@ function alarmResources(c) {
     Statistic: 'Maximum',
     Period: 60,
   });
+  // Our EMF counts (functions/log.ts), per minute.
+  const emf = (MetricName) => ({ Namespace: METRICS_NAMESPACE, MetricName, Dimensions: [{ Name: 'service', Value: 'serverless-hpa' }], Statistic: 'Sum', Period: 60 });
   // Any at all in 3 of the last 5 minutes: a persistent failure, not one bad minute.
   const anyIn3Of5 = { Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold', EvaluationPeriods: 5, DatapointsToAlarm: 3, TreatMissingData: 'notBreaching' };
   const anyNow = { Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold', EvaluationPeriods: 1, DatapointsToAlarm: 1, TreatMissingData: 'notBreaching' };
@@ -71,21 +73,9 @@ function alarmResources(c) {
   alarm('WorkerErrors', 'worker-errors', 'Worker invocations failed (Lambda Errors: failed messages, timeouts, crashes): shards are not being evaluated.', lambda('worker', 'Errors', 'Sum'), anyIn3Of5);
   alarm('WorkerThrottles', 'worker-throttles', 'The worker was throttled: its ticks arrive late and are dropped (account concurrency or reservedConcurrency too low).', lambda('worker', 'Throttles', 'Sum'), anyIn3Of5);
   // Emitted only when non-zero (functions/log.ts): a minute without data is a minute without errors.
-  alarm('CycleErrors', 'cycle-errors', 'Cycles report errors for 5 minutes in a row (EMF Errors: failed, broken or conflicting autoscalers, autoscalers cut off by the cycle deadline, unreachable clusters, DynamoDB or registry errors).', {
-    Namespace: METRICS_NAMESPACE,
-    MetricName: 'Errors',
-    Dimensions: [{ Name: 'service', Value: 'serverless-hpa' }],
-    Statistic: 'Sum',
-    Period: 60,
-  }, { ...anyIn3Of5, DatapointsToAlarm: 5 });
+  alarm('CycleErrors', 'cycle-errors', 'Cycles report errors for 5 minutes in a row (EMF Errors: failed, broken or conflicting autoscalers, autoscalers cut off by the cycle deadline, unreachable clusters, DynamoDB or registry errors).', emf('Errors'), { ...anyIn3Of5, DatapointsToAlarm: 5 });
   // The dispatcher's ticks that SQS never took, or that it could only plan too late (functions/dispatcher.ts); emitted only when non-zero.
-  alarm('TicksLost', 'ticks-lost', 'The dispatcher could not send ticks to the work queue (SQS refused them for the whole of its retries) or sent its minute too late: shards skipped those cycles.', {
-    Namespace: METRICS_NAMESPACE,
-    MetricName: 'TicksLost',
-    Dimensions: [{ Name: 'service', Value: 'serverless-hpa' }],
-    Statistic: 'Sum',
-    Period: 60,
-  }, anyNow);
+  alarm('TicksLost', 'ticks-lost', 'The dispatcher could not send ticks to the work queue (SQS refused them for the whole of its retries) or sent its minute too late: shards skipped those cycles.', emf('TicksLost'), anyNow);
   alarm('DeadLetters', 'dead-letters', 'Work messages failed 3 times and were set aside in the dead-letter queue.', queue('WorkDeadLetterQueue'), anyNow);
   // Where the dispatcher's and the events function's failed invocations go, and the stream's failed or expired batches.
   alarm('FailedEvents', 'failed-events', 'Scheduled, EventBridge or stream events could not be handled (a failed dispatcher or events invocation, a stream batch that failed 3 times or fell 300 s behind) and were set aside in the failed-events queue.', queue('FailedEventsQueue'), anyNow);

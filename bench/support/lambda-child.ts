@@ -3,7 +3,6 @@
 // worker handler on its own adapters, and answers the parent's requests over IPC: create,
 // invoke (one SQS event, the environment's clock shifted to the parent's time), dispose.
 import { writeFileSync } from 'node:fs';
-import { Session } from 'node:inspector/promises';
 import { join } from 'node:path';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { createAdapters, type Adapters } from '../../functions/adapters.js';
@@ -13,6 +12,7 @@ import { CapturingLogger, CapturingMetrics } from '../../lib/local/telemetry-cap
 import { loadFunctionConfig } from '../../lib/sync/config.js';
 import type { Clock } from '../../lib/sync/ports.js';
 import { readRunQueueMs, readThrottling, throttlingSince, type EnvironmentSpec, type HostRequest, type Invocation } from './lambda-protocol.js';
+import { startRawProfile } from './profile.js';
 
 interface Wired {
   handler: (event: SQSEvent, context: Context) => Promise<SQSBatchResponse>;
@@ -71,19 +71,6 @@ process.on('unhandledRejection', (e) => processErrors.push(`unhandled rejection:
 process.on('uncaughtException', (e) => processErrors.push(`uncaught exception: ${e.message}`));
 process.removeAllListeners('warning');
 process.on('warning', (w) => warnings.push(`${w.name}: ${w.message.slice(0, 160)}`));
-
-async function startRawProfile(): Promise<() => Promise<unknown>> {
-  const session = new Session();
-  session.connect();
-  await session.post('Profiler.enable');
-  await session.post('Profiler.setSamplingInterval', { interval: 500 });
-  await session.post('Profiler.start');
-  return async () => {
-    const { profile } = await session.post('Profiler.stop');
-    session.disconnect();
-    return profile;
-  };
-}
 
 function create(spec: EnvironmentSpec): void {
   if (environments.has(spec.id)) throw new Error(`environment ${spec.id} exists`);

@@ -25,15 +25,30 @@ function fileOf(url: string): string {
   return repo ? repo[1] : path.startsWith('node:') ? path : path.split('/').slice(-2).join('/');
 }
 
-export async function startProfile(): Promise<() => Promise<ProfileSummary>> {
+export interface RawProfile {
+  nodes: Node[];
+  samples: number[];
+  timeDeltas: number[];
+}
+
+/** V8's sampling profiler on this process; the stop gives its profile as DevTools reads it (.cpuprofile). */
+export async function startRawProfile(): Promise<() => Promise<RawProfile>> {
   const session = new Session();
   session.connect();
   await session.post('Profiler.enable');
   await session.post('Profiler.setSamplingInterval', { interval: 500 });
   await session.post('Profiler.start');
   return async () => {
-    const { profile } = (await session.post('Profiler.stop')) as unknown as { profile: { nodes: Node[]; samples: number[]; timeDeltas: number[] } };
+    const { profile } = (await session.post('Profiler.stop')) as unknown as { profile: RawProfile };
     session.disconnect();
+    return profile;
+  };
+}
+
+export async function startProfile(): Promise<() => Promise<ProfileSummary>> {
+  const stop = await startRawProfile();
+  return async () => {
+    const profile = await stop();
     const byId = new Map(profile.nodes.map((n) => [n.id, n]));
     const parentOf = new Map<number, Node>();
     for (const n of profile.nodes) for (const c of n.children ?? []) parentOf.set(c, n);

@@ -45,6 +45,11 @@ export interface ReconcileInput {
   podIndex?: PodSelectorIndex;
   settings: ControllerSettings;
   now: Date;
+  /**
+   * Ours: directions held still until these times, with why (a stored history that could not be
+   * trusted, lib/sync/history-holds.ts). Upstream has no such input.
+   */
+  holds?: { up?: Date; down?: Date; why: string };
 }
 
 export interface HpaEvent {
@@ -223,6 +228,12 @@ function plan(input: ReconcileInput): ReconcilePlan {
     state.history = { ...state.history, recommendations: normalized.recommendations };
     decision.steps.push(...normalized.steps);
     desiredReplicas = normalized.replicas;
+    const held = heldStill(input.holds, now, currentReplicas, desiredReplicas);
+    if (held) {
+      decision.steps.push({ rule: held.rule, from: desiredReplicas, to: currentReplicas, detail: held.until });
+      setCondition('ScalingLimited', 'True', 'HistoryUntrusted', held.message);
+      desiredReplicas = currentReplicas;
+    }
     rescale = desiredReplicas !== currentReplicas;
   }
 
@@ -230,6 +241,15 @@ function plan(input: ReconcileInput): ReconcilePlan {
   decision.rescale = rescale;
   if (rescale) decision.rescaleReason = rescaleReason;
   return { input, desiredReplicas, rescale, decision, state };
+}
+
+/** A move in a held direction: the rule, and what the condition says. */
+function heldStill(holds: ReconcileInput['holds'], now: Date, current: number, desired: number): { rule: string; until: string; message: string } | undefined {
+  const dir = desired > current ? 'up' : desired < current ? 'down' : undefined;
+  const until = dir && holds?.[dir];
+  if (!dir || !until || until.getTime() <= now.getTime()) return undefined;
+  const at = isoTime(until);
+  return { rule: dir === 'up' ? 'historyHoldUp' : 'historyHoldDown', until: at, message: `scale ${dir} held until ${at}: ${holds.why}` };
 }
 
 /** Pure: the plan is left as it was, so one plan can be completed both ways. */

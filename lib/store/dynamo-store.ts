@@ -81,7 +81,7 @@ export interface DynamoStoreOptions extends DynamoClientOptions {
 
 const EMPTY_HISTORY: ScalingHistory = { recommendations: null, scaleUpEvents: [], scaleDownEvents: [] };
 /** Every attribute of a state item but its key and write token: what a state write sets or removes. */
-const STATE_ATTRIBUTES = ['uid', 'v', 'sv', 'st', 'rec', 'open', 'off', 'up', 'dn', 'mt', 'ut', 'pend', 'log', 'sel', 'src', 'cs', 'ttl'] as const;
+const STATE_ATTRIBUTES = ['uid', 'v', 'sv', 'st', 'rec', 'open', 'off', 'up', 'dn', 'mt', 'ut', 'pend', 'log', 'sel', 'src', 'cs', 'ttl', 'hold'] as const;
 
 export function createDynamoStore(o: DynamoStoreOptions): DynamoStore {
   return new DynamoStore(o.client ?? createDynamoClient(o), o);
@@ -523,6 +523,8 @@ export class DynamoStore implements AutoscalerStore, DispatchStore {
       if (s.log.length > 0) record.log = s.log;
       if (s.pending) record.pending = s.pending;
       if (s.selector !== undefined) record.selector = s.selector;
+      if (s.holds) record.holds = s.holds;
+      if (s.untrusted) record.untrustedHistory = s.untrusted;
       return;
     }
     // Untrusted: upstream after a restart keeps the object's status but has no history.

@@ -15,6 +15,7 @@ import type {
   ScalingHistory,
 } from '../hpa/types.js';
 import { parseQuantity, toFloat } from '../hpa/quantity.js';
+import type { DirectionHolds } from '../sync/ports.js';
 
 export type RecPair = [replicas: number, lastSeenMs: number];
 export type EventPair = [timestampMs: number, change: number];
@@ -31,6 +32,8 @@ export interface CompactState {
   down: EventPair[];
   /** When currentMetrics were last written. */
   metricsAtMs: number;
+  /** Directions held still until these times (epoch ms): a history that could not be trusted (lib/sync/history-holds.ts). */
+  holds?: DirectionHolds;
 }
 
 export interface WritePolicy {
@@ -90,7 +93,7 @@ export function expandHistory(state: CompactState, markerMs: number | undefined)
  */
 export function compactState(
   before: ScalingHistory,
-  after: { status: HorizontalPodAutoscalerStatus; history: ScalingHistory },
+  after: { status: HorizontalPodAutoscalerStatus; history: ScalingHistory; holds?: DirectionHolds },
   cutoffMs: number,
   markerMs: number,
   metricsAtMs: number,
@@ -107,6 +110,7 @@ export function compactState(
     up: after.history.scaleUpEvents.map((e) => [ms(e.timestamp), e.change]),
     down: after.history.scaleDownEvents.map((e) => [ms(e.timestamp), e.change]),
     metricsAtMs,
+    ...(after.holds ? { holds: after.holds } : {}),
   };
 }
 
@@ -132,6 +136,7 @@ export function needsWrite(prev: CompactState | undefined, next: CompactState, n
   if (cond(a) !== cond(b)) return true;
   if (historyChanged(prev, next)) return true;
   if (JSON.stringify(prev.up) !== JSON.stringify(next.up) || JSON.stringify(prev.down) !== JSON.stringify(next.down)) return true;
+  if (JSON.stringify(prev.holds ?? {}) !== JSON.stringify(next.holds ?? {})) return true;
   return metricsNeedWrite(a.currentMetrics ?? [], b.currentMetrics ?? [], nowMs - prev.metricsAtMs, policy);
 }
 

@@ -1,11 +1,13 @@
 // An autoscaler's state item, encoded compactly and decoded strictly. A state written by
 // another tool, a hand edit or an older version may hold anything: every field is checked
-// (types, ranges, times not from the future), and a state that cannot be trusted is not
-// used — the autoscaler continues from an empty history, as upstream's controller does
-// after a restart, and the caller says so.
+// (types, ranges, times not from the future). An entry of the history that cannot be trusted
+// (a scale event or recommendation of the wrong shape) is dropped and its part named, the
+// valid ones kept; a state that cannot be trusted at all is not used. Either way the caller
+// holds the directions concerned still for their periods (lib/sync/history-holds.ts): a lost
+// history never loosens a limit.
 import type { HorizontalPodAutoscalerStatus } from '../hpa/types.js';
 import type { DecisionLogEntry } from '../sync/event-log.js';
-import type { PendingScale } from '../sync/ports.js';
+import type { PendingScale, UntrustedHistory } from '../sync/ports.js';
 import type { CompactState, EventPair, RecPair } from './history.js';
 import type { ItemKey } from './items.js';
 
@@ -51,6 +53,8 @@ export interface StateItem extends ItemKey {
   log?: string;
   sel?: string;
   src?: 'cluster';
+  /** Holds: {"u": until ms, "d": until ms}. */
+  hold?: string;
 }
 
 export function encodeState(key: ItemKey, v: number, s: StateFields, now: Date): StateItem {
@@ -72,6 +76,7 @@ export function encodeState(key: ItemKey, v: number, s: StateFields, now: Date):
   if (s.log.length > 0) item.log = JSON.stringify(s.log);
   if (s.selector !== undefined) item.sel = s.selector;
   if (s.source) item.src = s.source;
+  if (s.holds && (s.holds.up !== undefined || s.holds.down !== undefined)) item.hold = JSON.stringify({ u: s.holds.up, d: s.holds.down });
   return item;
 }
 
@@ -84,8 +89,8 @@ export interface DecodedState {
   uid?: string;
   updatedAt?: string;
   source?: 'cluster';
-  /** Set when every field could be trusted. */
-  state?: StateFields & { updatedAt: string };
+  /** Set when the state could be trusted, but for the history entries `untrusted` names (dropped). */
+  state?: StateFields & { updatedAt: string; untrusted?: UntrustedHistory };
   /** What is wrong, naming the attribute, when it could not. */
   problem?: string;
   /** Parts that survive a problem elsewhere (the status and the event log are not history). */
@@ -155,6 +160,39 @@ function eventPairs(x: unknown, what: string, nowMs: number): EventPair[] {
     if (pair.length !== 2) fail(`${what}[${i}] is not a [time, change] pair`);
     return [time(pair[0], `${what}[${i}] time`, nowMs), int(pair[1], `${what}[${i}] change`, 0, MAX_PLAUSIBLE_REPLICAS)];
   });
+}
+
+/** The valid entries of a history list, and what was wrong with the others (or with the list). */
+function lenient<T>(item: Record<string, unknown>, attr: string, decode: (x: unknown) => T[]): { entries: T[]; problem?: string } {
+  let raw: unknown;
+  try {
+    raw = json(item, attr);
+  } catch (e) {
+    return { entries: [], problem: (e as Error).message };
+  }
+  if (raw === undefined) return { entries: [] };
+  if (!Array.isArray(raw)) return { entries: [], problem: `${attr} is not a list` };
+  const entries: T[] = [];
+  const problems: string[] = [];
+  raw.forEach((x, i) => {
+    try {
+      entries.push(...decode([x]));
+    } catch (e) {
+      if (!(e instanceof Invalid)) throw e;
+      problems.push(e.message.replace(`${attr}[0]`, `${attr}[${i}]`));
+    }
+  });
+  return problems.length > 0 ? { entries, problem: problems.join('; ') } : { entries };
+}
+
+function holds(x: unknown, nowMs: number): { up?: number; down?: number } | undefined {
+  if (x === undefined) return undefined;
+  const o = obj(x, 'hold');
+  // A hold may lie ahead by up to the longest policy period (30 min) plus a window (1 h).
+  const until = (v: unknown, what: string) => (v === undefined ? undefined : time(v, what, nowMs + 5_400_000));
+  const up = until(o.u, 'hold.u');
+  const down = until(o.d, 'hold.d');
+  return { ...(up !== undefined ? { up } : {}), ...(down !== undefined ? { down } : {}) };
 }
 
 function status(x: unknown, nowMs: number): HorizontalPodAutoscalerStatus | undefined {
@@ -230,7 +268,17 @@ export function decodeState(item: Record<string, unknown>, nowMs: number): Decod
     const off = item.off ?? 0;
     if (typeof off !== 'number' || !Number.isFinite(off) || Math.abs(off) > 3_600_000) fail('off is not an offset of at most an hour');
     const mt = item.mt ?? 0;
-    const rec = item.rec === undefined ? null : recPairs(json(item, 'rec'), 'rec', nowMs);
+    const recs = lenient(item, 'rec', (x) => recPairs(x, 'rec', nowMs));
+    const ups = lenient(item, 'up', (x) => eventPairs(x, 'up', nowMs));
+    const downs = lenient(item, 'dn', (x) => eventPairs(x, 'dn', nowMs));
+    const untrusted: UntrustedHistory = {
+      ...(ups.problem ? { up: ups.problem } : {}),
+      ...(downs.problem ? { down: downs.problem } : {}),
+      ...(recs.problem ? { recommendations: recs.problem } : {}),
+    };
+    // No valid recommendation left of a list that had some: none recorded yet, as upstream seeds it.
+    const rec = item.rec === undefined || (recs.entries.length === 0 && recs.problem) ? null : recs.entries;
+    const hold = holds(json(item, 'hold'), nowMs);
     const state: StateFields & { updatedAt: string } = {
       uid: uid as string,
       ...(typeof item.sv === 'string' ? { specVersion: item.sv } : {}),
@@ -239,12 +287,14 @@ export function decodeState(item: Record<string, unknown>, nowMs: number): Decod
       rec,
       open: item.open as boolean,
       offsetMs: off as number,
-      up: eventPairs(json(item, 'up'), 'up', nowMs),
-      down: eventPairs(json(item, 'dn'), 'dn', nowMs),
+      up: ups.entries,
+      down: downs.entries,
       metricsAtMs: time(mt, 'mt', nowMs),
       log: eventLog(json(item, 'log'), nowMs),
       updatedAt: isoTime(item.ut, 'ut', nowMs),
       ...(source ? { source } : {}),
+      ...(hold ? { holds: hold } : {}),
+      ...(Object.keys(untrusted).length > 0 ? { untrusted } : {}),
     };
     const p = pending(json(item, 'pend'), nowMs);
     if (p) state.pending = p;

@@ -23,9 +23,10 @@ import type { CloudWatchMetric } from '../api/cloudwatch-types.js';
 import type { SyncOptions } from './config.js';
 import { Deadline, DeadlineExceededError } from './deadline.js';
 import { recordEvents, type NewEvent } from './event-log.js';
+import { historyHolds } from './history-holds.js';
 import { errorMetricData, planQuery, toMetricData } from './metric-queries.js';
 import { inFlightMs, resolvePending } from './pending.js';
-import { ClusterApiError, VersionConflictError, type AutoscalerStateUpdate, type AutoscalerStore, type ClusterAccess, type PendingScale } from './ports.js';
+import { ClusterApiError, VersionConflictError, type AutoscalerRecord, type AutoscalerStateUpdate, type AutoscalerStore, type ClusterAccess, type PendingScale } from './ports.js';
 import type { CycleReads } from './reads.js';
 import { errorText, type AutoscalerReport, type StageError } from './report.js';
 import { checkSpec, invalidSpecStatus } from './spec-check.js';
@@ -107,6 +108,11 @@ export async function evaluateUnit(unit: Unit, ctx: EvalContext): Promise<void> 
     report.warnings.push(`${record.stateProblem}; continuing from an empty history, as upstream's controller does after a restart`);
     extraEvents.push({ type: 'Warning', reason: 'HistoryReset', message: `${record.stateProblem}: continuing from an empty history` });
   }
+  const held = historyHolds(record, hpa, ctx.options.settings, ctx.now);
+  if (held.found) {
+    report.warnings.push(held.found);
+    extraEvents.push({ type: 'Warning', reason: 'HistoryUntrusted', message: held.found });
+  }
 
   let inputs: { pods: PodInfo[]; podIndex: PodSelectorIndex; metrics: MetricData[]; messages: string[] };
   try {
@@ -128,6 +134,7 @@ export async function evaluateUnit(unit: Unit, ctx: EvalContext): Promise<void> 
       otherHpaSelectors: ctx.otherSelectors(record.namespace),
       settings: ctx.options.settings,
       now: ctx.now,
+      ...(held.why ? { holds: { ...(held.holds.up ? { up: new Date(held.holds.up) } : {}), ...(held.holds.down ? { down: new Date(held.holds.down) } : {}), why: held.why } } : {}),
     });
   } catch (e) {
     // A lib/hpa bug must fail its own autoscaler, never the cycle.
@@ -135,15 +142,16 @@ export async function evaluateUnit(unit: Unit, ctx: EvalContext): Promise<void> 
   }
   report.currentReplicas = plan.decision.currentReplicas;
   const selector = scale.value?.selector;
-  const force = ctx.partial || pendingSettled || record.stateProblem !== undefined;
+  const force = ctx.partial || pendingSettled || record.stateProblem !== undefined || record.untrustedHistory !== undefined;
   // Saves the state of `result`, then (for a cluster-defined autoscaler) its status and events; the version written.
   const commit = async (result: ReconcileResult, p: PendingScale | undefined, version: number, forced = force): Promise<number | undefined> => {
     const update: AutoscalerStateUpdate = {
-      status: withHistoryCondition(result.status, record.stateProblem, hpa, ctx),
+      status: withHistoryCondition(result.status, record, held.found, hpa, ctx),
       history: result.history,
       log: logWith(unit, result, extraEvents, plan, ctx),
       pending: p,
       selector,
+      holds: held.holds,
     };
     const v = await saveState(unit, update, version, forced, ctx);
     if (v !== undefined) await writeBack(unit, update.status, update.log, backTo(ctx));
@@ -181,7 +189,7 @@ export async function evaluateUnit(unit: Unit, ctx: EvalContext): Promise<void> 
   describe(report, tentative, 'scaled', status?.conditions);
   const version = await saveState(
     unit,
-    { status: withHistoryCondition(tentative.status, record.stateProblem, hpa, ctx), history: tentative.history, log: logWith(unit, tentative, extraEvents, plan, ctx), pending: toPend, selector },
+    { status: withHistoryCondition(tentative.status, record, held.found, hpa, ctx), history: tentative.history, log: logWith(unit, tentative, extraEvents, plan, ctx), pending: toPend, selector, holds: held.holds },
     record.version,
     true,
     ctx,
@@ -195,7 +203,7 @@ export async function evaluateUnit(unit: Unit, ctx: EvalContext): Promise<void> 
     ctx.reads.calls.updateScale++;
     await ctx.cluster.updateScale(record.namespace, ref, plan.desiredReplicas, scale.value?.resourceVersion, ctx.deadline.signal);
     report.patched = true;
-    const shown = withHistoryCondition(tentative.status, record.stateProblem, hpa, ctx);
+    const shown = withHistoryCondition(tentative.status, record, held.found, hpa, ctx);
     await writeBack(unit, shown, logWith(unit, tentative, extraEvents, plan, ctx), backTo(ctx));
   } catch (e) {
     const message = errorText(e);
@@ -299,7 +307,9 @@ async function saveState(unit: Unit, update: AutoscalerStateUpdate, version: num
       report.outcome = 'failed';
       report.stored = 'failed';
     }
-    report.errors.push({ stage: ctx.deadline.signal.aborted ? 'deadline' : 'saveState', message: errorText(e) });
+    // Named: a bare "socket hang up" says neither what was written nor where.
+    const what = e instanceof VersionConflictError ? errorText(e) : `writing the state of ${record.namespace}/${record.name} to DynamoDB (UpdateItem): ${errorText(e)}`;
+    report.errors.push({ stage: ctx.deadline.signal.aborted ? 'deadline' : 'saveState', message: what });
     report.notable = true;
     return undefined;
   }
@@ -313,7 +323,9 @@ async function invalid(unit: Unit, errors: string[], ctx: EvalContext): Promise<
   report.errors.push({ stage: 'validate', message: errors.join('; ') });
   report.notable = true;
   const log = recordEvents(record.log ?? [], [event], ctx.now, ctx.periodMs);
-  const version = await saveState(unit, { status, history: record.history, log, pending: record.pending }, record.version, false, ctx);
+  // An invalid spec still keeps the holds of a history that could not be trusted.
+  const holds = record.holds && Object.fromEntries(Object.entries(record.holds).filter(([, t]) => t > ctx.now.getTime()));
+  const version = await saveState(unit, { status, history: record.history, log, pending: record.pending, ...(holds ? { holds } : {}) }, record.version, false, ctx);
   if (version !== undefined) await writeBack(unit, status, log, backTo(ctx));
 }
 
@@ -353,20 +365,19 @@ function logWith(unit: Unit, result: ReconcileResult, extra: NewEvent[], plan: R
 }
 
 /**
- * Ours: HistoryIntact False while a reset history still matters (for the longest stabilization
- * window of the spec), then removed.
+ * Ours: HistoryIntact False while a reset or partly dropped history still matters (for the
+ * longest stabilization window of the spec, or a hold), then removed.
  */
-function withHistoryCondition(status: HorizontalPodAutoscalerStatus, problem: string | undefined, hpa: HorizontalPodAutoscaler, ctx: EvalContext): HorizontalPodAutoscalerStatus {
+function withHistoryCondition(status: HorizontalPodAutoscalerStatus, record: AutoscalerRecord, found: string | undefined, hpa: HorizontalPodAutoscaler, ctx: EvalContext): HorizontalPodAutoscalerStatus {
   const conditions = [...(status.conditions ?? [])];
   const i = conditions.findIndex((c) => c.type === 'HistoryIntact');
+  const problem = record.stateProblem
+    ? { reason: 'StateReset', message: `${record.stateProblem}; the autoscaler continues from an empty history, as after a controller restart${found ? `; ${found}` : ''}` }
+    : found
+      ? { reason: 'HistoryUntrusted', message: found }
+      : undefined;
   if (problem) {
-    const cond: HorizontalPodAutoscalerCondition = {
-      type: 'HistoryIntact',
-      status: 'False',
-      reason: 'StateReset',
-      message: `${problem}; the autoscaler continues from an empty history, as after a controller restart`,
-      lastTransitionTime: ctx.now.toISOString().replace(/\.\d{3}Z$/, 'Z'),
-    };
+    const cond: HorizontalPodAutoscalerCondition = { type: 'HistoryIntact', status: 'False', ...problem, lastTransitionTime: ctx.now.toISOString().replace(/\.\d{3}Z$/, 'Z') };
     if (i >= 0) conditions[i] = cond;
     else conditions.push(cond);
     return { ...status, conditions };
@@ -374,7 +385,8 @@ function withHistoryCondition(status: HorizontalPodAutoscalerStatus, problem: st
   if (i < 0) return status;
   const b = hpa.spec.behavior;
   const horizonMs = 1000 * Math.max(b?.scaleUp?.stabilizationWindowSeconds ?? 0, b?.scaleDown?.stabilizationWindowSeconds ?? 0, ctx.options.settings.downscaleStabilizationWindowSeconds);
-  if (ctx.now.getTime() - Date.parse(conditions[i].lastTransitionTime ?? '') < horizonMs) return status;
+  const holdMs = Math.max(0, record.holds?.up ?? 0, record.holds?.down ?? 0) - ctx.now.getTime();
+  if (ctx.now.getTime() - Date.parse(conditions[i].lastTransitionTime ?? '') < horizonMs || holdMs > 0) return status;
   conditions.splice(i, 1);
   return { ...status, conditions };
 }

@@ -39,7 +39,7 @@ export const REPEAT_WRITE_INTERVAL_MS = 300_000;
 /**
  * The log with `events` recorded at `now`; the input is not modified. A repeat counts the
  * cycles of `periodMs` since the entry was last stored (at least one), since repeats that
- * were not worth a write were not stored one by one.
+ * were not worth a write were not stored one by one; a rescale, always stored, counts one.
  */
 export function recordEvents(log: readonly DecisionLogEntry[], events: readonly NewEvent[], now: Date, periodMs: number, limit = EVENT_LOG_LIMIT): DecisionLogEntry[] {
   if (events.length === 0) return [...log];
@@ -49,7 +49,9 @@ export function recordEvents(log: readonly DecisionLogEntry[], events: readonly 
     const same = out.findIndex((e) => e.type === ev.type && e.reason === ev.reason && e.message === ev.message);
     if (same >= 0) {
       const [e] = out.splice(same, 1);
-      const repeats = Math.max(1, Math.round((now.getTime() - Date.parse(e.lastTimestamp)) / Math.max(1, periodMs)));
+      // A rescale (it carries its sizes) is stored every time it happens: it counts once.
+      const rescale = ev.from !== undefined && ev.to !== undefined;
+      const repeats = rescale ? 1 : Math.max(1, Math.round((now.getTime() - Date.parse(e.lastTimestamp)) / Math.max(1, periodMs)));
       out.push({ ...e, lastTimestamp: at, count: e.count + repeats, ...rescaleFields(ev) });
     } else {
       out.push({ type: ev.type, reason: ev.reason, message: ev.message, firstTimestamp: at, lastTimestamp: at, count: 1, ...rescaleFields(ev) });

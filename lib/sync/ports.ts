@@ -79,6 +79,21 @@ export interface AutoscalerRecord {
   selector?: string;
   /** Why the stored state could not be trusted; the history then starts empty. */
   stateProblem?: string;
+  /** Parts of the stored history some entries of which could not be trusted (dropped), each with what was wrong. */
+  untrustedHistory?: UntrustedHistory;
+  /** Directions held still until these times (epoch ms), as stored (lib/sync/history-holds.ts). */
+  holds?: DirectionHolds;
+}
+
+export interface UntrustedHistory {
+  up?: string;
+  down?: string;
+  recommendations?: string;
+}
+
+export interface DirectionHolds {
+  up?: number;
+  down?: number;
 }
 
 /** The stored state of an autoscaler defined as a Kubernetes object: no spec in the table. */
@@ -159,6 +174,8 @@ export interface AutoscalerStateUpdate {
   pending?: PendingScale;
   /** The target's pod selector as read this cycle. */
   selector?: string;
+  /** Directions held still, until when (epoch ms). */
+  holds?: DirectionHolds;
 }
 
 export interface SaveOptions {

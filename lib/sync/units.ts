@@ -155,6 +155,8 @@ function recordOf(cluster: string, o: KubernetesAutoscaler, state: ClusterStateR
   if (mine?.pending) record.pending = mine.pending;
   if (mine?.selector !== undefined) record.selector = mine.selector;
   if (mine?.stateProblem) record.stateProblem = mine.stateProblem;
+  if (mine?.untrustedHistory) record.untrustedHistory = mine.untrustedHistory;
+  if (mine?.holds) record.holds = mine.holds;
   return record;
 }
 

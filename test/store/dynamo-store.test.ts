@@ -185,43 +185,63 @@ for (const server of servers) {
       expect(await store.applySpec(c, hpa('bad'), at(2))).toBe('created');
     });
 
-    describe('a state that cannot be trusted starts an empty history, and the next write repairs it', () => {
-      const corruptions: [string, Record<string, unknown>, RegExp][] = [
-        ['a scale event of 2e9 replicas', { up: JSON.stringify([[T0, 2e9]]) }, /up\[0\] change must be an integer from 0 to 200000/],
-        ['negative replicas', { rec: JSON.stringify([[-3, T0]]) }, /rec\[0\] replicas must be an integer/],
-        ['NaN (not JSON)', { rec: '[[NaN, 1]]' }, /rec is not JSON/],
-        ['a list of the wrong type', { dn: JSON.stringify({ a: 1 }) }, /dn is not a list/],
-        ['an event from the future', { up: JSON.stringify([[T0 + 86_400_000 * 3650, 2]]) }, /up\[0\] time .* is in the future/],
-        ['a status of the wrong type', { st: JSON.stringify({ currentReplicas: 'three', desiredReplicas: 3 }) }, /st\.currentReplicas must be an integer/],
+    /** Sets attributes of the state item of default/web as another tool or a hand edit would. */
+    async function corrupt(c: string, attrs: Record<string, unknown>): Promise<void> {
+      const names = Object.fromEntries(Object.keys(attrs).map((k, i) => [`#a${i}`, k]));
+      const values = Object.fromEntries(Object.values(attrs).map((v, i) => [`:v${i}`, v]));
+      await store.doc.send(
+        new UpdateCommand({
+          TableName: 'shpa-test',
+          Key: { pk: bucketPk(c, bucketOf('default')), sk: 'st#default#web' },
+          UpdateExpression: `SET ${Object.keys(names).map((k, i) => `${k} = :v${i}`).join(', ')}`,
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: values,
+        }),
+      );
+    }
+
+    describe('a history entry that cannot be trusted is dropped, its part named, the valid ones kept; the next write repairs it', () => {
+      const corruptions: [string, Record<string, unknown>, 'up' | 'down' | 'recommendations', RegExp][] = [
+        ['a scale event of 2e9 replicas', { up: JSON.stringify([[T0, 2], [T0, 2e9]]) }, 'up', /^up\[1\] change must be an integer from 0 to 200000/],
+        ['negative replicas', { rec: JSON.stringify([[3, T0], [-3, T0]]) }, 'recommendations', /^rec\[1\] replicas must be an integer/],
+        ['NaN (not JSON)', { rec: '[[NaN, 1]]' }, 'recommendations', /^rec is not JSON/],
+        ['a list of the wrong type', { dn: JSON.stringify({ a: 1 }) }, 'down', /^dn is not a list/],
+        ['an event from the future', { up: JSON.stringify([[T0, 2], [T0 + 86_400_000 * 3650, 2]]) }, 'up', /^up\[1\] time .* is in the future/],
       ];
-      it.each(corruptions)('%s', async (_what, attrs, problem) => {
+      it.each(corruptions)('%s', async (_what, attrs, part, problem) => {
         const c = cluster();
         const rec = await created(c);
         await save(store, rec, { status: status(3, 60), history: hist([[3, 0]]) }, at(0));
-        const pk = bucketPk(c, bucketOf('default'));
-        const names = Object.fromEntries(Object.keys(attrs).map((k, i) => [`#a${i}`, k]));
-        const values = Object.fromEntries(Object.values(attrs).map((v, i) => [`:v${i}`, v]));
-        await store.doc.send(
-          new UpdateCommand({
-            TableName: 'shpa-test',
-            Key: { pk, sk: 'st#default#web' },
-            UpdateExpression: `SET ${Object.keys(names).map((k, i) => `${k} = :v${i}`).join(', ')}`,
-            ExpressionAttributeNames: names,
-            ExpressionAttributeValues: values,
-          }),
-        );
+        await corrupt(c, attrs);
         const [bad] = await load(c, at(15));
-        expect(bad.stateProblem).toMatch(/^stored state of default\/web cannot be trusted: /);
-        expect(bad.stateProblem).toMatch(problem);
-        expect(bad.history).toEqual({ recommendations: null, scaleUpEvents: [], scaleDownEvents: [] });
-        const fromOne = await store.getAutoscaler(c, 'default', 'web');
-        expect(fromOne?.stateProblem).toBe(bad.stateProblem);
-        // Written over conditionally on the corrupt item's own version: repaired.
-        expect(await save(store, bad, { status: status(3, 60), history: hist([[3, 15]]) }, at(15), true)).toBe(bad.version + 1);
+        expect(bad.stateProblem).toBeUndefined();
+        expect(Object.keys(bad.untrustedHistory ?? {})).toEqual([part]);
+        expect(bad.untrustedHistory?.[part]).toMatch(problem);
+        if (part === 'up') expect(bad.history.scaleUpEvents).toEqual([{ timestamp: new Date(T0).toISOString(), change: 2 }]);
+        expect(bad.hpa.status?.desiredReplicas).toBe(3);
+        expect((await store.getAutoscaler(c, 'default', 'web'))?.untrustedHistory).toEqual(bad.untrustedHistory);
+        // Written over conditionally on the item's own version, with the holds the sync chose: repaired, and the holds kept.
+        expect(await save(store, bad, { status: status(3, 60), history: hist([[3, 15]]), holds: { up: at(75).getTime() } }, at(15), true)).toBe(bad.version + 1);
         const [good] = await load(c, at(30));
-        expect(good.stateProblem).toBeUndefined();
+        expect(good.untrustedHistory).toBeUndefined();
+        expect(good.holds).toEqual({ up: at(75).getTime() });
         expect(good.history.recommendations).toEqual([{ replicas: 3, timestamp: at(15).toISOString() }]);
       });
+    });
+
+    it('a state that cannot be trusted at all starts an empty history, and the next write repairs it', async () => {
+      const c = cluster();
+      const rec = await created(c);
+      await save(store, rec, { status: status(3, 60), history: hist([[3, 0]]) }, at(0));
+      await corrupt(c, { st: JSON.stringify({ currentReplicas: 'three', desiredReplicas: 3 }) });
+      const [bad] = await load(c, at(15));
+      expect(bad.stateProblem).toMatch(/^stored state of default\/web cannot be trusted: st\.currentReplicas must be an integer/);
+      expect(bad.history).toEqual({ recommendations: null, scaleUpEvents: [], scaleDownEvents: [] });
+      expect((await store.getAutoscaler(c, 'default', 'web'))?.stateProblem).toBe(bad.stateProblem);
+      expect(await save(store, bad, { status: status(3, 60), history: hist([[3, 15]]) }, at(15), true)).toBe(bad.version + 1);
+      const [good] = await load(c, at(30));
+      expect(good.stateProblem).toBeUndefined();
+      expect(good.history.recommendations).toEqual([{ replicas: 3, timestamp: at(15).toISOString() }]);
     });
 
     it('a stale version is a VersionConflictError and overwrites nothing', async () => {

@@ -324,26 +324,59 @@ describe('never act on invalid or untrusted data (issue items 2, 3, 4)', () => {
     expect(cluster.patches).toEqual([]);
   });
 
-  it('a corrupt history: reported, and the autoscaler continues from an empty history with a condition saying so', async () => {
+  it('a state that cannot be trusted: reported, the history starts empty, and what it held is held still, with conditions saying so', async () => {
     await applyAll(hpa('web'));
     cluster.addTarget('apps', 'web', 2);
     cluster.external.set('apps/jobs', 20);
     await cycle();
-    await store.doc.send(
-      new PutCommand({
-        TableName: store.tableName,
-        Item: { ...(await rawState('web')), up: JSON.stringify([[Date.parse(NOW), 2e9]]) },
-      }),
-    );
+    await store.doc.send(new PutCommand({ TableName: store.tableName, Item: { ...(await rawState('web')), st: JSON.stringify({ currentReplicas: 'two' }) } }));
     clock.advance(15_000);
     cluster.external.set('apps/jobs', 60);
     const r = await cycle();
-    expect(one(r, 'web').warnings.join()).toMatch(/cannot be trusted: up\[0\] change must be an integer from 0 to 200000.*continuing from an empty history/);
+    expect(one(r, 'web').warnings.join()).toMatch(/cannot be trusted: st\.currentReplicas must be an integer.*continuing from an empty history/);
+    // Without a behavior the lost recommendations held scale-down (the 300 s window); scale-up reads no history.
+    expect(one(r, 'web').warnings.join()).toMatch(/scale down held until 2026-03-01T12:05:15\.000Z/);
     expect(one(r, 'web').outcome).toBe('scaled');
     const after = await stored('web');
     expect(after.stateProblem).toBeUndefined();
+    expect(after.holds).toEqual({ down: Date.parse('2026-03-01T12:05:15.000Z') });
     expect(after.hpa.status?.conditions?.find((c) => c.type === 'HistoryIntact')).toMatchObject({ status: 'False', reason: 'StateReset' });
-    expect(after.log?.map((e) => e.reason)).toContain('HistoryReset');
+    expect(after.log?.map((e) => e.reason)).toEqual(expect.arrayContaining(['HistoryReset', 'HistoryUntrusted']));
+  });
+});
+
+describe('a history that cannot be trusted never loosens a limit (issue 22)', () => {
+  // Scale up by at most 2 pods a minute.
+  const limited = () => hpa('web', 'apps', { behavior: { scaleUp: { stabilizationWindowSeconds: 0, selectPolicy: 'Max', policies: [{ type: 'Pods', value: 2, periodSeconds: 60 }] } } });
+  const T = Date.parse(NOW);
+  it.each([
+    ['a negative change added', (up: unknown[]) => JSON.stringify([...up, [T, -3]])],
+    ['an event from the future added', (up: unknown[]) => JSON.stringify([...up, [T + 86_400_000, 1]])],
+    ['a change that is not a number added', (up: unknown[]) => JSON.stringify([...up, [T, 'two']])],
+    ['NaN: the list is not JSON', () => '[[NaN, 2]]'],
+    ['the list is not a list', () => JSON.stringify({ t: T, change: 2 })],
+  ])('%s: no more than the policy allows within its period, then scaling resumes', async (_what, corrupt) => {
+    await applyAll(limited());
+    cluster.addTarget('apps', 'web', 2);
+    cluster.external.set('apps/jobs', 200);
+    expect(one(await cycle(), 'web')).toMatchObject({ outcome: 'scaled', desiredReplicas: 4 });
+    const raw = await rawState('web');
+    await store.doc.send(new PutCommand({ TableName: store.tableName, Item: { ...raw, up: corrupt(JSON.parse(String(raw.up)) as unknown[]) } }));
+    const reports = [];
+    for (let t = 15; t <= 60; t += 15) {
+      clock.advance(15_000);
+      reports.push(one(await cycle(), 'web'));
+    }
+    // 4 pods since the 2 → 4 at 0 s, held for the policy's 60 s from when the loss was found (15 s).
+    expect(cluster.patches.map((p) => p.replicas)).toEqual([4]);
+    expect(reports[0].warnings.join()).toMatch(/^the stored history could not all be trusted \(scale-up events dropped \(.+\)\): scale up held until 2026-03-01T12:01:15\.000Z/);
+    expect(reports.slice(1).every((r) => r.warnings.length === 0)).toBe(true);
+    const held = await stored('web');
+    expect(held.hpa.status?.conditions?.find((c) => c.type === 'ScalingLimited')).toMatchObject({ status: 'True', reason: 'HistoryUntrusted', message: expect.stringMatching(/^scale up held until 2026-03-01T12:01:15\.000Z/) });
+    expect(held.hpa.status?.conditions?.find((c) => c.type === 'HistoryIntact')).toMatchObject({ status: 'False', reason: 'HistoryUntrusted' });
+    expect(held.log?.filter((e) => e.reason === 'HistoryUntrusted')).toHaveLength(1);
+    clock.advance(15_000);
+    expect(one(await cycle(), 'web')).toMatchObject({ outcome: 'scaled', desiredReplicas: 6 });
   });
 });
 

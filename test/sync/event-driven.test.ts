@@ -160,6 +160,14 @@ describe('the event log', () => {
     expect(log[0].count).toBe(22);
   });
 
+  it('counts a rescale once each time it happens, however long since the last', () => {
+    const rescale = { type: 'Normal' as const, reason: 'SuccessfulRescale', message: 'New size: 4; reason: cpu resource utilization (percentage of request) above target', from: 2, to: 4 };
+    let log = recordEvents([], [rescale], t(0), 15_000);
+    // The same 2 → 4 again four periods later (a scale-down between, say): one more, not four.
+    log = recordEvents(log, [rescale], t(60), 15_000);
+    expect(log).toEqual([{ ...rescale, firstTimestamp: t(0).toISOString(), lastTimestamp: t(60).toISOString(), count: 2 }]);
+  });
+
   it('a repeat alone is worth a write at most every few minutes; a new entry at once', () => {
     const stored = recordEvents([], [failed], t(0), 15_000);
     expect(logNeedsWrite(stored, recordEvents(stored, [failed], t(15), 15_000), t(15).getTime())).toBe(false);
