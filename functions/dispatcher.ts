@@ -127,7 +127,7 @@ export function createDispatcherHandler(deps: { config: FunctionConfig; adapters
 }
 
 const env = process.env;
-const { logger, emf } = createTelemetry(env.SHPA_METRICS_NAMESPACE);
+const { logger, emf } = createTelemetry(env.SHPA_METRICS_NAMESPACE, env.SHPA_STAGE);
 
 export const handler = withConfig(logger, () => {
   const config = loadFunctionConfig(env);

@@ -2,9 +2,11 @@
 // autoscaler where something happened (a scale, a desired count other than the current, a
 // condition or winning metric that changed, an error or warning, a repair) and otherwise at
 // most every few minutes, and one "cycle" summary line;
-// per message that did not run a cycle, one "message" line (dropped, busy). EMF: Errors,
-// Deferred and DroppedMessages only when non-zero (the alarm treats no data as none, and a
-// custom metric is billed only for the hours it gets data), the rest only with detailed metrics. Field names
+// per message that did not run a cycle, one "message" line (dropped, busy). EMF: Cycles for
+// every tick's cycle (the missing-cycles alarm's heartbeat); Errors, Deferred and
+// DroppedMessages only when non-zero (the alarm treats no data as none, and a custom metric is
+// billed only for the hours it gets data); the rest only with detailed metrics. Every metric
+// carries the stage (functions/wiring/telemetry.ts). Field names
 // here are what infra/logs-insights/*.query read.
 import { createHash } from 'node:crypto';
 import type { Logger } from '@aws-lambda-powertools/logger';
@@ -106,6 +108,8 @@ export function logCycle(logger: Logger, emf: Metrics, cycle: CycleReport, sourc
   // A deferred autoscaler carries a deadline error but is not a failure (it goes first next tick): it has its own
   // count. Deferred twice in a row is one.
   addErrors(emf, cycle.counts.errors - cycle.counts.deferred + cycle.counts.deferredAgain + cycle.errors.length);
+  // The heartbeat the missing-cycles alarm reads: a tick's cycle that ran (a failed run or a dropped tick is an invocation, not a cycle).
+  if (cycle.trigger === 'tick' && !cycle.failed) emf.addMetric('Cycles', MetricUnit.Count, 1);
   // Work the deadline left for the next tick: counted always (only when there is some), a sign the shard is too big for its memory.
   if (cycle.counts.deferred > 0) emf.addMetric('Deferred', MetricUnit.Count, cycle.counts.deferred);
   if (options.detailedMetrics) {

@@ -91,7 +91,7 @@ function describe(result: MessageResult | undefined): string {
 }
 
 const env = process.env;
-const { logger, emf } = createTelemetry(env.SHPA_METRICS_NAMESPACE);
+const { logger, emf } = createTelemetry(env.SHPA_METRICS_NAMESPACE, env.SHPA_STAGE);
 
 export const handler = withConfig(logger, () => {
   const config = loadFunctionConfig(env);

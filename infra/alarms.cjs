@@ -11,9 +11,18 @@ const { getAtt, ref } = require('./cfn.cjs');
 /** The functions' EMF namespace (POWERTOOLS_METRICS_NAMESPACE). */
 const METRICS_NAMESPACE = 'ServerlessHPA';
 
-/** Cycles the worker should run per alarm period: one per shard per tick. */
+/**
+ * The alarms' period: a minute, or the sync period when it is longer (a multiple of 60, as
+ * CloudWatch wants), so that a failure of every tick is a breach of every period and the
+ * thresholds count periods, whatever the sync period.
+ */
+function alarmPeriod(c) {
+  return Math.max(60, c.syncPeriodSeconds);
+}
+
+/** Cycles the worker should run per alarm period: one per shard per tick (the shards' floor). */
 function expectedCycles(c) {
-  const period = Math.max(60, c.syncPeriodSeconds);
+  const period = alarmPeriod(c);
   return { period, cycles: c.shards * (period / c.syncPeriodSeconds) };
 }
 
@@ -40,12 +49,13 @@ function alarmResources(c) {
       },
     };
   };
+  const period = alarmPeriod(c);
   const lambda = (fn, MetricName, Statistic) => ({
     Namespace: 'AWS/Lambda',
     MetricName,
     Dimensions: [{ Name: 'FunctionName', Value: ref(`${fn[0].toUpperCase()}${fn.slice(1)}LambdaFunction`) }],
     Statistic,
-    Period: 60,
+    Period: period,
   });
   const queue = (logicalId) => ({
     Namespace: 'AWS/SQS',
@@ -54,15 +64,22 @@ function alarmResources(c) {
     Statistic: 'Maximum',
     Period: 60,
   });
-  // Our EMF counts (functions/log.ts), per minute.
-  const emf = (MetricName) => ({ Namespace: METRICS_NAMESPACE, MetricName, Dimensions: [{ Name: 'service', Value: 'serverless-hpa' }], Statistic: 'Sum', Period: 60 });
-  // Any at all in 3 of the last 5 minutes: a persistent failure, not one bad minute.
+  // Our EMF counts (functions/log.ts) of this stage: two stages in one account never trip each other's alarms.
+  const emf = (MetricName, Period = period) => ({
+    Namespace: METRICS_NAMESPACE,
+    MetricName,
+    Dimensions: [{ Name: 'service', Value: 'serverless-hpa' }, { Name: 'stage', Value: c.stage }],
+    Statistic: 'Sum',
+    Period,
+  });
+  // Any at all in 3 of the last 5 periods: a persistent failure, not one bad period.
   const anyIn3Of5 = { Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold', EvaluationPeriods: 5, DatapointsToAlarm: 3, TreatMissingData: 'notBreaching' };
   const anyNow = { Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold', EvaluationPeriods: 1, DatapointsToAlarm: 1, TreatMissingData: 'notBreaching' };
 
-  const { period, cycles } = expectedCycles(c);
+  const { cycles } = expectedCycles(c);
+  // Cycles that ran (EMF Cycles, every cycle: failed runs and dropped ticks are invocations too, not cycles).
   // Also what a failing dispatcher, a lost schedule, a broken event source mapping or a throttled worker end in.
-  alarm('WorkerMissingCycles', 'worker-missing-cycles', `The worker ran fewer than half of the ${cycles} cycles expected every ${period} s (${c.shards} shards, one tick every ${c.syncPeriodSeconds} s), or none: the autoscaler has stopped.`, { ...lambda('worker', 'Invocations', 'Sum'), Period: period }, {
+  alarm('WorkerMissingCycles', 'worker-missing-cycles', `The worker ran fewer than half of the ${cycles} cycles expected every ${period} s (${c.shards} shards, one tick every ${c.syncPeriodSeconds} s), or none: the autoscaler has stopped.`, emf('Cycles'), {
     Threshold: cycles / 2,
     ComparisonOperator: 'LessThanThreshold',
     EvaluationPeriods: 3,
@@ -73,9 +90,9 @@ function alarmResources(c) {
   alarm('WorkerErrors', 'worker-errors', 'Worker invocations failed (Lambda Errors: failed messages, timeouts, crashes): shards are not being evaluated.', lambda('worker', 'Errors', 'Sum'), anyIn3Of5);
   alarm('WorkerThrottles', 'worker-throttles', 'The worker was throttled: its ticks arrive late and are dropped (account concurrency or reservedConcurrency too low).', lambda('worker', 'Throttles', 'Sum'), anyIn3Of5);
   // Emitted only when non-zero (functions/log.ts): a minute without data is a minute without errors.
-  alarm('CycleErrors', 'cycle-errors', 'Cycles report errors for 5 minutes in a row (EMF Errors: failed, broken or conflicting autoscalers, autoscalers cut off by the cycle deadline, unreachable clusters, DynamoDB or registry errors).', emf('Errors'), { ...anyIn3Of5, DatapointsToAlarm: 5 });
+  alarm('CycleErrors', 'cycle-errors', 'Cycles report errors for 5 periods in a row (EMF Errors: failed, broken or conflicting autoscalers, autoscalers cut off by the cycle deadline, unreachable clusters, DynamoDB or registry errors).', emf('Errors'), { ...anyIn3Of5, DatapointsToAlarm: 5 });
   // The dispatcher's ticks that SQS never took, or that it could only plan too late (functions/dispatcher.ts); emitted only when non-zero.
-  alarm('TicksLost', 'ticks-lost', 'The dispatcher could not send ticks to the work queue (SQS refused them for the whole of its retries) or sent its minute too late: shards skipped those cycles.', emf('TicksLost'), anyNow);
+  alarm('TicksLost', 'ticks-lost', 'The dispatcher could not send ticks to the work queue (SQS refused them for the whole of its retries) or sent its minute too late: shards skipped those cycles.', emf('TicksLost', 60), anyNow);
   alarm('DeadLetters', 'dead-letters', 'Work messages failed 3 times and were set aside in the dead-letter queue.', queue('WorkDeadLetterQueue'), anyNow);
   // Where the dispatcher's and the events function's failed invocations go, and the stream's failed or expired batches.
   alarm('FailedEvents', 'failed-events', 'Scheduled, EventBridge or stream events could not be handled (a failed dispatcher or events invocation, a stream batch that failed 3 times or fell 300 s behind) and were set aside in the failed-events queue.', queue('FailedEventsQueue'), anyNow);

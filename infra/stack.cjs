@@ -30,7 +30,7 @@ function dashboard(c) {
     Type: 'AWS::CloudWatch::Dashboard',
     Properties: {
       DashboardName: `${c.service}-${c.stage}`,
-      DashboardBody: { 'Fn::Sub': [JSON.stringify(body), { MetricsNamespace: METRICS_NAMESPACE }] },
+      DashboardBody: { 'Fn::Sub': [JSON.stringify(body), { MetricsNamespace: METRICS_NAMESPACE, Stage: c.stage }] },
     },
   };
 }
@@ -79,6 +79,7 @@ function environment(c) {
     POWERTOOLS_LOG_LEVEL: c.logLevel,
     POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
     SHPA_METRICS_NAMESPACE: METRICS_NAMESPACE,
+    SHPA_STAGE: c.stage,
   };
 }
 

@@ -3,10 +3,10 @@ import type { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import { createLogger } from './logger.js';
 
-/** The functions' Powertools logger and EMF metrics. */
-export function createTelemetry(metricsNamespace = 'ServerlessHPA'): { logger: Logger; emf: Metrics } {
+/** The functions' Powertools logger and EMF metrics; `stage` a dimension of every metric, so two stages in one account never share an alarm. */
+export function createTelemetry(metricsNamespace = 'ServerlessHPA', stage?: string): { logger: Logger; emf: Metrics } {
   return {
     logger: createLogger(),
-    emf: new Metrics({ namespace: metricsNamespace, serviceName: 'serverless-hpa' }),
+    emf: new Metrics({ namespace: metricsNamespace, serviceName: 'serverless-hpa', ...(stage ? { defaultDimensions: { stage } } : {}) }),
   };
 }

@@ -243,9 +243,10 @@ export function estimateCost(input: Fleet, o: EstimateOptions = {}): CostEstimat
   const answersBytes = (fleet.distinctQueries / S) * m.sharedAnswerBytes;
   add('DynamoDB', 'writes: CloudWatch answers kept for the deployment', S * (MONTH_SECONDS / every) * Math.max(1, Math.ceil(answersBytes / 1024)), 'WRU', prices.dynamodb.writeRequestUnits, 1e6, `one item of ${Math.round(answersBytes)} bytes per shard, once per ${every} s`);
   add('DynamoDB', 'reads: CloudWatch answers kept', loads * (answersBytes / 4096), 'RRU', prices.dynamodb.readRequestUnits, 1e6, 'read with the shard at every load');
-  // Errors is sent only when non-zero (functions/log.ts), and a custom metric is billed for the hours it receives data.
+  // Cycles is sent by every tick's cycle (the missing-cycles alarm reads it); Errors only when non-zero (functions/log.ts),
+  // and a custom metric is billed for the hours it receives data.
   const errorShare = fleet.errorHoursPerMonth / HOURS;
-  const customMetrics = errorShare + (fleet.autoscalerMetrics ? 2 * A : 0);
+  const customMetrics = 1 + errorShare + (fleet.autoscalerMetrics ? 2 * A : 0);
   add(
     'CloudWatch',
     'custom metrics (EMF)',
@@ -253,14 +254,15 @@ export function estimateCost(input: Fleet, o: EstimateOptions = {}): CostEstimat
     'metric-months',
     prices.cloudWatch.customMetrics,
     1,
-    `Errors in the ${fleet.errorHoursPerMonth} hour(s) a month with errors${fleet.autoscalerMetrics ? ', two per autoscaler all month' : ''}`,
+    `Cycles all month, Errors in the ${fleet.errorHoursPerMonth} hour(s) a month with errors${fleet.autoscalerMetrics ? ', two per autoscaler all month' : ''}`,
   );
 
   // CloudWatch Logs.
   const quietLines = fleet.decisionLogSeconds > 0 ? A * (MONTH_SECONDS / Math.max(fleet.decisionLogSeconds, P)) : A * (MONTH_SECONDS / P);
   const decisionLines = quietLines + rescales * m.rescaleDecisionLines + eventInvocations;
   const bytes =
-    loads * (m.cycleLineBytes + errorShare * m.emfBytesPerCycle) +
+    loads * m.cycleLineBytes +
+    (tickInvocations + loads * errorShare) * m.emfBytesPerCycle +
     decisionLines * m.decisionLineBytes +
     dispatches * m.dispatchLineBytes +
     (loads + smallInvocations) * ASSUMED.platformLogBytesPerInvocation;
@@ -272,7 +274,7 @@ export function estimateCost(input: Fleet, o: EstimateOptions = {}): CostEstimat
     'GB',
     prices.cloudWatch.logIngestion,
     1,
-    `${Math.round(decisionLines / 1000)}k decision lines (a quiet one every ${fleet.decisionLogSeconds} s), a summary per cycle (EMF only in hours with errors), Lambda's lines`,
+    `${Math.round(decisionLines / 1000)}k decision lines (a quiet one every ${fleet.decisionLogSeconds} s), a summary per cycle (EMF Cycles at every tick, Errors only in hours with errors), Lambda's lines`,
   );
   add('CloudWatch Logs', 'storage', gb * (fleet.logRetentionDays / 30) * ASSUMED.logCompression, 'GB-month', prices.cloudWatch.logStorage, 1, `${fleet.logRetentionDays} days kept, compressed to ${ASSUMED.logCompression * 100} %`);
 

@@ -138,16 +138,16 @@ describe('the cost model', () => {
     expect(line(more, 'writes: state').quantity).toBeCloseTo(base.autoscalers * (MONTH / 15) * f * MEASURED.stateWriteUnits, 3);
   });
 
-  it('bills the Errors metric only for the hours with errors: it is sent only then', () => {
+  it('bills the Cycles heartbeat all month and the Errors metric only for the hours with errors: it is sent only then', () => {
     const quiet = estimateCost({ ...base, errorHoursPerMonth: 0 });
     const allMonth = estimateCost({ ...base, errorHoursPerMonth: 720 });
-    expect(line(quiet, 'custom metrics').usd).toBe(0);
-    expect(line(allMonth, 'custom metrics').usd).toBeCloseTo(PRICES.cloudWatch.customMetrics.usd, 9);
-    expect(line(estimateCost({ ...base, errorHoursPerMonth: 72 }), 'custom metrics').quantity).toBeCloseTo(0.1, 9);
-    // An EMF document goes to the logs only from cycles with errors.
+    expect(line(quiet, 'custom metrics').usd).toBeCloseTo(PRICES.cloudWatch.customMetrics.usd, 9);
+    expect(line(allMonth, 'custom metrics').usd).toBeCloseTo(2 * PRICES.cloudWatch.customMetrics.usd, 9);
+    expect(line(estimateCost({ ...base, errorHoursPerMonth: 72 }), 'custom metrics').quantity).toBeCloseTo(1.1, 9);
+    // An EMF document goes to the logs from every tick's cycle, and from the others only with errors.
     expect(line(allMonth, 'ingestion').quantity).toBeGreaterThan(line(quiet, 'ingestion').quantity);
     // Per-autoscaler metrics come with every decision line: billed all month.
-    expect(line(estimateCost({ ...base, errorHoursPerMonth: 0, autoscalerMetrics: true }), 'custom metrics').quantity).toBe(2 * base.autoscalers);
+    expect(line(estimateCost({ ...base, errorHoursPerMonth: 0, autoscalerMetrics: true }), 'custom metrics').quantity).toBe(1 + 2 * base.autoscalers);
   });
 
   it("counts the stack's alarms as infra/alarms.cjs creates them, a metric-math alarm per metric", () => {

@@ -41,7 +41,7 @@ const autoscaler = (name: string, extra: Partial<AutoscalerReport>): AutoscalerR
 });
 
 /** One cycle with a scaled and a failed autoscaler and a shard error, a failed message and a dropped one, and a dispatcher's minute with lost ticks. */
-export function workerLogLines(metricsNamespace: string): LogLine[] {
+export function workerLogLines(metricsNamespace: string, stage: string): LogLine[] {
   const options: LogOptions = { periodSeconds: 15, decisionLogSeconds: 300, autoscalerMetrics: true, detailedMetrics: true };
   const autoscalers = [
     autoscaler('api', {
@@ -71,7 +71,7 @@ export function workerLogLines(metricsNamespace: string): LogLine[] {
     warnings: [],
     failed: false,
   };
-  const { logger, emf } = createTelemetry(metricsNamespace);
+  const { logger, emf } = createTelemetry(metricsNamespace, stage);
   return capture(() => {
     logCycle(logger, emf, cycle, { cloudWatchCalls: 1, cloudWatchMetricsRequested: 3, clusterMetricsCalls: 2 }, options);
     logMessage(logger, emf, { outcome: 'failed', shard: 'prod', error: 'table unreachable' }, options);

@@ -94,7 +94,7 @@ describe('osls package: the configuration of the issue', () => {
     });
 
     it('gives each function the environment docs/architecture.md lists, and SHPA_CLUSTERS as the JSON the functions parse', () => {
-      const common = ['POWERTOOLS_LOG_LEVEL', 'POWERTOOLS_METRICS_NAMESPACE', 'POWERTOOLS_SERVICE_NAME', 'SHPA_CLUSTERS', 'SHPA_METRICS_NAMESPACE', 'SHPA_QUEUE_URL'];
+      const common = ['POWERTOOLS_LOG_LEVEL', 'POWERTOOLS_METRICS_NAMESPACE', 'POWERTOOLS_SERVICE_NAME', 'SHPA_CLUSTERS', 'SHPA_METRICS_NAMESPACE', 'SHPA_QUEUE_URL', 'SHPA_STAGE'];
       const keys = (f: string) => Object.keys(fn(t, f).Environment.Variables as Json).sort();
       // the dispatcher sizes shards for the worker's memory
       expect(keys('dispatcher')).toEqual([...common, 'SHPA_SHARD_BUDGET', 'SHPA_SYNC_PERIOD_SECONDS', 'SHPA_TABLE', 'SHPA_WORKER_MEMORY_MB'].sort());
@@ -156,21 +156,21 @@ describe('osls package: the configuration of the issue', () => {
       lambda('worker-errors', 'Errors', 'worker');
       lambda('worker-throttles', 'Throttles', 'worker');
       expect(alarms['worker-errors']).toMatchObject({ Statistic: 'Sum', Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold', TreatMissingData: 'notBreaching' });
-      // 6 shards, a tick every 15 s: 24 cycles a minute; fewer than half, or none at all, is an alarm
-      lambda('worker-missing-cycles', 'Invocations', 'worker');
-      expect(alarms['worker-missing-cycles']).toMatchObject({ Statistic: 'Sum', Period: 60, Threshold: 12, ComparisonOperator: 'LessThanThreshold', TreatMissingData: 'breaching', EvaluationPeriods: 3 });
+      const ours = [{ Name: 'service', Value: 'serverless-hpa' }, { Name: 'stage', Value: 'test' }];
+      // 6 shards, a tick every 15 s: 24 cycles a minute, counted from the cycles that ran (EMF Cycles); fewer than half, or none at all, is an alarm
+      expect(alarms['worker-missing-cycles']).toMatchObject({ Namespace: 'ServerlessHPA', MetricName: 'Cycles', Dimensions: ours, Statistic: 'Sum', Period: 60, Threshold: 12, ComparisonOperator: 'LessThanThreshold', TreatMissingData: 'breaching', EvaluationPeriods: 3 });
       // our EMF Errors (the dashboard test checks the worker emits it so), sent only when non-zero: no data is no error
       expect(alarms['cycle-errors']).toMatchObject({
         Namespace: 'ServerlessHPA',
         MetricName: 'Errors',
-        Dimensions: [{ Name: 'service', Value: 'serverless-hpa' }],
+        Dimensions: ours,
         Statistic: 'Sum',
         Threshold: 1,
         ComparisonOperator: 'GreaterThanOrEqualToThreshold',
         TreatMissingData: 'notBreaching',
       });
       // the dispatcher's lost ticks, sent only when non-zero, alarm at once
-      expect(alarms['ticks-lost']).toMatchObject({ Namespace: 'ServerlessHPA', MetricName: 'TicksLost', Dimensions: [{ Name: 'service', Value: 'serverless-hpa' }], Statistic: 'Sum', Threshold: 1, EvaluationPeriods: 1, TreatMissingData: 'notBreaching' });
+      expect(alarms['ticks-lost']).toMatchObject({ Namespace: 'ServerlessHPA', MetricName: 'TicksLost', Dimensions: ours, Statistic: 'Sum', Period: 60, Threshold: 1, EvaluationPeriods: 1, TreatMissingData: 'notBreaching' });
       // anything set aside
       for (const [name, queue] of [['dead-letters', 'WorkDeadLetterQueue'], ['failed-events', 'FailedEventsQueue']]) {
         expect(alarms[name]).toMatchObject({
@@ -486,7 +486,8 @@ describe('osls package: the configuration of the issue', () => {
     beforeAll(() => {
       const props = t.Resources.OperatorsDashboard?.Properties;
       widgets = props ? (JSON.parse(resolveSub(props.DashboardBody['Fn::Sub'], t)) as Json).widgets : [];
-      lines = workerLogLines(fn(t, 'worker').Environment.Variables.SHPA_METRICS_NAMESPACE as string);
+      const vars = fn(t, 'worker').Environment.Variables;
+      lines = workerLogLines(vars.SHPA_METRICS_NAMESPACE as string, vars.SHPA_STAGE as string);
     });
 
     it('is a CloudWatch dashboard per stage whose body is JSON once Fn::Sub resolves', () => {
@@ -498,7 +499,8 @@ describe('osls package: the configuration of the issue', () => {
     it('graphs every EMF metric the worker emits, with its dimensions, and the functions and queues of the stack', () => {
       const emitted = emittedMetrics(lines);
       // the cycle-errors alarm reads this one
-      expect(emitted).toContain('ServerlessHPA Errors service=serverless-hpa');
+      expect(emitted).toContain('ServerlessHPA Errors service=serverless-hpa,stage=test');
+      expect(emitted).toContain('ServerlessHPA Cycles service=serverless-hpa,stage=test');
       const emittedNames = new Set([...emitted].map((m) => m.split(' ')[1]));
       const shown = new Set<string>();
       const lambda = new Set<string>();

@@ -81,12 +81,18 @@ describe('decision lines', () => {
     ]);
   });
 
-  it('emits no EMF at all from a cycle without errors: the alarm reads no data as no errors, and no data is not billed', () => {
+  it('emits only the Cycles heartbeat from a tick without errors, nothing from an evaluation without errors: no data is no error, and is not billed', () => {
     const { emf } = capture((l, e) => {
       logCycle(l, e, cycle([report({ outcome: 'scaled', patched: true, notable: true })]), undefined, options);
+      logCycle(l, e, cycle([report()], { trigger: 'evaluate', reason: 'spec change' }), undefined, options);
+      logCycle(l, e, cycle([], { failed: true, errors: [{ stage: 'load', message: 'table unreachable' }] }), undefined, options);
       logMessage(l, e, { outcome: 'busy', shard: 'prod', holder: 'w2', requeued: true, detail: 'an evaluation sent again a second later' }, options);
     });
-    expect(emf).toEqual([]);
+    // The tick's cycle ran: Cycles 1; a failed load is not a cycle that ran: Errors only.
+    expect(emf.map((d) => [d.Cycles, d.Errors])).toEqual([
+      [1, undefined],
+      [undefined, 1],
+    ]);
     // A message dropped is counted by default, and is all that is sent.
     const dropped = capture((l, e) => logMessage(l, e, { outcome: 'dropped', shard: 'prod', why: 'duplicate', detail: 'tick 2026-03-01T10:00:00Z already started' }, options)).emf;
     expect(dropped).toHaveLength(1);
@@ -96,23 +102,26 @@ describe('decision lines', () => {
     const detailed = capture((l, e) => logCycle(l, e, cycle([report()]), undefined, { ...options, detailedMetrics: true })).emf;
     expect(detailed).toHaveLength(1);
     expect(detailed[0]).not.toHaveProperty('Errors');
-    expect(detailed[0]).toMatchObject({ CycleDuration: 42, Autoscalers: 1, Scaled: 0 });
+    expect(detailed[0]).toMatchObject({ Cycles: 1, CycleDuration: 42, Autoscalers: 1, Scaled: 0 });
   });
 
   it('with the real Powertools Metrics, prints an EMF line only when there is something to publish, and never its empty-publish warning', () => {
+    // An evaluation's cycle without errors has nothing to publish.
     const warnings: unknown[][] = [];
     const noop = () => undefined;
     const emf = new Metrics({ namespace: 'ServerlessHPA', serviceName: 'serverless-hpa', logger: { debug: noop, info: noop, error: noop, warn: (...a: unknown[]) => warnings.push(a) } });
     const logger = new CapturingLogger({ serviceName: 'serverless-hpa' });
     const printed = stdoutOf(() => {
+      logCycle(logger, emf, cycle([report()], { trigger: 'evaluate' }), undefined, options);
       logCycle(logger, emf, cycle([report()]), undefined, options);
       logMessage(logger, emf, { outcome: 'dropped', shard: 'prod', why: 'late', detail: 'tick 31 s old' }, options);
       logCycle(logger, emf, cycle([report({ outcome: 'failed', errors: [{ stage: 'updateScale', message: 'forbidden' }], notable: true })]), undefined, options);
     });
     expect(warnings).toEqual([]);
-    expect(printed).toHaveLength(2);
-    expect(printed[0]).toMatchObject({ DroppedMessages: 1, service: 'serverless-hpa' });
-    expect(printed[1]).toMatchObject({ Errors: 1, service: 'serverless-hpa' });
+    expect(printed).toHaveLength(3);
+    expect(printed[0]).toMatchObject({ Cycles: 1, service: 'serverless-hpa' });
+    expect(printed[1]).toMatchObject({ DroppedMessages: 1, service: 'serverless-hpa' });
+    expect(printed[2]).toMatchObject({ Cycles: 1, Errors: 1, service: 'serverless-hpa' });
   });
 
   it('redacts tokens, signatures and credentials wherever an error message carries them', () => {
