@@ -193,6 +193,31 @@ function parseTags(value) {
   return Object.fromEntries(Object.entries(map).map(([k, v]) => [k, String(v)]));
 }
 
+/**
+ * Secure by default: a deploy says where the autoscaler may act and who may write its specs (the
+ * right to scale). Neither has a default; "*" is the explicit opt-out: every namespace of every
+ * cluster (kube-system included), and any principal whose IAM allows it to write the table. The
+ * opt-outs read as today's empty lists.
+ */
+function scopes(p) {
+  const asked = {
+    namespaces: ['the namespaces the autoscaler may act in, e.g. "web,jobs" (each cluster may narrow them), or "*" for every namespace, kube-system included', NAMESPACE, 'a namespace name'],
+    specWriterArns: ['the IAM principals that may write autoscaler specs, e.g. "arn:aws:iam::123456789012:role/platform" (wildcards allowed), or "*" for any principal whose IAM allows it', PRINCIPAL_ARN, 'an IAM role, user or root ARN'],
+  };
+  const missing = [];
+  const out = {};
+  for (const [name, [what, re, one]] of Object.entries(asked)) {
+    const values = list(name, p[name]);
+    if (values.length === 0) missing.push(`param "${name}" is required: ${what}`);
+    else if (values.includes('*')) {
+      if (values.length > 1) fail(name, '"*" (every one) cannot be listed with others');
+      out[name] = [];
+    } else out[name] = matching(name, re, one, values);
+  }
+  if (missing.length > 0) throw new Error(missing.join('; '));
+  return out;
+}
+
 /** The names of the params read here: serverless.yml's params.default must define each. */
 const PARAMS = [
   'clusters', 'namespaces', 'assumeRoleArns', 'syncPeriodSeconds', 'dryRun', 'controllerSettings', 'autoscalerMetrics',
@@ -207,7 +232,7 @@ const PARAMS = [
  */
 function readParams(p, stack) {
   const text = (name) => String(p[name] ?? '').trim();
-  const namespaces = matching('namespaces', NAMESPACE, 'a namespace name', list('namespaces', p.namespaces));
+  const { namespaces, specWriterArns } = scopes(p);
   const clusters = parseClusters(p.clusters, stack.region, namespaces);
   const syncPeriodSeconds = syncPeriod(p.syncPeriodSeconds);
   const shards = clusters.reduce((n, c) => n + c.shards, 0);
@@ -278,7 +303,7 @@ function readParams(p, stack) {
     tableName,
     tableDeletionProtection: boolean('tableDeletionProtection', p.tableDeletionProtection, true),
     existingTableStreamArn,
-    specWriterArns: matching('specWriterArns', PRINCIPAL_ARN, 'an IAM role, user or root ARN', list('specWriterArns', p.specWriterArns)),
+    specWriterArns,
     alarmTopicArn,
     vpc: subnetIds.length > 0 ? { subnetIds, securityGroupIds } : undefined,
     permissionsBoundaryArn,

@@ -104,7 +104,7 @@ describe('DynamoDB requests of an end-to-end run, against the roles', () => {
     await h.fns.drain();
     await h.run(4 * 4);
     proxy.recording = false;
-    const config = readParams({ clusters: CLUSTER, tableName: 'serverless-hpa-dev', syncPeriodSeconds: '15', logLevel: 'INFO', logRetentionDays: 30, memorySize: 512, autoscalerSources: 'table,cluster' }, { service: 'serverless-hpa', stage: 'dev', region: 'us-east-1' });
+    const config = readParams({ clusters: CLUSTER, namespaces: '*', specWriterArns: '*', tableName: 'serverless-hpa-dev', syncPeriodSeconds: '15', logLevel: 'INFO', logRetentionDays: 30, memorySize: 512, autoscalerSources: 'table,cluster' }, { service: 'serverless-hpa', stage: 'dev', region: 'us-east-1' });
     template = stackResources(config);
   }, 120_000);
 

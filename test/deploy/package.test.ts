@@ -560,12 +560,12 @@ describe('osls package: the configuration of the issue', () => {
   });
 });
 
-describe('osls package: the defaults (one cluster, nothing optional)', () => {
+describe('osls package: the defaults (one cluster, the opt-outs of where and who, nothing optional)', () => {
   let packaged: Packaged;
   let t: Json;
 
   beforeAll(() => {
-    packaged = oslsPackage(['clusters=prod']);
+    packaged = oslsPackage(['clusters=prod', 'namespaces=*', 'specWriterArns=*']);
     t = packaged.template ?? { Resources: {}, Outputs: {} };
   }, 300_000);
 
@@ -615,9 +615,17 @@ describe('osls package: the defaults (one cluster, nothing optional)', () => {
 
 describe('osls package with a bad param', () => {
   it('fails before building anything, naming the param and the fix', () => {
-    const r = oslsPackage(['clusters=prod', 'syncPeriodSeconds=7']);
+    const r = oslsPackage(['clusters=prod', 'namespaces=*', 'specWriterArns=*', 'syncPeriodSeconds=7']);
     expect(r.status).not.toBe(0);
     expect(r.output).toContain('param "syncPeriodSeconds": must divide 60 and be at least 5');
+    expect(r.template).toBeUndefined();
+  }, 120_000);
+
+  it('refuses to package without saying where it may act and who may write specs ("*" says every one, on purpose)', () => {
+    const r = oslsPackage(['clusters=prod']);
+    expect(r.status).not.toBe(0);
+    expect(r.output).toContain('param "namespaces" is required');
+    expect(r.output).toContain('param "specWriterArns" is required');
     expect(r.template).toBeUndefined();
   }, 120_000);
 });

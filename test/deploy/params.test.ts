@@ -31,7 +31,9 @@ function defaults(): Record<string, unknown> {
   const yml = parse(readFileSync(join(root, 'serverless.yml'), 'utf8'), { logLevel: 'silent' }) as { params: { default: Record<string, unknown> } };
   return Object.fromEntries(Object.entries(yml.params.default).map(([k, v]) => [k, v === '${self:service}-${sls:stage}' ? 'serverless-hpa-dev' : v]));
 }
-const read = (over: Record<string, unknown> = {}) => params.readParams({ ...defaults(), clusters: 'prod', ...over }, STACK);
+/** The opt-outs of the two params without a default: every namespace, any spec writer IAM allows. */
+const OPEN = { namespaces: '*', specWriterArns: '*' };
+const read = (over: Record<string, unknown> = {}) => params.readParams({ ...defaults(), ...OPEN, clusters: 'prod', ...over }, STACK);
 const rejects = (over: Record<string, unknown>) => () => read(over);
 
 describe('serverless.yml params', () => {
@@ -39,8 +41,18 @@ describe('serverless.yml params', () => {
     expect(Object.keys(defaults()).sort()).toEqual([...params.PARAMS].sort());
   });
 
+  it('fails closed: where it may act and who may write specs have no default, and both are named when missing', () => {
+    expect(() => params.readParams({ ...defaults(), clusters: 'prod' }, STACK)).toThrow(/^param "namespaces" is required: .*; param "specWriterArns" is required: /);
+    // "*" is the explicit opt-out, read as every namespace and no named writer.
+    expect(read()).toMatchObject({ specWriterArns: [] });
+    expect(JSON.parse(stack.environment(read()).SHPA_CLUSTERS)).toEqual([{ name: 'prod', region: 'eu-west-1', shards: 1 }]);
+    // A list: the clusters act only there, and only those principals write specs.
+    const narrow = read({ namespaces: 'web,jobs', specWriterArns: ROLE });
+    expect(narrow).toMatchObject({ specWriterArns: [ROLE], clusters: [{ name: 'prod', namespaces: ['web', 'jobs'] }] });
+  });
+
   it('are read by the entry points serverless.yml calls, through its variable resolver', async () => {
-    const values: Record<string, unknown> = { ...defaults(), clusters: `prod,other:us-west-2:${ROLE}`, syncPeriodSeconds: '30', reservedConcurrency: '12' };
+    const values: Record<string, unknown> = { ...defaults(), ...OPEN, clusters: `prod,other:us-west-2:${ROLE}`, syncPeriodSeconds: '30', reservedConcurrency: '12' };
     const resolveVariable = async (v: string) => {
       if (v.startsWith('param:')) return values[v.slice('param:'.length)];
       return { 'self:service': 'serverless-hpa', 'self:provider.stage': 'dev', 'self:provider.region': 'eu-west-1' }[v];
@@ -133,6 +145,9 @@ describe('other params', () => {
     [{ specWriterArns: 'arn:aws:iam::123456789012:group/admins' }, 'param "specWriterArns": not an IAM role, user or root ARN'],
     [{ assumeRoleArns: 'arn:aws:iam::123456789012:user/x' }, 'param "assumeRoleArns": not an IAM role ARN'],
     [{ namespaces: 'web,kube_system' }, 'param "namespaces": not a namespace name: "kube_system"'],
+    [{ namespaces: '' }, 'param "namespaces" is required: the namespaces the autoscaler may act in, e.g. "web,jobs" (each cluster may narrow them), or "*" for every namespace, kube-system included'],
+    [{ specWriterArns: '' }, 'param "specWriterArns" is required: the IAM principals that may write autoscaler specs'],
+    [{ namespaces: 'web,*' }, 'param "namespaces": "*" (every one) cannot be listed with others'],
     [{ tags: 'aws:owner=me' }, 'param "tags": invalid tag key "aws:owner"'],
     [{ tags: 'team' }, 'param "tags": "team" is not key=value'],
     [{ autoscalerSources: 'table,crd' }, 'param "autoscalerSources": unknown source "crd"'],
@@ -167,7 +182,7 @@ describe('other params', () => {
   });
 
   it('refuses a role name longer than IAM allows, saying what to shorten', () => {
-    const c = params.readParams({ ...defaults(), clusters: 'prod' }, { ...STACK, stage: 'a-very-long-stage-name-for-testing' });
+    const c = params.readParams({ ...defaults(), ...OPEN, clusters: 'prod' }, { ...STACK, stage: 'a-very-long-stage-name-for-testing' });
     expect(() => stack.stackResources(c)).toThrow('longer than IAM\'s 64 characters: use a shorter stage or service name');
   });
 });

@@ -22,6 +22,7 @@ import { root } from './osls.js';
 const LEGACY_BUNDLERS = ['serverless-esbuild', 'serverless-plugin-typescript', 'serverless-webpack', 'serverless-bundle'];
 
 interface ServiceFile {
+  frameworkVersion?: string;
   plugins?: string[] | { modules?: string[] };
   build?: { esbuild?: unknown };
   configValidationMode?: string;
@@ -66,5 +67,15 @@ describe('serverless.yml for both osls and Serverless Framework v4', () => {
     const schema = (createRequire(import.meta.url)('osls/lib/config-schema.js') as { properties: Record<string, { enum?: string[] }> }).properties;
     expect(Object.keys(schema)).not.toContain('build');
     expect(schema.configValidationMode.enum).toContain('warn');
+  });
+
+  it('pins Serverless Framework v4 to 4.36.1 or newer, and admits the osls installed here', () => {
+    const require = createRequire(import.meta.url);
+    const semver = require('semver') as { satisfies(v: string, range: string): boolean };
+    const range = serverlessYml().frameworkVersion!;
+    const osls = (require('osls/package.json') as { version: string }).version;
+    expect(semver.satisfies(osls, range), `osls ${osls}`).toBe(true);
+    for (const v of ['4.36.1', '4.37.0', '5.0.0']) expect(semver.satisfies(v, range), v).toBe(true);
+    for (const v of ['4.36.0', '4.0.24', '3.38.0']) expect(semver.satisfies(v, range), v).toBe(false);
   });
 });
