@@ -218,12 +218,38 @@ function scopes(p) {
   return out;
 }
 
+/**
+ * Which roles and CloudWatch namespaces each namespace's CloudWatchMetric objects may use (lib/api/metric-access.ts
+ * enforces it in the worker). Each role must be one of assumeRoleArns, and each of those granted somewhere: a role
+ * nobody may use is a mistake, and without this param no namespace may assume any.
+ */
+function metricAccess(value, roleArns) {
+  const raw = value === '' ? {} : json('metricAccess', value);
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) fail('metricAccess', 'must be a JSON object of namespaces ("*": the others), e.g. {"web":{"roles":["arn:aws:iam::123456789012:role/metrics"]}}');
+  const granted = new Set();
+  for (const [ns, rules] of Object.entries(raw)) {
+    if (ns !== '*' && !NAMESPACE.test(ns)) fail('metricAccess', `not a namespace name: ${JSON.stringify(ns)}`);
+    if (typeof rules !== 'object' || rules === null || Array.isArray(rules)) fail('metricAccess', `${ns}: must be an object {roles?, metricNamespaces?}`);
+    for (const [k, v] of Object.entries(rules)) {
+      if (k !== 'roles' && k !== 'metricNamespaces') fail('metricAccess', `${ns}: unknown field "${k}" (roles, metricNamespaces)`);
+      if (!Array.isArray(v) || !v.every((x) => typeof x === 'string' && x !== '')) fail('metricAccess', `${ns}.${k}: must be a list of names`);
+    }
+    for (const r of rules.roles ?? []) {
+      if (!roleArns.includes(r)) fail('metricAccess', `${ns}: role ${r} is not in assumeRoleArns: the functions could not assume it`);
+      granted.add(r);
+    }
+  }
+  const unused = roleArns.filter((r) => !granted.has(r));
+  if (unused.length > 0) fail('assumeRoleArns', `no namespace may use ${unused.join(', ')}: grant each in param metricAccess (e.g. {"web":{"roles":["${unused[0]}"]}}, or "*" for every namespace)`);
+  return raw;
+}
+
 /** The names of the params read here: serverless.yml's params.default must define each. */
 const PARAMS = [
   'clusters', 'namespaces', 'assumeRoleArns', 'syncPeriodSeconds', 'dryRun', 'controllerSettings', 'autoscalerMetrics',
   'detailedMetrics', 'dashboard', 'autoscalerSources', 'decisionLogSeconds', 'logLevel', 'logRetentionDays', 'memorySize', 'maxConcurrency',
   'reservedConcurrency', 'tableName', 'tableDeletionProtection', 'existingTableStreamArn', 'specWriterArns',
-  'alarmTopicArn', 'vpcSubnetIds', 'vpcSecurityGroupIds', 'permissionsBoundaryArn', 'tags',
+  'alarmTopicArn', 'vpcSubnetIds', 'vpcSecurityGroupIds', 'permissionsBoundaryArn', 'tags', 'metricAccess',
 ];
 
 /**
@@ -277,11 +303,14 @@ function readParams(p, stack) {
   const permissionsBoundaryArn = text('permissionsBoundaryArn') || undefined;
   if (permissionsBoundaryArn && !POLICY_ARN.test(permissionsBoundaryArn)) fail('permissionsBoundaryArn', `not an IAM policy ARN: ${JSON.stringify(permissionsBoundaryArn)}`);
 
+  const roleArns = matching('assumeRoleArns', ROLE_ARN, 'an IAM role ARN', list('assumeRoleArns', p.assumeRoleArns));
+
   return {
     ...stack,
     clusters,
     shards,
-    roleArns: matching('assumeRoleArns', ROLE_ARN, 'an IAM role ARN', list('assumeRoleArns', p.assumeRoleArns)),
+    roleArns,
+    metricAccess: metricAccess(text('metricAccess'), roleArns),
     syncPeriodSeconds,
     // no invocation outlives its period
     workerTimeout: syncPeriodSeconds,

@@ -1,5 +1,6 @@
 // The functions' configuration, from their environment (set by serverless.yml; see
 // docs/architecture.md). A bad value fails every invocation with the variable and field named.
+import { parseMetricAccess, type MetricAccess } from '../api/metric-access.js';
 import { DEFAULT_CONTROLLER_SETTINGS } from '../hpa/defaults.js';
 import { isDNS1123Label } from '../hpa/name-rules.js';
 import type { ControllerSettings } from '../hpa/types.js';
@@ -24,6 +25,8 @@ export interface SyncOptions {
   sources: { table: boolean; cluster: boolean };
   /** A quiet autoscaler's decision line at most this often (seconds). */
   decisionLogSeconds: number;
+  /** Which roles and CloudWatch namespaces each namespace's CloudWatchMetric objects may use (SHPA_METRIC_ACCESS); absent: no role. */
+  metricAccess?: MetricAccess;
 }
 
 export interface FunctionConfig {
@@ -58,7 +61,7 @@ export function isSyncPeriod(p: number): boolean {
  * AWS_REGION; SHPA_TABLE; SHPA_QUEUE_URL; SHPA_CLUSTERS: JSON list of {name, region?, roleArn?, shards?, namespaces?};
  * SHPA_SYNC_PERIOD_SECONDS (15); SHPA_DRY_RUN (false); SHPA_CONCURRENCY (32); SHPA_CONTROLLER_SETTINGS (JSON);
  * SHPA_AUTOSCALER_SOURCES ("table,cluster"); SHPA_DECISION_LOG_SECONDS (300); SHPA_AUTOSCALER_METRICS (false);
- * SHPA_WORKER_MEMORY_MB (512); SHPA_SHARD_BUDGET (none).
+ * SHPA_WORKER_MEMORY_MB (512); SHPA_SHARD_BUDGET (none); SHPA_METRIC_ACCESS (JSON, lib/api/metric-access.ts).
  */
 export function loadFunctionConfig(env: Record<string, string | undefined>, needs: { table?: boolean; queue?: boolean } = {}): FunctionConfig {
   const region = env.AWS_REGION ?? env.AWS_DEFAULT_REGION;
@@ -85,6 +88,7 @@ export function loadFunctionConfig(env: Record<string, string | undefined>, need
       clusterBudgetMs: 8_000,
       sources: sources(env.SHPA_AUTOSCALER_SOURCES),
       decisionLogSeconds: integer(env, 'SHPA_DECISION_LOG_SECONDS', 300, 0, 86_400),
+      metricAccess: metricAccess(env.SHPA_METRIC_ACCESS),
     },
     autoscalerMetrics: boolean(env, 'SHPA_AUTOSCALER_METRICS'),
     workerMemoryMb: integer(env, 'SHPA_WORKER_MEMORY_MB', 512, 128, 10_240),
@@ -133,6 +137,14 @@ function namespaceList(v: unknown, at: string): string[] {
     if (typeof ns !== 'string' || isDNS1123Label(ns).length > 0) throw new ConfigError(`${at}[${j}]: not a namespace name: ${JSON.stringify(ns)}`);
     return ns;
   });
+}
+
+function metricAccess(text: string | undefined): MetricAccess {
+  try {
+    return parseMetricAccess(text);
+  } catch (e) {
+    throw new ConfigError(`SHPA_METRIC_ACCESS: ${(e as Error).message}`);
+  }
 }
 
 function sources(text: string | undefined): SyncOptions['sources'] {

@@ -81,7 +81,7 @@ export async function runShardCycle(deps: CycleDeps, req: ShardCycleRequest): Pr
     const selected = req.trigger.kind === 'tick' ? new Set(shard.units) : selectTargets(shard.units, req.trigger.targets, shard.cloudWatchMetrics);
 
     const reads = new CycleReads(deps.cluster, deps.metrics, now, deadline.signal, calls, { ...readOptions(req, now), shared: loaded.value.sharedAnswers });
-    const { valid, invalid } = checkCloudWatchMetrics(shard.cloudWatchMetrics);
+    const { valid, invalid } = checkCloudWatchMetrics(shard.cloudWatchMetrics, req.options.metricAccess);
     const cloudWatch = byNamespace(valid);
     reads.startCloudWatch(cloudWatchQueries([...selected], cloudWatch, req.cluster.name));
     reads.expectTargets(targetsOf([...selected]));

@@ -44,7 +44,7 @@ export interface EvalContext {
   periodMs: number;
   /** An evaluation between ticks: its recommendation is written even when unchanged (docs/store.md). */
   partial: boolean;
-  /** Valid CloudWatchMetric objects per namespace, by name; and why invalid ones are. */
+  /** Valid CloudWatchMetric objects per namespace, by name; and why the others are not ("is invalid: …", "is refused: …"). */
   cloudWatch: Map<string, Map<string, CloudWatchMetric>>;
   invalidCloudWatch: Map<string, string>;
   /** The spec checks before a rescale, read together. */
@@ -238,7 +238,7 @@ async function readInputs(unit: Unit, hpa: HorizontalPodAutoscaler, scale: Fetch
   const metric = async (spec: MetricSpec): Promise<MetricData> => {
     if (spec.type === 'External' && spec.external) {
       const problem = ctx.invalidCloudWatch.get(`${record.namespace}/${spec.external.metric.name}`);
-      if (problem) return errorMetricData('CloudWatch', `CloudWatchMetric ${record.namespace}/${spec.external.metric.name} is invalid: ${problem}`);
+      if (problem) return errorMetricData('CloudWatch', `CloudWatchMetric ${record.namespace}/${spec.external.metric.name} ${problem}`);
     }
     const planned = planQuery(spec, { cluster: record.cluster, namespace: record.namespace, scale, cloudWatch });
     if ('error' in planned) return errorMetricData(planned.answerType, planned.error);

@@ -6,6 +6,7 @@ import type { HorizontalPodAutoscaler, HorizontalPodAutoscalerCondition, Horizon
 import { formatFieldError, validateHPA } from '../hpa/validation.js';
 import type { CloudWatchMetric } from '../api/cloudwatch-types.js';
 import { validateCloudWatchMetric } from '../api/cloudwatch-validation.js';
+import { metricAccessProblem, type MetricAccess } from '../api/metric-access.js';
 import type { NewEvent } from './event-log.js';
 
 export type SpecCheck = { valid: true; hpa: HorizontalPodAutoscaler } | { valid: false; errors: string[] };
@@ -19,15 +20,23 @@ export function checkSpec(hpa: HorizontalPodAutoscaler, gates: FeatureGates): Sp
   return { valid: true, hpa: status ? { ...defaulted, status } : defaulted };
 }
 
-/** The CloudWatchMetric objects that pass their validation, and why the others do not. */
-export function checkCloudWatchMetrics(objects: CloudWatchMetric[]): { valid: CloudWatchMetric[]; invalid: Map<string, string> } {
+/**
+ * The CloudWatchMetric objects that pass their validation and the deploy's metric allowlist, and
+ * why the others do not ("is invalid: ..." or "is refused: ...").
+ */
+export function checkCloudWatchMetrics(objects: CloudWatchMetric[], access: MetricAccess = {}): { valid: CloudWatchMetric[]; invalid: Map<string, string> } {
   const valid: CloudWatchMetric[] = [];
   const invalid = new Map<string, string>();
   for (const o of objects) {
     const r = validateCloudWatchMetric(o);
     const key = `${o.metadata.namespace ?? 'default'}/${o.metadata.name}`;
-    if (r.valid) valid.push(r.object);
-    else invalid.set(key, r.errors.map(formatFieldError).join('; '));
+    if (!r.valid) {
+      invalid.set(key, `is invalid: ${r.errors.map(formatFieldError).join('; ')}`);
+      continue;
+    }
+    const refused = metricAccessProblem(r.object, access);
+    if (refused) invalid.set(key, `is refused: ${refused}`);
+    else valid.push(r.object);
   }
   return { valid, invalid };
 }

@@ -27,6 +27,7 @@ const FULL = [
   `clusters=${JSON.stringify(CLUSTERS)}`,
   'namespaces=web,jobs,batch',
   `assumeRoleArns=${CW_ROLE}`,
+  `metricAccess=${JSON.stringify({ web: { roles: [CW_ROLE], metricNamespaces: ['AWS/SQS'] } })}`,
   `vpcSubnetIds=${SUBNETS.join(',')}`,
   `vpcSecurityGroupIds=${SECURITY_GROUP}`,
   `alarmTopicArn=${TOPIC}`,
@@ -112,9 +113,12 @@ describe('osls package: the configuration of the issue', () => {
           'SHPA_DETAILED_METRICS',
           'SHPA_AUTOSCALER_SOURCES',
           'SHPA_DECISION_LOG_SECONDS',
+          'SHPA_METRIC_ACCESS',
         ].sort(),
       );
       const env = fn(t, 'worker').Environment.Variables as Json;
+      // what lib/sync/config.ts reads: web's objects may assume the one role, and read AWS/SQS only
+      expect(JSON.parse(env.SHPA_METRIC_ACCESS as string)).toEqual({ web: { roles: [CW_ROLE], metricNamespaces: ['AWS/SQS'] } });
       expect(env).toMatchObject({
         SHPA_QUEUE_URL: { Ref: 'WorkQueue' },
         SHPA_TABLE: 'serverless-hpa-test',

@@ -18,7 +18,9 @@ describe('loadFunctionConfig', () => {
       { name: 'batch', region: 'us-east-1', shards: 4, namespaces: ['jobs', 'web'] },
     ]);
     expect(c).toMatchObject({ tableName: 'shpa', region: 'eu-west-1', syncPeriodSeconds: 15, autoscalerMetrics: false });
-    expect(c.options).toMatchObject({ dryRun: false, concurrency: 32, settings: DEFAULT_CONTROLLER_SETTINGS, sources: { table: true, cluster: true }, decisionLogSeconds: 300 });
+    expect(c.options).toMatchObject({ dryRun: false, concurrency: 32, settings: DEFAULT_CONTROLLER_SETTINGS, sources: { table: true, cluster: true }, decisionLogSeconds: 300, metricAccess: {} });
+    const access = { web: { roles: ['arn:aws:iam::123456789012:role/m'], metricNamespaces: ['AWS/SQS'] } };
+    expect(loadFunctionConfig({ ...base, SHPA_METRIC_ACCESS: JSON.stringify(access) }).options.metricAccess).toEqual(access);
   });
 
   it('overrides controller settings field by field', () => {
@@ -52,6 +54,9 @@ describe('loadFunctionConfig', () => {
     [{ SHPA_AUTOSCALER_SOURCES: 'table,crd' }, /^SHPA_AUTOSCALER_SOURCES: unknown source "crd"/],
     [{ SHPA_CONTROLLER_SETTINGS: '{"tolerance":{"up":1}}' }, /^SHPA_CONTROLLER_SETTINGS\.tolerance\.up: unknown field/],
     [{ SHPA_CONTROLLER_SETTINGS: '{"scaleUpLimitFactor":-1}' }, /^SHPA_CONTROLLER_SETTINGS\.scaleUpLimitFactor: must be a number ≥ 0/],
+    [{ SHPA_METRIC_ACCESS: '{"web":' }, /^SHPA_METRIC_ACCESS: not JSON/],
+    [{ SHPA_METRIC_ACCESS: '{"web":{"role":[]}}' }, /^SHPA_METRIC_ACCESS: web: unknown field "role" \(roles, metricNamespaces\)/],
+    [{ SHPA_METRIC_ACCESS: '{"web":{"roles":"arn"}}' }, /^SHPA_METRIC_ACCESS: web\.roles: must be a list of names/],
   ])('%j is refused with %s', (env, message) => {
     expect(() => loadFunctionConfig({ ...base, ...env })).toThrow(message);
   });

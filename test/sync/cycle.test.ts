@@ -577,3 +577,36 @@ describe('what a deadline leaves', () => {
 
   });
 });
+
+describe('who may read which metric (param metricAccess, issue 22)', () => {
+  const ROLE = 'arn:aws:iam::210987654321:role/metrics';
+  const withRole = (): CloudWatchMetric => ({ ...cwm('queue'), spec: { ...cwm('queue').spec, roleArn: ROLE } });
+  const cloudWatchReads = () => metrics.received.filter((q) => q.some((x) => x.type === 'CloudWatch')).length;
+
+  it('refuses an object naming a role its namespace may not assume, or reading a CloudWatch namespace it may not, without reading it, saying why', async () => {
+    await applyAll(withRole(), hpa('web', 'apps', { metrics: [jobs('queue')] }));
+    cluster.addTarget('apps', 'web', 2);
+    metrics.cloudWatch.set('queue', 40);
+    // No allowlist: no namespace may assume a role.
+    const refused = one(await cycle(), 'web');
+    expect(refused.outcome).not.toBe('scaled');
+    expect(cloudWatchReads()).toBe(0);
+    const status = (await stored('web')).hpa.status;
+    expect(status?.conditions?.find((c) => c.type === 'ScalingActive')).toMatchObject({
+      status: 'False',
+      message: expect.stringContaining(`CloudWatchMetric apps/queue is refused: spec.roleArn ${ROLE} is not one the deploy allows CloudWatchMetric objects of namespace apps to assume (param metricAccess)`),
+    });
+    expect((await stored('web')).log?.some((e) => e.type === 'Warning' && e.message.includes('is refused'))).toBe(true);
+    // The role granted to another namespace only: still refused; a CloudWatch namespace not listed: refused too.
+    clock.advance(15_000);
+    expect(one(await cycle({ options: { metricAccess: { jobs: { roles: [ROLE] } } } }), 'web').outcome).not.toBe('scaled');
+    clock.advance(15_000);
+    const wrongNs = one(await cycle({ options: { metricAccess: { '*': { roles: [ROLE], metricNamespaces: ['AWS/EC2'] } } } }), 'web');
+    expect(wrongNs.metricMessages?.join() ?? JSON.stringify(wrongNs.decision)).toMatch(/query q reads CloudWatch namespace AWS\/SQS, which namespace apps may not read \(param metricAccess allows AWS\/EC2\)/);
+    expect(cloudWatchReads()).toBe(0);
+    // Granted to apps (or to every namespace): read and acted on.
+    clock.advance(15_000);
+    expect(one(await cycle({ options: { metricAccess: { apps: { roles: [ROLE], metricNamespaces: ['AWS/SQS'] } } } }), 'web')).toMatchObject({ outcome: 'scaled', desiredReplicas: 4 });
+    expect(cloudWatchReads()).toBe(1);
+  });
+});
