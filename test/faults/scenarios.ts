@@ -9,7 +9,7 @@ import type { Fault as ApiFault, RequestRecord } from '../../lib/local/k8s-api-s
 import { bucketPk, KIND_HPA, shardCycleKey, specSk, stateSk } from '../../lib/store/items.js';
 import { bucketOf } from '../../lib/sync/shards.js';
 import type { FaultRule } from '../support/dynamo-faults.js';
-import { CLUSTER, FLEET, inShard, key, PERIOD_SECONDS, RISE, SHARD0 } from './fleet.js';
+import { CLUSTER, FLEET, inShard, key, PERIOD_SECONDS, RISE, SHARD0, SHARDS as SHARD_COUNT } from './fleet.js';
 import { PERIOD_MS, type FaultStack } from './stack.js';
 import type { ActiveFault, Scenario } from './suite.js';
 
@@ -348,7 +348,40 @@ const items: Scenario[] = [
   },
 ];
 
-export const GROUPS = { kubernetes, dynamodb, cloudWatch, metrics, cycles, items };
+/**
+ * SQS failing while the dispatcher sends its minute's ticks (at tick 0, the run's one minute):
+ * what it did not take is sent again, each tick keeping its second, and the dispatch line says so.
+ */
+function dispatchFault(fault: Parameters<FaultStack['fns']['sqs']['failNext']>[1], times: number): (s: FaultStack) => Promise<ActiveFault> {
+  return async (s) => {
+    const before = s.fns.sqs.count('SendMessageBatch');
+    s.fns.sqs.failNext('SendMessageBatch', fault, times);
+    // A clean send is a call per ten ticks; the calls beyond those met the fault (or resent what it refused).
+    const clean = Math.ceil((SHARD_COUNT * (60 / PERIOD_SECONDS)) / 10);
+    return { tried: () => Math.min(times, Math.max(0, s.fns.sqs.count('SendMessageBatch') - before - clean)), stop: () => s.fns.sqs.clearFaults() };
+  };
+}
+
+const queue: Scenario[] = [
+  {
+    name: "SQS failing the dispatcher's batch",
+    hits: "the dispatcher's first SendMessageBatch of the minute, every attempt the SDK makes",
+    targets: FLEET.map(key),
+    window: [0, 0],
+    inject: dispatchFault('internal-error', 3),
+    error: /SQS SendMessageBatch failed/,
+  },
+  {
+    name: "SQS refusing entries of the dispatcher's batch",
+    hits: "three ticks of the dispatcher's first SendMessageBatch of the minute",
+    targets: FLEET.map(key),
+    window: [0, 0],
+    inject: dispatchFault({ failEntries: ['0', '3', '7'] }, 1),
+    error: /InternalFailure/,
+  },
+];
+
+export const GROUPS = { kubernetes, dynamodb, cloudWatch, metrics, cycles, items, queue };
 export const SCENARIOS: Scenario[] = Object.values(GROUPS).flat();
 
 async function until(done: () => boolean): Promise<void> {
