@@ -126,7 +126,7 @@ export function logMessage(logger: Logger, emf: Metrics, result: Exclude<Message
   if (result.outcome === 'failed' || (result.outcome === 'dropped' && (result.why === 'unknownCluster' || result.why === 'future'))) {
     logger.error('message', line);
     addErrors(emf, 1);
-  } else if (result.outcome === 'rerouted') {
+  } else if (result.outcome === 'rerouted' || (result.outcome === 'coalesced' && result.requeued !== false)) {
     logger.info('message', line);
   } else {
     logger.warn('message', line);

@@ -19,7 +19,7 @@ const SHARD_STATE_ATTRIBUTES = ['pk', 'sk', 'uid', 'v', 'sv', 'st', 'rec', 'open
 /** The shard count the dispatcher chose for a cluster, in its index item (lib/sizing). */
 const SHARD_COUNT_ATTRIBUTES = ['pk', 'sk', 'k', 'ks', 'kp'];
 /** …and the shard's cycle item (lease and what holds it, last tick, marker, what its deadline left) in `shard#…` partitions. */
-const SHARD_CYCLE_ATTRIBUTES = ['pk', 'sk', 'owner', 'exp', 'what', 'tick', 'at', 'left'];
+const SHARD_CYCLE_ATTRIBUTES = ['pk', 'sk', 'owner', 'exp', 'what', 'tick', 'at', 'left', 'ev'];
 /** Spec attributes: only the specWriterArns principals write them (the table's resource policy). */
 const SPEC_ATTRIBUTES = ['doc', 'kind'];
 

@@ -26,6 +26,7 @@ import {
   type ClusterConfig,
   type ClusterIndex,
   type DispatchStore,
+  type EvaluationTimes,
   type ShardCountRecord,
   type ClusterSnapshot,
   type ClusterStateRecord,
@@ -274,7 +275,7 @@ export class DynamoStore implements AutoscalerStore, DispatchStore {
     return this.cycles.acquire(shardId, req);
   }
 
-  releaseShard(shardId: string, owner: string, opts: { markerMs?: number; signal?: AbortSignal }): Promise<void> {
+  releaseShard(shardId: string, owner: string, opts: { markerMs?: number; deferred?: string[]; evaluated?: EvaluationTimes; signal?: AbortSignal }): Promise<void> {
     return this.cycles.release(shardId, owner, opts);
   }
 

@@ -1,5 +1,7 @@
 // The shard's cycle item: its lease (owner, exp), the latest tick started (tick), the
-// marker of the latest cycle (at) and the autoscalers its deadline left for the next (left). One conditional UpdateItem takes it, one releases it.
+// marker of the latest cycle (at), the autoscalers its deadline left for the next (left) and
+// when evaluation cycles of the last period started, per autoscaler (ev: what lets a storm of
+// identical evaluations coalesce). One conditional UpdateItem takes it, one releases it.
 // Values a hand edit, another tool or a skewed clock left behind (from the future, of the
 // wrong type, missing) are repaired with a warning, never obeyed: an absurd expiry must not
 // keep a shard from syncing, a future marker must not stretch stabilization windows.
@@ -8,7 +10,7 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { FinalizeHandler, FinalizeHandlerArguments, MetadataBearer, MiddlewareStack } from '@smithy/types';
-import type { LeaseOutcome, LeaseRequest } from '../sync/ports.js';
+import type { EvaluationTimes, LeaseOutcome, LeaseRequest } from '../sync/ports.js';
 import { shardCycleKey } from './items.js';
 import { FUTURE_TOLERANCE_MS } from './state-codec.js';
 
@@ -33,6 +35,23 @@ function deferredList(v: unknown): { list: string[] } | { problem: string } | un
   if (typeof v !== 'string') return { problem: `are not text (${JSON.stringify(v)?.slice(0, 80)})` };
   const list = v.split('\n').filter(Boolean);
   return list.every((k) => /^[a-z0-9]([-a-z0-9]*[a-z0-9])?\/[a-z0-9]([-.a-z0-9]*[a-z0-9])?$/.test(k)) ? { list } : { problem: 'are not namespace/name lines' };
+}
+
+/** The evaluation times as stored (JSON {"namespace/name": [latest, previous?]} in epoch ms), or why they cannot be used. */
+function evaluatedTimes(v: unknown, latest: number): { times: EvaluationTimes } | { problem: string } | undefined {
+  if (v === undefined) return undefined;
+  let raw: unknown;
+  try {
+    raw = typeof v === 'string' ? JSON.parse(v) : undefined;
+  } catch {
+    raw = undefined;
+  }
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return { problem: 'are not a JSON object' };
+  const isTime = (t: unknown) => typeof t === 'number' && Number.isFinite(t) && t >= 0 && t <= latest;
+  for (const t of Object.values(raw)) {
+    if (!Array.isArray(t) || t.length < 1 || t.length > 2 || !t.every(isTime)) return { problem: `hold ${JSON.stringify(t)}, not one or two times before now` };
+  }
+  return { times: raw as EvaluationTimes };
 }
 
 /** A sane epoch-ms number no later than `latest`, else why not. */
@@ -106,7 +125,15 @@ export class ShardCycles {
     if (marker && 'problem' in marker) warnings.push(`shard ${shard}: cycle marker ${marker.problem}: ignored, and replaced at the end of this cycle`);
     const deferred = deferredList(old?.left);
     if (deferred && 'problem' in deferred) warnings.push(`shard ${shard}: the autoscalers left by the last tick ${deferred.problem}: ignored`);
-    return { outcome: 'acquired', markerMs: marker && 'ms' in marker ? marker.ms : undefined, ...(deferred && 'list' in deferred ? { deferred: deferred.list } : {}), warnings };
+    const evaluated = evaluatedTimes(old?.ev, now + FUTURE_TOLERANCE_MS);
+    if (evaluated && 'problem' in evaluated) warnings.push(`shard ${shard}: the times of the last evaluations ${evaluated.problem}: ignored`);
+    return {
+      outcome: 'acquired',
+      markerMs: marker && 'ms' in marker ? marker.ms : undefined,
+      ...(deferred && 'list' in deferred ? { deferred: deferred.list } : {}),
+      ...(evaluated && 'times' in evaluated ? { evaluated: evaluated.times } : {}),
+      warnings,
+    };
   }
 
   /** Why an acquire failed: a newer or equal tick already started, or a live lease. */
@@ -119,8 +146,11 @@ export class ShardCycles {
     return { outcome: 'held', owner: String(item?.owner), expiresAt: exp, ...(item?.what === 'tick' || item?.what === 'evaluate' ? { holding: item.what } : {}) };
   }
 
-  /** Ends our lease; with a marker, records it (overwriting any marker from the future); with a deferred list, records or (empty) clears it. */
-  async release(shard: string, owner: string, opts: { markerMs?: number; deferred?: string[]; signal?: AbortSignal }): Promise<void> {
+  /**
+   * Ends our lease; with a marker, records it (overwriting any marker from the future); with a
+   * deferred list, records or (empty) clears it; with evaluation times, records (or, empty, clears) them.
+   */
+  async release(shard: string, owner: string, opts: { markerMs?: number; deferred?: string[]; evaluated?: EvaluationTimes; signal?: AbortSignal }): Promise<void> {
     const names: Record<string, string> = { '#owner': 'owner', '#exp': 'exp' };
     const values: Record<string, unknown> = { ':owner': owner };
     const set: string[] = [];
@@ -136,6 +166,13 @@ export class ShardCycles {
         values[':left'] = opts.deferred.join('\n');
         set.push('#left = :left');
       } else remove.push('#left');
+    }
+    if (opts.evaluated !== undefined) {
+      names['#ev'] = 'ev';
+      if (Object.keys(opts.evaluated).length > 0) {
+        values[':ev'] = JSON.stringify(opts.evaluated);
+        set.push('#ev = :ev');
+      } else remove.push('#ev');
     }
     const update = `${set.length > 0 ? `SET ${set.join(', ')} ` : ''}REMOVE ${remove.join(', ')}`;
     try {

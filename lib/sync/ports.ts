@@ -203,11 +203,16 @@ export type LeaseOutcome =
       markerMs?: number;
       /** Autoscalers ("namespace/name") the previous tick's deadline left unevaluated: first in line this tick. */
       deferred?: string[];
+      /** When the latest two evaluation cycles of each autoscaler ("namespace/name") started, within the last period (epoch ms, latest first). */
+      evaluated?: EvaluationTimes;
       /** Repairs made on the way (a lease or marker from the future, values of the wrong type). */
       warnings: string[];
     }
   | { outcome: 'held'; owner: string; expiresAt: string; /** What the holder runs: an evaluation is over in a moment. */ holding?: 'tick' | 'evaluate' }
   | { outcome: 'duplicate'; lastTick: string };
+
+/** By autoscaler ("namespace/name"): the start of its latest evaluation cycle, and of the one before when recent. */
+export type EvaluationTimes = Record<string, [number] | [number, number]>;
 
 export class VersionConflictError extends Error {
   override readonly name = 'VersionConflictError';
@@ -243,7 +248,7 @@ export interface AutoscalerStore {
    * Releases a lease this owner holds, recording the cycle's marker when given, and the autoscalers
    * its deadline left for the next tick when given ([] clears them; undefined leaves them as they are).
    */
-  releaseShard(shardId: string, owner: string, opts: { markerMs?: number; deferred?: string[]; signal?: AbortSignal }): Promise<void>;
+  releaseShard(shardId: string, owner: string, opts: { markerMs?: number; deferred?: string[]; evaluated?: EvaluationTimes; signal?: AbortSignal }): Promise<void>;
 }
 
 /** What the dispatcher reads and writes: every cluster's index, and the shard count it chose. */

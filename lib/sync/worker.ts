@@ -9,7 +9,7 @@ import { runShardCycle, type CycleTrigger } from './cycle.js';
 import { Deadline, leaseMs } from './deadline.js';
 import { evaluationsByShard } from './event-sources.js';
 import { MAX_EVALUATE_ATTEMPTS, MAX_EVENT_AGE_MS, type EvaluateMessage, type EvaluateTarget, type WorkMessage } from './messages.js';
-import type { AutoscalerStore, Clock, ClusterAccess, ClusterConfig, ClusterIndex, MetricsAccess, WorkQueue } from './ports.js';
+import type { AutoscalerStore, Clock, ClusterAccess, ClusterConfig, ClusterIndex, EvaluationTimes, LeaseOutcome, MetricsAccess, WorkQueue } from './ports.js';
 import { errorText, isDeferred, type CycleReport } from './report.js';
 import { parseShardId, shardCountAt, shardId } from './shards.js';
 
@@ -39,6 +39,12 @@ export type MessageResult =
   | { outcome: 'dropped'; shard: string; why: 'late' | 'duplicate' | 'future' | 'unknownCluster' | 'staleShard' | 'tooOld' | 'gaveUp'; detail: string }
   /** An evaluation for a shard count no longer in use, sent on to the shards in use. */
   | { outcome: 'rerouted'; shard: string; to: string[]; detail: string }
+  /**
+   * An evaluation a storm of identical ones made redundant: a cycle that started after its event
+   * already evaluated its autoscalers (dropped), or two did within the last second (sent again a
+   * second later, so that the burst costs one more cycle, not one each).
+   */
+  | { outcome: 'coalesced'; shard: string; /** Absent: dropped, covered; false: could not be sent again (the next tick covers it). */ requeued?: boolean; detail: string }
   /** The shard's previous cycle still runs: a tick is skipped, an evaluation sent again. */
   | { outcome: 'busy'; shard: string; holder: string; requeued: boolean; detail: string }
   /** The cycle could not run or load: the invocation should fail (and the message be retried). */
@@ -121,6 +127,14 @@ export async function handleWorkMessage(deps: WorkerDeps, config: WorkerConfig, 
     return { outcome: 'busy', shard, holder: lease.owner, requeued, detail };
   }
 
+  if (msg.kind === 'evaluate') {
+    const coalesced = await coalesce(deps, msg, lease, now);
+    if (coalesced) {
+      await deps.store.releaseShard(shard, owner, {}).catch(() => undefined); // it expires by itself
+      return coalesced;
+    }
+  }
+
   const access = deps.cluster(cluster);
   access.beginCycle?.();
   let report: CycleReport | undefined;
@@ -145,11 +159,12 @@ export async function handleWorkMessage(deps: WorkerDeps, config: WorkerConfig, 
     const ranTick = trigger.kind === 'tick' && report !== undefined && !report.failed;
     const markerMs = ranTick ? now.getTime() : undefined;
     const deferred = ranTick ? report!.autoscalers.filter(isDeferred).map((a) => `${a.namespace}/${a.name}`) : undefined;
+    const evaluated = evaluationTimes(lease.evaluated ?? {}, report, trigger, now, periodMs);
     // One more write after the cycle: the write budget past its deadline, still well within the invocation's time.
     const releaseMs = deadlineMs + config.options.writeBudgetMs;
     const releaseDeadline = new Deadline(new Date(releaseMs), deps.clock);
     await deps.store
-      .releaseShard(shard, owner, { markerMs, deferred, signal: releaseDeadline.signal })
+      .releaseShard(shard, owner, { markerMs, deferred, ...(evaluated ? { evaluated } : {}), signal: releaseDeadline.signal })
       .catch((e: unknown) => {
         report?.warnings.push(`releasing the lease of shard ${shard}: ${dynamoError(e, releaseDeadline.signal, releaseMs - now.getTime())} (it expires by itself)`);
       })
@@ -167,6 +182,57 @@ export async function handleWorkMessage(deps: WorkerDeps, config: WorkerConfig, 
     else report.warnings.push(`could not send the re-evaluation of ${retry.length} autoscalers: the next tick covers them`);
   }
   return { outcome: 'synced', shard, report, requeued };
+}
+
+/** In a burst, evaluations of one autoscaler at most this often: the events between them make one more. */
+const EVALUATION_SPACING_MS = 1_000;
+const EVENT_TIME_PRECISION_MS = 1_000;
+
+/**
+ * An evaluation of autoscalers that a cycle started after its event already covered is dropped.
+ * One whose autoscalers were evaluated twice within the last second (a burst: two in a row are
+ * not one) waits a second, sent again with its event time, so that the next cycle covers the
+ * whole burst. Only evaluations naming autoscalers coalesce: one by CloudWatchMetric or alarm
+ * names whatever reads it then.
+ */
+async function coalesce(deps: WorkerDeps, msg: EvaluateMessage, lease: Extract<LeaseOutcome, { outcome: 'acquired' }>, now: Date): Promise<MessageResult | undefined> {
+  if (!msg.targets.every((t) => t.kind === 'hpa')) return undefined;
+  const at = Date.parse(msg.at);
+  const nowMs = now.getTime();
+  // The last tick's cycle evaluated every autoscaler of the shard but those its deadline left.
+  const left = new Set(lease.deferred ?? []);
+  const times = msg.targets.map((t) => {
+    const key = `${t.namespace}/${t.name}`;
+    const [latest = 0, previous = 0] = lease.evaluated?.[key] ?? [];
+    return { covered: Math.max(latest, left.has(key) ? 0 : (lease.markerMs ?? 0)), latest, previous };
+  });
+  const names = msg.targets.map((t) => `${t.namespace}/${t.name}`).join(', ');
+  // Event times come in whole seconds (DynamoDB Streams' ApproximateCreationDateTime, EventBridge's time): a cycle covers an event only a second after its stated time.
+  if (times.every((t) => t.covered >= at + EVENT_TIME_PRECISION_MS)) {
+    return { outcome: 'coalesced', shard: msg.shard, detail: `${names}: evaluated by a cycle that started after this ${msg.reason} (${msg.at})` };
+  }
+  const burst = times.some((t) => nowMs - t.previous < EVALUATION_SPACING_MS);
+  if (!burst) return undefined;
+  const requeued = await resend(deps, msg);
+  return {
+    outcome: 'coalesced',
+    shard: msg.shard,
+    requeued,
+    detail: `${names}: evaluated twice in the last second; ${requeued ? 'this one runs a second later, for the whole burst' : 'could not be sent again: the next tick covers it'}`,
+  };
+}
+
+/** The cycle item's evaluation times after this cycle: its evaluated autoscalers at its start (the time before kept), those older than a period dropped. */
+function evaluationTimes(before: EvaluationTimes, report: CycleReport | undefined, trigger: CycleTrigger, now: Date, periodMs: number): EvaluationTimes | undefined {
+  if (trigger.kind !== 'evaluate' || !report || report.failed) return undefined;
+  const nowMs = now.getTime();
+  const out: EvaluationTimes = Object.fromEntries(Object.entries(before).filter(([, [latest]]) => latest > nowMs - periodMs));
+  for (const a of report.autoscalers) {
+    if (isDeferred(a) || a.outcome === 'skipped') continue;
+    const key = `${a.namespace}/${a.name}`;
+    out[key] = out[key] ? [nowMs, out[key][0]] : [nowMs];
+  }
+  return out;
 }
 
 /** A failed lease call; when its deadline cancelled it, said as the timeout it is. */

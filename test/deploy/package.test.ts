@@ -51,7 +51,7 @@ const logs = (fn: string) => [`logs:CreateLogStream ${logGroupArn(fn)}`, `logs:P
 const eni = 'arn:${AWS::Partition}:ec2:${AWS::Region}:${AWS::AccountId}:';
 // the shard's kept CloudWatch answers (cw) and the autoscalers of each bucket (n00 … n15) are the worker's too
 const STATE_ATTRIBUTES = ['pk', 'sk', 'uid', 'v', 'sv', 'st', 'rec', 'open', 'off', 'up', 'dn', 'mt', 'ut', 'w', 'pend', 'log', 'src', 'ttl', 'sel', 'cs', 'b', 'cw', 'hold', ...Array.from({ length: 16 }, (_, b) => `n${String(b).padStart(2, '0')}`)];
-const CYCLE_ATTRIBUTES = ['pk', 'sk', 'owner', 'exp', 'what', 'tick', 'at', 'left'];
+const CYCLE_ATTRIBUTES = ['pk', 'sk', 'owner', 'exp', 'what', 'tick', 'at', 'left', 'ev'];
 /** Resource types that take no Tags property (stack tags reach those AWS can tag at deploy). */
 const UNTAGGABLE = ['AWS::Events::Rule', 'AWS::Lambda::Permission', 'AWS::Lambda::EventInvokeConfig', 'AWS::SQS::QueuePolicy', 'AWS::CloudWatch::Dashboard', 'AWS::S3::BucketPolicy'];
 

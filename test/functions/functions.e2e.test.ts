@@ -178,9 +178,12 @@ describe('on dynalite', () => {
     await h.fns.admin.applySpec(CLUSTER, { ...backlogObject, spec: { ...backlogObject.spec, alarmName: 'jobs-high' } }, h.clock.now());
     await h.fns.drain();
     const before = h.decisions('web').length;
+    // Seconds apart, as people and alarms act (within one second, three evaluations of one autoscaler are a burst that coalesces).
+    h.clock.t += 2_000;
     await h.fns.evaluateNow(CLUSTER, 'apps', 'web');
     await h.fns.drain();
     expect(h.decisions('web').length).toBe(before + 1);
+    h.clock.t += 2_000;
     await h.fns.publish({ source: 'aws.cloudwatch', 'detail-type': 'CloudWatch Alarm State Change', detail: { alarmName: 'jobs-high', state: { value: 'ALARM' } } });
     await h.fns.drain();
     expect(h.decisions('web').length).toBe(before + 2);

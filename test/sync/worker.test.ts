@@ -274,6 +274,53 @@ describe('a cluster the dispatcher cut into more shards', () => {
   });
 });
 
+describe('a storm of evaluations of one autoscaler coalesces (issue 22)', () => {
+  it('costs about two cycles a second, not one each: covered ones are dropped, those in a burst wait for the next cycle', async () => {
+    await register();
+    await store.applySpec('prod', web, new Date(T));
+    cluster.addTarget('apps', 'web', 2);
+    cluster.external.set('apps/jobs', 20);
+    const sent: { body: string; delaySeconds: number }[] = [];
+    const at = (ms: number) => ({ ...worker(fixedClock(iso(ms))), queue: { send: async (m: { body: string; delaySeconds: number }[]) => void sent.push(...m) } });
+    const outcomes: string[] = [];
+    const handle = async (nowMs: number, eventMs: number) => {
+      const r = await handleWorkMessage(at(nowMs), USUAL, evaluate(eventMs), 'w1');
+      outcomes.push(r.outcome === 'coalesced' ? `coalesced${r.requeued === undefined ? '' : ' (sent again)'}` : r.outcome);
+      return r;
+    };
+    // 20 events in 2 s, each handled 100 ms after it happened.
+    for (let i = 0; i < 20; i++) await handle(T + 100 + i * 100, T + i * 100);
+    // The waiting ones come back a second later, and then the next tick's worth of stragglers.
+    const again = sent.splice(0).map((m) => JSON.parse(m.body) as EvaluateMessage);
+    for (const [i, m] of again.entries()) await handle(T + 3_000 + i * 50, Date.parse(m.at));
+    const cycles = outcomes.filter((o) => o === 'synced').length;
+    expect(outcomes.length).toBe(20 + again.length);
+    // Two at the start of each second of the burst (two in a row are not a burst), one for what came after.
+    expect(cycles).toBeLessThanOrEqual(5);
+    expect(cycles).toBeGreaterThanOrEqual(3);
+    expect(outcomes.filter((o) => o === 'coalesced')).not.toHaveLength(0);
+    // Nothing is lost: the last event of the storm was evaluated by a cycle that started after it.
+    const last = await handleWorkMessage(at(T + 10_000), USUAL, evaluate(T + 1_900), 'w1');
+    expect(last).toMatchObject({ outcome: 'coalesced', detail: expect.stringContaining('evaluated by a cycle that started after this test') });
+    expect(sent).toEqual([]);
+  });
+
+  it('an evaluation right after a tick, or a second one, runs at once: only a burst waits', async () => {
+    await register();
+    await store.applySpec('prod', web, new Date(T));
+    cluster.addTarget('apps', 'web', 2);
+    cluster.external.set('apps/jobs', 20);
+    const run = (nowMs: number, eventMs: number) => handleWorkMessage({ ...worker(fixedClock(iso(nowMs))), queue: { send: async () => undefined } }, USUAL, evaluate(eventMs), 'w1');
+    expect((await handleWorkMessage(worker(fixedClock(iso(T))), USUAL, tick(T), 'w1')).outcome).toBe('synced');
+    // Whole-second event times: the tick that started 500 ms before this event did not cover it.
+    expect((await run(T + 600, T + 500)).outcome).toBe('synced');
+    expect((await run(T + 700, T + 600)).outcome).toBe('synced');
+    // The third in a second is a burst: it waits a second.
+    expect(await run(T + 800, T + 700)).toMatchObject({ outcome: 'coalesced', requeued: true, detail: 'apps/web: evaluated twice in the last second; this one runs a second later, for the whole burst' });
+    expect((await run(T + 2_000, T + 700)).outcome).toBe('synced');
+  });
+});
+
 describe('messages the worker sends again', () => {
   // prod cut into 4: a shard id is not its cluster's name, the message group is.
   const SHARD = shardId(shardOfNamespace('prod', 4, 'apps'));
