@@ -204,7 +204,7 @@ async function coalesce(deps: WorkerDeps, msg: EvaluateMessage, lease: Extract<L
   const times = msg.targets.map((t) => {
     const key = `${t.namespace}/${t.name}`;
     const [latest = 0, previous = 0] = lease.evaluated?.[key] ?? [];
-    return { covered: Math.max(latest, left.has(key) ? 0 : (lease.markerMs ?? 0)), latest, previous };
+    return { covered: Math.max(latest, left.has(key) ? 0 : (lease.markerMs ?? 0)), previous };
   });
   const names = msg.targets.map((t) => `${t.namespace}/${t.name}`).join(', ');
   // Event times come in whole seconds (DynamoDB Streams' ApproximateCreationDateTime, EventBridge's time): a cycle covers an event only a second after its stated time.

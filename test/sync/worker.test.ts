@@ -76,6 +76,13 @@ function worker(clock: Clock, access: ClusterAccess = cluster): WorkerDeps {
 }
 
 const register = () => store.putCluster({ ...CLUSTER, managedBy: 'cli' }, new Date(T));
+/** The cluster, and apps/web on a Deployment of 2 whose metric asks for 4. */
+async function registerWeb(): Promise<void> {
+  await register();
+  await store.applySpec('prod', web, new Date(T));
+  cluster.addTarget('apps', 'web', 2);
+  cluster.external.set('apps/jobs', 20);
+}
 
 describe('DynamoDB failing around the lease: said by the worker and counted, never an unlogged end', () => {
   it('the endpoint down while the cluster registry is read: a failed message naming the registry', async () => {
@@ -105,10 +112,7 @@ describe('DynamoDB failing around the lease: said by the worker and counted, nev
   });
 
   it('a tick too near the next one to run is dropped as late, never run into its deadline and blamed on DynamoDB', async () => {
-    await register();
-    await store.applySpec('prod', web, new Date(T));
-    cluster.addTarget('apps', 'web', 2);
-    cluster.external.set('apps/jobs', 20);
+    await registerWeb();
     // 14.5 s after a 15 s tick: its cycle would have to end a second before the next tick, already past.
     const late = await handleWorkMessage(worker(fixedClock(iso(T + 14_500))), USUAL, tick(T), 'w1');
     expect(late).toEqual({ outcome: 'dropped', shard: 'prod', why: 'late', detail: `tick ${iso(T)} is 15 s old: less than 300 ms would be left before the next tick` });
@@ -230,10 +234,7 @@ describe('a tick whose deadline leaves work', () => {
 
 describe('a cluster the dispatcher cut into more shards', () => {
   it('ticks carry the count in use at their time; an evaluation of an older count is sent on to the shards in use', async () => {
-    await register();
-    await store.applySpec('prod', web, new Date(T));
-    cluster.addTarget('apps', 'web', 2);
-    cluster.external.set('apps/jobs', 20);
+    await registerWeb();
     await store.recordShardCount('prod', { k: 2, since: T, previous: 1 });
     const sent: { body: string; delaySeconds: number }[] = [];
     const deps = { ...worker(fixedClock(iso(T + 1_000))), queue: { send: async (m: { body: string; delaySeconds: number }[]) => void sent.push(...m) } };
@@ -276,10 +277,7 @@ describe('a cluster the dispatcher cut into more shards', () => {
 
 describe('a storm of evaluations of one autoscaler coalesces (issue 22)', () => {
   it('costs about two cycles a second, not one each: covered ones are dropped, those in a burst wait for the next cycle', async () => {
-    await register();
-    await store.applySpec('prod', web, new Date(T));
-    cluster.addTarget('apps', 'web', 2);
-    cluster.external.set('apps/jobs', 20);
+    await registerWeb();
     const sent: { body: string; delaySeconds: number }[] = [];
     const at = (ms: number) => ({ ...worker(fixedClock(iso(ms))), queue: { send: async (m: { body: string; delaySeconds: number }[]) => void sent.push(...m) } });
     const outcomes: string[] = [];
@@ -306,10 +304,7 @@ describe('a storm of evaluations of one autoscaler coalesces (issue 22)', () => 
   });
 
   it('an evaluation right after a tick, or a second one, runs at once: only a burst waits', async () => {
-    await register();
-    await store.applySpec('prod', web, new Date(T));
-    cluster.addTarget('apps', 'web', 2);
-    cluster.external.set('apps/jobs', 20);
+    await registerWeb();
     const run = (nowMs: number, eventMs: number) => handleWorkMessage({ ...worker(fixedClock(iso(nowMs))), queue: { send: async () => undefined } }, USUAL, evaluate(eventMs), 'w1');
     expect((await handleWorkMessage(worker(fixedClock(iso(T))), USUAL, tick(T), 'w1')).outcome).toBe('synced');
     // Whole-second event times: the tick that started 500 ms before this event did not cover it.
