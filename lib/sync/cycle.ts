@@ -283,8 +283,7 @@ function cloudWatchQueries(units: Unit[], cloudWatch: Map<string, Map<string, Cl
 /** The scale targets the selected autoscalers name, read defensively (specs are validated later). */
 function targetsOf(units: Unit[]): { namespace: string; ref: CrossVersionObjectReference }[] {
   return units.flatMap((u) => {
-    const ref: unknown = u.record.hpa.spec?.scaleTargetRef;
-    const r = ref as Partial<CrossVersionObjectReference> | undefined;
+    const r = u.record.hpa.spec?.scaleTargetRef as Partial<CrossVersionObjectReference> | undefined;
     return !u.refused && typeof r?.kind === 'string' && typeof r.name === 'string' ? [{ namespace: u.record.namespace, ref: r as CrossVersionObjectReference }] : [];
   });
 }

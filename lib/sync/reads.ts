@@ -6,7 +6,7 @@
 import { PodSelectorIndex } from '../hpa/pod-index.js';
 import type { CrossVersionObjectReference, Fetched, PodInfo, ScaleInfo } from '../hpa/types.js';
 import { queryKey } from './metric-queries.js';
-import type { ClusterAccess, ListableScaleKind, MetricAnswer, MetricQuery, MetricReadOptions, MetricsAccess } from './ports.js';
+import { ClusterApiError, type ClusterAccess, type ListableScaleKind, type MetricAnswer, type MetricQuery, type MetricReadOptions, type MetricsAccess } from './ports.js';
 import { errorText, type CycleCalls } from './report.js';
 
 const LISTABLE: ReadonlySet<string> = new Set<ListableScaleKind>(['Deployment', 'StatefulSet', 'ReplicaSet']);
@@ -68,9 +68,12 @@ export class CycleReads {
   private scaleList(namespace: string, kind: ListableScaleKind): Promise<Fetched<Map<string, ScaleInfo>>> {
     return memo(this.scaleLists, `${namespace}/${kind}`, async () => {
       this.calls.listScales++;
-      const r = await settle(this.access.listScales(namespace, kind, this.signal));
-      if (r.error !== undefined && /\bmissing RBAC permission\b/.test(r.error)) listRefused.set(this.access, performance.now());
-      return r;
+      return settle(
+        this.access.listScales(namespace, kind, this.signal).catch((e: unknown) => {
+          if (e instanceof ClusterApiError && e.statusCode === 403) listRefused.set(this.access, performance.now());
+          throw e;
+        }),
+      );
     });
   }
 

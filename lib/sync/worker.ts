@@ -130,8 +130,11 @@ export async function handleWorkMessage(deps: WorkerDeps, config: WorkerConfig, 
   if (msg.kind === 'evaluate') {
     const coalesced = await coalesce(deps, msg, lease, now);
     if (coalesced) {
-      await deps.store.releaseShard(shard, owner, {}).catch(() => undefined); // it expires by itself
-      return coalesced;
+      const released = await deps.store.releaseShard(shard, owner, {}).then(
+        () => '',
+        (e: unknown) => `; releasing the lease of shard ${shard}: ${errorText(e)} (it expires by itself)`,
+      );
+      return { ...coalesced, detail: coalesced.detail + released };
     }
   }
 
@@ -195,7 +198,7 @@ const EVENT_TIME_PRECISION_MS = 1_000;
  * whole burst. Only evaluations naming autoscalers coalesce: one by CloudWatchMetric or alarm
  * names whatever reads it then.
  */
-async function coalesce(deps: WorkerDeps, msg: EvaluateMessage, lease: Extract<LeaseOutcome, { outcome: 'acquired' }>, now: Date): Promise<MessageResult | undefined> {
+async function coalesce(deps: WorkerDeps, msg: EvaluateMessage, lease: Extract<LeaseOutcome, { outcome: 'acquired' }>, now: Date): Promise<Extract<MessageResult, { outcome: 'coalesced' }> | undefined> {
   if (!msg.targets.every((t) => t.kind === 'hpa')) return undefined;
   const at = Date.parse(msg.at);
   const nowMs = now.getTime();

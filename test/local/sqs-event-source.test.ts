@@ -1,24 +1,23 @@
 import { createHash } from 'node:crypto';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { CreateQueueCommand, GetQueueAttributesCommand, SendMessageBatchCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { CreateQueueCommand, GetQueueAttributesCommand, SendMessageBatchCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { startLocalSqs, type LocalSqs } from '../../lib/local/sqs-server.js';
 import { sqsEventSource, type SqsEventHandler, type SqsEventSourceOptions } from '../../lib/local/sqs-event-source.js';
 import { lambdaContexts } from '../../lib/local/sqs-lambda-runtime.js';
+import { useLocalSqs } from '../support/local-sqs.js';
 
 const T0 = Date.parse('2025-01-01T12:00:00Z');
 let now = T0;
-let sqs: LocalSqs;
-let client: SQSClient;
+const local = useLocalSqs(() => now);
 let n = 0;
 
 async function queue(attributes: Record<string, string> = {}): Promise<string> {
-  return (await client.send(new CreateQueueCommand({ QueueName: `src${++n}`, Attributes: attributes }))).QueueUrl!;
+  return (await local.client.send(new CreateQueueCommand({ QueueName: `src${++n}`, Attributes: attributes }))).QueueUrl!;
 }
 const send = (QueueUrl: string, ...bodies: string[]) =>
-  client.send(new SendMessageBatchCommand({ QueueUrl, Entries: bodies.map((b, i) => ({ Id: `m${i}`, MessageBody: b })) }));
+  local.client.send(new SendMessageBatchCommand({ QueueUrl, Entries: bodies.map((b, i) => ({ Id: `m${i}`, MessageBody: b })) }));
 const depth = async (QueueUrl: string) => {
-  const a = (await client.send(new GetQueueAttributesCommand({ QueueUrl, AttributeNames: ['All'] }))).Attributes!;
+  const a = (await local.client.send(new GetQueueAttributesCommand({ QueueUrl, AttributeNames: ['All'] }))).Attributes!;
   return { visible: Number(a.ApproximateNumberOfMessages), inFlight: Number(a.ApproximateNumberOfMessagesNotVisible) };
 };
 /** A handler that records the bodies of each invocation and answers what `answer` says. */
@@ -31,16 +30,8 @@ function recorder(answer: (event: SQSEvent) => SQSBatchResponse | void | Promise
   return { calls, handler };
 }
 const source = (queueUrl: string, handler: SqsEventHandler, o: Partial<SqsEventSourceOptions> = {}) =>
-  sqsEventSource({ client, queueUrl, handler, context: lambdaContexts({ clock: () => now }), ...o });
+  sqsEventSource({ client: local.client, queueUrl, handler, context: lambdaContexts({ clock: () => now }), ...o });
 
-beforeAll(async () => {
-  sqs = await startLocalSqs({ clock: () => now });
-  client = new SQSClient({ endpoint: sqs.endpoint, region: 'us-east-1', credentials: { accessKeyId: 'AKIDLOCAL', secretAccessKey: 's' }, maxAttempts: 1 });
-});
-afterAll(async () => {
-  client.destroy();
-  await sqs.close();
-});
 beforeEach(() => {
   now = T0;
 });
@@ -48,7 +39,7 @@ beforeEach(() => {
 describe('local SQS event source mapping', () => {
   it('builds the event as Lambda does', async () => {
     const url = await queue();
-    const { MessageId } = await client.send(
+    const { MessageId } = await local.client.send(
       new SendMessageCommand({
         QueueUrl: url,
         MessageBody: '{"kind":"tick"}',
@@ -86,7 +77,7 @@ describe('local SQS event source mapping', () => {
 
   it("gives the handler a message's group in attributes.MessageGroupId, as Lambda does for a fair queue", async () => {
     const url = await queue();
-    await client.send(new SendMessageBatchCommand({ QueueUrl: url, Entries: [{ Id: 'a', MessageBody: 'tick', MessageGroupId: 'prod' }, { Id: 'b', MessageBody: 'plain' }] }));
+    await local.client.send(new SendMessageBatchCommand({ QueueUrl: url, Entries: [{ Id: 'a', MessageBody: 'tick', MessageGroupId: 'prod' }, { Id: 'b', MessageBody: 'plain' }] }));
     let seen: SQSEvent | undefined;
     await source(url, async (event) => void (seen = event)).drain();
     expect(seen!.Records.map((r) => [r.body, r.attributes.MessageGroupId])).toEqual([
@@ -130,7 +121,7 @@ describe('local SQS event source mapping', () => {
 
   it('deletes nothing when the handler throws; after maxReceiveCount receives the messages are in the DLQ', async () => {
     const dlq = await queue();
-    const dlqArn = sqs.queueArn(`src${n}`);
+    const dlqArn = local.sqs.queueArn(`src${n}`);
     const url = await queue({ VisibilityTimeout: '60', RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlqArn, maxReceiveCount: 3 }) });
     await send(url, 'poison');
     const counts: string[] = [];
@@ -176,7 +167,7 @@ describe('local SQS event source mapping', () => {
 
   it('drains on a virtual clock: the dispatcher ticks at 0/15/30/45 s arrive when the clock gets there', async () => {
     const url = await queue();
-    await client.send(
+    await local.client.send(
       new SendMessageBatchCommand({
         QueueUrl: url,
         Entries: [0, 15, 30, 45].map((d) => ({ Id: `t${d}`, MessageBody: `tick+${d}`, DelaySeconds: d })),
@@ -200,12 +191,12 @@ describe('local SQS event source mapping', () => {
     const received = new Promise<string>((r) => (got = r));
     const src = source(url, async (e) => got(e.Records[0].body), { maximumConcurrency: 3 });
     src.start();
-    while (sqs.waitingReceives < 3) await new Promise((r) => setTimeout(r, 5));
+    while (local.sqs.waitingReceives < 3) await new Promise((r) => setTimeout(r, 5));
     await send(url, 'now');
     expect(await received).toBe('now');
     await src.stop();
     expect(src.counters).toMatchObject({ invocations: 1, deleted: 1 });
-    while (sqs.waitingReceives > 0) await new Promise((r) => setTimeout(r, 5));
+    while (local.sqs.waitingReceives > 0) await new Promise((r) => setTimeout(r, 5));
     // Nothing polls any more: a message sent now stays in the queue.
     await send(url, 'later');
     expect(await depth(url)).toEqual({ visible: 1, inFlight: 0 });
@@ -217,7 +208,7 @@ describe('local SQS event source mapping', () => {
     const { calls, handler } = recorder();
     const src = source(url, handler, { waitTimeSeconds: 1, onPollError: (e) => errors.push(e) });
     await src.drain(); // resolves the queue ARN first
-    sqs.failNext('ReceiveMessage', 'internal-error');
+    local.sqs.failNext('ReceiveMessage', 'internal-error');
     await send(url, 'after the error');
     src.start();
     while (calls.length === 0) await new Promise((r) => setTimeout(r, 5));

@@ -1,51 +1,42 @@
 // The work queue adapter against the local SQS over HTTP, with the real SDK client: batches
 // of ten, each message with its delay and its cluster's message group (SQS fair queues), and
 // a refused entry said by name.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CreateQueueCommand, ReceiveMessageCommand, SQSClient, type Message } from '@aws-sdk/client-sqs';
+import { describe, expect, it } from 'vitest';
+import { CreateQueueCommand, ReceiveMessageCommand, type Message } from '@aws-sdk/client-sqs';
 import { sqsWorkQueue } from '../../lib/queue/sqs-work-queue.js';
 import { UnsentMessagesError } from '../../lib/sync/ports.js';
 import { sendWithRetries } from '../../lib/sync/send-ticks.js';
-import { startLocalSqs, type LocalSqs } from '../../lib/local/sqs-server.js';
+import { useLocalSqs } from '../support/local-sqs.js';
 
 let now = Date.parse('2026-03-01T10:00:00Z');
-let sqs: LocalSqs;
-let client: SQSClient;
+const local = useLocalSqs(() => now);
 let n = 0;
 
 async function queueUrl(): Promise<string> {
-  return (await client.send(new CreateQueueCommand({ QueueName: `work${++n}` }))).QueueUrl!;
+  return (await local.client.send(new CreateQueueCommand({ QueueName: `work${++n}` }))).QueueUrl!;
 }
 async function receiveAll(QueueUrl: string): Promise<Message[]> {
   const out: Message[] = [];
   for (;;) {
-    const got = (await client.send(new ReceiveMessageCommand({ QueueUrl, MaxNumberOfMessages: 10, MessageSystemAttributeNames: ['All'] }))).Messages ?? [];
+    const got = (await local.client.send(new ReceiveMessageCommand({ QueueUrl, MaxNumberOfMessages: 10, MessageSystemAttributeNames: ['All'] }))).Messages ?? [];
     if (got.length === 0) return out;
     out.push(...got);
   }
 }
 
-beforeAll(async () => {
-  sqs = await startLocalSqs({ clock: () => now });
-  client = new SQSClient({ endpoint: sqs.endpoint, region: 'us-east-1', credentials: { accessKeyId: 'AKIDLOCAL', secretAccessKey: 's' }, maxAttempts: 1 });
-});
-afterAll(async () => {
-  client.destroy();
-  await sqs.close();
-});
 
 describe('the SQS work queue', () => {
   it('sends in batches of ten, each message with its delay and its MessageGroupId', async () => {
     const url = await queueUrl();
-    const queue = sqsWorkQueue(client, url);
+    const queue = sqsWorkQueue(local.client, url);
     const messages: Parameters<typeof queue.send>[0] = [
       ...Array.from({ length: 15 }, (_, i) => ({ body: `prod-${i}`, delaySeconds: i < 12 ? 0 : 15, groupId: 'prod' })),
       ...Array.from({ length: 7 }, (_, i) => ({ body: `batch-${i}`, delaySeconds: 0, groupId: 'batch' })),
       { body: 'no-group', delaySeconds: 0 },
     ];
-    const before = sqs.count('SendMessageBatch');
+    const before = local.sqs.count('SendMessageBatch');
     await queue.send(messages);
-    expect(sqs.count('SendMessageBatch') - before).toBe(3);
+    expect(local.sqs.count('SendMessageBatch') - before).toBe(3);
     expect(queue).toMatchObject({ sent: 23, calls: 3 });
     const first = await receiveAll(url);
     expect(first).toHaveLength(20);
@@ -58,7 +49,7 @@ describe('the SQS work queue', () => {
 
   it('a refused entry is an error naming it; the others are sent', async () => {
     const url = await queueUrl();
-    const queue = sqsWorkQueue(client, url);
+    const queue = sqsWorkQueue(local.client, url);
     const sent = queue.send([
       { body: 'ok', delaySeconds: 0, groupId: 'prod' },
       { body: 'bad', delaySeconds: 0, groupId: 'not a group' },
@@ -75,8 +66,8 @@ describe('sending with retries (the dispatcher)', () => {
 
   it('a failed batch does not stop the others: what was not sent is named, message by message', async () => {
     const url = await queueUrl();
-    const queue = sqsWorkQueue(client, url);
-    sqs.failNext('SendMessageBatch', 'internal-error');
+    const queue = sqsWorkQueue(local.client, url);
+    local.sqs.failNext('SendMessageBatch', 'internal-error');
     const sent = queue.send(ticks(25));
     await expect(sent).rejects.toThrow(/^10 of 25 messages not sent to SQS: 10 in batches not sent \(SQS SendMessageBatch failed: .*\)$/);
     const e = (await sent.catch((x: unknown) => x)) as UnsentMessagesError;
@@ -88,10 +79,10 @@ describe('sending with retries (the dispatcher)', () => {
 
   it('sends again what SQS did not take, each keeping its second; nothing twice', async () => {
     const url = await queueUrl();
-    const queue = sqsWorkQueue(client, url);
+    const queue = sqsWorkQueue(local.client, url);
     const start = now;
-    sqs.failNext('SendMessageBatch', 'internal-error');
-    sqs.failNext('SendMessageBatch', { failEntries: ['3'] });
+    local.sqs.failNext('SendMessageBatch', 'internal-error');
+    local.sqs.failNext('SendMessageBatch', { failEntries: ['3'] });
     const { clock, sleep } = waiting();
     const r = await sendWithRetries(queue, ticks(16), clock, { untilMs: now + 12_000, sleep });
     expect(r).toMatchObject({ sent: 16, lost: 0, attempts: 2 });
@@ -106,13 +97,13 @@ describe('sending with retries (the dispatcher)', () => {
 
   it('what SQS keeps refusing is counted lost when the time to send runs out, with why', async () => {
     const url = await queueUrl();
-    const queue = sqsWorkQueue(client, url);
-    sqs.failNext('SendMessageBatch', { failEntries: ['0', '1'] }, 10);
+    const queue = sqsWorkQueue(local.client, url);
+    local.sqs.failNext('SendMessageBatch', { failEntries: ['0', '1'] }, 10);
     const { clock, sleep } = waiting();
     const r = await sendWithRetries(queue, ticks(5), clock, { untilMs: now + 12_000, sleep });
     // Waits of 3 s each: the fourth would end past the 12 s.
     expect(r).toMatchObject({ sent: 3, lost: 2, attempts: 4 });
     expect(r.errors).toEqual([expect.stringMatching(/^InternalFailure: /)]);
-    sqs.clearFaults();
+    local.sqs.clearFaults();
   });
 });
