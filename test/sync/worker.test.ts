@@ -227,7 +227,12 @@ describe('a tick whose deadline leaves work', () => {
       expect(r.report.counts.deferred).toBe(left.length);
       expect(r.report.warnings.join('\n')).toContain(`the cycle deadline left ${left.length} of 10 autoscalers unevaluated; they go first at the next tick`);
       // Deferred autoscalers are not evaluated and nothing of theirs is written.
-      for (const a of r.report.autoscalers.filter((x) => x.outcome === 'skipped')) expect(a).toMatchObject({ stored: 'skipped', patched: false, errors: [{ stage: 'deadline' }] });
+      // (One the deadline cut off in the middle of its reads, on a loaded machine, says that too.)
+      for (const a of r.report.autoscalers.filter((x) => x.outcome === 'skipped')) {
+        expect(a).toMatchObject({ stored: 'skipped', patched: false });
+        expect(a.errors.length).toBeGreaterThan(0);
+        expect(a.errors.every((e) => e.stage === 'deadline')).toBe(true);
+      }
     }
   });
 });
