@@ -1,5 +1,6 @@
 // The dispatcher: every minute, one tick message per shard per tick of the coming minute
-// (lib/sync/dispatch.ts), and the registry mirrored from the deploy's clusters parameter.
+// (lib/sync/dispatch.ts), each shard's just after its data is sampled (the phase its worker
+// learned), and the registry mirrored from the deploy's clusters parameter.
 // An event too old to act on (a throttled, retried schedule) is dropped and said. A tick SQS
 // does not take is sent again within the invocation; one still unsent is counted (EMF
 // TicksLost, with the ticks already late, and an alarm on it) and said.
@@ -9,10 +10,12 @@ import { MetricUnit, type Metrics } from '@aws-lambda-powertools/metrics';
 import middy from '@middy/core';
 import type { Context, ScheduledEvent } from 'aws-lambda';
 import { loadFunctionConfig, type FunctionConfig } from '../lib/sync/config.js';
-import { chooseShards, MAX_SCHEDULE_AGE_MS, planTicks } from '../lib/sync/dispatch.js';
+import { chooseShards, MAX_SCHEDULE_AGE_MS, planTicks, type ShardTiming } from '../lib/sync/dispatch.js';
 import type { Clock, ClusterConfig, ClusterIndex, DispatchStore, WorkQueue } from '../lib/sync/ports.js';
 import { mirrorRegistry, type Registry } from '../lib/sync/registry.js';
 import { sendWithRetries } from '../lib/sync/send-ticks.js';
+import { shardId, shardsOf } from '../lib/sync/shards.js';
+import { tickOffsetSeconds } from '../lib/sync/tick-phase.js';
 import { logDispatch, publish } from './log.js';
 import { redact } from './redact.js';
 import { withConfig } from './wiring/logger.js';
@@ -30,6 +33,8 @@ export interface DispatcherResult {
   tooOld: boolean;
   /** Shards per cluster this minute. */
   shards?: Record<string, number>;
+  /** Shards ticking at another period than the deploy's, or off its even seconds (their data's phase). */
+  timings?: Record<string, ShardTiming>;
 }
 
 /** What the dispatcher uses: the clock, the table's cluster registry and cluster indexes, and the work queue. */
@@ -53,6 +58,27 @@ export function createDispatcherHandler(deps: { config: FunctionConfig; adapters
    * recorded), a change recorded in the cluster's index before any tick of it is sent: the workers
    * check a tick's count against it.
    */
+  /**
+   * How often each shard ticks (faster when its autoscalers ask, spec.syncPeriodSeconds) and where within the
+   * period: just after its pod metrics are sampled (lib/sync/tick-phase.ts), as its worker recorded.
+   */
+  async function shardTimings(a: DispatcherAdapters, clusters: ClusterConfig[], now: Date): Promise<Map<string, ShardTiming>> {
+    const ids = clusters.flatMap((c) => shardsOf(c.name, c.shards).map(shardId));
+    try {
+      const records = await a.store.shardRecords(ids);
+      return new Map(
+        ids.map((id) => {
+          const r = records.get(id);
+          const periodSeconds = r?.tickPeriodSeconds ?? config.syncPeriodSeconds;
+          return [id, { periodSeconds, offsetSeconds: tickOffsetSeconds(r?.phase, periodSeconds, now.getTime()) }];
+        }),
+      );
+    } catch (e) {
+      logger.warn('phases', { phasesError: `reading the shards' periods and phases: ${redact((e as Error).message)}; this minute's ticks fall on the even seconds of the deploy's period` });
+      return new Map();
+    }
+  }
+
   async function sizeShards(a: DispatcherAdapters, scheduled: Date): Promise<ClusterConfig[]> {
     const minute = Math.floor(scheduled.getTime() / 60_000) * 60_000;
     let indexes: Map<string, ClusterIndex>;
@@ -118,9 +144,18 @@ export function createDispatcherHandler(deps: { config: FunctionConfig; adapters
         }
       }
       const clusters = await sizeShards(a, scheduled);
-      const plan = planTicks(clusters, scheduled, now, config.syncPeriodSeconds);
+      const timings = await shardTimings(a, clusters, now);
+      const plan = planTicks(clusters, scheduled, now, config.syncPeriodSeconds, timings);
       const sending = await sendWithRetries(a.queue, plan.messages, a.clock, { untilMs: a.clock.now().getTime() + SEND_WINDOW_MS });
-      const result: DispatcherResult = { sent: sending.sent, lost: sending.lost, late: plan.late, tooOld: false, shards: Object.fromEntries(clusters.map((c) => [c.name, c.shards])) };
+      const result: DispatcherResult = {
+        sent: sending.sent,
+        lost: sending.lost,
+        late: plan.late,
+        tooOld: false,
+        shards: Object.fromEntries(clusters.map((c) => [c.name, c.shards])),
+        // what is not the deploy's even ticks
+        timings: Object.fromEntries([...timings].filter(([, t]) => t.offsetSeconds || t.periodSeconds !== config.syncPeriodSeconds)),
+      };
       logDispatch(logger, emf, { ...result, attempts: sending.attempts, scheduledAt: scheduled.toISOString(), errors: sending.errors });
       return result;
     });

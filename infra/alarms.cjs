@@ -30,7 +30,12 @@ function alarmTopic(c) {
   if (c.alarmTopicArn) return { topic: c.alarmTopicArn, resources: {} };
   return {
     topic: ref('AlarmTopic'),
-    resources: { AlarmTopic: { Type: 'AWS::SNS::Topic', Properties: { TopicName: `${c.service}-${c.stage}-alarms`, DisplayName: `serverless-hpa ${c.stage} alarms` } } },
+    resources: {
+      AlarmTopic: {
+        Type: 'AWS::SNS::Topic',
+        Properties: { TopicName: `${c.service}-${c.stage}-alarms`, DisplayName: `serverless-hpa ${c.stage} alarms`, ...(c.kmsKeyArn ? { KmsMasterKeyId: c.kmsKeyArn } : {}) },
+      },
+    },
   };
 }
 

@@ -18,8 +18,8 @@ const BUCKET_COUNT_ATTRIBUTES = Array.from({ length: 16 }, (_, b) => `n${String(
 const SHARD_STATE_ATTRIBUTES = ['pk', 'sk', 'uid', 'v', 'sv', 'st', 'rec', 'open', 'off', 'up', 'dn', 'mt', 'ut', 'w', 'pend', 'log', 'src', 'ttl', 'sel', 'cs', 'b', 'cw', 'hold', ...BUCKET_COUNT_ATTRIBUTES];
 /** The shard count the dispatcher chose for a cluster, in its index item (lib/sizing). */
 const SHARD_COUNT_ATTRIBUTES = ['pk', 'sk', 'k', 'ks', 'kp'];
-/** …and the shard's cycle item (lease and what holds it, last tick, marker, what its deadline left) in `shard#…` partitions. */
-const SHARD_CYCLE_ATTRIBUTES = ['pk', 'sk', 'owner', 'exp', 'what', 'tick', 'at', 'left', 'ev'];
+/** …and the shard's cycle item (lease and what holds it, last tick, marker, what its deadline left, evaluation times, alarms named, phase) in `shard#…` partitions. */
+const SHARD_CYCLE_ATTRIBUTES = ['pk', 'sk', 'owner', 'exp', 'what', 'tick', 'at', 'left', 'ev', 'al', 'ph', 'pp'];
 /** Spec attributes: only the specWriterArns principals write them (the table's resource policy). */
 const SPEC_ATTRIBUTES = ['doc', 'kind'];
 
@@ -36,6 +36,7 @@ const streamArn = (c) => c.existingTableStreamArn ?? getAtt('AutoscalerTable', '
 /** The function's own log group, as AWS::Logs::LogGroup's Arn gives it (`:*` covers its streams, nothing else). */
 const logGroupArn = (c, fn) => sub(`arn:\${AWS::Partition}:logs:\${AWS::Region}:\${AWS::AccountId}:log-group:/aws/lambda/${functionName(c, fn)}:*`);
 const WORK_QUEUE = getAtt('WorkQueue', 'Arn');
+const EVALUATE_QUEUE = getAtt('EvaluateQueue', 'Arn');
 const FAILED_EVENTS_QUEUE = getAtt('FailedEventsQueue', 'Arn');
 
 const allow = (Sid, Action, Resource, Condition) => ({ Sid, Effect: 'Allow', Action, Resource, ...(Condition ? { Condition } : {}) });
@@ -45,8 +46,13 @@ const leadingKeys = (op, keys) => ({ [`ForAllValues:${op}`]: { 'dynamodb:Leading
 function statements(c) {
   const table = [tableArn(c)];
   const ownLogGroup = (fn) => allow('OwnLogGroup', ['logs:CreateLogStream', 'logs:PutLogEvents'], [logGroupArn(c, fn)]);
-  const sendWork = allow('SendWork', ['sqs:SendMessage'], [WORK_QUEUE]);
+  const sendTicks = allow('SendTicks', ['sqs:SendMessage'], [WORK_QUEUE]);
+  const sendEvaluations = allow('SendEvaluations', ['sqs:SendMessage'], [EVALUATE_QUEUE]);
   const failureDestination = allow('FailureDestination', ['sqs:SendMessage'], [FAILED_EVENTS_QUEUE]);
+  // With a customer-managed key: its data keys, only through the services the stack encrypts with it.
+  const useKey = c.kmsKeyArn
+    ? [allow('UseStackKey', ['kms:Decrypt', 'kms:GenerateDataKey'], [c.kmsKeyArn], { 'ForAnyValue:StringEquals': { 'kms:ViaService': ['sqs', 'dynamodb'].map((svc) => sub(`${svc}.\${AWS::Region}.amazonaws.com`)) } })]
+    : [];
 
   const worker = [
     // its shard's partitions (spec versions checked many at once); a refused lease reads the cycle item to say why
@@ -60,8 +66,9 @@ function statements(c) {
       ...leadingKeys('StringLike', ['shard#*']),
       'ForAllValues:StringEquals': { 'dynamodb:Attributes': SHARD_CYCLE_ATTRIBUTES },
     }),
-    allow('ReceiveWork', ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes', 'sqs:ChangeMessageVisibility'], [WORK_QUEUE]),
-    sendWork,
+    allow('ReceiveWork', ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes', 'sqs:ChangeMessageVisibility'], [WORK_QUEUE, EVALUATE_QUEUE]),
+    // a busy tick and a busy or rerouted evaluation are sent again
+    allow('SendWork', ['sqs:SendMessage'], [WORK_QUEUE, EVALUATE_QUEUE]),
     // GetMetricData has no resource-level permissions: "*" is the only valid resource.
     allow('ReadCloudWatchMetrics', ['cloudwatch:GetMetricData'], ['*']),
   ];
@@ -73,30 +80,41 @@ function statements(c) {
   const roles = [...new Set([...c.clusters.map((cl) => cl.roleArn).filter(Boolean), ...c.roleArns])];
   if (roles.length > 0) worker.push(allow('AssumeClusterAndMetricsRoles', ['sts:AssumeRole'], roles));
   if (c.vpc) worker.push(...vpcStatements(c.vpc));
-  worker.push(ownLogGroup('worker'));
+  worker.push(...useKey, ownLogGroup('worker'));
 
   return {
     // Mirrors the clusters param into the registry partition, sizes each cluster's shards from its index item, and sends the ticks.
     dispatcher: [
       allow('ClusterRegistry', ['dynamodb:Query', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:DeleteItem'], table, leadingKeys('StringEquals', ['clusters'])),
       allow('ReadClusterIndexes', ['dynamodb:BatchGetItem'], table, leadingKeys('StringEquals', c.clusters.map((cl) => `c#${cl.name}`))),
+      // the phase each shard's pod metrics are sampled at: where its ticks go
+      allow('ReadShardPhases', ['dynamodb:BatchGetItem'], table, leadingKeys('StringLike', ['shard#*'])),
       // Both under ForAllValues:StringEquals: one object, or the second key would replace the first.
       allow('RecordShardCounts', ['dynamodb:UpdateItem'], table, {
         'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': c.clusters.map((cl) => `c#${cl.name}`), 'dynamodb:Attributes': SHARD_COUNT_ATTRIBUTES },
       }),
-      sendWork,
+      sendTicks,
       failureDestination,
+      ...useKey,
       ownLogGroup('dispatcher'),
     ],
     worker,
     // What Lambda's event source mapping reads from the stream (the function reads nothing else).
     stream: [
       allow('ReadTableStream', ['dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator', 'dynamodb:ListStreams'], [streamArn(c)]),
-      sendWork,
+      sendEvaluations,
       failureDestination,
+      ...useKey,
       ownLogGroup('stream'),
     ],
-    events: [sendWork, failureDestination, ownLogGroup('events')],
+    events: [
+      // which shards name an alarm: the clusters' shard counts and the shards' cycle items (their alarm lists)
+      allow('ReadAlarmShards', ['dynamodb:BatchGetItem'], table, leadingKeys('StringLike', [...c.clusters.map((cl) => `c#${cl.name}`), 'shard#*'])),
+      sendEvaluations,
+      failureDestination,
+      ...useKey,
+      ownLogGroup('events'),
+    ],
   };
 }
 

@@ -9,6 +9,10 @@ const REGION = /^[a-z]{2}(-[a-z]+)+-\d+$/;
 const ROLE_ARN = /^arn:aws[a-z-]*:iam::\d{12}:role\/[\w+=,.@/-]+$/;
 // aws:PrincipalArn patterns: roles (SSO roles have paths), users, the account root; * and ? allowed.
 const PRINCIPAL_ARN = /^arn:aws[a-z-]*:iam::\d{12}:(root|(role|user)\/[\w+=,.@/*?-]+)$/;
+const KMS_KEY_ARN = /^arn:aws[a-z-]*:kms:[a-z0-9-]+:\d{12}:key\/[0-9a-f-]{36}$|^arn:aws[a-z-]*:kms:[a-z0-9-]+:\d{12}:key\/mrk-[0-9a-f]{32}$/;
+// CloudWatch alarm names: printable, no control characters; a prefix the alarm rule matches.
+const ALARM_PREFIX = /^[^\x00-\x1f\x7f]{1,255}$/;
+const DEFAULT_ALARM_PREFIX = 'shpa-';
 const TOPIC_ARN = /^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,256}$/;
 const POLICY_ARN = /^arn:aws[a-z-]*:iam::(\d{12}|aws):policy\/[\w+=,.@/-]+$/;
 const SUBNET = /^subnet-[0-9a-f]{8,17}$/;
@@ -30,7 +34,7 @@ const SETTING_OBJECTS = {
   tolerance: { scaleUp: 'number', scaleDown: 'number' },
   featureGates: { HPAScaleToZero: 'boolean', HPAConfigurableTolerance: 'boolean' },
 };
-/** Headroom of the worker's queue concurrency over one message per shard: events and retries. */
+/** Headroom of the work queue's concurrency over one message per shard: a busy tick sent again. */
 const CONCURRENCY_HEADROOM = 2;
 /** The most shards the dispatcher cuts a cluster into: every one of them must be able to tick at once. */
 const MAX_SHARDS = SHARDS[SHARDS.length - 1];
@@ -244,12 +248,26 @@ function metricAccess(value, roleArns) {
   return raw;
 }
 
+/**
+ * Who may put "evaluate now" events on the stack's bus (aws:PrincipalArn patterns). Empty: nobody (the bus takes
+ * alarm-free evaluations from no one); "*": any principal of the account whose IAM allows events:PutEvents on it.
+ */
+function eventSenders(value) {
+  const values = list('eventSenderArns', value);
+  if (values.includes('*')) {
+    if (values.length > 1) fail('eventSenderArns', '"*" (every one) cannot be listed with others');
+    return '*';
+  }
+  return matching('eventSenderArns', PRINCIPAL_ARN, 'an IAM role, user or root ARN', values);
+}
+
 /** The names of the params read here: serverless.yml's params.default must define each. */
 const PARAMS = [
   'clusters', 'namespaces', 'assumeRoleArns', 'syncPeriodSeconds', 'dryRun', 'controllerSettings', 'autoscalerMetrics',
   'detailedMetrics', 'dashboard', 'autoscalerSources', 'decisionLogSeconds', 'logLevel', 'logRetentionDays', 'memorySize', 'maxConcurrency',
   'reservedConcurrency', 'tableName', 'tableDeletionProtection', 'existingTableStreamArn', 'specWriterArns',
   'alarmTopicArn', 'vpcSubnetIds', 'vpcSecurityGroupIds', 'permissionsBoundaryArn', 'tags', 'metricAccess',
+  'evaluateConcurrency', 'eventSenderArns', 'alarmNamePrefix', 'kmsKeyArn',
 ];
 
 /**
@@ -284,14 +302,23 @@ function readParams(p, stack) {
 
   // The dispatcher may cut every cluster into up to 16 shards (lib/sizing): by default each of them can tick at once,
   // or as many as the reserved concurrency allows; the dispatcher keeps its shards within it (SHPA_SHARD_BUDGET).
+  // The evaluate queue has its own, smaller share: events never take a tick's place.
+  const evaluateConcurrency = integer('evaluateConcurrency', text('evaluateConcurrency'), 2, 1000, 2);
   const reservedConcurrency = text('reservedConcurrency') === '' ? undefined : integer('reservedConcurrency', text('reservedConcurrency'), 1, 1000);
   const maxConcurrency =
-    text('maxConcurrency') === '' ? Math.min(1000, reservedConcurrency ?? clusters.length * MAX_SHARDS + CONCURRENCY_HEADROOM) : integer('maxConcurrency', text('maxConcurrency'), 2, 1000);
-  if (maxConcurrency < 2) fail('reservedConcurrency', `${reservedConcurrency} leaves the queue's pollers less than the 2 they need at least: raise it or leave it unset`);
+    text('maxConcurrency') === ''
+      ? Math.min(1000, reservedConcurrency !== undefined ? reservedConcurrency - evaluateConcurrency : clusters.length * MAX_SHARDS + CONCURRENCY_HEADROOM)
+      : integer('maxConcurrency', text('maxConcurrency'), 2, 1000);
+  if (maxConcurrency < 2) fail('reservedConcurrency', `${reservedConcurrency} leaves the work queue's pollers less than the 2 they need at least, after the evaluate queue's ${evaluateConcurrency}: raise it or leave it unset`);
   if (maxConcurrency < shards) fail('maxConcurrency', `${maxConcurrency} is less than the ${shards} shards: ticks would queue behind each other and arrive late`);
-  if (reservedConcurrency !== undefined && reservedConcurrency < maxConcurrency) {
-    fail('reservedConcurrency', `${reservedConcurrency} is less than maxConcurrency (${maxConcurrency}): the queue's pollers would be throttled; raise it or leave it unset`);
+  if (reservedConcurrency !== undefined && reservedConcurrency < maxConcurrency + evaluateConcurrency) {
+    fail('reservedConcurrency', `${reservedConcurrency} is less than maxConcurrency (${maxConcurrency}) plus evaluateConcurrency (${evaluateConcurrency}): the queues' pollers would be throttled; raise it or leave it unset`);
   }
+  const alarmNamePrefix = text('alarmNamePrefix') || DEFAULT_ALARM_PREFIX;
+  if (!ALARM_PREFIX.test(alarmNamePrefix)) fail('alarmNamePrefix', `must be 1 to 255 characters without control characters (the alarms CloudWatchMetric objects name start with it), got ${JSON.stringify(alarmNamePrefix)}`);
+  const kmsKeyArn = text('kmsKeyArn') || undefined;
+  if (kmsKeyArn && !KMS_KEY_ARN.test(kmsKeyArn)) fail('kmsKeyArn', `not a KMS key ARN (arn:aws:kms:<region>:<account>:key/<key id>; an alias will not do, IAM grants by key): ${JSON.stringify(kmsKeyArn)}`);
+  if (kmsKeyArn && kmsKeyArn.split(':')[3] !== stack.region) fail('kmsKeyArn', `is in ${kmsKeyArn.split(':')[3]}, but the stack deploys to ${stack.region} (SQS and DynamoDB need a key of their region)`);
 
   const subnetIds = matching('vpcSubnetIds', SUBNET, 'a subnet id (subnet-…)', list('vpcSubnetIds', p.vpcSubnetIds));
   const securityGroupIds = matching('vpcSecurityGroupIds', SECURITY_GROUP, 'a security group id (sg-…)', list('vpcSecurityGroupIds', p.vpcSecurityGroupIds));
@@ -326,13 +353,17 @@ function readParams(p, stack) {
     logRetentionDays,
     memorySize: integer('memorySize', text('memorySize'), 128, 10_240),
     maxConcurrency,
-    /** Shards of all clusters the dispatcher may run at once: the queue's concurrency less room for events. */
+    evaluateConcurrency,
+    /** Shards of all clusters the dispatcher may run at once: the work queue's concurrency less room for busy ticks sent again. */
     shardBudget: Math.max(shards, maxConcurrency - CONCURRENCY_HEADROOM),
     reservedConcurrency,
     tableName,
     tableDeletionProtection: boolean('tableDeletionProtection', p.tableDeletionProtection, true),
     existingTableStreamArn,
     specWriterArns,
+    eventSenderArns: eventSenders(p.eventSenderArns),
+    alarmNamePrefix,
+    kmsKeyArn,
     alarmTopicArn,
     vpc: subnetIds.length > 0 ? { subnetIds, securityGroupIds } : undefined,
     permissionsBoundaryArn,

@@ -1,10 +1,15 @@
-// The work queue the worker consumes, its dead-letter queue, and the failed-events queue
-// where Lambda sets aside async invocations and stream batches it gave up on. All encrypted
-// (SSE-SQS), TLS only; only the stack's functions send work.
+// The queues the worker consumes: ticks on the work queue, evaluations (events, spec changes)
+// on the evaluate queue, each with its own event source so that a flood of events never
+// delays a tick; their dead-letter queue, and the failed-events queue where Lambda sets aside
+// async invocations and stream batches it gave up on. All encrypted (SSE-SQS, or the param
+// kmsKeyArn), TLS only; only the stack's functions send work, each only the kind it sends.
 'use strict';
 
 const { getAtt, ref, sub } = require('./cfn.cjs');
-const { FUNCTIONS, roleArn } = require('./iam-policy.cjs');
+const { roleArn } = require('./iam-policy.cjs');
+
+/** Who sends what: the dispatcher ticks (the worker sends a busy tick again); the others, and the worker, evaluations. */
+const SENDERS = { WorkQueue: ['dispatcher', 'worker'], EvaluateQueue: ['stream', 'events', 'worker'] };
 
 const FOURTEEN_DAYS = 14 * 24 * 3600;
 const MAX_RECEIVE_COUNT = 3;
@@ -26,43 +31,50 @@ function tlsOnly(queueArns) {
 }
 
 function queueResources(c) {
+  // A customer-managed key when given (its data key reused for 5 minutes: fewer KMS calls), else SQS-managed keys.
+  const encryption = c.kmsKeyArn ? { KmsMasterKeyId: c.kmsKeyArn, KmsDataKeyReusePeriodSeconds: 300 } : { SqsManagedSseEnabled: true };
   const queue = (what, properties) => ({
     Type: 'AWS::SQS::Queue',
-    Properties: { QueueName: queueName(c, what), SqsManagedSseEnabled: true, ...properties },
+    Properties: { QueueName: queueName(c, what), ...encryption, ...properties },
   });
-  return {
-    WorkQueue: queue('work', {
+  const workQueue = (what) =>
+    queue(what, {
       VisibilityTimeout: visibilityTimeout(c),
       MessageRetentionPeriod: retention(c),
       RedrivePolicy: { deadLetterTargetArn: getAtt('WorkDeadLetterQueue', 'Arn'), maxReceiveCount: MAX_RECEIVE_COUNT },
-    }),
-    WorkDeadLetterQueue: queue('work-dlq', {
-      MessageRetentionPeriod: FOURTEEN_DAYS,
-      // by ARN string: a GetAtt of the work queue would make the two queues depend on each other
-      RedriveAllowPolicy: { redrivePermission: 'byQueue', sourceQueueArns: [queueArn(c, 'work')] },
-    }),
-    FailedEventsQueue: queue('failed-events', { MessageRetentionPeriod: FOURTEEN_DAYS }),
-    WorkQueuePolicy: {
-      Type: 'AWS::SQS::QueuePolicy',
-      Properties: {
-        Queues: [ref('WorkQueue')],
-        PolicyDocument: {
-          Version: '2012-10-17',
-          Statement: [
-            // A message is an order to evaluate: only the stack's functions give them.
-            {
-              Sid: 'OnlyTheFunctionsSendWork',
-              Effect: 'Deny',
-              Principal: '*',
-              Action: 'sqs:SendMessage',
-              Resource: getAtt('WorkQueue', 'Arn'),
-              Condition: { ArnNotEquals: { 'aws:PrincipalArn': FUNCTIONS.map((fn) => roleArn(c, fn)) } },
-            },
-            tlsOnly(getAtt('WorkQueue', 'Arn')),
-          ],
-        },
+    });
+  // A message is an order to evaluate: only the stack's functions give them.
+  const onlySenders = (logicalId) => ({
+    Type: 'AWS::SQS::QueuePolicy',
+    Properties: {
+      Queues: [ref(logicalId)],
+      PolicyDocument: {
+        Version: '2012-10-17',
+        Statement: [
+          {
+            Sid: 'OnlyTheFunctionsSendWork',
+            Effect: 'Deny',
+            Principal: '*',
+            Action: 'sqs:SendMessage',
+            Resource: getAtt(logicalId, 'Arn'),
+            Condition: { ArnNotEquals: { 'aws:PrincipalArn': SENDERS[logicalId].map((fn) => roleArn(c, fn)) } },
+          },
+          tlsOnly(getAtt(logicalId, 'Arn')),
+        ],
       },
     },
+  });
+  return {
+    WorkQueue: workQueue('work'),
+    EvaluateQueue: workQueue('evaluate'),
+    WorkDeadLetterQueue: queue('work-dlq', {
+      MessageRetentionPeriod: FOURTEEN_DAYS,
+      // by ARN string: a GetAtt of the work queues would make the queues depend on each other
+      RedriveAllowPolicy: { redrivePermission: 'byQueue', sourceQueueArns: [queueArn(c, 'work'), queueArn(c, 'evaluate')] },
+    }),
+    FailedEventsQueue: queue('failed-events', { MessageRetentionPeriod: FOURTEEN_DAYS }),
+    WorkQueuePolicy: onlySenders('WorkQueue'),
+    EvaluateQueuePolicy: onlySenders('EvaluateQueue'),
     FailureQueuesPolicy: {
       Type: 'AWS::SQS::QueuePolicy',
       Properties: {

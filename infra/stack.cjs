@@ -7,9 +7,10 @@ const { readFileSync } = require('node:fs');
 const { join } = require('node:path');
 const { fromServerless } = require('./params.cjs');
 const { getAtt, ref } = require('./cfn.cjs');
-const { roleResources, streamArn } = require('./iam-policy.cjs');
+const { FUNCTIONS, roleResources, streamArn } = require('./iam-policy.cjs');
 const { tableResources } = require('./table.cjs');
 const { queueResources } = require('./queues.cjs');
+const { busName, eventBusResources } = require('./event-bus.cjs');
 const { METRICS_NAMESPACE, alarmResources } = require('./alarms.cjs');
 const { accessEntryResources, outsideStack } = require('./access-entries.cjs');
 
@@ -35,14 +36,22 @@ function dashboard(c) {
   };
 }
 
+/** With param kmsKeyArn, the functions' log groups (which serverless generates) are encrypted with it too. */
+function logGroupKeys(c) {
+  if (!c.kmsKeyArn) return {};
+  return { extensions: Object.fromEntries(FUNCTIONS.map((fn) => [`${fn[0].toUpperCase()}${fn.slice(1)}LogGroup`, { Properties: { KmsKeyId: c.kmsKeyArn } }])) };
+}
+
 function stackResources(c) {
   const alarms = alarmResources(c);
   const outside = outsideStack(c);
   return {
+    ...logGroupKeys(c),
     Resources: {
       ...roleResources(c),
       ...tableResources(c),
       ...queueResources(c),
+      ...eventBusResources(c),
       ...accessEntryResources(c),
       ...alarms.resources,
       ...(c.dashboard ? { OperatorsDashboard: dashboard(c) } : {}),
@@ -54,6 +63,8 @@ function stackResources(c) {
         Value: getAtt('WorkerRole', 'Arn'),
       },
       WorkQueueUrl: { Value: ref('WorkQueue') },
+      EvaluateQueueUrl: { Description: 'Evaluations (events, spec changes), apart from the ticks', Value: ref('EvaluateQueue') },
+      EvaluateBusName: { Description: 'Where eventSenderArns put "evaluate now" events (shpa.dev / Evaluate Autoscaler)', Value: busName(c) },
       DeadLetterQueueUrl: { Description: 'Work messages that failed 3 times', Value: ref('WorkDeadLetterQueue') },
       FailedEventsQueueUrl: { Description: 'Events and stream batches Lambda gave up on', Value: ref('FailedEventsQueue') },
       AlarmTopicArn: { Description: 'Where the alarms notify: subscribe to it', Value: alarms.topic },
@@ -101,6 +112,9 @@ module.exports = {
   /** The worker's VPC config, or null (serverless.yml falls back to none). */
   workerVpc: entry((c) => c.vpc ?? null),
   maxConcurrency: entry((c) => c.maxConcurrency),
+  evaluateConcurrency: entry((c) => c.evaluateConcurrency),
+  /** The alarm rule's pattern on the alarm name: only the alarms CloudWatchMetric objects may name. */
+  alarmNamePattern: entry((c) => [{ prefix: c.alarmNamePrefix }]),
   reservedConcurrency: entry((c) => c.reservedConcurrency ?? null),
   tableStreamArn: entry(streamArn),
   /** Tags of every resource (stack tags; infra/tags-plugin.cjs puts them in the template too). */

@@ -55,7 +55,8 @@ function tableResource(c) {
       StreamSpecification: { StreamViewType: 'NEW_AND_OLD_IMAGES' },
       TimeToLiveSpecification: { AttributeName: 'ttl', Enabled: true },
       PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
-      SSESpecification: { SSEEnabled: true },
+      // AWS-owned key, or (param kmsKeyArn) the customer's.
+      SSESpecification: c.kmsKeyArn ? { SSEEnabled: true, SSEType: 'KMS', KMSMasterKeyId: c.kmsKeyArn } : { SSEEnabled: true },
       DeletionProtectionEnabled: c.tableDeletionProtection,
       ResourcePolicy: { PolicyDocument: specWritePolicy(c) },
     },

@@ -10,6 +10,7 @@ const TAGGABLE = [
   'AWS::CloudWatch::Alarm',
   'AWS::DynamoDB::Table',
   'AWS::EKS::AccessEntry',
+  'AWS::Events::EventBus',
   'AWS::IAM::Role',
   'AWS::Lambda::EventSourceMapping',
   'AWS::Lambda::Function',

@@ -61,6 +61,10 @@ export interface FleetOptions extends Omit<Scenario, 'start' | 'cloudWatchValue'
   workerConcurrency?: number;
   /** Each CloudWatchMetric names an alarm (alarmName), whose state changes evaluate its readers. */
   alarms?: boolean;
+  /** A tick() runs what is due second by second through its period (ticks off the even seconds: a shard's phase). */
+  everySecond?: boolean;
+  /** Every autoscaler's spec.syncPeriodSeconds. */
+  syncPeriodSeconds?: number;
 }
 
 export interface Fleet {
@@ -134,7 +138,7 @@ function lineBytes(l: LogLine): number {
  * in the cluster's index), written 25 at a time: applySpec's four calls per spec take over a
  * minute for 20,000. Not through the functions' stream: the first tick is the first evaluation.
  */
-export async function seedSpecs(endpoint: string, tableName: string, o: Pick<FleetOptions, 'clusters' | 'namespacesPerCluster' | 'workloadsPerNamespace' | 'alarms'>, now: Date): Promise<void> {
+export async function seedSpecs(endpoint: string, tableName: string, o: Pick<FleetOptions, 'clusters' | 'namespacesPerCluster' | 'workloadsPerNamespace' | 'alarms' | 'syncPeriodSeconds'>, now: Date): Promise<void> {
   const doc = DynamoDBDocumentClient.from(createDynamoClient({ endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS }));
   const at = now.toISOString();
   const items: Record<string, unknown>[] = [];
@@ -145,7 +149,9 @@ export async function seedSpecs(endpoint: string, tableName: string, o: Pick<Fle
       buckets.add(`${cluster}#${bucketOf(namespace)}`);
       for (let w = 0; w < o.workloadsPerNamespace; w++) {
         const name = workloadName(w);
-        for (const obj of [autoscaler(namespace, name), queueObject(cluster, namespace, name, o.alarms)]) {
+        const hpa = autoscaler(namespace, name);
+        if (o.syncPeriodSeconds) hpa.spec.syncPeriodSeconds = o.syncPeriodSeconds;
+        for (const obj of [hpa, queueObject(cluster, namespace, name, o.alarms)]) {
           const { status: _s, ...spec } = obj as HorizontalPodAutoscaler;
           const metadata = { ...spec.metadata, uid: randomUUID(), creationTimestamp: at, generation: 1 };
           const kind = obj.kind === KIND_HPA ? KIND_HPA : KIND_CLOUDWATCH;
@@ -224,10 +230,22 @@ export async function startFleet(o: FleetOptions): Promise<Fleet> {
         fns.emf.length = 0;
         fns.sqs.requestLog.length = 0;
         cycles = [];
-        if (at % 60_000 === 0) await fns.dispatch(new Date(at));
-        marks.cpu = process.cpuUsage();
-        marks.wall = performance.now();
-        await fns.drain();
+        if (o.everySecond) {
+          for (let s = 0; s < PERIOD_MS / 1000; s++) {
+            clock.t = at + s * 1000;
+            await servers.setTime(clock.t);
+            if (clock.t % 60_000 === 0) await fns.dispatch(new Date(clock.t));
+            marks.cpu = process.cpuUsage();
+            marks.wall = performance.now();
+            await fns.drain();
+          }
+          clock.t = at;
+        } else {
+          if (at % 60_000 === 0) await fns.dispatch(new Date(at));
+          marks.cpu = process.cpuUsage();
+          marks.wall = performance.now();
+          await fns.drain();
+        }
         const after = await servers.counts();
         const counts = diffCounts(before, after);
         before = after;

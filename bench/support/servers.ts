@@ -25,7 +25,10 @@ export interface Scenario {
   eks: boolean;
   /** One CloudWatch series per workload (AWS/SQS ApproximateNumberOfMessagesVisible, 60 s), valued `cloudWatchValue` × the load factor. */
   cloudWatchValue?: number;
-  /** metrics-server's resolution: a pod's CPU is what it was at its last scrape (each workload its own phase). */
+  /**
+   * metrics-server's resolution: a pod's CPU is what it was at its last scrape, and PodMetrics carry that scrape's
+   * time. One scrape loop over the nodes, as metrics-server runs it: each workload's node up to 2 s after the loop's start.
+   */
   scrapeSeconds?: number;
   /** Noise on every load and queue value: ± this fraction, a new draw each scrape (or minute, for CloudWatch). */
   jitter?: number;
@@ -77,9 +80,14 @@ export interface LoadSteps {
   steps: { at: number; factor: number }[];
 }
 
-/** When, within each scrape period, a workload's pods are scraped (ms after a multiple of the period). */
+/** When the scrape loop starts within each resolution (ms after a multiple of it): unrelated to the ticks' even seconds. */
+export const SCRAPE_LOOP_PHASE_MS = 4_400;
+/** How much later than the loop's start a node is scraped, at most. */
+export const NODE_OFFSET_MAX_MS = 2_000;
+
+/** When, within each scrape period, a workload's pods (their node) are scraped (ms after a multiple of the period). */
 export function scrapePhaseMs(cluster: string, namespace: string, name: string, scrapeSeconds: number): number {
-  return Math.floor((hash32(`${cluster}/${namespace}/${name}`) / 2 ** 32) * scrapeSeconds * 1000);
+  return (SCRAPE_LOOP_PHASE_MS + Math.floor((hash32(`${cluster}/${namespace}/${name}`) / 2 ** 32) * NODE_OFFSET_MAX_MS)) % (scrapeSeconds * 1000);
 }
 
 type Request =
@@ -236,7 +244,10 @@ async function serveClusters(): Promise<void> {
     for (let c = 0; c < s.clusters; c++) {
       const name = clusterName(c);
       const Model = s.eks ? EksWorkloadModel : WorkloadModel;
-      const model = new Model({ clock, startDelaySeconds: 0, readyDelaySeconds: 0, terminationGraceSeconds: 0, baseline: { cpu: 0, memory: 64 * 1024 * 1024 } });
+      const scrape = s.scrapeSeconds
+        ? { resolutionSeconds: s.scrapeSeconds, phaseMs: 0, offsetMs: (namespace: string, workload: string) => scrapePhaseMs(name, namespace, workload, s.scrapeSeconds!) }
+        : undefined;
+      const model = new Model({ clock, startDelaySeconds: 0, readyDelaySeconds: 0, terminationGraceSeconds: 0, baseline: { cpu: 0, memory: 64 * 1024 * 1024 }, ...(scrape ? { scrape } : {}) });
       const setReplicas = model.setReplicas.bind(model);
       model.setReplicas = (namespace: string, type: ResourceType, workload: string, replicas: number) => {
         patches.push({ cluster: name, namespace, name: workload, replicas, at: clock.now().getTime(), wallMs: Date.now() });
@@ -247,15 +258,10 @@ async function serveClusters(): Promise<void> {
         for (let w = 0; w < s.workloadsPerNamespace; w++) {
           const wname = workloadName(w);
           const key = `${name}/${namespace}/${wname}`;
-          const phaseMs = s.scrapeSeconds ? scrapePhaseMs(name, namespace, wname, s.scrapeSeconds) : 0;
           const factorAt = (metric: LoadSteps['metric'], ms: number) => steps.get(`${key}/${metric}`)?.filter((x) => x.at <= ms).at(-1)?.factor ?? factor;
-          // Half the CPU requested by the starting replicas, times the factor in force at the pods' last scrape.
+          // Half the CPU requested by the starting replicas, times the factor in force (the model asks at the pods' last scrape).
           const base = s.podsPerWorkload * CPU_REQUEST_CORES * 0.5;
-          const load = (now: Date) => {
-            const res = (s.scrapeSeconds ?? 0) * 1000;
-            const scraped = res ? Math.floor((now.getTime() - phaseMs) / res) * res + phaseMs : now.getTime();
-            return { cpu: base * factorAt('cpu', scraped) * noise(key, scraped) };
-          };
+          const load = (at: Date) => ({ cpu: base * factorAt('cpu', at.getTime()) * noise(key, at.getTime()) });
           model.addWorkload({
             kind: 'Deployment',
             apiVersion: 'apps/v1',

@@ -13,6 +13,8 @@ interface CostFlags {
   clusters: number;
   shards?: number;
   syncPeriod: number;
+  fastAutoscalers: number;
+  fastSyncPeriod: number;
   memory: number;
   eventsPerHour: number;
   alarmChangesPerHour: number;
@@ -74,6 +76,8 @@ export function registerCost(program: Command): void {
     .option('--clusters <n>', 'EKS clusters', numberOption('--clusters', 1, true), d.clusters)
     .option('--shards <k>', "the floor of shards per cluster: 1, 2, 4, 8 or 16 (the count is the dispatcher's choice above it: the fewest whose all-change cycle fits)", numberOption('--shards', 1, true))
     .option('--sync-period <seconds>', 'seconds between ticks (SHPA_SYNC_PERIOD_SECONDS)', numberOption('--sync-period', 1, true), d.syncPeriodSeconds)
+    .option('--fast-autoscalers <n>', 'autoscalers with a faster spec.syncPeriodSeconds (priced as if each made its shard tick faster)', numberOption('--fast-autoscalers', 0, true), 0)
+    .option('--fast-sync-period <seconds>', 'their spec.syncPeriodSeconds (a tick period: 5, 6, 10, 12, 15, 20, 30, 60)', numberOption('--fast-sync-period', 5, true), 5)
     .option('--memory <mb>', "the worker's memory (MB)", numberOption('--memory', 128, true), d.memoryMb)
     .option('--events-per-hour <n>', 'spec changes and evaluate-now events an hour', numberOption('--events-per-hour', 0), d.eventsPerHour)
     .option('--alarm-changes-per-hour <n>', 'CloudWatch alarm state changes an hour (each evaluates in every shard)', numberOption('--alarm-changes-per-hour', 0), d.alarmChangesPerHour)
@@ -104,6 +108,8 @@ export function registerCost(program: Command): void {
         dashboard: flags.dashboard,
         errorHoursPerMonth: flags.errorHours,
         autoscalerMetrics: flags.autoscalerMetrics,
+        fastAutoscalers: flags.fastAutoscalers,
+        fastSyncPeriodSeconds: flags.fastSyncPeriod,
       };
       let estimate: CostEstimate;
       try {
@@ -124,6 +130,8 @@ const FLAGS: Record<keyof Fleet, string> = {
   clusters: '--clusters',
   shards: '--shards',
   syncPeriodSeconds: '--sync-period',
+  fastAutoscalers: '--fast-autoscalers',
+  fastSyncPeriodSeconds: '--fast-sync-period',
   memoryMb: '--memory',
   eventsPerHour: '--events-per-hour',
   alarmChangesPerHour: '--alarm-changes-per-hour',

@@ -4,6 +4,7 @@
 // writes the store's write policy lets through, GetMetricData once per metric period, a
 // summary log line and a decision line when something happened; plus what events add.
 // Pure: prices, measurements and assumptions come in (prices.ts, inputs.ts).
+import { TICK_PERIODS } from '../sync/sync-periods.js';
 import { DEFAULT_WRITE_POLICY, type WritePolicy } from '../store/history.js';
 import { isSyncPeriod } from '../sync/config.js';
 import { allChangeCycleMs, evenBuckets, shardCountFor } from '../sizing/shard-sizing.cjs';
@@ -39,6 +40,10 @@ export interface Fleet {
   errorHoursPerMonth: number;
   /** SHPA_AUTOSCALER_METRICS: two custom metrics per autoscaler. */
   autoscalerMetrics: boolean;
+  /** Autoscalers with a faster spec.syncPeriodSeconds (each may make its shard tick at that period: counted so, the worst case). */
+  fastAutoscalers?: number;
+  /** Their period (a tick period: 5, 6, 10, 12, 15, 20, 30, 60). */
+  fastSyncPeriodSeconds?: number;
 }
 
 export const DEFAULT_FLEET: Fleet = {
@@ -136,6 +141,10 @@ function check(f: Fleet): void {
     }
   }
   int('clusters', f.clusters, 1);
+  if (f.fastAutoscalers !== undefined) int('fastAutoscalers', f.fastAutoscalers, 0, f.autoscalers);
+  if (f.fastSyncPeriodSeconds !== undefined && !TICK_PERIODS.includes(f.fastSyncPeriodSeconds)) {
+    throw new CostInputError('fastSyncPeriodSeconds', `must be a period a shard can tick at (${TICK_PERIODS.join(', ')}), got ${f.fastSyncPeriodSeconds}`);
+  }
   if (f.shards !== undefined && !(SHARD_COUNTS as readonly number[]).includes(f.shards)) throw new CostInputError('shards', `must be one of ${SHARD_COUNTS.join(', ')} (per cluster), got ${f.shards}`);
   if (!isSyncPeriod(f.syncPeriodSeconds)) {
     throw new CostInputError('syncPeriodSeconds', `must divide 60 (and be at least 5) or be a multiple of 60 up to 900, as SHPA_SYNC_PERIOD_SECONDS, got ${f.syncPeriodSeconds}`);
@@ -179,11 +188,15 @@ export function estimateCost(input: Fleet, o: EstimateOptions = {}): CostEstimat
     halfPeriodMs: (P * 1000) / 2,
     fits: !sizing.over,
   };
-  const fleet: Required<Fleet> = { ...input, shards, distinctQueries: input.distinctQueries ?? A * input.metricsPerAutoscaler };
+  const fleet: Required<Fleet> = { fastAutoscalers: 0, fastSyncPeriodSeconds: 5, ...input, shards, distinctQueries: input.distinctQueries ?? A * input.metricsPerAutoscaler };
   const S = fleet.clusters * shards;
+  // spec.syncPeriodSeconds: a shard holding a faster autoscaler ticks at its period (at worst, each in a shard of its own).
+  const Pf = Math.min(P, fleet.fastSyncPeriodSeconds);
+  const fastShards = Math.min(S, fleet.fastAutoscalers);
+  const fastTicks = fastShards * (MONTH_SECONDS / Pf - MONTH_SECONDS / P);
 
   // Invocations of the worker: every shard every tick, events in one shard, alarm changes in every shard.
-  const tickInvocations = S * (MONTH_SECONDS / P);
+  const tickInvocations = S * (MONTH_SECONDS / P) + fastTicks;
   const eventInvocations = fleet.eventsPerHour * HOURS;
   const alarmInvocations = fleet.alarmChangesPerHour * HOURS * S;
   const loads = tickInvocations + eventInvocations + alarmInvocations;
@@ -198,7 +211,8 @@ export function estimateCost(input: Fleet, o: EstimateOptions = {}): CostEstimat
   // Lambda.
   const memGb = fleet.memoryMb / 1024;
   const smallGbS = (ASSUMED.smallFunction.memoryMb / 1024) * (ASSUMED.smallFunction.durationMs / 1000);
-  add('Lambda', 'requests (worker, dispatcher, stream, events)', loads + smallInvocations, 'requests', prices.lambda.requests, 1e6, `${S} shard(s) × ${MONTH_SECONDS / P} ticks + events + ${dispatches} dispatches`);
+  const fastBasis = fastShards > 0 ? ` + ${fastShards} shard(s) ticking every ${Pf} s` : '';
+  add('Lambda', 'requests (worker, dispatcher, stream, events)', loads + smallInvocations, 'requests', prices.lambda.requests, 1e6, `${S} shard(s) × ${MONTH_SECONDS / P} ticks${fastBasis} + events + ${dispatches} dispatches`);
   add(
     'Lambda',
     `worker duration (${fleet.memoryMb} MB, arm64)`,
@@ -212,7 +226,7 @@ export function estimateCost(input: Fleet, o: EstimateOptions = {}): CostEstimat
 
   // SQS: the dispatcher's batches of ten, one receive and one delete per message, Lambda's idle long polls, events' sends.
   const ticksPerDispatch = P <= 60 ? 60 / P : 1;
-  const sends = dispatches * Math.ceil((S * ticksPerDispatch) / 10) + eventInvocations + fleet.alarmChangesPerHour * HOURS * Math.ceil(S / 10);
+  const sends = dispatches * Math.ceil((S * ticksPerDispatch) / 10) + fastTicks / 10 + eventInvocations + fleet.alarmChangesPerHour * HOURS * Math.ceil(S / 10);
   add('SQS', 'SendMessageBatch (ticks, events)', sends, 'requests', prices.sqs.requests, 1e6, 'ten messages a batch');
   add('SQS', 'ReceiveMessage and DeleteMessage', 2 * loads, 'requests', prices.sqs.requests, 1e6, 'one of each per message (batch size 1)');
   add('SQS', 'idle long polls of the event source', ASSUMED.sqsIdleReceivesPerMinute * MINUTES, 'requests', prices.sqs.requests, 1e6, 'five pollers, 20 s long polls (assumed)');
@@ -226,7 +240,9 @@ export function estimateCost(input: Fleet, o: EstimateOptions = {}): CostEstimat
   add(
     'DynamoDB',
     'writes: state',
-    A * (MONTH_SECONDS / P) * steady * m.stateWriteUnits + rescales * m.rescaleWriteUnits + eventInvocations * m.stateWriteUnits,
+    ((A - fleet.fastAutoscalers) * (MONTH_SECONDS / P) * steady + fleet.fastAutoscalers * (MONTH_SECONDS / Pf) * steadyWritesPerTick(Pf)) * m.stateWriteUnits +
+      rescales * m.rescaleWriteUnits +
+      eventInvocations * m.stateWriteUnits,
     'WRU',
     prices.dynamodb.writeRequestUnits,
     1e6,

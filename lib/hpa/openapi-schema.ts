@@ -424,6 +424,13 @@ export function hpaSpecSchema(): JSONSchemaProps {
         maxItems: MAX_METRICS,
         default: structuredClone(DEFAULT_METRICS),
       }),
+      syncPeriodSeconds: int32('How often this autoscaler is evaluated, 5 to 3600 s (KEP-6003, our extension); unset: the deploy\'s sync period.', {
+        'x-kubernetes-validations': [
+          rule('self > 0', 'must be greater than 0'),
+          rule('self <= 3600', 'must be less than or equal to 3600'),
+          rule('self <= 0 || self >= 5', 'must be at least 5: serverless-hpa ticks at most every 5 s'),
+        ],
+      }),
       behavior: obj('Scaling behavior in both directions; unset: the legacy behavior.', {
         scaleUp: scalingRules('Scale-up rules; default: no stabilization, 4 pods or 100% per 15 s, whichever is more.', SCALE_UP_DEFAULTS),
         scaleDown: scalingRules('Scale-down rules; default: the controller window (300 s), 100% per 15 s.', SCALE_DOWN_DEFAULTS),

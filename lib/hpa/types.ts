@@ -119,6 +119,8 @@ export interface HorizontalPodAutoscalerSpec {
   maxReplicas: number;
   metrics?: MetricSpec[];
   behavior?: HorizontalPodAutoscalerBehavior;
+  /** How often this autoscaler is evaluated (KEP-6003's proposed field, our extension now); absent: the deploy's period. */
+  syncPeriodSeconds?: number;
 }
 
 export interface MetricValueStatus {

@@ -25,6 +25,10 @@ import {
 import { parseQuantity, QuantityError, sign, type Quantity } from './quantity.js';
 import type { FeatureGates, HorizontalPodAutoscaler } from './types.js';
 
+/** spec.syncPeriodSeconds: KEP-6003's bounds, and our floor (the fastest a shard ticks). */
+export const MAX_SYNC_PERIOD_SECONDS = 3600;
+export const MIN_SYNC_PERIOD_SECONDS = 5;
+
 export { formatFieldError };
 export type { FieldError, FieldErrorType };
 
@@ -245,7 +249,7 @@ class Validator {
     const spec = this.obj(hpa.spec, path);
     if (spec === BAD) return;
     const s = spec ?? {};
-    this.knownFields(s, path, ['scaleTargetRef', 'minReplicas', 'maxReplicas', 'metrics', 'behavior', 'selectionStrategy']);
+    this.knownFields(s, path, ['scaleTargetRef', 'minReplicas', 'maxReplicas', 'metrics', 'behavior', 'selectionStrategy', 'syncPeriodSeconds']);
 
     // MinReplicasLowerBound: 0 with HPAScaleToZero, else 1.
     const lowerBound = this.gates.HPAScaleToZero ? 0 : 1;
@@ -270,6 +274,14 @@ class Validator {
 
     this.metrics(s.metrics, path.child('metrics'), minReplicas);
     this.str(s.selectionStrategy, path.child('selectionStrategy'));
+    // KEP-6003 (HPAConfigurableSyncPeriod, proposed): greater than 0, at most 3600; our floor is the fastest tick, 5 s.
+    const syncPath = path.child('syncPeriodSeconds');
+    const sync = this.int32(s.syncPeriodSeconds, syncPath);
+    if (typeof sync === 'number') {
+      if (sync <= 0) this.add(invalid(syncPath, sync, 'must be greater than 0'));
+      else if (sync > MAX_SYNC_PERIOD_SECONDS) this.add(invalid(syncPath, sync, `must be less than or equal to ${MAX_SYNC_PERIOD_SECONDS}`));
+      else if (sync < MIN_SYNC_PERIOD_SECONDS) this.add(invalid(syncPath, sync, `must be at least ${MIN_SYNC_PERIOD_SECONDS}: serverless-hpa ticks at most every ${MIN_SYNC_PERIOD_SECONDS} s`));
+    }
 
     const behaviorPath = path.child('behavior');
     const behavior = this.obj(s.behavior, behaviorPath);

@@ -54,6 +54,8 @@ export interface LocalFunctionsOptions {
   retry?: Partial<RetryPolicy>;
   /** The worker's event source: concurrent invocations (the ESM's maximum concurrency). */
   workerConcurrency?: number;
+  /** The worker's event source on the evaluate queue: its concurrency (param evaluateConcurrency, 2; 1 when workerConcurrency is 1). */
+  evaluateConcurrency?: number;
   /** The worker's memory the dispatcher sizes shards for (512). */
   workerMemoryMb?: number;
   /** Every log line of every function, as it is written. */
@@ -67,8 +69,12 @@ export interface LocalFunctions {
   adapters: Adapters;
   sqs: LocalSqs;
   queueUrl: string;
+  evaluateQueueUrl: string;
   deadLetterQueueUrl: string;
+  /** The worker as the work queue's (ticks) event source. */
   worker: SqsEventSource;
+  /** The worker as the evaluate queue's event source. */
+  evaluator: SqsEventSource;
   /** Log lines of all four functions, each with its `function`. */
   lines: LogLine[];
   emf: Record<string, unknown>[];
@@ -93,16 +99,20 @@ export async function startLocalFunctions(o: LocalFunctionsOptions): Promise<Loc
   try {
     const sqsClient = new SQSClient({ endpoint: sqs.endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
     await sqsClient.send(new CreateQueueCommand({ QueueName: 'work-dlq' }));
-    await sqsClient.send(
-      new CreateQueueCommand({
-        QueueName: 'work',
-        Attributes: { VisibilityTimeout: String(Math.max(30, 6 * periodSeconds)), RedrivePolicy: JSON.stringify({ deadLetterTargetArn: sqs.queueArn('work-dlq'), maxReceiveCount: 3 }) },
-      }),
-    );
+    // Ticks and evaluations on queues of their own (infra/queues.cjs), failing to the same dead-letter queue.
+    for (const QueueName of ['work', 'evaluate']) {
+      await sqsClient.send(
+        new CreateQueueCommand({
+          QueueName,
+          Attributes: { VisibilityTimeout: String(Math.max(30, 6 * periodSeconds)), RedrivePolicy: JSON.stringify({ deadLetterTargetArn: sqs.queueArn('work-dlq'), maxReceiveCount: 3 }) },
+        }),
+      );
+    }
     const config: FunctionConfig = {
       region: LOCAL_REGION,
       tableName: o.tableName,
       queueUrl: sqs.queueUrl('work'),
+      evaluateQueueUrl: sqs.queueUrl('evaluate'),
       clusters: o.clusters.map(({ endpoint: _e, caData: _c, ...c }) => c),
       syncPeriodSeconds: periodSeconds,
       options: {
@@ -140,21 +150,25 @@ export async function startLocalFunctions(o: LocalFunctionsOptions): Promise<Loc
     const logOptions = { periodSeconds, decisionLogSeconds: config.options.decisionLogSeconds, autoscalerMetrics: false, detailedMetrics: false };
 
     const workerHandler = createWorkerHandler({ config, adapters: () => adapters, ...telemetry('worker'), log: logOptions });
-    const worker = sqsEventSource({
-      client: sqsClient,
-      queueUrl: config.queueUrl,
-      handler: (event, ctx) => workerHandler(event, ctx),
-      batchSize: 1,
-      maximumConcurrency: o.workerConcurrency ?? 8,
-      reportBatchItemFailures: true,
-      context: context('worker'),
-      waitTimeSeconds: 1,
-    });
+    const workerSource = (queueUrl: string, maximumConcurrency: number) =>
+      sqsEventSource({
+        client: sqsClient,
+        queueUrl,
+        handler: (event, ctx) => workerHandler(event, ctx),
+        batchSize: 1,
+        maximumConcurrency,
+        reportBatchItemFailures: true,
+        context: context('worker'),
+        waitTimeSeconds: 1,
+      });
+    const worker = workerSource(config.queueUrl, o.workerConcurrency ?? 8);
+    // A stack run one message at a time (replayable) runs evaluations one at a time too.
+    const evaluator = workerSource(config.evaluateQueueUrl!, o.evaluateConcurrency ?? Math.min(2, o.workerConcurrency ?? 8));
     // The registry is the table's own on a local stack (clusters with local endpoints): no mirror.
     const dispatcher = createDispatcherHandler({ config, adapters: () => adapters, ...telemetry('dispatcher'), mirror: false });
     const streamTelemetry = telemetry('stream');
     const streamHandler = createStreamHandler({ config, queue: () => adapters.queue, logger: streamTelemetry.logger, now: () => o.clock.now() });
-    const events = createEventsHandler({ config, queue: () => adapters.queue, ...telemetry('events'), now: () => o.clock.now() });
+    const events = createEventsHandler({ config, queue: () => adapters.queue, store: () => adapters.store, ...telemetry('events'), now: () => o.clock.now() });
     const filter = eventFilter(JSON.parse(readFileSync(STREAM_FILTER, 'utf8')), STREAM_FILTER);
 
     let stream: StreamEventSource | WriteFeed;
@@ -183,8 +197,10 @@ export async function startLocalFunctions(o: LocalFunctionsOptions): Promise<Loc
       adapters,
       sqs,
       queueUrl: config.queueUrl,
+      evaluateQueueUrl: config.evaluateQueueUrl!,
       deadLetterQueueUrl: sqs.queueUrl('work-dlq'),
       worker,
+      evaluator,
       lines,
       emf: emfDocs,
       dispatch(scheduledAt = o.clock.now()) {
@@ -203,14 +219,17 @@ export async function startLocalFunctions(o: LocalFunctionsOptions): Promise<Loc
         let streamRecords = 0;
         for (;;) {
           const s = 'drain' in stream ? await stream.drain() : (await stream.idle(), { records: 0 });
+          // One queue after the other, so that with a concurrency of 1 cycles never overlap and runs replay exactly.
+          const e = await evaluator.drain();
           const w = await worker.drain();
           streamRecords += s.records;
-          invocations += w.invocations;
-          if (w.invocations === 0 && s.records === 0) return { invocations, streamRecords };
+          invocations += w.invocations + e.invocations;
+          if (w.invocations + e.invocations === 0 && s.records === 0) return { invocations, streamRecords };
         }
       },
       start() {
         worker.start();
+        evaluator.start();
         if ('start' in stream) stream.start();
         // The schedule: the dispatcher at every minute boundary.
         const schedule = () => {
@@ -226,7 +245,7 @@ export async function startLocalFunctions(o: LocalFunctionsOptions): Promise<Loc
       },
       async stop() {
         clearTimeout(timer);
-        await worker.stop();
+        await Promise.all([worker.stop(), evaluator.stop()]);
         if ('stop' in stream) await stream.stop();
       },
       async close() {

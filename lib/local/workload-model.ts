@@ -65,6 +65,12 @@ export interface ModelOptions {
   metricsWindowSeconds?: number;
   /** Usage of every running pod before its share of the load. */
   baseline?: { cpu: number; memory: number };
+  /**
+   * metrics-server's scrape loop: every `resolutionSeconds`, starting `phaseMs` after each multiple of it, each
+   * workload's node `offsetMs` later. PodMetrics then carry the load and the time of their pod's last scrape;
+   * absent, the load of now, stamped now.
+   */
+  scrape?: { resolutionSeconds: number; phaseMs: number; offsetMs?: (namespace: string, workload: string) => number };
 }
 
 interface PodState {
@@ -149,6 +155,7 @@ export class WorkloadModel {
   private readonly readyMs: number;
   private readonly graceMs: number;
   private readonly windowSeconds: number;
+  private readonly scrape?: ModelOptions['scrape'];
   private readonly baseline: { cpu: number; memory: number };
   private readonly types: ResourceType[] = [...builtInTypes];
   private readonly workloads = new Map<string, Workload>();
@@ -166,6 +173,7 @@ export class WorkloadModel {
     this.readyMs = (opts.readyDelaySeconds ?? 10) * 1000;
     this.graceMs = (opts.terminationGraceSeconds ?? 30) * 1000;
     this.windowSeconds = opts.metricsWindowSeconds ?? 15;
+    this.scrape = opts.scrape;
     this.baseline = opts.baseline ?? { cpu: 0.002, memory: 32 * 1024 * 1024 };
   }
 
@@ -365,19 +373,28 @@ export class WorkloadModel {
   }
 
   /** metrics.k8s.io PodMetrics of the running pods of a namespace. */
+  /** When the scrape loop last sampled this workload's pods (now without a scrape loop). */
+  private lastScrape(w: Workload, nowMs: number): number {
+    if (!this.scrape) return nowMs;
+    const res = this.scrape.resolutionSeconds * 1000;
+    const at = this.scrape.phaseMs + (this.scrape.offsetMs?.(w.spec.namespace, w.spec.name) ?? 0);
+    return Math.floor((nowMs - at) / res) * res + at;
+  }
+
   podMetrics(namespace: string): Record<string, unknown>[] {
     this.sweep();
     const now = this.clock.now();
     const nowMs = now.getTime();
     const out: Record<string, unknown>[] = [];
-    const shares = new Map<Workload, { cpu: number; memory: number }>();
+    const shares = new Map<Workload, { cpu: number; memory: number; sampledMs: number }>();
     for (const p of this.pods) {
       if (p.owner.spec.namespace !== namespace || !this.isRunning(p, nowMs)) continue;
       let share = shares.get(p.owner);
       if (!share) {
         const ready = this.pods.filter((q) => q.owner === p.owner && q.deletionMs === undefined && this.isReady(q, nowMs)).length;
-        const load = p.owner.spec.load?.(now) ?? {};
-        share = { cpu: ready ? (load.cpu ?? 0) / ready : 0, memory: ready ? (load.memory ?? 0) / ready : 0 };
+        const sampledMs = this.lastScrape(p.owner, nowMs);
+        const load = p.owner.spec.load?.(new Date(sampledMs)) ?? {};
+        share = { cpu: ready ? (load.cpu ?? 0) / ready : 0, memory: ready ? (load.memory ?? 0) / ready : 0, sampledMs };
         shares.set(p.owner, share);
       }
       const mine = p.deletionMs === undefined && this.isReady(p, nowMs) ? share : { cpu: 0, memory: 0 };
@@ -386,7 +403,7 @@ export class WorkloadModel {
         kind: 'PodMetrics',
         apiVersion: 'metrics.k8s.io/v1beta1',
         metadata: { name: p.name, namespace, labels: p.labels, creationTimestamp: rfc3339(nowMs) },
-        timestamp: rfc3339(nowMs),
+        timestamp: rfc3339(share.sampledMs),
         window: `${this.windowSeconds}s`,
         containers: p.containers.map((c) => ({
           name: c.name,

@@ -1,5 +1,7 @@
-// The work queue on SQS: messages sent in batches of ten (SendMessageBatch), each with its
-// own delay and, when given, its group: the cluster. A batch entry SQS refuses is an error
+// The work queues on SQS: ticks to the work queue, evaluations (events, spec changes, retries
+// of them) to a queue of their own, so that a flood of events never delays a tick. Messages
+// are sent in batches of ten (SendMessageBatch), each with its own delay and, when given, its
+// group: the cluster. A batch entry SQS refuses is an error
 // naming it; nothing is dropped silently.
 //
 // On a standard queue a MessageGroupId turns on SQS fair queues (no queue setting): it names
@@ -17,12 +19,18 @@ const BATCH = 10;
 /** The work queue, with counters of messages sent and SendMessageBatch calls. */
 export type SqsWorkQueue = WorkQueue & { sent: number; calls: number };
 
+/** Where each kind of message goes: ticks to the work queue, evaluations to theirs (the work queue when none). */
+export interface QueueUrls {
+  ticks: string;
+  evaluations?: string;
+}
+
 /**
  * Every batch is tried, whatever happened to the one before: what was not sent (an entry SQS
  * refused, a batch whose call failed, batches not tried once the signal aborted) is thrown as
  * an UnsentMessagesError naming each, so that a caller can send exactly those again.
  */
-export function sqsWorkQueue(client: SQSClient, queueUrl: string): SqsWorkQueue {
+export function sqsWorkQueue(client: SQSClient, urls: QueueUrls): SqsWorkQueue {
   const queue = {
     sent: 0,
     calls: 0,
@@ -31,39 +39,52 @@ export function sqsWorkQueue(client: SQSClient, queueUrl: string): SqsWorkQueue 
       const refused: string[] = [];
       let notSent = 0;
       let why = '';
-      for (let i = 0; i < messages.length; i += BATCH) {
-        const batch = messages.slice(i, i + BATCH);
-        const all = (error: string) => {
-          batch.forEach((_, j) => unsent.push({ index: i + j, error }));
-          notSent += batch.length;
-          why ||= error;
-        };
-        if (signal?.aborted) {
-          all('the time to send ran out');
-          continue;
-        }
-        queue.calls++;
-        let r;
-        try {
-          r = await client.send(
-            new SendMessageBatchCommand({
-              QueueUrl: queueUrl,
-              Entries: batch.map((m, j) => ({ Id: String(j), MessageBody: m.body, DelaySeconds: m.delaySeconds, MessageGroupId: m.groupId })),
-            }),
-            { abortSignal: signal },
-          );
-        } catch (e) {
-          all(`SQS SendMessageBatch failed: ${e instanceof Error ? e.message : String(e)}`);
-          continue;
-        }
-        queue.sent += r.Successful?.length ?? 0;
-        for (const f of r.Failed ?? []) {
-          const error = `${f.Code ?? 'error'}: ${f.Message ?? ''}`;
-          unsent.push({ index: i + Number(f.Id), error });
-          refused.push(`${error} (${batch[Number(f.Id)]?.body.slice(0, 120) ?? f.Id})`);
+      // Each batch goes to one queue: indexes into `messages`, grouped by destination.
+      const byUrl = new Map<string, number[]>();
+      messages.forEach((m, i) => {
+        const url = m.kind === 'evaluate' ? (urls.evaluations ?? urls.ticks) : urls.ticks;
+        byUrl.set(url, [...(byUrl.get(url) ?? []), i]);
+      });
+      for (const [url, indexes] of byUrl) {
+        for (let i = 0; i < indexes.length; i += BATCH) {
+          const batch = indexes.slice(i, i + BATCH);
+          const all = (error: string) => {
+            batch.forEach((index) => unsent.push({ index, error }));
+            notSent += batch.length;
+            why ||= error;
+          };
+          if (signal?.aborted) {
+            all('the time to send ran out');
+            continue;
+          }
+          queue.calls++;
+          let r;
+          try {
+            r = await client.send(
+              new SendMessageBatchCommand({
+                QueueUrl: url,
+                Entries: batch.map((index, j) => {
+                  const m = messages[index];
+                  return { Id: String(j), MessageBody: m.body, DelaySeconds: m.delaySeconds, MessageGroupId: m.groupId };
+                }),
+              }),
+              { abortSignal: signal },
+            );
+          } catch (e) {
+            all(`SQS SendMessageBatch failed: ${e instanceof Error ? e.message : String(e)}`);
+            continue;
+          }
+          queue.sent += r.Successful?.length ?? 0;
+          for (const f of r.Failed ?? []) {
+            const error = `${f.Code ?? 'error'}: ${f.Message ?? ''}`;
+            const index = batch[Number(f.Id)];
+            unsent.push({ index, error });
+            refused.push(`${error} (${messages[index]?.body.slice(0, 120) ?? f.Id})`);
+          }
         }
       }
       if (unsent.length === 0) return;
+      unsent.sort((a, b) => a.index - b.index);
       const said = [...refused, ...(notSent > 0 ? [`${notSent} in batches not sent (${why})`] : [])];
       throw new UnsentMessagesError(`${unsent.length} of ${messages.length} messages not sent to SQS: ${said.join('; ')}`, unsent);
     },

@@ -26,7 +26,9 @@ import {
   type ClusterConfig,
   type ClusterIndex,
   type DispatchStore,
-  type EvaluationTimes,
+  type AlarmIndexStore,
+  type ReleaseOptions,
+  type ShardRecord,
   type ShardCountRecord,
   type ClusterSnapshot,
   type ClusterStateRecord,
@@ -48,6 +50,7 @@ import {
   bucketPk,
   kindOfPrefix,
   parseSk,
+  shardCycleKey,
   specSk,
   stateSk,
   type ItemKey,
@@ -55,6 +58,8 @@ import {
   type SpecKind,
 } from './items.js';
 import { ShardCycles, type ShardCycleItem } from './shard-cycles.js';
+import { decodePhase } from '../sync/tick-phase.js';
+import { TICK_PERIODS } from '../sync/sync-periods.js';
 import { decodeSharedAnswers, encodeSharedAnswers, SHARED_ANSWERS_SK } from './shared-answers.js';
 import { decodeState, encodeState, type DecodedState, type StateFields } from './state-codec.js';
 import { DEFAULT_TABLE_NAME } from './table.js';
@@ -103,7 +108,7 @@ interface BucketItems {
   shared?: Map<string, SharedMetricAnswer>;
 }
 
-export class DynamoStore implements AutoscalerStore, DispatchStore {
+export class DynamoStore implements AutoscalerStore, DispatchStore, AlarmIndexStore {
   readonly tableName: string;
   readonly doc: DynamoDBDocumentClient;
   /** Write capacity units consumed so far, as DynamoDB reported them. */
@@ -275,8 +280,23 @@ export class DynamoStore implements AutoscalerStore, DispatchStore {
     return this.cycles.acquire(shardId, req);
   }
 
-  releaseShard(shardId: string, owner: string, opts: { markerMs?: number; deferred?: string[]; evaluated?: EvaluationTimes; signal?: AbortSignal }): Promise<void> {
+  releaseShard(shardId: string, owner: string, opts: ReleaseOptions): Promise<void> {
     return this.cycles.release(shardId, owner, opts);
+  }
+
+  // ---- AlarmIndexStore (the events function) ----
+
+  async shardRecords(shardIds: string[], signal?: AbortSignal): Promise<Map<string, ShardRecord>> {
+    const projection = { ProjectionExpression: 'pk, #al, #ph, #pp', ExpressionAttributeNames: { '#al': 'al', '#ph': 'ph', '#pp': 'pp' } };
+    const items = await this.batchGet(shardIds.map(shardCycleKey), 'shard cycle items', projection, signal);
+    const out = new Map<string, ShardRecord>(shardIds.map((id) => [id, {}]));
+    for (const item of items) {
+      const alarms = alarmList(item.al);
+      const phase = decodePhase(item.ph);
+      const period = TICK_PERIODS.includes(item.pp as number) ? (item.pp as number) : undefined;
+      out.set(String(item.pk).slice('shard#'.length), { ...(alarms ? { alarms } : {}), ...(phase ? { phase } : {}), ...(period ? { tickPeriodSeconds: period } : {}) });
+    }
+    return out;
   }
 
   /** The shard's cycle item as stored (`shpa lease get`). */
@@ -729,3 +749,14 @@ function decodeCluster(item: Record<string, unknown>): RegisteredCluster {
 }
 
 export type { BrokenRecord };
+
+/** A shard's recorded alarm names (a JSON list of names); anything else counts as not recorded, so that shard still gets alarms. */
+function alarmList(v: unknown): string[] | undefined {
+  if (typeof v !== 'string') return undefined;
+  try {
+    const list: unknown = JSON.parse(v);
+    return Array.isArray(list) && list.every((x) => typeof x === 'string') ? list : undefined;
+  } catch {
+    return undefined;
+  }
+}

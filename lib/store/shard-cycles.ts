@@ -1,7 +1,11 @@
 // The shard's cycle item: its lease (owner, exp), the latest tick started (tick), the
 // marker of the latest cycle (at), the autoscalers its deadline left for the next (left) and
 // when evaluation cycles of the last period started, per autoscaler (ev: what lets a storm of
-// identical evaluations coalesce). One conditional UpdateItem takes it, one releases it.
+// identical evaluations coalesce) and the alarms its CloudWatchMetric objects name (al: where
+// the events function sends an alarm's state change) and the phase of its pod metrics within the
+// period (ph: where the dispatcher puts its ticks) and the period its autoscalers ask to tick at
+// (pp, spec.syncPeriodSeconds). One conditional UpdateItem takes it, one
+// releases it.
 // Values a hand edit, another tool or a skewed clock left behind (from the future, of the
 // wrong type, missing) are repaired with a warning, never obeyed: an absurd expiry must not
 // keep a shard from syncing, a future marker must not stretch stabilization windows.
@@ -10,7 +14,7 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { FinalizeHandler, FinalizeHandlerArguments, MetadataBearer, MiddlewareStack } from '@smithy/types';
-import type { EvaluationTimes, LeaseOutcome, LeaseRequest } from '../sync/ports.js';
+import type { EvaluationTimes, LeaseOutcome, LeaseRequest, ReleaseOptions } from '../sync/ports.js';
 import { shardCycleKey } from './items.js';
 import { FUTURE_TOLERANCE_MS } from './state-codec.js';
 
@@ -150,7 +154,7 @@ export class ShardCycles {
    * Ends our lease; with a marker, records it (overwriting any marker from the future); with a
    * deferred list, records or (empty) clears it; with evaluation times, records (or, empty, clears) them.
    */
-  async release(shard: string, owner: string, opts: { markerMs?: number; deferred?: string[]; evaluated?: EvaluationTimes; signal?: AbortSignal }): Promise<void> {
+  async release(shard: string, owner: string, opts: ReleaseOptions): Promise<void> {
     const names: Record<string, string> = { '#owner': 'owner', '#exp': 'exp' };
     const values: Record<string, unknown> = { ':owner': owner };
     const set: string[] = [];
@@ -173,6 +177,24 @@ export class ShardCycles {
         values[':ev'] = JSON.stringify(opts.evaluated);
         set.push('#ev = :ev');
       } else remove.push('#ev');
+    }
+    if (opts.tickPeriodSeconds !== undefined) {
+      names['#pp'] = 'pp';
+      if (opts.tickPeriodSeconds === null) remove.push('#pp');
+      else {
+        values[':pp'] = opts.tickPeriodSeconds;
+        set.push('#pp = :pp');
+      }
+    }
+    if (opts.phase !== undefined) {
+      names['#ph'] = 'ph';
+      values[':ph'] = JSON.stringify(opts.phase);
+      set.push('#ph = :ph');
+    }
+    if (opts.alarms !== undefined) {
+      names['#al'] = 'al';
+      values[':al'] = JSON.stringify(opts.alarms);
+      set.push('#al = :al');
     }
     const update = `${set.length > 0 ? `SET ${set.join(', ')} ` : ''}REMOVE ${remove.join(', ')}`;
     try {

@@ -33,6 +33,8 @@ export interface FunctionConfig {
   region: string;
   tableName: string;
   queueUrl: string;
+  /** Where evaluations go (SHPA_EVALUATE_QUEUE_URL): a queue of their own, so that events never delay ticks; absent: the work queue. */
+  evaluateQueueUrl?: string;
   clusters: ClusterConfig[];
   syncPeriodSeconds: number;
   options: SyncOptions;
@@ -58,7 +60,7 @@ export function isSyncPeriod(p: number): boolean {
 }
 
 /**
- * AWS_REGION; SHPA_TABLE; SHPA_QUEUE_URL; SHPA_CLUSTERS: JSON list of {name, region?, roleArn?, shards?, namespaces?};
+ * AWS_REGION; SHPA_TABLE; SHPA_QUEUE_URL; SHPA_EVALUATE_QUEUE_URL (the work queue); SHPA_CLUSTERS: JSON list of {name, region?, roleArn?, shards?, namespaces?};
  * SHPA_SYNC_PERIOD_SECONDS (15); SHPA_DRY_RUN (false); SHPA_CONCURRENCY (32); SHPA_CONTROLLER_SETTINGS (JSON);
  * SHPA_AUTOSCALER_SOURCES ("table,cluster"); SHPA_DECISION_LOG_SECONDS (300); SHPA_AUTOSCALER_METRICS (false);
  * SHPA_WORKER_MEMORY_MB (512); SHPA_SHARD_BUDGET (none); SHPA_METRIC_ACCESS (JSON, lib/api/metric-access.ts).
@@ -78,6 +80,7 @@ export function loadFunctionConfig(env: Record<string, string | undefined>, need
     region,
     tableName,
     queueUrl,
+    ...(env.SHPA_EVALUATE_QUEUE_URL ? { evaluateQueueUrl: env.SHPA_EVALUATE_QUEUE_URL } : {}),
     clusters: parseClusters(env.SHPA_CLUSTERS, region),
     syncPeriodSeconds,
     options: {

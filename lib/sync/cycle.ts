@@ -16,6 +16,8 @@ import { countOutcomes, emptyCalls, errorText, isDeferred, type CycleReport } fr
 import { bucketOf, bucketsOf, shardId, type ShardRef } from './shards.js';
 import { checkCloudWatchMetrics } from './spec-check.js';
 import { SpecVersions } from './spec-versions.js';
+import { isDue, ownPeriod, shardTickPeriod } from './sync-periods.js';
+import { learnPhase } from './tick-phase.js';
 import { buildUnits, selectTargets, type Unit } from './units.js';
 
 export interface CycleDeps {
@@ -41,7 +43,10 @@ export interface ShardCycleRequest {
   first?: readonly string[];
   /** The cluster's index as the worker read it (the load reads it when absent). */
   index?: ClusterIndex;
+  /** The tick's period: the deploy's, or faster for a shard whose autoscalers ask for it (spec.syncPeriodSeconds). */
   periodSeconds: number;
+  /** The deploy's period (syncPeriodSeconds param); absent: periodSeconds. */
+  deployPeriodSeconds?: number;
   options: SyncOptions;
 }
 
@@ -78,7 +83,9 @@ export async function runShardCycle(deps: CycleDeps, req: ShardCycleRequest): Pr
     if (objects && 'error' in objects) report.errors.push({ stage: 'source', message: objects.error });
     const listed = objects && !('error' in objects) ? objects.value : undefined;
     const shard = buildUnits({ cluster: req.cluster, shard: req.shard, snapshot: loaded.value, objects: listed, tableSource: sources.table, dryRun: req.options.dryRun });
-    const selected = req.trigger.kind === 'tick' ? new Set(shard.units) : selectTargets(shard.units, req.trigger.targets, shard.cloudWatchMetrics);
+    if (!(objects && 'error' in objects)) report.alarms = alarmsNamed(shard.cloudWatchMetrics);
+    const selected = req.trigger.kind === 'tick' ? dueUnits(shard.units, req.trigger.tick.getTime(), req) : selectTargets(shard.units, req.trigger.targets, shard.cloudWatchMetrics);
+    if (req.trigger.kind === 'tick') report.tickPeriodSeconds = shardTickPeriod(shard.units.map((u) => ownPeriod(u.record.hpa.spec)), req.deployPeriodSeconds ?? req.periodSeconds);
 
     const reads = new CycleReads(deps.cluster, deps.metrics, now, deadline.signal, calls, { ...readOptions(req, now), shared: loaded.value.sharedAnswers });
     const { valid, invalid } = checkCloudWatchMetrics(shard.cloudWatchMetrics, req.options.metricAccess);
@@ -143,6 +150,8 @@ export async function runShardCycle(deps: CycleDeps, req: ShardCycleRequest): Pr
       }),
     );
     sayDeferred(report, req);
+    // A tick's pod metrics say when the shard's data is sampled: where its next ticks go.
+    if (req.trigger.kind === 'tick') report.phase = learnPhase(reads.podSampleTimes, req.periodSeconds, now.getTime());
     await keeping;
     // What the dispatcher sizes shards by: a tick that saw every autoscaler of its buckets records how many each holds.
     if (req.trigger.kind === 'tick' && (!sources.cluster || listed)) {
@@ -254,6 +263,19 @@ async function listObjects(deps: CycleDeps, req: ShardCycleRequest, deadline: De
   const r = await settle(deadline.race('listing autoscaler objects', deps.cluster.listAutoscalerObjects(namespaces, deadline.signal), 0));
   if ('error' in r) return { error: `cannot list ServerlessHorizontalPodAutoscaler objects of cluster ${req.cluster.name}: ${r.error}` };
   return { value: r.value };
+}
+
+/** The autoscalers a tick evaluates: those whose own period (spec.syncPeriodSeconds) this tick crosses, and those the last tick's deadline left. */
+function dueUnits(units: Unit[], tickMs: number, req: ShardCycleRequest): Set<Unit> {
+  const first = new Set(req.first ?? []);
+  return new Set(units.filter((u) => first.has(`${u.record.namespace}/${u.record.name}`) || isDue(tickMs, req.periodSeconds, ownPeriod(u.record.hpa.spec))));
+}
+
+/** The alarm names CloudWatchMetric objects give (not validated yet: only names that are text), sorted. */
+function alarmsNamed(metrics: CloudWatchMetric[]): string[] {
+  const names = new Set<string>();
+  for (const m of metrics) if (typeof m.spec.alarmName === 'string' && m.spec.alarmName !== '') names.add(m.spec.alarmName);
+  return [...names].sort();
 }
 
 function byNamespace(metrics: CloudWatchMetric[]): Map<string, Map<string, CloudWatchMetric>> {

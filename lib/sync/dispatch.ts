@@ -3,14 +3,14 @@
 // period apart. Pure: the handler sends what this returns.
 import { shardCountFor, type Sizing } from '../sizing/shard-sizing.cjs';
 import type { TickMessage } from './messages.js';
-import type { ClusterConfig, ClusterIndex, ShardCountRecord } from './ports.js';
+import type { ClusterConfig, ClusterIndex, ShardCountRecord, WorkMessageEntry } from './ports.js';
 import { shardCountAt, shardId, shardsOf } from './shards.js';
 
 /** A scheduled event older than this is not acted on: its ticks are past (a throttled, retried event). */
 export const MAX_SCHEDULE_AGE_MS = 60_000;
 
 export interface TickPlan {
-  messages: { body: string; delaySeconds: number; groupId: string }[];
+  messages: (WorkMessageEntry & { groupId: string })[];
   /** Ticks of this minute too late to send (more than half a period ago). */
   late: number;
   /** The whole event was too old. */
@@ -20,32 +20,43 @@ export interface TickPlan {
 /**
  * scheduledAt: the schedule's own time for this invocation (EventBridge's `time`), the minute
  * the ticks belong to. A period that divides 60 gives 60/P ticks a minute; a multiple of 60
- * gives one tick on the minutes that are multiples of it.
+ * gives one tick on the minutes that are multiples of it. timing: by shard, a faster period its
+ * autoscalers ask for (spec.syncPeriodSeconds) and the seconds after each multiple of the period
+ * at which it ticks (its data's phase, lib/sync/tick-phase.ts); absent, the deploy's period at 0.
  */
-export function planTicks(clusters: ClusterConfig[], scheduledAt: Date, now: Date, periodSeconds: number): TickPlan {
+export function planTicks(clusters: ClusterConfig[], scheduledAt: Date, now: Date, deployPeriodSeconds: number, timing?: ReadonlyMap<string, ShardTiming>): TickPlan {
   const plan: TickPlan = { messages: [], late: 0, tooOld: false };
   if (now.getTime() - scheduledAt.getTime() > MAX_SCHEDULE_AGE_MS) return { ...plan, tooOld: true };
   const minute = Math.floor(scheduledAt.getTime() / 60_000) * 60_000;
-  const periodMs = periodSeconds * 1000;
-  const ticks: number[] = [];
-  if (periodSeconds <= 60) for (let t = minute; t < minute + 60_000; t += periodMs) ticks.push(t);
-  else if (minute % periodMs === 0) ticks.push(minute);
-  for (const tick of ticks) {
-    const delayMs = tick - now.getTime();
-    // A tick already past by half a period would run too close to the next one.
-    if (delayMs < -periodMs / 2) {
-      plan.late += clusters.reduce((n, c) => n + c.shards, 0);
-      continue;
-    }
-    const delaySeconds = Math.min(900, Math.max(0, Math.round(delayMs / 1000)));
-    for (const c of clusters) {
-      for (const s of shardsOf(c.name, c.shards)) {
-        const msg: TickMessage = { kind: 'tick', shard: shardId(s), tick: new Date(tick).toISOString().replace(/\.\d{3}Z$/, 'Z'), periodSeconds };
-        plan.messages.push({ body: JSON.stringify(msg), delaySeconds, groupId: c.name });
+  for (const c of clusters) {
+    for (const s of shardsOf(c.name, c.shards)) {
+      const shard = shardId(s);
+      const { periodSeconds = deployPeriodSeconds, offsetSeconds = 0 } = timing?.get(shard) ?? {};
+      const periodMs = periodSeconds * 1000;
+      const offsetMs = (offsetSeconds % periodSeconds) * 1000;
+      const ticks: number[] = [];
+      if (periodSeconds <= 60) for (let t = minute; t < minute + 60_000; t += periodMs) ticks.push(t);
+      else if (minute % periodMs === 0) ticks.push(minute);
+      for (const t of ticks) {
+        const tick = t + offsetMs;
+        const delayMs = tick - now.getTime();
+        // A tick already past by half a period would run too close to the next one.
+        if (delayMs < -periodMs / 2) {
+          plan.late++;
+          continue;
+        }
+        const msg: TickMessage = { kind: 'tick', shard, tick: new Date(tick).toISOString().replace(/\.\d{3}Z$/, 'Z'), periodSeconds };
+        plan.messages.push({ kind: 'tick', body: JSON.stringify(msg), delaySeconds: Math.min(900, Math.max(0, Math.round(delayMs / 1000))), groupId: c.name });
       }
     }
   }
   return plan;
+}
+
+/** When a shard ticks: its period (default the deploy's) and its offset within it (default 0). */
+export interface ShardTiming {
+  periodSeconds?: number;
+  offsetSeconds?: number;
 }
 
 /** One cluster's shard count for the coming minute. */

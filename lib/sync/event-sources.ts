@@ -2,11 +2,11 @@
 // changing state, an "evaluate now" event. Each becomes one message per shard concerned,
 // naming what to evaluate; the worker does the rest through the same cycle as a tick.
 import { MAX_TARGETS_PER_MESSAGE, type EvaluateMessage, type EvaluateTarget } from './messages.js';
-import type { ClusterConfig } from './ports.js';
+import type { ClusterConfig, WorkMessageEntry } from './ports.js';
 import { parseShardId, shardId, shardOfNamespace, shardsOf } from './shards.js';
 
 export interface Planned {
-  messages: { body: string; delaySeconds: number; groupId: string }[];
+  messages: (WorkMessageEntry & { groupId: string })[];
   /** What was not turned into an evaluation, and why. */
   ignored: string[];
 }
@@ -53,16 +53,28 @@ export interface BusEventLike {
 export const EVALUATE_SOURCE = 'shpa.dev';
 export const EVALUATE_DETAIL_TYPE = 'Evaluate Autoscaler';
 
-export function fromBusEvent(event: BusEventLike, clusters: ClusterConfig[], now: Date): Planned {
+const isAlarmChange = (event: BusEventLike) => event.source === 'aws.cloudwatch' && event['detail-type'] === 'CloudWatch Alarm State Change';
+
+/** The alarm an alarm state change is about; undefined for any other event. */
+export function alarmOf(event: BusEventLike): string | undefined {
+  const name = isAlarmChange(event) && isObj(event.detail) ? event.detail.alarmName : undefined;
+  return typeof name === 'string' && name !== '' ? name : undefined;
+}
+
+/**
+ * alarmShards: the shards, by cluster, whose CloudWatchMetric objects name the alarm (lib/sync/alarm-shards.ts);
+ * without it, every shard of every cluster looks.
+ */
+export function fromBusEvent(event: BusEventLike, clusters: ClusterConfig[], now: Date, alarmShards?: ReadonlyMap<string, string[]>): Planned {
   const at = event.time && !Number.isNaN(Date.parse(event.time)) ? new Date(event.time) : now;
   const detail = (typeof event.detail === 'object' && event.detail !== null ? event.detail : {}) as Record<string, unknown>;
-  if (event.source === 'aws.cloudwatch' && event['detail-type'] === 'CloudWatch Alarm State Change') {
-    const alarmName = detail.alarmName;
-    if (typeof alarmName !== 'string' || alarmName === '') return { messages: [], ignored: ['alarm state change without detail.alarmName'] };
+  if (isAlarmChange(event)) {
+    const alarmName = alarmOf(event);
+    if (alarmName === undefined) return { messages: [], ignored: ['alarm state change without detail.alarmName'] };
     const state = isObj(detail.state) ? detail.state : {};
     const target: EvaluateTarget = { kind: 'alarm', alarmName, evaluatedUntil: evaluatedUntil(state, at).toISOString() };
-    // Which CloudWatchMetric names the alarm is only known in the shards: every shard looks.
-    const messages = clusters.flatMap((c) => shardsOf(c.name, c.shards)).flatMap((s) => evaluations(shardId(s), [target], `alarm ${alarmName} ${String(state.value ?? '')}`.trim(), at));
+    const shards = alarmShards ? [...alarmShards.values()].flat() : clusters.flatMap((c) => shardsOf(c.name, c.shards).map(shardId));
+    const messages = shards.flatMap((s) => evaluations(s, [target], `alarm ${alarmName} ${String(state.value ?? '')}`.trim(), at));
     return { messages, ignored: [] };
   }
   if (event.source === EVALUATE_SOURCE && event['detail-type'] === EVALUATE_DETAIL_TYPE) {
@@ -111,7 +123,7 @@ function evaluations(shard: string, targets: EvaluateTarget[], reason: string, a
   const out: Planned['messages'] = [];
   for (let i = 0; i < targets.length; i += MAX_TARGETS_PER_MESSAGE) {
     const msg: EvaluateMessage = { kind: 'evaluate', shard, targets: targets.slice(i, i + MAX_TARGETS_PER_MESSAGE), reason, at: at.toISOString(), attempt };
-    out.push({ body: JSON.stringify(msg), delaySeconds: 0, groupId: parseShardId(shard).cluster });
+    out.push({ kind: 'evaluate', body: JSON.stringify(msg), delaySeconds: 0, groupId: parseShardId(shard).cluster });
   }
   return out;
 }

@@ -2,6 +2,7 @@
 // lib/metrics implement them; tests and the local stack pass the same or local ones.
 // Every I/O method takes an optional AbortSignal: the cycle aborts what its deadline
 // no longer has time for, so a hung call is cancelled, not only abandoned.
+import type { TickPhase } from './tick-phase.js';
 import type {
   CrossVersionObjectReference,
   Fetched,
@@ -248,12 +249,43 @@ export interface AutoscalerStore {
    * Releases a lease this owner holds, recording the cycle's marker when given, and the autoscalers
    * its deadline left for the next tick when given ([] clears them; undefined leaves them as they are).
    */
-  releaseShard(shardId: string, owner: string, opts: { markerMs?: number; deferred?: string[]; evaluated?: EvaluationTimes; signal?: AbortSignal }): Promise<void>;
+  releaseShard(shardId: string, owner: string, opts: ReleaseOptions): Promise<void>;
+}
+
+export interface ReleaseOptions {
+  markerMs?: number;
+  deferred?: string[];
+  evaluated?: EvaluationTimes;
+  /** The alarms the shard's CloudWatchMetric objects name: what sends an alarm's state change to this shard only. */
+  alarms?: string[];
+  /** When the shard's pod metrics are sampled within the period: where the dispatcher puts its ticks. */
+  phase?: TickPhase;
+  /** The period the shard should tick at (its autoscalers' spec.syncPeriodSeconds); null: the deploy's. */
+  tickPeriodSeconds?: number | null;
+  signal?: AbortSignal;
+}
+
+/** What a shard's last cycles recorded for the other functions, each absent until recorded (or unreadable). */
+export interface ShardRecord {
+  /** The alarms its CloudWatchMetric objects name. */
+  alarms?: string[];
+  /** When its pod metrics are sampled within the period. */
+  phase?: TickPhase;
+  /** The period it should tick at, when faster than the deploy's. */
+  tickPeriodSeconds?: number;
+}
+
+/** What the events function reads to send an alarm's state change only to the shards that name it. */
+export interface AlarmIndexStore {
+  readIndexes(clusters: string[], signal?: AbortSignal): Promise<Map<string, ClusterIndex>>;
+  /** What each shard's cycles recorded, by shard id (every id given has an entry). */
+  shardRecords(shardIds: string[], signal?: AbortSignal): Promise<Map<string, ShardRecord>>;
 }
 
 /** What the dispatcher reads and writes: every cluster's index, and the shard count it chose. */
 export interface DispatchStore {
   readIndexes(clusters: string[], signal?: AbortSignal): Promise<Map<string, ClusterIndex>>;
+  shardRecords(shardIds: string[], signal?: AbortSignal): Promise<Map<string, ShardRecord>>;
   recordShardCount(cluster: string, record: ShardCountRecord, signal?: AbortSignal): Promise<void>;
 }
 
@@ -373,6 +405,8 @@ export interface MetricsAccess {
 }
 
 export interface WorkMessageEntry {
+  /** The message's kind: ticks and evaluations go to queues of their own, so that events never delay a tick. */
+  kind: 'tick' | 'evaluate';
   body: string;
   delaySeconds: number;
   groupId?: string;

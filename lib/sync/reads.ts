@@ -26,6 +26,8 @@ export class CycleReads {
   private readonly podIndexes = new Map<string, PodSelectorIndex>();
   private readonly answers = new Map<string, Promise<MetricAnswer>>();
   private cloudWatch?: Promise<Map<string, MetricAnswer>>;
+  /** When the pod metrics read this cycle were sampled (epoch ms): what the shard's tick phase is learned from. */
+  readonly podSampleTimes: number[] = [];
 
   constructor(
     private readonly access: ClusterAccess,
@@ -93,9 +95,16 @@ export class CycleReads {
 
   /** A cluster metric (pod metrics, custom, external). */
   metric(q: Exclude<MetricQuery, { type: 'CloudWatch' }>): Promise<MetricAnswer> {
-    return memo(this.answers, queryKey(q), () => {
+    return memo(this.answers, queryKey(q), async () => {
       this.calls.metricQueries++;
-      return this.fetchOne(q);
+      const answer = await this.fetchOne(q);
+      if (answer.type === 'PodResource' && answer.result.value) {
+        for (const m of answer.result.value) {
+          const t = Date.parse(m.timestamp);
+          if (!Number.isNaN(t)) this.podSampleTimes.push(t);
+        }
+      }
+      return answer;
     });
   }
 

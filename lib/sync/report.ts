@@ -3,6 +3,7 @@
 import type { Decision, HpaEvent } from '../hpa/reconcile.js';
 import type { HorizontalPodAutoscalerCondition } from '../hpa/types.js';
 import type { AutoscalerSource } from './ports.js';
+import type { TickPhase } from './tick-phase.js';
 
 /** Where an autoscaler's sync stopped or what failed. A failed read is not one: it reaches the reconcile, as upstream (FailedGetScale, FailedGet*Metric). */
 export type SyncStage = 'load' | 'source' | 'validate' | 'reconcile' | 'check' | 'saveState' | 'updateScale' | 'status' | 'event' | 'deadline';
@@ -91,6 +92,12 @@ export interface CycleReport {
   warnings: string[];
   /** The shard could not be loaded: nothing was evaluated. */
   failed: boolean;
+  /** The alarms the shard's CloudWatchMetric objects name (spec.alarmName), when all of them could be read. */
+  alarms?: string[];
+  /** The phase of the pod metrics this cycle read within the period: where the shard's ticks go (lib/sync/tick-phase.ts). */
+  phase?: TickPhase;
+  /** A tick: the period the shard should tick at, when its autoscalers ask for faster than the deploy's (lib/sync/sync-periods.ts). */
+  tickPeriodSeconds?: number;
 }
 
 export function emptyCalls(): CycleCalls {

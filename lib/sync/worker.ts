@@ -56,7 +56,9 @@ const RETRY_DELAY_SECONDS = 1;
 
 export async function handleWorkMessage(deps: WorkerDeps, config: WorkerConfig, msg: WorkMessage, owner: string): Promise<MessageResult> {
   const now = deps.clock.now();
-  const periodMs = config.periodSeconds * 1000;
+  // A shard may tick faster than the deploy's period (its autoscalers' spec.syncPeriodSeconds): its tick says how often.
+  const periodSeconds = msg.kind === 'tick' ? Math.min(msg.periodSeconds, config.periodSeconds) : config.periodSeconds;
+  const periodMs = periodSeconds * 1000;
   const ref = parseShardId(msg.shard);
   const shard = msg.shard;
   let cluster: ClusterConfig | undefined;
@@ -152,7 +154,8 @@ export async function handleWorkMessage(deps: WorkerDeps, config: WorkerConfig, 
         markerMs: lease.markerMs,
         index,
         ...(trigger.kind === 'tick' && lease.deferred ? { first: lease.deferred } : {}),
-        periodSeconds: config.periodSeconds,
+        periodSeconds,
+        deployPeriodSeconds: config.periodSeconds,
         options: config.options,
       },
     );
@@ -167,7 +170,7 @@ export async function handleWorkMessage(deps: WorkerDeps, config: WorkerConfig, 
     const releaseMs = deadlineMs + config.options.writeBudgetMs;
     const releaseDeadline = new Deadline(new Date(releaseMs), deps.clock);
     await deps.store
-      .releaseShard(shard, owner, { markerMs, deferred, ...(evaluated ? { evaluated } : {}), signal: releaseDeadline.signal })
+      .releaseShard(shard, owner, { markerMs, deferred, ...(evaluated ? { evaluated } : {}), ...(report?.alarms ? { alarms: report.alarms } : {}), ...(report?.phase ? { phase: report.phase } : {}), ...(ranTick ? { tickPeriodSeconds: report!.tickPeriodSeconds ?? null } : {}), signal: releaseDeadline.signal })
       .catch((e: unknown) => {
         report?.warnings.push(`releasing the lease of shard ${shard}: ${dynamoError(e, releaseDeadline.signal, releaseMs - now.getTime())} (it expires by itself)`);
       })
@@ -259,7 +262,7 @@ async function reroute(deps: WorkerDeps, msg: EvaluateMessage, count: number): P
 /** Sends a message again a second later; false when it could not be sent (the next tick covers it). */
 async function resend(deps: WorkerDeps, msg: WorkMessage): Promise<boolean> {
   try {
-    await deps.queue.send([{ body: JSON.stringify(msg), delaySeconds: RETRY_DELAY_SECONDS, groupId: parseShardId(msg.shard).cluster }]);
+    await deps.queue.send([{ kind: msg.kind, body: JSON.stringify(msg), delaySeconds: RETRY_DELAY_SECONDS, groupId: parseShardId(msg.shard).cluster }]);
     return true;
   } catch {
     return false;

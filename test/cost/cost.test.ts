@@ -107,6 +107,16 @@ describe('the cost model', () => {
     expect(line(minute, 'writes: lease').quantity).toBeLessThan(line(fast, 'writes: lease').quantity / 3.9);
   });
 
+  it('prices autoscalers with a faster spec.syncPeriodSeconds: their shard ticks at their period, their state is written more often', () => {
+    const usual = estimateCost({ ...base, autoscalers: 100 });
+    const fast = estimateCost({ ...base, autoscalers: 100, fastAutoscalers: 10, fastSyncPeriodSeconds: 5 });
+    // one shard holds the 100: it ticks every 5 s instead of 15 s, three times the requests of its ticks
+    expect(line(fast, 'requests').quantity - line(usual, 'requests').quantity).toBeCloseTo(2 * (30 * 24 * 3600) / 15, 0);
+    expect(line(fast, 'writes: state').quantity).toBeGreaterThan(line(usual, 'writes: state').quantity);
+    expect(fast.totalUsd).toBeGreaterThan(usual.totalUsd);
+    expect(() => estimateCost({ ...base, fastAutoscalers: 1, fastSyncPeriodSeconds: 7 })).toThrow(/must be a period a shard can tick at/);
+  });
+
   it('spreads the fixed costs: the cost per autoscaler falls as the fleet grows, and more shards cost more invocations', () => {
     const per = [1, 100, 10_000].map((autoscalers) => estimateCost({ ...base, autoscalers }).perAutoscalerUsd);
     expect(per[0]).toBeGreaterThan(per[1]);

@@ -313,6 +313,11 @@ describe('the HPA rules, in the API server words', () => {
       ['spec.metrics[0].containerResource.target.averageValue: Invalid value: "0": must be positive'],
     ],
     [{ scaleTargetRef: target, maxReplicas: 3, behavior: { scaleUp: { tolerance: '.' } } }, []],
+    // spec.syncPeriodSeconds: KEP-6003's bounds, and our floor of 5 s
+    [{ scaleTargetRef: target, maxReplicas: 3, syncPeriodSeconds: 5 }, []],
+    [{ scaleTargetRef: target, maxReplicas: 3, syncPeriodSeconds: 0 }, ['spec.syncPeriodSeconds: Invalid value: 0: must be greater than 0']],
+    [{ scaleTargetRef: target, maxReplicas: 3, syncPeriodSeconds: 3 }, ['spec.syncPeriodSeconds: Invalid value: 3: must be at least 5: serverless-hpa ticks at most every 5 s']],
+    [{ scaleTargetRef: target, maxReplicas: 3, syncPeriodSeconds: 3601 }, ['spec.syncPeriodSeconds: Invalid value: 3601: must be less than or equal to 3600']],
   ])('%j', (spec, expected) => {
     expect(errorsOf(admitCustomResource(crd, 'v1', shpa(spec)))).toEqual(expected);
   });

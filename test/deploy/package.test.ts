@@ -22,6 +22,8 @@ const WRITER = 'arn:aws:iam::123456789012:role/aws-reserved/sso.amazonaws.com/eu
 const SUBNETS = ['subnet-0123456789abcdef0', 'subnet-0fedcba9876543210'];
 const SECURITY_GROUP = 'sg-0123456789abcdef0';
 const SETTINGS = '{"downscaleStabilizationWindowSeconds":600}';
+const SENDER = 'arn:aws:iam::123456789012:role/deploy-pipeline';
+const KEY = 'arn:aws:kms:eu-west-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab';
 const CLUSTERS = [{ name: 'prod', shards: 4, namespaces: ['web', 'jobs'] }, { name: 'batch' }, { name: 'other', region: 'us-west-2', roleArn: ACCOUNT_ROLE }];
 const FULL = [
   `clusters=${JSON.stringify(CLUSTERS)}`,
@@ -38,6 +40,8 @@ const FULL = [
   'dryRun=true',
   `controllerSettings=${SETTINGS}`,
   'dashboard=true',
+  `eventSenderArns=${SENDER}`,
+  `kmsKeyArn=${KEY}`,
 ];
 
 const FUNCTIONS = ['dispatcher', 'worker', 'stream', 'events'] as const;
@@ -46,14 +50,17 @@ const TABLE = 'arn:${AWS::Partition}:dynamodb:${AWS::Region}:${AWS::AccountId}:t
 const logGroupArn = (fn: string) => `arn:\${AWS::Partition}:logs:\${AWS::Region}:\${AWS::AccountId}:log-group:/aws/lambda/serverless-hpa-test-${fn}:*`;
 const roleArn = (fn: string) => `arn:\${AWS::Partition}:iam::\${AWS::AccountId}:role/serverless-hpa-test-${REGION}-${fn}`;
 const WORK_QUEUE = 'GetAtt WorkQueue.Arn';
+const EVALUATE_QUEUE = 'GetAtt EvaluateQueue.Arn';
 const FAILED_EVENTS = 'GetAtt FailedEventsQueue.Arn';
 const logs = (fn: string) => [`logs:CreateLogStream ${logGroupArn(fn)}`, `logs:PutLogEvents ${logGroupArn(fn)}`];
 const eni = 'arn:${AWS::Partition}:ec2:${AWS::Region}:${AWS::AccountId}:';
 // the shard's kept CloudWatch answers (cw) and the autoscalers of each bucket (n00 … n15) are the worker's too
 const STATE_ATTRIBUTES = ['pk', 'sk', 'uid', 'v', 'sv', 'st', 'rec', 'open', 'off', 'up', 'dn', 'mt', 'ut', 'w', 'pend', 'log', 'src', 'ttl', 'sel', 'cs', 'b', 'cw', 'hold', ...Array.from({ length: 16 }, (_, b) => `n${String(b).padStart(2, '0')}`)];
-const CYCLE_ATTRIBUTES = ['pk', 'sk', 'owner', 'exp', 'what', 'tick', 'at', 'left', 'ev'];
+const CYCLE_ATTRIBUTES = ['pk', 'sk', 'owner', 'exp', 'what', 'tick', 'at', 'left', 'ev', 'al', 'ph', 'pp'];
+/** The customer-managed key, through SQS and DynamoDB only (param kmsKeyArn). */
+const KEY_GRANTS = [`kms:Decrypt ${KEY}`, `kms:GenerateDataKey ${KEY}`];
 /** Resource types that take no Tags property (stack tags reach those AWS can tag at deploy). */
-const UNTAGGABLE = ['AWS::Events::Rule', 'AWS::Lambda::Permission', 'AWS::Lambda::EventInvokeConfig', 'AWS::SQS::QueuePolicy', 'AWS::CloudWatch::Dashboard', 'AWS::S3::BucketPolicy'];
+const UNTAGGABLE = ['AWS::Events::Rule', 'AWS::Events::EventBusPolicy', 'AWS::Lambda::Permission', 'AWS::Lambda::EventInvokeConfig', 'AWS::SQS::QueuePolicy', 'AWS::CloudWatch::Dashboard', 'AWS::S3::BucketPolicy'];
 
 const resourcesOf = (t: Json, type: string): [string, Json][] => Object.entries(t.Resources as Json).filter(([, r]) => r.Type === type);
 const fn = (t: Json, name: string): Json => t.Resources[`${pascal(name)}LambdaFunction`].Properties;
@@ -95,13 +102,13 @@ describe('osls package: the configuration of the issue', () => {
     });
 
     it('gives each function the environment docs/architecture.md lists, and SHPA_CLUSTERS as the JSON the functions parse', () => {
-      const common = ['POWERTOOLS_LOG_LEVEL', 'POWERTOOLS_METRICS_NAMESPACE', 'POWERTOOLS_SERVICE_NAME', 'SHPA_CLUSTERS', 'SHPA_METRICS_NAMESPACE', 'SHPA_QUEUE_URL', 'SHPA_STAGE'];
+      const common = ['POWERTOOLS_LOG_LEVEL', 'POWERTOOLS_METRICS_NAMESPACE', 'POWERTOOLS_SERVICE_NAME', 'SHPA_CLUSTERS', 'SHPA_EVALUATE_QUEUE_URL', 'SHPA_METRICS_NAMESPACE', 'SHPA_QUEUE_URL', 'SHPA_STAGE'];
       const keys = (f: string) => Object.keys(fn(t, f).Environment.Variables as Json).sort();
       // the dispatcher sizes shards for the worker's memory
       expect(keys('dispatcher')).toEqual([...common, 'SHPA_SHARD_BUDGET', 'SHPA_SYNC_PERIOD_SECONDS', 'SHPA_TABLE', 'SHPA_WORKER_MEMORY_MB'].sort());
-      expect(fn(t, 'dispatcher').Environment.Variables).toMatchObject({ SHPA_WORKER_MEMORY_MB: '512', SHPA_SHARD_BUDGET: '8' });
+      expect(fn(t, 'dispatcher').Environment.Variables).toMatchObject({ SHPA_WORKER_MEMORY_MB: '512', SHPA_SHARD_BUDGET: '6' });
       expect(keys('stream')).toEqual([...common, 'SHPA_TABLE'].sort());
-      expect(keys('events')).toEqual(common);
+      expect(keys('events')).toEqual([...common, 'SHPA_TABLE'].sort());
       expect(keys('worker')).toEqual(
         [
           ...common,
@@ -219,28 +226,42 @@ describe('osls package: the configuration of the issue', () => {
       }
     });
 
-    it('schedules the dispatcher every minute and routes alarm changes and evaluate-now events to the events function', () => {
+    it('schedules the dispatcher every minute, routes our alarms\' changes and evaluate-now events of the stack\'s bus to the events function', () => {
       const rules = resourcesOf(t, 'AWS::Events::Rule').map(([, r]) => r.Properties);
       expect(rules).toHaveLength(3);
       const target = (r: Json) => (r.Targets[0].Arn['Fn::GetAtt'] as string[])[0];
       expect(rules.filter((r) => r.ScheduleExpression).map((r) => [r.ScheduleExpression, r.State, target(r)])).toEqual([['rate(1 minute)', 'ENABLED', 'DispatcherLambdaFunction']]);
       expect(rules.filter((r) => r.EventPattern).map((r) => [r.EventPattern, r.EventBusName ?? 'default', target(r)])).toEqual([
-        [{ source: ['aws.cloudwatch'], 'detail-type': ['CloudWatch Alarm State Change'] }, 'default', 'EventsLambdaFunction'],
-        [{ source: ['shpa.dev'], 'detail-type': ['Evaluate Autoscaler'] }, 'default', 'EventsLambdaFunction'],
+        // only alarms whose name starts with param alarmNamePrefix, not every alarm of the account
+        [{ source: ['aws.cloudwatch'], 'detail-type': ['CloudWatch Alarm State Change'], detail: { alarmName: [{ prefix: 'shpa-' }] } }, 'default', 'EventsLambdaFunction'],
+        [{ source: ['shpa.dev'], 'detail-type': ['Evaluate Autoscaler'] }, { Ref: 'EvaluateBus' }, 'EventsLambdaFunction'],
       ]);
+      // the permission names the rule on the stack's bus
+      const permission = resourcesOf(t, 'AWS::Lambda::Permission').find(([, r]) => JSON.stringify(r.Properties.SourceArn).includes('EvaluateBus'));
+      expect(permission).toBeDefined();
     });
 
-    it('feeds the worker one message at a time, with partial batch failures and bounded concurrency', () => {
-      const [[, sqs], ...more] = resourcesOf(t, 'AWS::Lambda::EventSourceMapping').filter(([, r]) => show(r.Properties.EventSourceArn) === WORK_QUEUE);
-      expect(more).toEqual([]);
-      expect(sqs.Properties).toMatchObject({
-        FunctionName: { 'Fn::GetAtt': ['WorkerLambdaFunction', 'Arn'] },
-        BatchSize: 1,
-        FunctionResponseTypes: ['ReportBatchItemFailures'],
-        // as many as the reserved concurrency (10) allows: the dispatcher keeps its shards within 8 of it
-        ScalingConfig: { MaximumConcurrency: 10 },
-        Enabled: true,
-      });
+    it('takes evaluate-now events only from param eventSenderArns (the bus\'s resource policy)', () => {
+      expect(t.Resources.EvaluateBus.Properties.Name).toBe('serverless-hpa-test-evaluate');
+      const statements = resourcesOf(t, 'AWS::Events::EventBusPolicy').map(([, r]) => r.Properties.Statement as Json);
+      const bus = { Principal: '*', Action: 'events:PutEvents', Resource: { 'Fn::GetAtt': ['EvaluateBus', 'Arn'] } };
+      expect(statements).toEqual([
+        { Sid: 'SendersMaySendEvaluations', Effect: 'Allow', ...bus, Condition: { ArnLike: { 'aws:PrincipalArn': [SENDER] } } },
+        { Sid: 'OnlySendersSendEvaluations', Effect: 'Deny', ...bus, Condition: { ArnNotLike: { 'aws:PrincipalArn': [SENDER] } } },
+      ]);
+      expect(t.Outputs.EvaluateBusName.Value).toBe('serverless-hpa-test-evaluate');
+    });
+
+    it('feeds the worker one message at a time, with partial batch failures and bounded concurrency, ticks and evaluations apart', () => {
+      const mapping = (queue: string) => {
+        const [[, sqs], ...more] = resourcesOf(t, 'AWS::Lambda::EventSourceMapping').filter(([, r]) => show(r.Properties.EventSourceArn) === queue);
+        expect(more).toEqual([]);
+        return sqs.Properties as Json;
+      };
+      const common = { FunctionName: { 'Fn::GetAtt': ['WorkerLambdaFunction', 'Arn'] }, BatchSize: 1, FunctionResponseTypes: ['ReportBatchItemFailures'], Enabled: true };
+      // as many as the reserved concurrency (10) allows after the evaluate queue's 2: the dispatcher keeps its shards within 8 of it
+      expect(mapping(WORK_QUEUE)).toMatchObject({ ...common, ScalingConfig: { MaximumConcurrency: 8 } });
+      expect(mapping(EVALUATE_QUEUE)).toMatchObject({ ...common, ScalingConfig: { MaximumConcurrency: 2 } });
       // the lease or the queue's concurrency keeps cycles apart: reserved concurrency is a choice, here 10 (≥ 8)
       expect(fn(t, 'worker').ReservedConcurrentExecutions).toBe(10);
       for (const f of ['dispatcher', 'stream', 'events']) expect(fn(t, f).ReservedConcurrentExecutions, f).toBeUndefined();
@@ -265,9 +286,13 @@ describe('osls package: the configuration of the issue', () => {
 
     it('queues work encrypted, with a dead-letter queue after 3 receives and a visibility timeout above the worker timeout', () => {
       const q = (id: string) => t.Resources[id].Properties;
+      // param kmsKeyArn: the customer's key, each data key reused 5 minutes
+      const encrypted = { KmsMasterKeyId: KEY, KmsDataKeyReusePeriodSeconds: 300 };
+      for (const id of ['WorkQueue', 'EvaluateQueue', 'WorkDeadLetterQueue', 'FailedEventsQueue']) expect(q(id).SqsManagedSseEnabled, id).toBeUndefined();
+      expect(q('EvaluateQueue')).toMatchObject({ QueueName: 'serverless-hpa-test-evaluate', ...encrypted, VisibilityTimeout: 90, RedrivePolicy: { maxReceiveCount: 3 } });
       expect(q('WorkQueue')).toMatchObject({
         QueueName: 'serverless-hpa-test-work',
-        SqsManagedSseEnabled: true,
+        ...encrypted,
         // six times the worker's 15 s timeout (AWS's advice for Lambda event sources)
         VisibilityTimeout: 90,
         MessageRetentionPeriod: 3600,
@@ -275,25 +300,28 @@ describe('osls package: the configuration of the issue', () => {
       });
       expect(q('WorkQueue').VisibilityTimeout).toBeGreaterThanOrEqual(fn(t, 'worker').Timeout);
       expect(q('WorkQueue').MessageRetentionPeriod).toBeGreaterThan(3 * q('WorkQueue').VisibilityTimeout);
+      const queueArn = (name: string) => ({ 'Fn::Sub': `arn:\${AWS::Partition}:sqs:\${AWS::Region}:\${AWS::AccountId}:serverless-hpa-test-${name}` });
       expect(q('WorkDeadLetterQueue')).toMatchObject({
         QueueName: 'serverless-hpa-test-work-dlq',
-        SqsManagedSseEnabled: true,
+        ...encrypted,
         MessageRetentionPeriod: 1_209_600,
-        RedriveAllowPolicy: { redrivePermission: 'byQueue', sourceQueueArns: [{ 'Fn::Sub': 'arn:${AWS::Partition}:sqs:${AWS::Region}:${AWS::AccountId}:serverless-hpa-test-work' }] },
+        RedriveAllowPolicy: { redrivePermission: 'byQueue', sourceQueueArns: [queueArn('work'), queueArn('evaluate')] },
       });
-      expect(q('FailedEventsQueue')).toMatchObject({ QueueName: 'serverless-hpa-test-failed-events', SqsManagedSseEnabled: true, MessageRetentionPeriod: 1_209_600 });
-      const policy = q('WorkQueuePolicy').PolicyDocument.Statement as Json[];
-      expect(policy).toEqual([
+      expect(q('FailedEventsQueue')).toMatchObject({ QueueName: 'serverless-hpa-test-failed-events', ...encrypted, MessageRetentionPeriod: 1_209_600 });
+      // each queue takes messages only from the functions that send its kind
+      const onlyFrom = (id: string, senders: string[]) => [
         {
           Sid: 'OnlyTheFunctionsSendWork',
           Effect: 'Deny',
           Principal: '*',
           Action: 'sqs:SendMessage',
-          Resource: { 'Fn::GetAtt': ['WorkQueue', 'Arn'] },
-          Condition: { ArnNotEquals: { 'aws:PrincipalArn': FUNCTIONS.map((f) => ({ 'Fn::Sub': roleArn(f) })) } },
+          Resource: { 'Fn::GetAtt': [id, 'Arn'] },
+          Condition: { ArnNotEquals: { 'aws:PrincipalArn': senders.map((f) => ({ 'Fn::Sub': roleArn(f) })) } },
         },
-        { Sid: 'TlsOnly', Effect: 'Deny', Principal: '*', Action: 'sqs:*', Resource: { 'Fn::GetAtt': ['WorkQueue', 'Arn'] }, Condition: { Bool: { 'aws:SecureTransport': 'false' } } },
-      ]);
+        { Sid: 'TlsOnly', Effect: 'Deny', Principal: '*', Action: 'sqs:*', Resource: { 'Fn::GetAtt': [id, 'Arn'] }, Condition: { Bool: { 'aws:SecureTransport': 'false' } } },
+      ];
+      expect(q('WorkQueuePolicy').PolicyDocument.Statement).toEqual(onlyFrom('WorkQueue', ['dispatcher', 'worker']));
+      expect(q('EvaluateQueuePolicy').PolicyDocument.Statement).toEqual(onlyFrom('EvaluateQueue', ['stream', 'events', 'worker']));
       expect(q('FailureQueuesPolicy').Queues).toEqual([{ Ref: 'WorkDeadLetterQueue' }, { Ref: 'FailedEventsQueue' }]);
       expect(q('FailureQueuesPolicy').PolicyDocument.Statement[0]).toMatchObject({ Sid: 'TlsOnly', Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } });
     });
@@ -311,6 +339,7 @@ describe('osls package: the configuration of the issue', () => {
       expect(grants(t, 'DispatcherRole')).toEqual(
         [
           `dynamodb:BatchGetItem ${TABLE}`,
+          `dynamodb:BatchGetItem ${TABLE}`,
           `dynamodb:DeleteItem ${TABLE}`,
           `dynamodb:GetItem ${TABLE}`,
           `dynamodb:PutItem ${TABLE}`,
@@ -318,6 +347,7 @@ describe('osls package: the configuration of the issue', () => {
           `dynamodb:UpdateItem ${TABLE}`,
           `sqs:SendMessage ${FAILED_EVENTS}`,
           `sqs:SendMessage ${WORK_QUEUE}`,
+          ...KEY_GRANTS,
           ...logs('dispatcher'),
         ].sort(),
       );
@@ -325,6 +355,7 @@ describe('osls package: the configuration of the issue', () => {
       expect(sids.ClusterRegistry.Condition).toEqual({ 'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': ['clusters'] } });
       const indexes = ['c#prod', 'c#batch', 'c#other'];
       expect(sids.ReadClusterIndexes.Condition).toEqual({ 'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': indexes } });
+      expect(sids.ReadShardPhases.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['shard#*'] } });
       expect(sids.RecordShardCounts.Condition).toEqual({ 'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': indexes, 'dynamodb:Attributes': ['pk', 'sk', 'k', 'ks', 'kp'] } });
     });
 
@@ -352,11 +383,8 @@ describe('osls package: the configuration of the issue', () => {
           // same-account clusters only: "other" is described with its own role
           `eks:DescribeCluster ${prodArn('prod')}`,
           `eks:DescribeCluster ${prodArn('batch')}`,
-          `sqs:ChangeMessageVisibility ${WORK_QUEUE}`,
-          `sqs:DeleteMessage ${WORK_QUEUE}`,
-          `sqs:GetQueueAttributes ${WORK_QUEUE}`,
-          `sqs:ReceiveMessage ${WORK_QUEUE}`,
-          `sqs:SendMessage ${WORK_QUEUE}`,
+          ...[WORK_QUEUE, EVALUATE_QUEUE].flatMap((q) => ['ChangeMessageVisibility', 'DeleteMessage', 'GetQueueAttributes', 'ReceiveMessage', 'SendMessage'].map((a) => `sqs:${a} ${q}`)),
+          ...KEY_GRANTS,
           `sts:AssumeRole ${ACCOUNT_ROLE}`,
           `sts:AssumeRole ${CW_ROLE}`,
           ...logs('worker'),
@@ -385,14 +413,25 @@ describe('osls package: the configuration of the issue', () => {
         [
           ...['DescribeStream', 'GetRecords', 'GetShardIterator', 'ListStreams'].map((a) => `dynamodb:${a} GetAtt AutoscalerTable.StreamArn`),
           `sqs:SendMessage ${FAILED_EVENTS}`,
-          `sqs:SendMessage ${WORK_QUEUE}`,
+          `sqs:SendMessage ${EVALUATE_QUEUE}`,
+          ...KEY_GRANTS,
           ...logs('stream'),
         ].sort(),
       );
     });
 
-    it('allows the events function no table access: the queue, its failure destination and its log group', () => {
-      expect(grants(t, 'EventsRole')).toEqual([`sqs:SendMessage ${FAILED_EVENTS}`, `sqs:SendMessage ${WORK_QUEUE}`, ...logs('events')].sort());
+    it('allows the events function to read which shards name an alarm, the evaluate queue, its failure destination and its log group', () => {
+      expect(grants(t, 'EventsRole')).toEqual([`dynamodb:BatchGetItem ${TABLE}`, `sqs:SendMessage ${FAILED_EVENTS}`, `sqs:SendMessage ${EVALUATE_QUEUE}`, ...KEY_GRANTS, ...logs('events')].sort());
+      expect(statementsBySid(t, 'EventsRole').ReadAlarmShards.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['c#prod', 'c#batch', 'c#other', 'shard#*'] } });
+    });
+
+    it('uses the customer-managed key only through SQS and DynamoDB, and encrypts the log groups with it', () => {
+      for (const f of FUNCTIONS) {
+        expect(statementsBySid(t, `${pascal(f)}Role`).UseStackKey.Condition, f).toEqual({
+          'ForAnyValue:StringEquals': { 'kms:ViaService': [{ 'Fn::Sub': 'sqs.${AWS::Region}.amazonaws.com' }, { 'Fn::Sub': 'dynamodb.${AWS::Region}.amazonaws.com' }] },
+        });
+        expect(t.Resources[`${pascal(f)}LogGroup`].Properties.KmsKeyId, f).toBe(KEY);
+      }
     });
 
     it('names each log group exactly (no prefix wildcard, no CreateLogGroup: the stack creates the groups)', () => {
@@ -476,7 +515,7 @@ describe('osls package: the configuration of the issue', () => {
         ],
         DeletionProtectionEnabled: true,
         PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
-        SSESpecification: { SSEEnabled: true },
+        SSESpecification: { SSEEnabled: true, SSEType: 'KMS', KMSMasterKeyId: KEY },
         TimeToLiveSpecification: { AttributeName: 'ttl', Enabled: true },
         StreamSpecification: { StreamViewType: 'NEW_AND_OLD_IMAGES' },
       });
@@ -593,7 +632,7 @@ describe('osls package: the defaults (one cluster, the opt-outs of where and who
     for (const a of alarms) expect([a.AlarmActions, a.OKActions]).toEqual([[{ Ref: 'AlarmTopic' }], [{ Ref: 'AlarmTopic' }]]);
     expect(alarms.find((a) => a.AlarmName === 'serverless-hpa-test-worker-missing-cycles')!.Threshold).toBe(2);
     const [[, sqs]] = resourcesOf(t, 'AWS::Lambda::EventSourceMapping').filter(([, r]) => show(r.Properties.EventSourceArn) === WORK_QUEUE);
-    // up to 16 shards for the one cluster, + 2 for events and retries
+    // up to 16 shards for the one cluster, + 2 for busy ticks sent again
     expect(sqs.Properties.ScalingConfig).toEqual({ MaximumConcurrency: 18 });
     expect(t.Outputs.AlarmTopicArn.Value).toEqual({ Ref: 'AlarmTopic' });
   });
@@ -606,6 +645,18 @@ describe('osls package: the defaults (one cluster, the opt-outs of where and who
     const [first] = t.Resources.AutoscalerTable.Properties.ResourcePolicy.PolicyDocument.Statement as Json[];
     expect(first.Condition.ArnLike).toEqual({ 'aws:PrincipalArn': FUNCTIONS.map((f) => ({ 'Fn::Sub': roleArn(f) })) });
     expect(first.Condition.ArnNotLike).toBeUndefined();
+  });
+
+  it('without eventSenderArns, takes evaluate-now events from nobody; without kmsKeyArn, encrypts with AWS-managed keys', () => {
+    const statements = resourcesOf(t, 'AWS::Events::EventBusPolicy').map(([, r]) => r.Properties.Statement as Json);
+    expect(statements).toEqual([{ Sid: 'NobodySendsEvaluations', Effect: 'Deny', Principal: '*', Action: 'events:PutEvents', Resource: { 'Fn::GetAtt': ['EvaluateBus', 'Arn'] } }]);
+    for (const id of ['WorkQueue', 'EvaluateQueue', 'WorkDeadLetterQueue', 'FailedEventsQueue']) expect(t.Resources[id].Properties.SqsManagedSseEnabled, id).toBe(true);
+    expect(t.Resources.AutoscalerTable.Properties.SSESpecification).toEqual({ SSEEnabled: true });
+    expect(t.Resources.AlarmTopic.Properties.KmsMasterKeyId).toBeUndefined();
+    for (const f of FUNCTIONS) {
+      expect(statementsBySid(t, `${pascal(f)}Role`).UseStackKey, f).toBeUndefined();
+      expect(t.Resources[`${pascal(f)}LogGroup`].Properties.KmsKeyId, f).toBeUndefined();
+    }
   });
 
   it('tags with the defaults, and gives access to its one cluster in the stack', () => {

@@ -65,9 +65,11 @@ describe('serverless.yml params', () => {
     expect(await stack.workerTimeout({ resolveVariable })).toBe(30);
     expect(await stack.reservedConcurrency({ resolveVariable })).toBe(12);
     expect(await stack.workerVpc({ resolveVariable })).toBeNull();
-    // the reserved concurrency bounds the queue's, and the dispatcher's shards within it
-    expect(await stack.maxConcurrency({ resolveVariable })).toBe(12);
-    expect(env.SHPA_SHARD_BUDGET).toBe('10');
+    // the reserved concurrency bounds the queues' (the evaluate queue's 2 first), and the dispatcher's shards within it
+    expect(await stack.evaluateConcurrency({ resolveVariable })).toBe(2);
+    expect(await stack.maxConcurrency({ resolveVariable })).toBe(10);
+    expect(env.SHPA_SHARD_BUDGET).toBe('8');
+    expect(await stack.alarmNamePattern({ resolveVariable })).toEqual([{ prefix: 'shpa-' }]);
     values.syncPeriodSeconds = '45';
     await expect(stack.resources({ resolveVariable })).rejects.toThrow('param "syncPeriodSeconds": must divide 60');
   });
@@ -138,8 +140,14 @@ describe('other params', () => {
     [{ vpcSubnetIds: 'subnet-xyz', vpcSecurityGroupIds: 'sg-0123456789abcdef0' }, 'param "vpcSubnetIds": not a subnet id'],
     [{ maxConcurrency: '1' }, 'param "maxConcurrency": must be an integer from 2 to 1000'],
     [{ clusters: '[{"name":"a","shards":8}]', maxConcurrency: '4' }, 'param "maxConcurrency": 4 is less than the 8 shards'],
-    [{ reservedConcurrency: '1' }, 'param "reservedConcurrency": 1 leaves the queue\'s pollers less than the 2 they need at least'],
-    [{ reservedConcurrency: '5', maxConcurrency: '8' }, 'param "reservedConcurrency": 5 is less than maxConcurrency (8)'],
+    [{ reservedConcurrency: '3' }, 'param "reservedConcurrency": 3 leaves the work queue\'s pollers less than the 2 they need at least, after the evaluate queue\'s 2'],
+    [{ reservedConcurrency: '9', maxConcurrency: '8' }, 'param "reservedConcurrency": 9 is less than maxConcurrency (8) plus evaluateConcurrency (2)'],
+    [{ evaluateConcurrency: '1' }, 'param "evaluateConcurrency": must be an integer from 2 to 1000'],
+    [{ eventSenderArns: 'arn:aws:iam::123456789012:group/ops' }, 'param "eventSenderArns": not an IAM role, user or root ARN'],
+    [{ eventSenderArns: '*,arn:aws:iam::123456789012:role/ops' }, 'param "eventSenderArns": "*" (every one) cannot be listed with others'],
+    [{ alarmNamePrefix: 'shpa\u0001-' }, 'param "alarmNamePrefix": must be 1 to 255 characters without control characters'],
+    [{ kmsKeyArn: 'arn:aws:kms:eu-west-1:123456789012:alias/shpa' }, 'param "kmsKeyArn": not a KMS key ARN'],
+    [{ kmsKeyArn: 'arn:aws:kms:us-east-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab' }, 'param "kmsKeyArn": is in us-east-1, but the stack deploys to eu-west-1'],
     [{ alarmTopicArn: 'arn:aws:sns:eu-west-1:123456789012:alarms.fifo' }, 'param "alarmTopicArn": not a standard SNS topic ARN'],
     [{ permissionsBoundaryArn: 'arn:aws:iam::123456789012:role/x' }, 'param "permissionsBoundaryArn": not an IAM policy ARN'],
     [{ specWriterArns: 'arn:aws:iam::123456789012:group/admins' }, 'param "specWriterArns": not an IAM role, user or root ARN'],

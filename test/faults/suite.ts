@@ -68,7 +68,7 @@ async function run(db: DynamoServer, scenario?: Scenario): Promise<RunResult> {
     }
     // Copies: a handler cut off by its timeout may still write lines after the run.
     const { lines, emf, writes, snapshots } = s.rec;
-    return { lines: [...lines], emf: [...emf], writes: [...writes], snapshots, tried, failedInvocations: s.fns.worker.counters.errors + s.containerFailures };
+    return { lines: [...lines], emf: [...emf], writes: [...writes], snapshots, tried, failedInvocations: s.fns.worker.counters.errors + s.fns.evaluator.counters.errors + s.containerFailures };
   } finally {
     await fault?.stop?.();
     await s.stop();

@@ -163,6 +163,8 @@ describe('on dynalite', () => {
     const h = await arrange();
     h.clock.t = T_UP + 3 * MIN;
     await h.run(1);
+    // The tick due now runs first: the change comes 3 s after it, between two ticks.
+    await h.fns.drain();
     const before = h.model.replicasOf('apps', 'Deployment', 'web');
     h.clock.t += 3_000;
     await h.fns.admin.applySpec(CLUSTER, hpa('web', { metrics: [backlogMetric], behavior: {}, maxReplicas: 4 }), h.clock.now());
@@ -187,13 +189,42 @@ describe('on dynalite', () => {
     await h.fns.publish({ source: 'aws.cloudwatch', 'detail-type': 'CloudWatch Alarm State Change', detail: { alarmName: 'jobs-high', state: { value: 'ALARM' } } });
     await h.fns.drain();
     expect(h.decisions('web').length).toBe(before + 2);
-    await h.fns.publish({ source: 'aws.cloudwatch', 'detail-type': 'CloudWatch Alarm State Change', detail: { alarmName: 'unrelated', state: { value: 'ALARM' } } });
+    // the shard's cycles recorded the alarms its CloudWatchMetric objects name: another alarm is sent nowhere
+    expect(await h.fns.publish({ source: 'aws.cloudwatch', 'detail-type': 'CloudWatch Alarm State Change', detail: { alarmName: 'unrelated', state: { value: 'ALARM' } } })).toEqual({ sent: 0 });
     await h.fns.drain();
     expect(h.decisions('web').length).toBe(before + 2);
     // A bad event is said, not retried.
     await h.fns.evaluateNow('nope', 'apps', 'web');
     expect(h.fns.lines.some((l) => l.message === 'event ignored' && /cluster nope is not configured/.test(String(l.ignored)))).toBe(true);
   });
+
+  it('a storm of evaluate-now events for one autoscaler (150 in 5 s) costs a handful of cycles; the ticks still run at their time', async () => {
+    const h = await arrange();
+    const minute = T_UP + 3 * MIN;
+    h.clock.t = minute;
+    await h.fns.dispatch(new Date(minute));
+    const ticksBefore = h.fns.lines.filter((l) => l.message === 'cycle' && (l.cycle as { trigger: string }).trigger === 'tick').length;
+    const cyclesBefore = h.fns.lines.filter((l) => l.message === 'cycle' && (l.cycle as { trigger: string }).trigger === 'evaluate').length;
+    // 30 a second from 13 s to 18 s: across the tick of 15 s (the cost per event is the same at 1,000: each is one queued message).
+    for (const s of [0, 13, 14, 15, 16, 17, 18, 19, 30, 45]) {
+      h.clock.t = minute + s * 1000;
+      if (s >= 13 && s < 18) await Promise.all(Array.from({ length: 30 }, () => h.fns.evaluateNow(CLUSTER, 'apps', 'web')));
+      await h.fns.drain();
+    }
+    const cycles = h.fns.lines.filter((l) => l.message === 'cycle').map((l) => l.cycle as { trigger: string; tick?: string; startedAt: string });
+    const ticks = cycles.filter((c) => c.trigger === 'tick').slice(ticksBefore);
+    // all four ticks of the minute, each started within a second of its time (a tick behind an evaluation waits one second)
+    expect(ticks.map((c) => c.tick)).toEqual([0, 15, 30, 45].map((s) => new Date(minute + s * 1000).toISOString()));
+    for (const c of ticks) expect(Date.parse(c.startedAt) - Date.parse(c.tick!)).toBeLessThanOrEqual(1_000);
+    expect(messages(h, 'late')).toEqual([]);
+    // every event became an evaluation; those a cycle already covered were dropped as such, not run
+    const evaluations = cycles.filter((c) => c.trigger === 'evaluate').length - cyclesBefore;
+    expect(evaluations).toBeGreaterThanOrEqual(1);
+    // at most two a second while it lasts: one covering what came before it, one for the burst a second later
+    expect(evaluations).toBeLessThanOrEqual(2 * 5 + 2);
+    const coalesced = h.fns.lines.filter((l) => l.message === 'message' && (l.workMessage as { outcome: string }).outcome === 'coalesced');
+    expect(coalesced.length).toBeGreaterThan(150 - 2 * 5 - 2);
+  }, 60_000);
 
   it('a metrics outage never scales down, and the conditions say why', async () => {
     const h = await arrange(6, 1, (x) => x.cloudWatch.failNext(...Array.from({ length: 50 }, () => 'AccessDenied' as const)));

@@ -89,6 +89,10 @@ describe('validateHPA: error cases (upstream errorCases)', () => {
     ['maxReplicas 0', hpa({ maxReplicas: 0 }), 'spec.maxReplicas', 'Invalid', 'must be greater than 0'],
     ['maxReplicas missing', hpa({ maxReplicas: undefined }), 'spec.maxReplicas', 'Invalid', 'must be greater than 0'],
     ['maxReplicas -3', hpa({ maxReplicas: -3, minReplicas: undefined }), 'spec.maxReplicas', 'Invalid', 'must be greater than 0'],
+    // KEP-6003 (proposed): greater than 0, at most 3600; ours: at least 5
+    ['syncPeriodSeconds 0', hpa({ syncPeriodSeconds: 0 }), 'spec.syncPeriodSeconds', 'Invalid', 'must be greater than 0'],
+    ['syncPeriodSeconds 3601', hpa({ syncPeriodSeconds: 3601 }), 'spec.syncPeriodSeconds', 'Invalid', 'must be less than or equal to 3600'],
+    ['syncPeriodSeconds 4', hpa({ syncPeriodSeconds: 4 }), 'spec.syncPeriodSeconds', 'Invalid', 'must be at least 5: serverless-hpa ticks at most every 5 s'],
     [
       'utilization and averageValue both set',
       hpa({ metrics: [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 70, averageValue: '300m' } } }] }),

@@ -41,6 +41,26 @@ describe('WorkloadModel', () => {
     expect(gone.some((n) => original.includes(n))).toBe(false);
   });
 
+  it("with a scrape loop, serves each pod's load and time of its last scrape, its node's offset after the loop's start", () => {
+    const clock = new VirtualClock(Date.parse('2026-01-01T00:00:00Z'));
+    const offsets: Record<string, number> = { web: 0, api: 1_500 };
+    const model = new WorkloadModel({ clock, startDelaySeconds: 0, readyDelaySeconds: 0, baseline: { cpu: 0, memory: 0 }, scrape: { resolutionSeconds: 15, phaseMs: 4_000, offsetMs: (_ns, w) => offsets[w] } });
+    const start = clock.now().getTime();
+    for (const name of ['web', 'api']) model.addWorkload({ kind: 'Deployment', apiVersion: 'apps/v1', namespace: 'ns', name, replicas: 1, selector: { app: name }, load: (at) => ({ cpu: at.getTime() - start < 20_000 ? 0.5 : 1 }) });
+    clock.advance(20);
+    const read = () => model.podMetrics('ns').map((m) => [(m.metadata as { labels: { app: string } }).labels.app, m.timestamp, (m.containers as { usage: { cpu: string } }[])[0].usage.cpu]);
+    // at 20 s: web scraped at 19 s, api at 20.5 s not yet (5.5 s); both still at the load before 20 s
+    expect(read()).toEqual([
+      ['web', '2026-01-01T00:00:19Z', '500000000n'],
+      ['api', '2026-01-01T00:00:05Z', '500000000n'],
+    ]);
+    clock.advance(1);
+    expect(read()).toEqual([
+      ['web', '2026-01-01T00:00:19Z', '500000000n'],
+      ['api', '2026-01-01T00:00:20Z', '1000000000n'],
+    ]);
+  });
+
   it('divides the load over ready pods and reports no metrics for pending pods', () => {
     const { clock, model } = setup();
     const dep = model.typeOf('apps', 'Deployment')!;

@@ -28,11 +28,11 @@ async function receiveAll(QueueUrl: string): Promise<Message[]> {
 describe('the SQS work queue', () => {
   it('sends in batches of ten, each message with its delay and its MessageGroupId', async () => {
     const url = await queueUrl();
-    const queue = sqsWorkQueue(local.client, url);
+    const queue = sqsWorkQueue(local.client, { ticks: url });
     const messages: Parameters<typeof queue.send>[0] = [
-      ...Array.from({ length: 15 }, (_, i) => ({ body: `prod-${i}`, delaySeconds: i < 12 ? 0 : 15, groupId: 'prod' })),
-      ...Array.from({ length: 7 }, (_, i) => ({ body: `batch-${i}`, delaySeconds: 0, groupId: 'batch' })),
-      { body: 'no-group', delaySeconds: 0 },
+      ...Array.from({ length: 15 }, (_, i) => ({ kind: 'tick' as const, body: `prod-${i}`, delaySeconds: i < 12 ? 0 : 15, groupId: 'prod' })),
+      ...Array.from({ length: 7 }, (_, i) => ({ kind: 'tick' as const, body: `batch-${i}`, delaySeconds: 0, groupId: 'batch' })),
+      { kind: 'tick', body: 'no-group', delaySeconds: 0 },
     ];
     const before = local.sqs.count('SendMessageBatch');
     await queue.send(messages);
@@ -47,12 +47,32 @@ describe('the SQS work queue', () => {
     expect(group).toEqual(Object.fromEntries(messages.map((m) => [m.body, m.groupId])));
   });
 
+  it('evaluations go to their own queue, ticks to the work queue; a failure is named by its index in the whole send', async () => {
+    const ticks = await queueUrl();
+    const evaluations = await queueUrl();
+    const queue = sqsWorkQueue(local.client, { ticks, evaluations });
+    await queue.send([
+      { kind: 'evaluate', body: 'e1', delaySeconds: 0, groupId: 'prod' },
+      { kind: 'tick', body: 't1', delaySeconds: 0, groupId: 'prod' },
+      { kind: 'evaluate', body: 'e2', delaySeconds: 0, groupId: 'prod' },
+    ]);
+    expect(queue.calls).toBe(2);
+    expect((await receiveAll(ticks)).map((m) => m.Body)).toEqual(['t1']);
+    expect((await receiveAll(evaluations)).map((m) => m.Body).sort()).toEqual(['e1', 'e2']);
+    const sent = queue.send([
+      { kind: 'tick', body: 't2', delaySeconds: 0, groupId: 'prod' },
+      { kind: 'evaluate', body: 'bad', delaySeconds: 0, groupId: 'not a group' },
+    ]);
+    const e = (await sent.catch((x: unknown) => x)) as UnsentMessagesError;
+    expect(e.unsent.map((u) => u.index)).toEqual([1]);
+  });
+
   it('a refused entry is an error naming it; the others are sent', async () => {
     const url = await queueUrl();
-    const queue = sqsWorkQueue(local.client, url);
+    const queue = sqsWorkQueue(local.client, { ticks: url });
     const sent = queue.send([
-      { body: 'ok', delaySeconds: 0, groupId: 'prod' },
-      { body: 'bad', delaySeconds: 0, groupId: 'not a group' },
+      { kind: 'tick', body: 'ok', delaySeconds: 0, groupId: 'prod' },
+      { kind: 'tick', body: 'bad', delaySeconds: 0, groupId: 'not a group' },
     ]);
     await expect(sent).rejects.toThrow(/^1 of 2 messages not sent to SQS: InvalidParameterValue: Value not a group for parameter MessageGroupId is invalid\. .* \(bad\)$/);
     expect((await receiveAll(url)).map((m) => [m.Body, m.Attributes?.MessageGroupId])).toEqual([['ok', 'prod']]);
@@ -60,13 +80,13 @@ describe('the SQS work queue', () => {
 });
 
 describe('sending with retries (the dispatcher)', () => {
-  const ticks = (n: number, delaySeconds = 10) => Array.from({ length: n }, (_, i) => ({ body: `tick-${i}`, delaySeconds, groupId: 'prod' }));
+  const ticks = (n: number, delaySeconds = 10) => Array.from({ length: n }, (_, i) => ({ kind: 'tick' as const, body: `tick-${i}`, delaySeconds, groupId: 'prod' }));
   /** A queue whose time passes only while it waits: each wait takes 3 s of the virtual clock. */
   const waiting = () => ({ clock: { now: () => new Date(now) }, sleep: async () => void (now += 3_000) });
 
   it('a failed batch does not stop the others: what was not sent is named, message by message', async () => {
     const url = await queueUrl();
-    const queue = sqsWorkQueue(local.client, url);
+    const queue = sqsWorkQueue(local.client, { ticks: url });
     local.sqs.failNext('SendMessageBatch', 'internal-error');
     const sent = queue.send(ticks(25));
     await expect(sent).rejects.toThrow(/^10 of 25 messages not sent to SQS: 10 in batches not sent \(SQS SendMessageBatch failed: .*\)$/);
@@ -79,7 +99,7 @@ describe('sending with retries (the dispatcher)', () => {
 
   it('sends again what SQS did not take, each keeping its second; nothing twice', async () => {
     const url = await queueUrl();
-    const queue = sqsWorkQueue(local.client, url);
+    const queue = sqsWorkQueue(local.client, { ticks: url });
     const start = now;
     local.sqs.failNext('SendMessageBatch', 'internal-error');
     local.sqs.failNext('SendMessageBatch', { failEntries: ['3'] });
@@ -97,7 +117,7 @@ describe('sending with retries (the dispatcher)', () => {
 
   it('what SQS keeps refusing is counted lost when the time to send runs out, with why', async () => {
     const url = await queueUrl();
-    const queue = sqsWorkQueue(local.client, url);
+    const queue = sqsWorkQueue(local.client, { ticks: url });
     local.sqs.failNext('SendMessageBatch', { failEntries: ['0', '1'] }, 10);
     const { clock, sleep } = waiting();
     const r = await sendWithRetries(queue, ticks(5), clock, { untilMs: now + 12_000, sleep });

@@ -68,6 +68,20 @@ describe('the dispatcher plan', () => {
     expect(planTicks(clusters.slice(1), new Date(minute + 60_000), new Date(minute + 60_000), 120).messages).toHaveLength(0);
   });
 
+  it("a shard ticks at its own period and offset (its autoscalers' syncPeriodSeconds, its data's phase), the others on the even seconds", () => {
+    const timing = new Map([
+      ['prod/1of4', { offsetSeconds: 7 }],
+      ['batch', { periodSeconds: 5, offsetSeconds: 1 }],
+    ]);
+    const plan = planTicks(clusters, new Date(minute), new Date(minute), 15, timing);
+    const ticksOf = (shard: string) => plan.messages.filter((m) => body(m).shard === shard).map((m) => [m.delaySeconds, body(m).periodSeconds]);
+    expect(ticksOf('prod/0of4')).toEqual([0, 15, 30, 45].map((s) => [s, 15]));
+    expect(ticksOf('prod/1of4')).toEqual([7, 22, 37, 52].map((s) => [s, 15]));
+    expect(ticksOf('batch')).toEqual(Array.from({ length: 12 }, (_, i) => [i * 5 + 1, 5]));
+    // an offset learned at another period falls within this one
+    expect(planTicks(clusters.slice(1), new Date(minute), new Date(minute), 15, new Map([['batch', { offsetSeconds: 17 }]])).messages.map((m) => m.delaySeconds)).toEqual([2, 17, 32, 47]);
+  });
+
   it('a late invocation sends only the ticks still ahead (or just due), an old event none', () => {
     const late = planTicks(clusters.slice(1), new Date(minute), new Date(minute + 20_000), 15);
     expect(late.messages.map((m) => [body(m).tick.slice(14, 19), m.delaySeconds])).toEqual([

@@ -338,8 +338,8 @@ describe('messages the worker sends again', () => {
     const behind = await handleWorkMessage(recording(fixedClock(iso(T))), USUAL, { ...tick(T), shard: SHARD }, 'w2');
     expect(behind).toMatchObject({ outcome: 'busy', requeued: true });
     expect(sent.map((m) => ({ ...m, body: JSON.parse(m.body) as unknown }))).toEqual([
-      { body: { ...evaluate(T), shard: SHARD, attempt: 2 }, delaySeconds: 1, groupId: 'prod' },
-      { body: { ...tick(T), shard: SHARD }, delaySeconds: 1, groupId: 'prod' },
+      { kind: 'evaluate', body: { ...evaluate(T), shard: SHARD, attempt: 2 }, delaySeconds: 1, groupId: 'prod' },
+      { kind: 'tick', body: { ...tick(T), shard: SHARD }, delaySeconds: 1, groupId: 'prod' },
     ]);
   });
 
@@ -354,7 +354,27 @@ describe('messages the worker sends again', () => {
     };
     const r = await handleWorkMessage(recording(fixedClock(iso(T))), USUAL, { ...tick(T), shard: SHARD }, 'w1');
     expect(r).toMatchObject({ outcome: 'synced', requeued: 1 });
-    expect(sent).toEqual([{ body: expect.stringContaining('"reason":"retry after a conflict on the target scale"'), delaySeconds: 1, groupId: 'prod' }]);
+    expect(sent).toEqual([{ kind: 'evaluate', body: expect.stringContaining('"reason":"retry after a conflict on the target scale"'), delaySeconds: 1, groupId: 'prod' }]);
     expect(JSON.parse(sent[0].body)).toMatchObject({ kind: 'evaluate', shard: SHARD, targets: [{ kind: 'hpa', namespace: 'apps', name: 'web' }], attempt: 1 });
+  });
+});
+
+describe("each autoscaler at its own period (spec.syncPeriodSeconds), the shard at the fastest", () => {
+  it('a 60 s autoscaler is evaluated by the tick crossing each minute only; a 5 s one makes its shard ask for 5 s ticks', async () => {
+    await registerWeb();
+    await store.applySpec('prod', { ...web, metadata: { name: 'slow', namespace: 'apps' }, spec: { ...web.spec, scaleTargetRef: { ...web.spec.scaleTargetRef, name: 'slow' }, syncPeriodSeconds: 60 } }, new Date(T));
+    cluster.addTarget('apps', 'slow', 2);
+    const evaluated = async (ms: number) => {
+      const r = await handleWorkMessage(worker(fixedClock(iso(ms))), USUAL, tick(ms), 'w1');
+      return r.outcome === 'synced' ? r.report.autoscalers.map((a) => a.name).sort() : r.outcome;
+    };
+    expect(await evaluated(T)).toEqual(['slow', 'web']);
+    expect(await evaluated(T + 15_000)).toEqual(['web']);
+    expect(await evaluated(T + 45_000)).toEqual(['web']);
+    expect(await evaluated(T + 60_000)).toEqual(['slow', 'web']);
+    expect((await store.shardRecords(['prod'])).get('prod')?.tickPeriodSeconds).toBeUndefined();
+    await store.applySpec('prod', { ...web, spec: { ...web.spec, syncPeriodSeconds: 5 } }, new Date(T + 61_000));
+    await evaluated(T + 75_000);
+    expect((await store.shardRecords(['prod'])).get('prod')?.tickPeriodSeconds).toBe(5);
   });
 });

@@ -1,0 +1,68 @@
+// When a shard's ticks fall within its sync period: just after its pods' metrics are sampled.
+// metrics-server scrapes every node in one loop, so the pods of a shard carry sample times
+// (PodMetrics `timestamp`) a second or two apart, repeating every resolution; a tick placed
+// just after them reads each sample as soon as it exists, instead of up to a period later at a
+// phase unrelated to it (issue: faster than upstream, whose sync runs at its own phase).
+// Samples scattered over the period (or none) leave the shard on the even ticks.
+
+/** The tick's offset within the period, in whole seconds (SQS delays are whole seconds), as learned from a cycle. */
+export interface TickPhase {
+  /** Seconds after each multiple of the period; undefined: samples too scattered, even ticks. */
+  offsetSeconds?: number;
+  /** The samples' spread within the period (ms): the smallest arc holding every sample's phase. */
+  spreadMs: number;
+  samples: number;
+  /** When it was learned (epoch ms). */
+  atMs: number;
+}
+
+/** Samples further apart than this within the period give no common phase. */
+export const MAX_SPREAD_MS = 2_500;
+/** After the last sample of the loop: the time for the scrape to be stored and served. */
+export const PUBLISH_MARGIN_MS = 1_000;
+/** A phase learned longer ago than this is not used (the shard stopped reading pod metrics). */
+export const PHASE_TTL_MS = 10 * 60_000;
+
+/** The phase of these sample times (epoch ms) within a period of `periodSeconds`. */
+export function learnPhase(sampleMs: readonly number[], periodSeconds: number, nowMs: number): TickPhase | undefined {
+  if (sampleMs.length === 0) return undefined;
+  const periodMs = periodSeconds * 1000;
+  const phases = [...new Set(sampleMs.map((t) => ((t % periodMs) + periodMs) % periodMs))].sort((a, b) => a - b);
+  // The smallest arc holding every phase starts after the largest gap between neighbours (the period is a circle).
+  let gap = phases[0] + periodMs - phases[phases.length - 1];
+  let end = phases[phases.length - 1];
+  for (let i = 1; i < phases.length; i++) {
+    if (phases[i] - phases[i - 1] > gap) {
+      gap = phases[i] - phases[i - 1];
+      end = phases[i - 1];
+    }
+  }
+  const spreadMs = periodMs - gap;
+  const base = { spreadMs, samples: sampleMs.length, atMs: nowMs };
+  if (spreadMs > MAX_SPREAD_MS) return base;
+  return { ...base, offsetSeconds: Math.ceil((end + PUBLISH_MARGIN_MS) / 1000) % periodSeconds };
+}
+
+/** The offset a dispatcher uses for a shard: a recent phase of the same period, else 0 (even ticks). */
+export function tickOffsetSeconds(phase: TickPhase | undefined, periodSeconds: number, nowMs: number): number {
+  if (!phase || phase.offsetSeconds === undefined || nowMs - phase.atMs > PHASE_TTL_MS) return 0;
+  return phase.offsetSeconds < periodSeconds ? phase.offsetSeconds : 0;
+}
+
+/** A phase as stored (JSON), or undefined when it is not one (another tool, a hand edit): the shard then ticks evenly. */
+export function decodePhase(v: unknown): TickPhase | undefined {
+  if (typeof v !== 'string') return undefined;
+  let p: unknown;
+  try {
+    p = JSON.parse(v);
+  } catch {
+    return undefined;
+  }
+  if (typeof p !== 'object' || p === null) return undefined;
+  const { offsetSeconds, spreadMs, samples, atMs } = p as Record<string, unknown>;
+  const count = (x: unknown) => typeof x === 'number' && Number.isInteger(x) && x >= 0;
+  if (!(typeof spreadMs === 'number' && spreadMs >= 0)) return undefined;
+  if (!count(samples) || typeof atMs !== 'number' || !Number.isFinite(atMs)) return undefined;
+  if (offsetSeconds !== undefined && !(count(offsetSeconds) && (offsetSeconds as number) < 900)) return undefined;
+  return { ...(offsetSeconds === undefined ? {} : { offsetSeconds: offsetSeconds as number }), spreadMs: spreadMs as number, samples: samples as number, atMs };
+}
