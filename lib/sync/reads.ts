@@ -8,6 +8,7 @@ import type { CrossVersionObjectReference, Fetched, PodInfo, ScaleInfo } from '.
 import { queryKey } from './metric-queries.js';
 import { ClusterApiError, type ClusterAccess, type ListableScaleKind, type MetricAnswer, type MetricQuery, type MetricReadOptions, type MetricsAccess } from './ports.js';
 import { errorText, type CycleCalls } from './report.js';
+import { MIN_SAMPLE_AGE_MS } from './tick-phase.js';
 
 const LISTABLE: ReadonlySet<string> = new Set<ListableScaleKind>(['Deployment', 'StatefulSet', 'ReplicaSet']);
 /** A namespace's workloads of a kind are listed when this many of its autoscalers target that kind: one LIST instead of that many GETs. */
@@ -101,7 +102,7 @@ export class CycleReads {
       if (answer.type === 'PodResource' && answer.result.value) {
         for (const m of answer.result.value) {
           const t = Date.parse(m.timestamp);
-          if (!Number.isNaN(t)) this.podSampleTimes.push(t);
+          if (this.now.getTime() - t >= MIN_SAMPLE_AGE_MS) this.podSampleTimes.push(t);
         }
       }
       return answer;

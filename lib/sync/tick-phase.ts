@@ -16,6 +16,11 @@ export interface TickPhase {
   atMs: number;
 }
 
+/**
+ * A sample stamped less than this before the cycle started says nothing of the data's phase: an adapter that
+ * stamps the time of the query (prometheus-adapter does) would otherwise pull the ticks after themselves.
+ */
+export const MIN_SAMPLE_AGE_MS = 1_000;
 /** Samples further apart than this within the period give no common phase. */
 export const MAX_SPREAD_MS = 2_500;
 /** After the last sample of the loop: the time for the scrape to be stored and served. */
