@@ -10,6 +10,7 @@
 import type { AutoscalerSelector, PodSelectorIndex } from '../hpa/pod-index.js';
 import { completeReconcile, planReconcile, type ReconcilePlan, type ReconcileResult } from '../hpa/reconcile.js';
 import type { MetricData } from '../hpa/replica-calculator.js';
+import { withScaledToZeroCondition } from '../hpa/scaled-to-zero.js';
 import type {
   Fetched,
   HorizontalPodAutoscaler,
@@ -54,7 +55,7 @@ export interface EvalContext {
 }
 
 /** What writing back a cluster-defined autoscaler's status and events needs of the cycle. */
-const backTo = (ctx: EvalContext): WriteBackContext => ({ cluster: ctx.cluster, calls: ctx.reads.calls, signal: ctx.deadline.signal });
+const backTo = (ctx: EvalContext): WriteBackContext => ({ cluster: ctx.cluster, calls: ctx.reads.calls, signal: ctx.deadline.signal, now: ctx.now });
 
 /** Reads end this long before the deadline, so that writes have their time. */
 const readsMargin = (ctx: EvalContext) => ctx.options.writeBudgetMs;
@@ -178,7 +179,7 @@ export async function evaluateUnit(unit: Unit, ctx: EvalContext): Promise<void> 
     report.retrySoon = true;
     return fail(report, 'conflict', 'check', changed);
   }
-  const tentative = completeReconcile(plan);
+  const tentative = withScaledToZeroCondition(plan, completeReconcile(plan), ctx.options.settings.featureGates);
   const toPend: PendingScale = {
     from: plan.decision.currentReplicas ?? 0,
     to: plan.desiredReplicas,
@@ -317,7 +318,7 @@ async function saveState(unit: Unit, update: AutoscalerStateUpdate, version: num
 
 async function invalid(unit: Unit, errors: string[], ctx: EvalContext): Promise<void> {
   const { record, report } = unit;
-  const { status, event } = invalidSpecStatus(record.hpa.status, errors, ctx.now);
+  const { status, event } = invalidSpecStatus(record.hpa.status, errors, ctx.now, record.hpa.metadata.generation);
   report.outcome = 'invalid';
   report.conditions = status.conditions;
   report.errors.push({ stage: 'validate', message: errors.join('; ') });
@@ -377,7 +378,13 @@ function withHistoryCondition(status: HorizontalPodAutoscalerStatus, record: Aut
       ? { reason: 'HistoryUntrusted', message: found }
       : undefined;
   if (problem) {
-    const cond: HorizontalPodAutoscalerCondition = { type: 'HistoryIntact', status: 'False', ...problem, lastTransitionTime: ctx.now.toISOString().replace(/\.\d{3}Z$/, 'Z') };
+    const cond: HorizontalPodAutoscalerCondition = {
+      type: 'HistoryIntact',
+      status: 'False',
+      ...problem,
+      lastTransitionTime: ctx.now.toISOString().replace(/\.\d{3}Z$/, 'Z'),
+      ...(hpa.metadata.generation !== undefined ? { observedGeneration: hpa.metadata.generation } : {}),
+    };
     if (i >= 0) conditions[i] = cond;
     else conditions.push(cond);
     return { ...status, conditions };
