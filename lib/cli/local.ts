@@ -11,18 +11,32 @@ interface LocalUpCliOptions {
   syncPeriod: number;
 }
 
-/** One line of what the functions did, for the terminal: scales, evaluations, errors. */
-export function liveLine(l: LogLine): string | undefined {
-  const time = new Date(String(l.timestamp ?? Date.now())).toISOString().slice(11, 19);
-  if (l.message === 'decision') {
+/**
+ * The lines of what the functions did, for the terminal: scales, evaluations that failed, errors. A failure
+ * that repeats tick after tick is shown once, and again only when it changes or ends, with how often it came.
+ */
+export class LiveLines {
+  private readonly failing = new Map<string, { text: string; repeats: number }>();
+
+  next(l: LogLine): string | undefined {
+    const time = new Date(String(l.timestamp ?? Date.now())).toISOString().slice(11, 19);
+    if (l.level === 'ERROR' && l.message !== 'decision') return `${time} ${String(l.function)}: ${String(l.message)}`;
+    if (l.message !== 'decision') return undefined;
     const who = `${String(l.namespace)}/${String(l.hpa)}`;
     const errors = (l.errors as { message: string }[] | undefined)?.map((e) => e.message).join('; ');
-    if (l.patched) return `${time} ${who}: scaled ${String(l.currentReplicas)} → ${String(l.desiredReplicas)} (${l.trigger === 'evaluate' ? 'on a change event' : 'tick'})`;
-    if (errors) return `${time} ${who}: ${String(l.outcome)}: ${errors}`;
-    return undefined;
+    const text = l.patched ? undefined : errors ? `${String(l.outcome)}: ${errors}` : undefined;
+    const was = this.failing.get(who);
+    if (text !== undefined && was?.text === text) {
+      was.repeats++;
+      return undefined;
+    }
+    if (text === undefined) this.failing.delete(who);
+    else this.failing.set(who, { text, repeats: 0 });
+    const since = was?.repeats ? ` (the line before came ${was.repeats + 1} times)` : '';
+    if (l.patched) return `${time} ${who}: scaled ${String(l.currentReplicas)} → ${String(l.desiredReplicas)} (${l.trigger === 'evaluate' ? 'on a change event' : 'tick'})${since}`;
+    if (text !== undefined) return `${time} ${who}: ${text}${since}`;
+    return was ? `${time} ${who}: no longer failing${since}` : undefined;
   }
-  if (l.level === 'ERROR') return `${time} ${String(l.function)}: ${String(l.message)}`;
-  return undefined;
 }
 
 export function registerLocal(program: Command): void {
@@ -36,11 +50,12 @@ export function registerLocal(program: Command): void {
       if (!isSyncPeriod(opts.syncPeriod)) throw new CliError(`--sync-period ${opts.syncPeriod}: must divide 60 (and be at least 5) or be a multiple of 60 up to 900`);
       const { startLocalUp, LOCAL_WORKLOADS } = await import('../local/up.js');
       const out = process.stdout;
+      const lines = new LiveLines();
       const up = await startLocalUp({
         kubeconfig: opts.kubeconfig,
         periodSeconds: opts.syncPeriod,
         onLine: (l) => {
-          const text = liveLine(l);
+          const text = lines.next(l);
           if (text) out.write(`${text}\n`);
         },
       });

@@ -252,6 +252,10 @@ async function readInputs(unit: Unit, hpa: HorizontalPodAutoscaler, scale: Fetch
     const what = q.type === 'CloudWatch' ? `CloudWatchMetric ${record.namespace}/${q.source.metadata.name}` : `the ${q.type} metric`;
     const answer = await track(what, q.type === 'CloudWatch' ? ctx.reads.cloudWatchAnswer(q) : ctx.reads.metric(q));
     if ((answer.type === 'External' || answer.type === 'CloudWatch') && answer.messages) messages.push(...answer.messages);
+    // Most clusters serve no external metrics API: the likelier mistake is a CloudWatchMetric that is missing or misnamed.
+    if (q.type === 'External' && answer.type === 'External' && answer.result.error !== undefined) {
+      return errorMetricData('External', `no CloudWatchMetric "${q.metric.name}" in namespace ${record.namespace}, so the cluster's external metrics API was asked: ${answer.result.error}`);
+    }
     return toMetricData(answer);
   };
   const all = Promise.all([pods, Promise.all(specs.map(metric))]);

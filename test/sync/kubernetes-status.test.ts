@@ -162,6 +162,26 @@ describe('Ready', () => {
   });
 });
 
+describe('a failure that repeats', () => {
+  it('a metric naming a missing CloudWatchMetric says so in the conditions, and in one event per reason whose count grows', async () => {
+    cluster.addTarget('apps', 'web', 2);
+    const o = addObject(spec({ metrics: [{ type: 'External', external: { metric: { name: 'nope' }, target: { type: 'AverageValue', averageValue: '10' } } }] }));
+    for (let i = 0; i < 25; i++) await cycle();
+    const named = /no CloudWatchMetric "nope" in namespace apps, so the cluster's external metrics API was asked: the server could not find the requested resource/;
+    expect(condition(o, 'ScalingActive')).toMatchObject({ status: 'False', reason: 'FailedGetExternalMetric', message: expect.stringMatching(named) });
+    expect(condition(o, 'Ready')).toMatchObject({ status: 'False', reason: 'FailedGetExternalMetric', message: expect.stringMatching(named) });
+    const byReason = new Map<string, Set<string>>();
+    for (const e of cluster.events) byReason.set(e.entry.reason, (byReason.get(e.entry.reason) ?? new Set()).add(e.entry.message));
+    expect([...byReason.keys()].sort()).toEqual(['FailedComputeMetricsReplicas', 'FailedGetExternalMetric']);
+    expect([...byReason.values()].map((m) => m.size)).toEqual([1, 1]);
+    expect([...byReason.get('FailedGetExternalMetric')!][0]).toMatch(named);
+    // 6 minutes of ticks: a handful of writes of the one event, its count following the 25 evaluations.
+    const counts = cluster.events.filter((e) => e.entry.reason === 'FailedGetExternalMetric').map((e) => e.entry.count);
+    expect(counts.length).toBeLessThanOrEqual(3);
+    expect(counts.at(-1)).toBeGreaterThanOrEqual(20);
+  });
+});
+
 describe.skipIf(!LUA)('the Argo CD health check (infra/argocd/health.lua) on the statuses the sync writes', () => {
   const health = (o: KubernetesAutoscaler) => argoHealth(HEALTH, { apiVersion: 'shpa.dev/v1', kind: 'ServerlessHorizontalPodAutoscaler', ...structuredClone(o) });
 
