@@ -1,7 +1,9 @@
 // `shpa local up`: the local stack in the foreground, for kubectl (lib/local/up.ts).
 import { createInterface } from 'node:readline';
 import type { Command } from 'commander';
+import type { LocalMetric } from '../local/cloudwatch-server.js';
 import type { LogLine } from '../local/telemetry-capture.js';
+import type { LocalUp } from '../local/up.js';
 import { isSyncPeriod } from '../sync/config.js';
 import { CliError } from './context.js';
 import { numberOption } from './options.js';
@@ -60,21 +62,7 @@ export function registerLocal(program: Command): void {
         },
       });
       const workloads = LOCAL_WORKLOADS.map((w) => `${w.namespace}/${w.name}`).join(', ');
-      out.write(
-        [
-          `serverless-hpa, locally: a Kubernetes API server with the CRDs at ${up.k8s.url}, DynamoDB (dynalite), CloudWatch, SQS,`,
-          `and the dispatcher, worker, stream and events functions, a tick every ${opts.syncPeriod} s.`,
-          '',
-          `  export KUBECONFIG=${up.kubeconfig}`,
-          '  kubectl apply -f examples/kubernetes/web.yaml     # an autoscaler, as a Kubernetes object',
-          '  kubectl get shpa -w                               # watch it scale',
-          '  kubectl describe shpa web                         # conditions and events',
-          '  kubectl get deploy,pods ; kubectl top pods ; kubectl get events',
-          '',
-          `Workloads: ${workloads}. Change a load here: type "load web 4" (1 = normal), "quit" (or Ctrl-C) to stop.`,
-          '',
-        ].join('\n'),
-      );
+      out.write(`${introduction(up, opts.syncPeriod, workloads)}\n`);
       await new Promise<void>((resolve) => {
         const rl = createInterface({ input: process.stdin });
         const stop = () => {
@@ -86,11 +74,8 @@ export function registerLocal(program: Command): void {
         rl.on('line', (line) => {
           const words = line.trim().split(/\s+/);
           if (words[0] === 'quit' || words[0] === 'exit') return stop();
-          if (words[0] !== 'load' || words.length !== 3) return void out.write('type "load NAME FACTOR" (e.g. load web 4) or "quit"\n');
-          const [ns, name] = words[1].includes('/') ? words[1].split('/') : ['demo', words[1]];
           try {
-            up.setLoad(ns, name, Number(words[2]));
-            out.write(`load of ${ns}/${name} is now ${words[2]}\n`);
+            out.write(`${command(up, words)}\n`);
           } catch (e) {
             out.write(`${(e as Error).message}\n`);
           }
@@ -99,4 +84,61 @@ export function registerLocal(program: Command): void {
       out.write('stopping…\n');
       await up.stop();
     });
+}
+
+/** The queue examples/kubernetes/queue.yaml reads, as `metric` feeds it. */
+const QUEUE_METRIC = 'metric AWS/SQS ApproximateNumberOfMessagesVisible QueueName=jobs';
+
+function introduction(up: LocalUp, periodSeconds: number, workloads: string): string {
+  const env = `SHPA_DYNAMODB_ENDPOINT=${up.dynamoEndpoint} SHPA_TABLE=${up.tableName} SHPA_CLUSTER=${up.cluster} AWS_REGION=${up.region}`;
+  return [
+    `serverless-hpa, locally: a Kubernetes API server with the CRDs at ${up.k8s.url}, DynamoDB (dynalite) at ${up.dynamoEndpoint},`,
+    `CloudWatch, SQS, and the dispatcher, worker, stream and events functions, a tick every ${periodSeconds} s.`,
+    '',
+    'With kubectl:',
+    `  export KUBECONFIG=${up.kubeconfig}`,
+    '  kubectl apply -f examples/kubernetes/web.yaml     # an autoscaler on cpu, as a Kubernetes object',
+    '  kubectl wait --for=condition=Ready shpa/web       # evaluated, and able to scale',
+    '  kubectl get shpa -w                               # watch it scale',
+    '  kubectl describe shpa web                         # conditions and events',
+    '  kubectl get deploy,pods ; kubectl top pods ; kubectl get events',
+    '',
+    'On CloudWatch: demo/api follows the depth of a queue, whose value you type here:',
+    '  kubectl apply -f examples/kubernetes/queue.yaml   # a CloudWatchMetric, and an autoscaler reading it',
+    `  ${QUEUE_METRIC} 120        (typed here: 120 messages from now on)`,
+    '',
+    'With shpa, on the table the functions keep (the HPA-style view, the decision log):',
+    `  export ${env}`,
+    '  npm run shpa -- get hpa -A',
+    '  npm run shpa -- describe hpa web -n demo',
+    '',
+    `Workloads: ${workloads}. Type here: "load web 4" (its load; 1 = normal), "${QUEUE_METRIC} 120", "quit" (or Ctrl-C) to stop.`,
+    '',
+  ].join('\n');
+}
+
+/** One command typed into `shpa local up`: what it did, or an error saying what it takes. */
+export function command(up: Pick<LocalUp, 'setLoad' | 'cloudWatch'>, words: string[]): string {
+  if (words[0] === 'load' && words.length === 3) {
+    const [ns, name] = words[1].includes('/') ? words[1].split('/') : ['demo', words[1]];
+    up.setLoad(ns, name, Number(words[2]));
+    return `load of ${ns}/${name} is now ${words[2]}`;
+  }
+  if (words[0] === 'metric') {
+    const { metric, value } = parseMetric(words.slice(1));
+    up.cloudWatch.setSeriesFunction(metric, () => value);
+    const dims = (metric.dimensions ?? []).map((d) => ` ${d.name}=${d.value}`).join('');
+    return `CloudWatch ${metric.namespace} ${metric.metricName}${dims} is now ${value}, a datapoint a minute`;
+  }
+  throw new Error(`type "load NAME FACTOR" (e.g. load web 4), "metric NAMESPACE NAME [DIMENSION=VALUE ...] VALUE" (e.g. ${QUEUE_METRIC} 120), or "quit"`);
+}
+
+function parseMetric(args: string[]): { metric: LocalMetric; value: number } {
+  const value = Number(args.at(-1));
+  const [namespace, metricName, ...dims] = args.slice(0, -1);
+  if (!namespace || !metricName || !Number.isFinite(value) || dims.some((d) => !/^[^=]+=.+$/.test(d))) {
+    throw new Error(`metric takes NAMESPACE NAME [DIMENSION=VALUE ...] VALUE, a number last (e.g. ${QUEUE_METRIC} 120)`);
+  }
+  const dimensions = dims.map((d) => ({ name: d.slice(0, d.indexOf('=')), value: d.slice(d.indexOf('=') + 1) }));
+  return { metric: { namespace, metricName, ...(dimensions.length ? { dimensions } : {}) }, value };
 }

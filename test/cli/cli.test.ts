@@ -290,6 +290,17 @@ describe('shpa command line', () => {
     expect(await shpa(['events', '-n', 'batch'])).toMatchObject({ code: 0, stdout: '', stderr: 'No events found in batch namespace.\n' });
   });
 
+  it('describe NAME finds a ServerlessHorizontalPodAutoscaler object too, from the state the sync keeps of it', async () => {
+    const spec = { scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'queue' }, minReplicas: 1, maxReplicas: 5 };
+    const hpa = { apiVersion: 'autoscaling/v2' as const, kind: 'HorizontalPodAutoscaler' as const, metadata: { name: 'queue', namespace: 'kube', uid: 'uid-queue', generation: 2 }, spec };
+    const record = { cluster: 'prod', namespace: 'kube', name: 'queue', source: 'cluster' as const, hpa, specVersion: '2', history: { recommendations: null, scaleUpEvents: [], scaleDownEvents: [] }, version: 0, createdAt: ago(60_000), updatedAt: ago(60_000) };
+    await store.saveState(record, { status: { ...status(2, 50), observedGeneration: 2 }, history: record.history, log: [] }, new Date(), { markerMs: Date.now() });
+    const d = await shpa(['describe', 'hpa', 'queue', '-n', 'kube']);
+    expect(d).toMatchObject({ code: 0, stderr: '' });
+    expect(d.stdout).toMatch(/^Name:\s+queue\nNamespace:\s+kube\n/);
+    expect(d.stdout).toMatch(/\nDeployment pods:\s+2 current \/ 2 desired\n/);
+  });
+
   it('unknown autoscaler: one line and a non-zero exit', async () => {
     for (const args of [['get', 'nope'], ['describe', 'nope'], ['delete', 'nope']]) {
       const r = await shpa(args);
