@@ -345,11 +345,13 @@ function dryRunResult(plan: ReconcilePlan, status: HorizontalPodAutoscalerStatus
       ? { ...c, reason: 'DryRun', message: `dry-run: the HPA controller would update the target scale to ${plan.desiredReplicas}` }
       : c,
   );
+  // Ours: the blocked rescale leaves an event, in words that repeat (and so aggregate) while the decision stands.
+  const message = `New size: ${plan.desiredReplicas}; reason: ${plan.decision.rescaleReason ?? ''}; not written: dry-run (the shpa.dev/dry-run annotation or the deploy's dryRun)`;
   return {
     ...result,
     status: out,
     conditions: out.conditions,
-    events: [],
+    events: [{ type: 'Normal', reason: 'DryRun', message }],
     scaled: false,
     history: { ...result.history, scaleUpEvents: plan.input.history.scaleUpEvents, scaleDownEvents: plan.input.history.scaleDownEvents },
   };

@@ -212,6 +212,9 @@ describe.skipIf(!LUA)('the Argo CD health check (infra/argocd/health.lua) on the
     await cycle();
     expect(cluster.replicas('apps', 'web')).toBe(2);
     expect(health(o)).toMatchObject({ status: 'Suspended', message: expect.stringMatching(/paused/) });
+    expect(cluster.events.map((e) => [e.entry.reason, e.entry.message])).toEqual([
+      ['DryRun', 'New size: 4; reason: external metric jobs(nil) above target; not written: dry-run (the shpa.dev/dry-run annotation or the deploy\'s dryRun)'],
+    ]);
     delete o.metadata.annotations;
     cluster.scaleByHand('apps', 'web', 0);
     await cycle();
