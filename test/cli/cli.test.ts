@@ -111,7 +111,7 @@ describe('shpa command line', () => {
       'error: cluster "prod" is not registered in table shpa, which has none: a deployed stack registers the clusters of its "clusters" parameter (check --table and --region); on a local table, "shpa cluster add prod --cluster-region REGION"\n',
     );
     const added = await shpa(['cluster', 'add', 'prod', '--cluster-region', 'eu-west-1']);
-    expect([added.stdout, added.stderr]).toEqual(['cluster/prod created\n', '']);
+    expect([added.stdout, added.stderr]).toEqual(['cluster/prod created\n', 'note: the deployed functions sync only the clusters of their "clusters" parameter: add prod:eu-west-1 there too, or they never act on prod\n']);
     expect((await shpa(['cluster', 'add', 'prod', '--cluster-region', 'eu-west-1'])).stdout).toBe('cluster/prod unchanged\n');
     expect((await shpa(['cluster', 'add', 'other', '--cluster-region', 'us-west-2', '--role-arn', 'arn:aws:iam::123456789012:role/shpa', '--shards', '4', '--namespaces', 'web,jobs'])).code).toBe(0);
     // `shpa get --cluster nope` is an error, not "No resources found".
@@ -180,6 +180,9 @@ describe('shpa command line', () => {
     expect(cwm.stderr).not.toContain('null');
     const kind = await shpa(['apply', '-f', file('kind.yaml', 'apiVersion: v1\nkind: Pod\nmetadata:\n  name: x\n')]);
     expect(kind.stderr).toContain('kind.yaml:2: kind: Unsupported value');
+    const object = await shpa(['apply', '-f', file('object.yaml', 'apiVersion: shpa.dev/v1\nkind: ServerlessHorizontalPodAutoscaler\nmetadata:\n  name: x\n')]);
+    expect(object.stderr).toContain('object.yaml:2: kind: Unsupported value: "ServerlessHorizontalPodAutoscaler": supported values: "HorizontalPodAutoscaler", "CloudWatchMetric"; this is the Kubernetes object form');
+    expect(object.stderr).toContain('for the table write apiVersion: autoscaling/v2 and kind: HorizontalPodAutoscaler, the spec stays as it is');
   });
 
   /** Writes an autoscaler's state as the sync would: status, history and its decision log. */
