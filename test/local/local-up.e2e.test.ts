@@ -53,7 +53,7 @@ describe.skipIf(!haveKubectl)('shpa local up, driven with kubectl', () => {
     expect(got).toMatch(/^web\s+Deployment\/web\s+cpu: \d+%\/60%\s+2\s+20\s+4\s+\d+s\n$/);
     expect(replicas()).toBeGreaterThanOrEqual(4);
     const described = await kubectl('describe', 'shpa', 'web');
-    expect(described).toMatch(/Last Transition Time:\s+\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\s+Message:[^\n]+\s+Reason:\s+SucceededRescale\s+Status:\s+True\s+Type:\s+AbleToScale/);
+    expect(described).toMatch(/Last Transition Time:\s+\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\s+Message:[^\n]+\s+Observed Generation:\s+1\s+Reason:\s+SucceededRescale\s+Status:\s+True\s+Type:\s+AbleToScale/);
     expect(described).toMatch(/Normal\s+SuccessfulRescale\s+\S+\s+serverless-hpa\s+New size: 4; reason: cpu resource utilization \(percentage of request\) above target/);
     expect(await kubectl('get', 'events', '--field-selector', 'involvedObject.name=web,reason=SuccessfulRescale', '--no-headers')).toMatch(/SuccessfulRescale/);
 
