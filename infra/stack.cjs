@@ -12,6 +12,7 @@ const { tableResources } = require('./table.cjs');
 const { queueResources } = require('./queues.cjs');
 const { METRICS_NAMESPACE, alarmResources } = require('./alarms.cjs');
 const { accessEntryResources, outsideStack } = require('./access-entries.cjs');
+const { auditLogResources } = require('./audit-log.cjs');
 
 /**
  * The dashboard body: infra/dashboard.json as one line for Fn::Sub, which fills in ${AWS::Region},
@@ -44,6 +45,7 @@ function stackResources(c) {
       ...tableResources(c),
       ...queueResources(c),
       ...accessEntryResources(c),
+      ...auditLogResources(c),
       ...alarms.resources,
       ...(c.dashboard ? { OperatorsDashboard: dashboard(c) } : {}),
     },
