@@ -3,23 +3,15 @@
 // subscription delivers it (JSON, gzip, base64, awslogs.data) into the real events function. The
 // sync period is a minute, so what acts within seconds is the audit path (the decision says
 // "evaluate"), not a tick.
-import { execFile } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { haveKubectl, KUBECTL, kubectlWith } from '../support/kubectl.js';
 import { startLocalUp, type LocalUp } from '../../lib/local/up.js';
 import { fromAuditLogData } from '../../lib/sync/audit-events.js';
 
-const run = promisify(execFile);
-const root = join(import.meta.dirname, '..', '..');
-const KUBECTL = '/usr/bin/kubectl';
-const haveKubectl = await run(KUBECTL, ['version', '--client']).then(
-  () => true,
-  () => false,
-);
 if (!haveKubectl) console.warn(`skipping the audit-log end-to-end test: ${KUBECTL} is not installed`);
 
 let seq = 0;
@@ -77,7 +69,7 @@ describe('audit events as evaluations (lib/sync/audit-events.ts)', () => {
 
 describe.skipIf(!haveKubectl)('shpa local up with the audit-log path', () => {
   let up: LocalUp;
-  const kubectl = async (...args: string[]) => (await run(KUBECTL, ['--kubeconfig', up.kubeconfig, ...args], { cwd: root })).stdout;
+  const kubectl = (...args: string[]) => kubectlWith(up.kubeconfig, ...args);
   const scales = () => up.fns.lines.filter((l) => l.message === 'decision' && l.hpa === 'web' && l.patched);
 
   async function until(check: () => boolean | Promise<boolean>, ms: number): Promise<number> {
