@@ -11,12 +11,12 @@ const KUBERNETES_GROUP = 'shpa:autoscaler';
 const inStack = (c) => c.clusters.filter((cl) => !cl.roleArn && cl.region === c.region);
 
 /** A logical id per cluster name, without collisions ("a-b" and "ab" differ). */
-const logicalId = (name) => `AccessEntry${name.replace(/^./, (ch) => ch.toUpperCase()).replace(/-/g, 'Dash').replace(/_/g, 'Underscore')}`;
+const logicalIdOf = (prefix, name) => `${prefix}${name.replace(/^./, (ch) => ch.toUpperCase()).replace(/-/g, 'Dash').replace(/_/g, 'Underscore')}`;
 
 function accessEntryResources(c) {
   return Object.fromEntries(
     inStack(c).map((cl) => [
-      logicalId(cl.name),
+      logicalIdOf('AccessEntry', cl.name),
       {
         Type: 'AWS::EKS::AccessEntry',
         Properties: {
@@ -34,4 +34,4 @@ function accessEntryResources(c) {
 const outsideStack = (c) =>
   c.clusters.filter((cl) => !inStack(c).includes(cl)).map((cl) => (cl.roleArn ? `${cl.name} (role ${cl.roleArn})` : `${cl.name} (region ${cl.region})`));
 
-module.exports = { KUBERNETES_GROUP, accessEntryResources, outsideStack };
+module.exports = { KUBERNETES_GROUP, accessEntryResources, inStack, logicalIdOf, outsideStack };

@@ -266,7 +266,7 @@ const PARAMS = [
   'clusters', 'namespaces', 'assumeRoleArns', 'syncPeriodSeconds', 'dryRun', 'controllerSettings', 'autoscalerMetrics',
   'detailedMetrics', 'dashboard', 'autoscalerSources', 'decisionLogSeconds', 'logLevel', 'logRetentionDays', 'memorySize', 'maxConcurrency',
   'reservedConcurrency', 'tableName', 'tableDeletionProtection', 'existingTableStreamArn', 'specWriterArns',
-  'alarmTopicArn', 'vpcSubnetIds', 'vpcSecurityGroupIds', 'permissionsBoundaryArn', 'tags', 'metricAccess',
+  'alarmTopicArn', 'vpcSubnetIds', 'vpcSecurityGroupIds', 'permissionsBoundaryArn', 'tags', 'metricAccess', 'auditLogEvaluations',
   'evaluateConcurrency', 'eventSenderArns', 'alarmNamePrefix', 'kmsKeyArn',
 ];
 
@@ -347,6 +347,8 @@ function readParams(p, stack) {
     detailedMetrics: boolean('detailedMetrics', p.detailedMetrics, false),
     // $3 a month (beyond an account's first three): opt-in; the Logs Insights queries answer the same questions.
     dashboard: boolean('dashboard', p.dashboard, false),
+    // Edits of Kubernetes objects evaluated within seconds, from the clusters' audit logs (infra/audit-log.cjs).
+    auditLogEvaluations: boolean('auditLogEvaluations', p.auditLogEvaluations, false),
     autoscalerSources: sources,
     decisionLogSeconds: integer('decisionLogSeconds', text('decisionLogSeconds'), 0, 86_400, 300),
     logLevel,

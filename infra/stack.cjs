@@ -13,6 +13,7 @@ const { queueResources } = require('./queues.cjs');
 const { busName, eventBusResources } = require('./event-bus.cjs');
 const { METRICS_NAMESPACE, alarmResources } = require('./alarms.cjs');
 const { accessEntryResources, outsideStack } = require('./access-entries.cjs');
+const { auditLogResources } = require('./audit-log.cjs');
 
 /**
  * The dashboard body: infra/dashboard.json as one line for Fn::Sub, which fills in ${AWS::Region},
@@ -53,6 +54,7 @@ function stackResources(c) {
       ...queueResources(c),
       ...eventBusResources(c),
       ...accessEntryResources(c),
+      ...auditLogResources(c),
       ...alarms.resources,
       ...(c.dashboard ? { OperatorsDashboard: dashboard(c) } : {}),
     },

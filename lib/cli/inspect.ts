@@ -211,7 +211,10 @@ async function describeCommand(args: string[], opts: ScopeOptions, cmd: Command)
 
 async function describeOne(ctx: Context, cluster: string, t: Target, namespace: string, now: Date): Promise<string | undefined> {
   if (t.handler.kind === KIND_HPA) {
-    const rec = await ctx.store.getAutoscaler(cluster, namespace, t.name);
+    // A ServerlessHorizontalPodAutoscaler object has no spec item: its state, with the spec last seen, is in the cluster's snapshot.
+    const rec =
+      (await ctx.store.getAutoscaler(cluster, namespace, t.name)) ??
+      (await ctx.store.loadCluster(cluster)).autoscalers.find((r) => r.source === 'cluster' && r.namespace === namespace && r.name === t.name);
     return rec && describe(rec, cluster, now);
   }
   const obj = await ctx.store.getSpec(cluster, t.handler.kind, namespace, t.name);

@@ -49,7 +49,13 @@ export function kindFor(doc: unknown): KindHandler | FieldError {
   const o = (typeof doc === 'object' && doc !== null ? doc : {}) as { apiVersion?: unknown; kind?: unknown };
   const byKind = KINDS.find((k) => k.kind === o.kind);
   if (!byKind) {
-    return { field: 'kind', type: 'NotSupported', value: o.kind, message: `supported values: ${KINDS.map((k) => `"${k.kind}"`).join(', ')}` };
+    const supported = `supported values: ${KINDS.map((k) => `"${k.kind}"`).join(', ')}`;
+    // The same spec as a Kubernetes object: only apiVersion and kind differ from what the table takes.
+    const hint =
+      o.kind === 'ServerlessHorizontalPodAutoscaler'
+        ? '; this is the Kubernetes object form (kubectl apply it to a cluster with the CRDs); for the table write apiVersion: autoscaling/v2 and kind: HorizontalPodAutoscaler, the spec stays as it is'
+        : '';
+    return { field: 'kind', type: 'NotSupported', value: o.kind, message: `${supported}${hint}` };
   }
   if (o.apiVersion !== byKind.apiVersion) {
     return { field: 'apiVersion', type: 'NotSupported', value: o.apiVersion, message: `supported values: "${byKind.apiVersion}"` };

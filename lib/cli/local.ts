@@ -1,7 +1,9 @@
 // `shpa local up`: the local stack in the foreground, for kubectl (lib/local/up.ts).
 import { createInterface } from 'node:readline';
 import type { Command } from 'commander';
+import type { LocalMetric } from '../local/cloudwatch-server.js';
 import type { LogLine } from '../local/telemetry-capture.js';
+import type { LocalUp } from '../local/up.js';
 import { isSyncPeriod } from '../sync/config.js';
 import { CliError } from './context.js';
 import { numberOption } from './options.js';
@@ -11,18 +13,32 @@ interface LocalUpCliOptions {
   syncPeriod: number;
 }
 
-/** One line of what the functions did, for the terminal: scales, evaluations, errors. */
-export function liveLine(l: LogLine): string | undefined {
-  const time = new Date(String(l.timestamp ?? Date.now())).toISOString().slice(11, 19);
-  if (l.message === 'decision') {
+/**
+ * The lines of what the functions did, for the terminal: scales, evaluations that failed, errors. A failure
+ * that repeats tick after tick is shown once, and again only when it changes or ends, with how often it came.
+ */
+export class LiveLines {
+  private readonly failing = new Map<string, { text: string; repeats: number }>();
+
+  next(l: LogLine): string | undefined {
+    const time = new Date(String(l.timestamp ?? Date.now())).toISOString().slice(11, 19);
+    if (l.level === 'ERROR' && l.message !== 'decision') return `${time} ${String(l.function)}: ${String(l.message)}`;
+    if (l.message !== 'decision') return undefined;
     const who = `${String(l.namespace)}/${String(l.hpa)}`;
     const errors = (l.errors as { message: string }[] | undefined)?.map((e) => e.message).join('; ');
-    if (l.patched) return `${time} ${who}: scaled ${String(l.currentReplicas)} → ${String(l.desiredReplicas)} (${l.trigger === 'evaluate' ? 'on a change event' : 'tick'})`;
-    if (errors) return `${time} ${who}: ${String(l.outcome)}: ${errors}`;
-    return undefined;
+    const text = l.patched ? undefined : errors ? `${String(l.outcome)}: ${errors}` : undefined;
+    const was = this.failing.get(who);
+    if (text !== undefined && was?.text === text) {
+      was.repeats++;
+      return undefined;
+    }
+    if (text === undefined) this.failing.delete(who);
+    else this.failing.set(who, { text, repeats: 0 });
+    const since = was?.repeats ? ` (the line before came ${was.repeats + 1} times)` : '';
+    if (l.patched) return `${time} ${who}: scaled ${String(l.currentReplicas)} → ${String(l.desiredReplicas)} (${l.trigger === 'evaluate' ? 'on a change event' : 'tick'})${since}`;
+    if (text !== undefined) return `${time} ${who}: ${text}${since}`;
+    return was ? `${time} ${who}: no longer failing${since}` : undefined;
   }
-  if (l.level === 'ERROR') return `${time} ${String(l.function)}: ${String(l.message)}`;
-  return undefined;
 }
 
 export function registerLocal(program: Command): void {
@@ -36,30 +52,17 @@ export function registerLocal(program: Command): void {
       if (!isSyncPeriod(opts.syncPeriod)) throw new CliError(`--sync-period ${opts.syncPeriod}: must divide 60 (and be at least 5) or be a multiple of 60 up to 900`);
       const { startLocalUp, LOCAL_WORKLOADS } = await import('../local/up.js');
       const out = process.stdout;
+      const lines = new LiveLines();
       const up = await startLocalUp({
         kubeconfig: opts.kubeconfig,
         periodSeconds: opts.syncPeriod,
         onLine: (l) => {
-          const text = liveLine(l);
+          const text = lines.next(l);
           if (text) out.write(`${text}\n`);
         },
       });
       const workloads = LOCAL_WORKLOADS.map((w) => `${w.namespace}/${w.name}`).join(', ');
-      out.write(
-        [
-          `serverless-hpa, locally: a Kubernetes API server with the CRDs at ${up.k8s.url}, DynamoDB (dynalite), CloudWatch, SQS,`,
-          `and the dispatcher, worker, stream and events functions, a tick every ${opts.syncPeriod} s.`,
-          '',
-          `  export KUBECONFIG=${up.kubeconfig}`,
-          '  kubectl apply -f examples/kubernetes/web.yaml     # an autoscaler, as a Kubernetes object',
-          '  kubectl get shpa -w                               # watch it scale',
-          '  kubectl describe shpa web                         # conditions and events',
-          '  kubectl get deploy,pods ; kubectl top pods ; kubectl get events',
-          '',
-          `Workloads: ${workloads}. Change a load here: type "load web 4" (1 = normal), "quit" (or Ctrl-C) to stop.`,
-          '',
-        ].join('\n'),
-      );
+      out.write(`${introduction(up, opts.syncPeriod, workloads)}\n`);
       await new Promise<void>((resolve) => {
         const rl = createInterface({ input: process.stdin });
         const stop = () => {
@@ -71,11 +74,8 @@ export function registerLocal(program: Command): void {
         rl.on('line', (line) => {
           const words = line.trim().split(/\s+/);
           if (words[0] === 'quit' || words[0] === 'exit') return stop();
-          if (words[0] !== 'load' || words.length !== 3) return void out.write('type "load NAME FACTOR" (e.g. load web 4) or "quit"\n');
-          const [ns, name] = words[1].includes('/') ? words[1].split('/') : ['demo', words[1]];
           try {
-            up.setLoad(ns, name, Number(words[2]));
-            out.write(`load of ${ns}/${name} is now ${words[2]}\n`);
+            out.write(`${command(up, words)}\n`);
           } catch (e) {
             out.write(`${(e as Error).message}\n`);
           }
@@ -84,4 +84,61 @@ export function registerLocal(program: Command): void {
       out.write('stopping…\n');
       await up.stop();
     });
+}
+
+/** The queue examples/kubernetes/queue.yaml reads, as `metric` feeds it. */
+const QUEUE_METRIC = 'metric AWS/SQS ApproximateNumberOfMessagesVisible QueueName=jobs';
+
+function introduction(up: LocalUp, periodSeconds: number, workloads: string): string {
+  const env = `SHPA_DYNAMODB_ENDPOINT=${up.dynamoEndpoint} SHPA_TABLE=${up.tableName} SHPA_CLUSTER=${up.cluster} AWS_REGION=${up.region}`;
+  return [
+    `serverless-hpa, locally: a Kubernetes API server with the CRDs at ${up.k8s.url}, DynamoDB (dynalite) at ${up.dynamoEndpoint},`,
+    `CloudWatch, SQS, and the dispatcher, worker, stream and events functions, a tick every ${periodSeconds} s.`,
+    '',
+    'With kubectl:',
+    `  export KUBECONFIG=${up.kubeconfig}`,
+    '  kubectl apply -f examples/kubernetes/web.yaml     # an autoscaler on cpu, as a Kubernetes object',
+    '  kubectl wait --for=condition=Ready shpa/web       # evaluated, and able to scale',
+    '  kubectl get shpa -w                               # watch it scale',
+    '  kubectl describe shpa web                         # conditions and events',
+    '  kubectl get deploy,pods ; kubectl top pods ; kubectl get events',
+    '',
+    'On CloudWatch: demo/api follows the depth of a queue, whose value you type here:',
+    '  kubectl apply -f examples/kubernetes/queue.yaml   # a CloudWatchMetric, and an autoscaler reading it',
+    `  ${QUEUE_METRIC} 120        (typed here: 120 messages from now on)`,
+    '',
+    'With shpa, on the table the functions keep (the HPA-style view, the decision log):',
+    `  export ${env}`,
+    '  npm run shpa -- get hpa -A',
+    '  npm run shpa -- describe hpa web -n demo',
+    '',
+    `Workloads: ${workloads}. Type here: "load web 4" (its load; 1 = normal), "${QUEUE_METRIC} 120", "quit" (or Ctrl-C) to stop.`,
+    '',
+  ].join('\n');
+}
+
+/** One command typed into `shpa local up`: what it did, or an error saying what it takes. */
+export function command(up: Pick<LocalUp, 'setLoad' | 'cloudWatch'>, words: string[]): string {
+  if (words[0] === 'load' && words.length === 3) {
+    const [ns, name] = words[1].includes('/') ? words[1].split('/') : ['demo', words[1]];
+    up.setLoad(ns, name, Number(words[2]));
+    return `load of ${ns}/${name} is now ${words[2]}`;
+  }
+  if (words[0] === 'metric') {
+    const { metric, value } = parseMetric(words.slice(1));
+    up.cloudWatch.setSeriesFunction(metric, () => value);
+    const dims = (metric.dimensions ?? []).map((d) => ` ${d.name}=${d.value}`).join('');
+    return `CloudWatch ${metric.namespace} ${metric.metricName}${dims} is now ${value}, a datapoint a minute`;
+  }
+  throw new Error(`type "load NAME FACTOR" (e.g. load web 4), "metric NAMESPACE NAME [DIMENSION=VALUE ...] VALUE" (e.g. ${QUEUE_METRIC} 120), or "quit"`);
+}
+
+function parseMetric(args: string[]): { metric: LocalMetric; value: number } {
+  const value = Number(args.at(-1));
+  const [namespace, metricName, ...dims] = args.slice(0, -1);
+  if (!namespace || !metricName || !Number.isFinite(value) || dims.some((d) => !/^[^=]+=.+$/.test(d))) {
+    throw new Error(`metric takes NAMESPACE NAME [DIMENSION=VALUE ...] VALUE, a number last (e.g. ${QUEUE_METRIC} 120)`);
+  }
+  const dimensions = dims.map((d) => ({ name: d.slice(0, d.indexOf('=')), value: d.slice(d.indexOf('=') + 1) }));
+  return { metric: { namespace, metricName, ...(dimensions.length ? { dimensions } : {}) }, value };
 }

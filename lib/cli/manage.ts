@@ -64,7 +64,12 @@ export function registerManage(program: Command): void {
       if ((await ensureTable(ctx.store.client, ctx.table)) === 'created') {
         process.stderr.write(`note: created table ${ctx.table} at ${ctx.endpoint ?? `AWS region ${ctx.region}`}; a deployed stack's table is serverless-hpa-STAGE (--table, --region)\n`);
       }
-      process.stdout.write(`cluster/${name} ${await ctx.store.putCluster(rec, new Date())}\n`);
+      const outcome = await ctx.store.putCluster(rec, new Date());
+      process.stdout.write(`cluster/${name} ${outcome}\n`);
+      // The functions read their "clusters" parameter, never this registry (docs/cli.md, "Clusters").
+      if (outcome !== 'unchanged') {
+        process.stderr.write(`note: the deployed functions sync only the clusters of their "clusters" parameter: add ${name}:${opts.clusterRegion}${opts.roleArn ? `:${opts.roleArn}` : ''} there too, or they never act on ${name}\n`);
+      }
     });
   cluster
     .command('list')

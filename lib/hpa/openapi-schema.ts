@@ -502,15 +502,16 @@ export function hpaStatusSchema(): JSONSchemaProps {
       desiredReplicas: int32('Desired number of replicas of pods managed by this autoscaler.'),
       currentMetrics: list('The last read state of the metrics used by this autoscaler.', metricStatus()),
       conditions: list(
-        'Conditions: AbleToScale, ScalingActive, ScalingLimited.',
+        'Conditions: AbleToScale, ScalingActive, ScalingLimited, ScaledToZero; ours: Ready (the summary GitOps tools read) and HistoryIntact.',
         obj(
           'The state of the autoscaler at a certain point.',
           {
-            type: str('AbleToScale, ScalingActive or ScalingLimited.'),
+            type: str('AbleToScale, ScalingActive, ScalingLimited, ScaledToZero, Ready or HistoryIntact.'),
             status: str('True, False or Unknown.'),
             lastTransitionTime: str('The last time the condition transitioned.', { format: 'date-time' }),
             reason: str("The reason for the condition's last transition."),
             message: str('A human-readable explanation.'),
+            observedGeneration: int64('The metadata.generation of the spec the condition was set from.'),
           },
           ['type', 'status'],
         ),

@@ -166,7 +166,7 @@ function plan(input: ReconcileInput): ReconcilePlan {
     return { input, desiredReplicas: decision.desiredReplicas, rescale: false, decision, state };
   };
   const setCondition = (type: HorizontalPodAutoscalerConditionType, status: ConditionStatus, reason: string, message: string) =>
-    setConditionInList(state.conditions, type, status, reason, message, now);
+    setConditionInList(state.conditions, type, status, reason, message, now, hpa.metadata.generation);
 
   // Upstream: an unparsable scaleTargetRef.apiVersion or a failed scale read → AbleToScale False FailedGetScale.
   const gv = parseGroupVersion(hpa.spec.scaleTargetRef.apiVersion ?? '');
@@ -192,8 +192,9 @@ function plan(input: ReconcileInput): ReconcilePlan {
   let rescaleReason = '';
   let rescale = true;
 
-  if (currentReplicas === 0 && minReplicas !== 0) {
-    // Upstream: a target scaled to zero by hand disables autoscaling.
+  if (currentReplicas === 0 && minReplicas !== 0 && !scaledToZeroByUs(input.hpa.status)) {
+    // Upstream: a target scaled to zero by hand disables autoscaling; one the HPA scaled to zero
+    // (ScaledToZero True, 1.37 canScaleFromZero, kubernetes/kubernetes#135118) is scaled back up to minReplicas.
     rescale = false;
     setCondition('ScalingActive', 'False', 'ScalingDisabled', 'scaling is disabled since the replica count of the target is zero');
     decision.skipped = { reason: 'ScalingDisabled', message: 'the replica count of the target is zero' };
@@ -258,6 +259,7 @@ export function completeReconcile(plan: ReconcilePlan, scaleWriteError?: string)
   const decision = { ...plan.decision };
   const state = { ...plan.state, conditions: plan.state.conditions.map((c) => ({ ...c })) };
   const now = input.now;
+  const generation = input.hpa.metadata.generation;
   const oldStatus = input.hpa.status;
   const events = [...state.events];
   let history = state.history;
@@ -279,11 +281,11 @@ export function completeReconcile(plan: ReconcilePlan, scaleWriteError?: string)
         reason: 'FailedRescale',
         message: `New size: ${plan.desiredReplicas}; reason: ${decision.rescaleReason ?? ''}; error: ${scaleWriteError}`,
       });
-      setConditionInList(state.conditions, 'AbleToScale', 'False', 'FailedUpdateScale', `the HPA controller was unable to update the target scale: ${scaleWriteError}`, now);
+      setConditionInList(state.conditions, 'AbleToScale', 'False', 'FailedUpdateScale', `the HPA controller was unable to update the target scale: ${scaleWriteError}`, now, generation);
       status = withReplicasAndMetrics(base, currentReplicas, base.desiredReplicas, state.metricStatuses);
       decision.desiredReplicas = base.desiredReplicas;
     } else if (plan.rescale) {
-      setConditionInList(state.conditions, 'AbleToScale', 'True', 'SucceededRescale', `the HPA controller was able to update the target scale to ${plan.desiredReplicas}`, now);
+      setConditionInList(state.conditions, 'AbleToScale', 'True', 'SucceededRescale', `the HPA controller was able to update the target scale to ${plan.desiredReplicas}`, now, generation);
       events.push({ type: 'Normal', reason: 'SuccessfulRescale', message: `New size: ${plan.desiredReplicas}; reason: ${decision.rescaleReason ?? ''}` });
       history = { ...history, ...recordScaleEvent(history, state.hpa.spec.behavior, currentReplicas, plan.desiredReplicas, now) };
       status = withReplicasAndMetrics(base, currentReplicas, plan.desiredReplicas, state.metricStatuses);
@@ -293,6 +295,8 @@ export function completeReconcile(plan: ReconcilePlan, scaleWriteError?: string)
       status = withReplicasAndMetrics(base, currentReplicas, currentReplicas, state.metricStatuses);
     }
   }
+  // Upstream 1.37 (HPAGeneration, kubernetes/kubernetes#138228): the generation this status was computed from.
+  if (generation !== undefined) status.observedGeneration = generation;
   status = compactStatus(status);
   return {
     status,
@@ -498,14 +502,18 @@ function isoTime(d: Date): string {
   return lastIso.iso;
 }
 
-/** Upstream setConditionInList: update in place (lastTransitionTime only when the status flips), or append. */
-function setConditionInList(
+/**
+ * Upstream setConditionInList: update in place (lastTransitionTime only when the status flips), or append;
+ * with the generation it was set from (1.37, kubernetes/kubernetes#138653).
+ */
+export function setConditionInList(
   list: HorizontalPodAutoscalerCondition[],
   type: HorizontalPodAutoscalerConditionType,
   status: ConditionStatus,
   reason: string,
   message: string,
   now: Date,
+  generation: number | undefined,
 ): void {
   let cond = list.find((c) => c.type === type);
   if (!cond) {
@@ -516,6 +524,12 @@ function setConditionInList(
   cond.status = status;
   cond.reason = reason;
   cond.message = message;
+  if (generation !== undefined) cond.observedGeneration = generation;
+}
+
+/** ScaledToZero True: the autoscaler itself scaled its target to zero. */
+function scaledToZeroByUs(status: HorizontalPodAutoscalerStatus | undefined): boolean {
+  return status?.conditions?.some((c) => c.type === 'ScaledToZero' && c.status === 'True') ?? false;
 }
 
 function withReplicasAndMetrics(

@@ -140,8 +140,11 @@ export interface MetricStatus {
 }
 
 export type ConditionStatus = 'True' | 'False' | 'Unknown';
-/** Upstream's three, and ours: HistoryIntact False when the stored history could not be trusted and was reset. */
-export type HorizontalPodAutoscalerConditionType = 'AbleToScale' | 'ScalingActive' | 'ScalingLimited' | 'HistoryIntact';
+/**
+ * Upstream's four (ScaledToZero since 1.37, kubernetes/kubernetes#135118), and ours: HistoryIntact False when the
+ * stored history could not be trusted and was reset; Ready, the summary GitOps tools read (lib/sync/readiness.ts).
+ */
+export type HorizontalPodAutoscalerConditionType = 'AbleToScale' | 'ScalingActive' | 'ScalingLimited' | 'ScaledToZero' | 'HistoryIntact' | 'Ready';
 
 export interface HorizontalPodAutoscalerCondition {
   type: HorizontalPodAutoscalerConditionType;
@@ -149,6 +152,8 @@ export interface HorizontalPodAutoscalerCondition {
   lastTransitionTime?: Timestamp;
   reason?: string;
   message?: string;
+  /** metadata.generation of the spec the condition was set from (upstream 1.37, kubernetes/kubernetes#138653). */
+  observedGeneration?: number;
 }
 
 export interface HorizontalPodAutoscalerStatus {

@@ -83,6 +83,8 @@ export interface LocalFunctions {
   /** An EventBridge event (an alarm state change, an evaluate-now) through the events function. */
   publish(event: { source: string; 'detail-type': string; detail: unknown; time?: string }): Promise<{ sent: number }>;
   evaluateNow(cluster: string, namespace: string, name: string): Promise<{ sent: number }>;
+  /** A CloudWatch Logs subscription delivery (`awslogs.data`) through the events function. */
+  deliverLogs(data: string): Promise<{ sent: number }>;
   /** Stream records, then every message visible now, until nothing is left to do at this time. */
   drain(): Promise<{ invocations: number; streamRecords: number }>;
   /** Real time: the worker long-polls, the stream is followed, the dispatcher runs every minute. */
@@ -210,6 +212,9 @@ export async function startLocalFunctions(o: LocalFunctionsOptions): Promise<Loc
       publish(event) {
         const full = { version: '0', id: 'local', account: '000000000000', region: LOCAL_REGION, resources: [], time: o.clock.now().toISOString(), ...event };
         return events(full as EventBridgeEvent<string, unknown>, eventsContext());
+      },
+      deliverLogs(data) {
+        return events({ awslogs: { data } }, eventsContext());
       },
       evaluateNow(cluster, namespace, name) {
         return fns.publish({ source: EVALUATE_SOURCE, 'detail-type': EVALUATE_DETAIL_TYPE, detail: { cluster, namespace, name } });

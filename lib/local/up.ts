@@ -14,6 +14,7 @@ import type { LogLine } from './telemetry-capture.js';
 import { WorkloadModel } from './workload-model.js';
 
 export const LOCAL_CLUSTER = 'local';
+export const LOCAL_TABLE = 'shpa';
 
 /** A workload of the local cluster: what its pods request and use at relative load 1. */
 export interface LocalWorkload {
@@ -43,6 +44,11 @@ export interface LocalUp {
   cloudWatch: LocalCloudWatch;
   fns: LocalFunctions;
   kubeconfig: string;
+  /** Where `shpa` reads the functions' table: SHPA_DYNAMODB_ENDPOINT, SHPA_TABLE, SHPA_CLUSTER, AWS_REGION. */
+  dynamoEndpoint: string;
+  tableName: string;
+  cluster: string;
+  region: string;
   /** Sets a workload's relative load (1 = its normal level). */
   setLoad(namespace: string, name: string, load: number): void;
   stop(): Promise<void>;
@@ -85,7 +91,7 @@ export async function startLocalUp(o: LocalUpOptions): Promise<LocalUp> {
       cloudWatchEndpoint: cloudWatch.url,
       clusterToken: k8s.token,
       clusters: [cluster],
-      tableName: 'shpa',
+      tableName: LOCAL_TABLE,
       periodSeconds: o.periodSeconds ?? 15,
       onLine: o.onLine,
     });
@@ -98,6 +104,10 @@ export async function startLocalUp(o: LocalUpOptions): Promise<LocalUp> {
       cloudWatch,
       fns,
       kubeconfig,
+      dynamoEndpoint: dynamo.endpoint,
+      tableName: LOCAL_TABLE,
+      cluster: LOCAL_CLUSTER,
+      region: LOCAL_REGION,
       setLoad(namespace, name, load) {
         const key = `${namespace}/${name}`;
         if (!loads.has(key)) throw new Error(`no workload ${key} (there are ${[...loads.keys()].join(', ')})`);

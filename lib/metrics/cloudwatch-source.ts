@@ -360,7 +360,8 @@ export class CloudWatchSource {
     }
     // Part of the data may be missing: use it this cycle, but ask again next cycle rather than keep it for a period.
     if (samples.length) return statuses.includes('PartialData') ? { samples, messages, partial: true } : { samples, messages };
-    const range = `between ${rfc3339(start)} and ${rfc3339(end)}`;
+    // Stable from one cycle to the next (no timestamps), so that its event aggregates (count + 1) as upstream's do.
+    const range = windowText(unit.window, unit.spec.endTimeOffsetSeconds);
     if (unit.spec.defaultValue !== undefined) {
       const value = quantityOf(unit.spec.defaultValue);
       if ('problem' in value) return { error: `no datapoint ${range}, and spec.defaultValue ${value.problem}`, messages, cacheable: false };
@@ -370,6 +371,12 @@ export class CloudWatchSource {
     // A valid answer for this window: cached like a value, so an idle metric is not polled every cycle.
     return { error: `no datapoint ${range} (set spec.defaultValue to use a value instead)`, messages, cacheable: true };
   }
+}
+
+/** "in the last 5 periods of 60 s", and how far back they end when the spec shifts them. */
+function windowText(w: QueryWindow, offsetSeconds: number | undefined): string {
+  const periods = Math.round((w.end - w.start) / w.period);
+  return `in the last ${periods === 1 ? 'period' : `${periods} periods`} of ${w.period} s${offsetSeconds ? ` ending ${offsetSeconds} s back (endTimeOffsetSeconds)` : ''}`;
 }
 
 /** A query's key in the table: short, since the shard's answers are rewritten every period. */

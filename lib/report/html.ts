@@ -40,6 +40,10 @@ const CLIENT = `
   function duration(s) { if (s < 60) return s + 's'; var m = Math.round(s / 60); return m < 60 ? m + 'm' : Math.floor(m / 60) + 'h' + String(m % 60).padStart(2, '0') + 'm'; }
   function amounts(unit) { return function (u, splits) { return splits.map(function (v) { return formatAmount(v, unit); }); }; }
   function legendValue(unit) { return function (u, v) { return v == null ? '-' : formatAmount(v, unit); }; }
+  // Bytes tick at powers of two (256Mi, 512Mi, 1Gi), not at uPlot's decimal steps (477Mi, 954Mi).
+  var BINARY_INCRS = [];
+  for (var k = 0; k <= 5; k++) [1, 2, 4, 8, 16, 32, 64, 128, 256, 512].forEach(function (m) { BINARY_INCRS.push(m * Math.pow(1024, k)); });
+  function valueAxis(opts, unit) { if (unit === 'bytes') opts.incrs = BINARY_INCRS; opts.values = amounts(unit); return opts; }
   function named(name, unit) { var l = unitLabel(unit); return l ? name + ' (' + l + ')' : name; }
   var stepped = uPlot.paths.stepped({ align: 1 });
   var xAxis = { label: 'time (UTC)' };
@@ -52,7 +56,7 @@ const CLIENT = `
   }
   function constant(times, v) { return times.map(function () { return v; }); }
   function replicasAxis(label) { return { label: label, incrs: [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000], values: amounts('') }; }
-  function loadAxis(a) { return { scale: 'load', side: 1, grid: { show: false }, label: a.loadLabel, values: amounts(a.loadUnit) }; }
+  function loadAxis(a) { return valueAxis({ scale: 'load', side: 1, grid: { show: false }, label: a.loadLabel }, a.loadUnit); }
   function zeroTo(top) { return function (u, min, max) { return [0, Math.max(max, top) * 1.08]; }; }
   function summaryRows(a) {
     var s = a.summary;
@@ -110,7 +114,7 @@ const CLIENT = `
       var top = m.current.reduce(function (t, v) { return v == null ? t : Math.max(t, v); }, m.target);
       chart('metric', sec, m.label, 220, {
         scales: { x: { time: true }, y: { range: zeroTo(top) } },
-        axes: [xAxis, { label: named(m.name, m.unit), values: amounts(m.unit), size: 70 }],
+        axes: [xAxis, valueAxis({ label: named(m.name, m.unit), size: 70 }, m.unit)],
         series: [{}, { label: 'current', stroke: '#9467bd', width: 2, paths: stepped, spanGaps: false, value: legendValue(m.unit) },
                  { label: 'target', stroke: '#d62728', dash: [4, 4], value: legendValue(m.unit) }]
       }, [x, m.current, constant(a.times, m.target)]);

@@ -10,6 +10,7 @@
 import type { AutoscalerSelector, PodSelectorIndex } from '../hpa/pod-index.js';
 import { completeReconcile, planReconcile, type ReconcilePlan, type ReconcileResult } from '../hpa/reconcile.js';
 import type { MetricData } from '../hpa/replica-calculator.js';
+import { withScaledToZeroCondition } from '../hpa/scaled-to-zero.js';
 import type {
   Fetched,
   HorizontalPodAutoscaler,
@@ -54,7 +55,7 @@ export interface EvalContext {
 }
 
 /** What writing back a cluster-defined autoscaler's status and events needs of the cycle. */
-const backTo = (ctx: EvalContext): WriteBackContext => ({ cluster: ctx.cluster, calls: ctx.reads.calls, signal: ctx.deadline.signal });
+const backTo = (ctx: EvalContext): WriteBackContext => ({ cluster: ctx.cluster, calls: ctx.reads.calls, signal: ctx.deadline.signal, now: ctx.now });
 
 /** Reads end this long before the deadline, so that writes have their time. */
 const readsMargin = (ctx: EvalContext) => ctx.options.writeBudgetMs;
@@ -178,7 +179,7 @@ export async function evaluateUnit(unit: Unit, ctx: EvalContext): Promise<void> 
     report.retrySoon = true;
     return fail(report, 'conflict', 'check', changed);
   }
-  const tentative = completeReconcile(plan);
+  const tentative = withScaledToZeroCondition(plan, completeReconcile(plan), ctx.options.settings.featureGates);
   const toPend: PendingScale = {
     from: plan.decision.currentReplicas ?? 0,
     to: plan.desiredReplicas,
@@ -251,6 +252,10 @@ async function readInputs(unit: Unit, hpa: HorizontalPodAutoscaler, scale: Fetch
     const what = q.type === 'CloudWatch' ? `CloudWatchMetric ${record.namespace}/${q.source.metadata.name}` : `the ${q.type} metric`;
     const answer = await track(what, q.type === 'CloudWatch' ? ctx.reads.cloudWatchAnswer(q) : ctx.reads.metric(q));
     if ((answer.type === 'External' || answer.type === 'CloudWatch') && answer.messages) messages.push(...answer.messages);
+    // Most clusters serve no external metrics API: the likelier mistake is a CloudWatchMetric that is missing or misnamed.
+    if (q.type === 'External' && answer.type === 'External' && answer.result.error !== undefined) {
+      return errorMetricData('External', `no CloudWatchMetric "${q.metric.name}" in namespace ${record.namespace}, so the cluster's external metrics API was asked: ${answer.result.error}`);
+    }
     return toMetricData(answer);
   };
   const all = Promise.all([pods, Promise.all(specs.map(metric))]);
@@ -317,7 +322,7 @@ async function saveState(unit: Unit, update: AutoscalerStateUpdate, version: num
 
 async function invalid(unit: Unit, errors: string[], ctx: EvalContext): Promise<void> {
   const { record, report } = unit;
-  const { status, event } = invalidSpecStatus(record.hpa.status, errors, ctx.now);
+  const { status, event } = invalidSpecStatus(record.hpa.status, errors, ctx.now, record.hpa.metadata.generation);
   report.outcome = 'invalid';
   report.conditions = status.conditions;
   report.errors.push({ stage: 'validate', message: errors.join('; ') });
@@ -340,11 +345,13 @@ function dryRunResult(plan: ReconcilePlan, status: HorizontalPodAutoscalerStatus
       ? { ...c, reason: 'DryRun', message: `dry-run: the HPA controller would update the target scale to ${plan.desiredReplicas}` }
       : c,
   );
+  // Ours: the blocked rescale leaves an event, in words that repeat (and so aggregate) while the decision stands.
+  const message = `New size: ${plan.desiredReplicas}; reason: ${plan.decision.rescaleReason ?? ''}; not written: dry-run (the shpa.dev/dry-run annotation or the deploy's dryRun)`;
   return {
     ...result,
     status: out,
     conditions: out.conditions,
-    events: [],
+    events: [{ type: 'Normal', reason: 'DryRun', message }],
     scaled: false,
     history: { ...result.history, scaleUpEvents: plan.input.history.scaleUpEvents, scaleDownEvents: plan.input.history.scaleDownEvents },
   };
@@ -377,7 +384,13 @@ function withHistoryCondition(status: HorizontalPodAutoscalerStatus, record: Aut
       ? { reason: 'HistoryUntrusted', message: found }
       : undefined;
   if (problem) {
-    const cond: HorizontalPodAutoscalerCondition = { type: 'HistoryIntact', status: 'False', ...problem, lastTransitionTime: ctx.now.toISOString().replace(/\.\d{3}Z$/, 'Z') };
+    const cond: HorizontalPodAutoscalerCondition = {
+      type: 'HistoryIntact',
+      status: 'False',
+      ...problem,
+      lastTransitionTime: ctx.now.toISOString().replace(/\.\d{3}Z$/, 'Z'),
+      ...(hpa.metadata.generation !== undefined ? { observedGeneration: hpa.metadata.generation } : {}),
+    };
     if (i >= 0) conditions[i] = cond;
     else conditions.push(cond);
     return { ...status, conditions };

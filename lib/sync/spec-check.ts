@@ -41,8 +41,13 @@ export function checkCloudWatchMetrics(objects: CloudWatchMetric[], access: Metr
   return { valid, invalid };
 }
 
-/** The status of an autoscaler whose spec is invalid: ScalingActive False, reason InvalidSpec, the field errors. */
-export function invalidSpecStatus(old: HorizontalPodAutoscalerStatus | undefined, errors: string[], now: Date): { status: HorizontalPodAutoscalerStatus; event: NewEvent } {
+/** The status of an autoscaler whose spec (of `generation`) is invalid: ScalingActive False, reason InvalidSpec, the field errors. */
+export function invalidSpecStatus(
+  old: HorizontalPodAutoscalerStatus | undefined,
+  errors: string[],
+  now: Date,
+  generation: number | undefined,
+): { status: HorizontalPodAutoscalerStatus; event: NewEvent } {
   const message = `the spec is invalid and is not acted on until it is fixed: ${errors.join('; ')}`;
   const conditions = [...(old?.conditions ?? [])];
   const i = conditions.findIndex((c) => c.type === 'ScalingActive');
@@ -54,11 +59,12 @@ export function invalidSpecStatus(old: HorizontalPodAutoscalerStatus | undefined
     message,
     // Upstream's setCondition: the transition time changes only with the status.
     lastTransitionTime: prev?.status === 'False' && prev.lastTransitionTime ? prev.lastTransitionTime : now.toISOString().replace(/\.\d{3}Z$/, 'Z'),
+    ...(generation !== undefined ? { observedGeneration: generation } : {}),
   };
   if (i >= 0) conditions[i] = cond;
   else conditions.push(cond);
   return {
-    status: { ...(old ?? { currentReplicas: 0, desiredReplicas: 0 }), conditions },
+    status: { ...(old ?? { currentReplicas: 0, desiredReplicas: 0 }), conditions, ...(generation !== undefined ? { observedGeneration: generation } : {}) },
     event: { type: 'Warning', reason: 'InvalidSpec', message },
   };
 }

@@ -4,22 +4,25 @@
 // material change, metric values at most every few minutes) or differs from the object's in
 // what kubectl shows, and an Event for each log entry that is new or counted again.
 import { formatTargets } from '../hpa/metric-text.js';
-import type { HorizontalPodAutoscaler, HorizontalPodAutoscalerStatus } from '../hpa/types.js';
+import type { HorizontalPodAutoscaler, HorizontalPodAutoscalerCondition, HorizontalPodAutoscalerStatus } from '../hpa/types.js';
 import { changedEntries, type DecisionLogEntry } from './event-log.js';
 import type { ClusterAccess, KubernetesAutoscalerStatus } from './ports.js';
+import { withReadyCondition } from './readiness.js';
 import { errorText, type CycleCalls } from './report.js';
 import type { Unit } from './units.js';
 
-/** What writing back needs of the cycle: the cluster, its call counts, its deadline. */
+/** What writing back needs of the cycle: the cluster, its call counts, its deadline, its time. */
 export interface WriteBackContext {
   cluster: ClusterAccess;
   calls: CycleCalls;
   signal: AbortSignal;
+  now: Date;
 }
 
-export async function writeBack(unit: Unit, status: HorizontalPodAutoscalerStatus, log: DecisionLogEntry[], ctx: WriteBackContext): Promise<void> {
+export async function writeBack(unit: Unit, evaluated: HorizontalPodAutoscalerStatus, log: DecisionLogEntry[], ctx: WriteBackContext): Promise<void> {
   const { object, record, report } = unit;
   if (!object) return;
+  const status = withReadyCondition(evaluated, object.metadata.generation, conditionsOf(object.status), ctx.now);
   const hpa = { ...record.hpa, status } as HorizontalPodAutoscaler;
   const ref = hpa.spec?.scaleTargetRef;
   const desired: KubernetesAutoscalerStatus = {
@@ -64,12 +67,18 @@ function safeTargets(hpa: HorizontalPodAutoscaler): string {
   }
 }
 
-/** What `kubectl get/describe shpa` would show differently: replicas, scale time, conditions, the printed columns. */
+function conditionsOf(status: unknown): HorizontalPodAutoscalerCondition[] | undefined {
+  const list = (status as { conditions?: unknown } | undefined)?.conditions;
+  return Array.isArray(list) ? (list as HorizontalPodAutoscalerCondition[]) : undefined;
+}
+
+/** What `kubectl get/describe shpa` or a GitOps tool would see differently: replicas, scale time, generation, conditions, the printed columns. */
 function shownDiffers(current: unknown, desired: KubernetesAutoscalerStatus): boolean {
   if (typeof current !== 'object' || current === null) return true;
   const c = current as Partial<KubernetesAutoscalerStatus>;
-  const conditions = (s: Partial<HorizontalPodAutoscalerStatus>) => JSON.stringify((s.conditions ?? []).map((x) => [x.type, x.status, x.reason]));
+  const conditions = (s: Partial<HorizontalPodAutoscalerStatus>) => JSON.stringify((s.conditions ?? []).map((x) => [x.type, x.status, x.reason, x.observedGeneration]));
   return (
+    c.observedGeneration !== desired.observedGeneration ||
     c.currentReplicas !== desired.currentReplicas ||
     c.desiredReplicas !== desired.desiredReplicas ||
     c.lastScaleTime !== desired.lastScaleTime ||

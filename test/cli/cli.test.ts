@@ -111,7 +111,7 @@ describe('shpa command line', () => {
       'error: cluster "prod" is not registered in table shpa, which has none: a deployed stack registers the clusters of its "clusters" parameter (check --table and --region); on a local table, "shpa cluster add prod --cluster-region REGION"\n',
     );
     const added = await shpa(['cluster', 'add', 'prod', '--cluster-region', 'eu-west-1']);
-    expect([added.stdout, added.stderr]).toEqual(['cluster/prod created\n', '']);
+    expect([added.stdout, added.stderr]).toEqual(['cluster/prod created\n', 'note: the deployed functions sync only the clusters of their "clusters" parameter: add prod:eu-west-1 there too, or they never act on prod\n']);
     expect((await shpa(['cluster', 'add', 'prod', '--cluster-region', 'eu-west-1'])).stdout).toBe('cluster/prod unchanged\n');
     expect((await shpa(['cluster', 'add', 'other', '--cluster-region', 'us-west-2', '--role-arn', 'arn:aws:iam::123456789012:role/shpa', '--shards', '4', '--namespaces', 'web,jobs'])).code).toBe(0);
     // `shpa get --cluster nope` is an error, not "No resources found".
@@ -180,6 +180,9 @@ describe('shpa command line', () => {
     expect(cwm.stderr).not.toContain('null');
     const kind = await shpa(['apply', '-f', file('kind.yaml', 'apiVersion: v1\nkind: Pod\nmetadata:\n  name: x\n')]);
     expect(kind.stderr).toContain('kind.yaml:2: kind: Unsupported value');
+    const object = await shpa(['apply', '-f', file('object.yaml', 'apiVersion: shpa.dev/v1\nkind: ServerlessHorizontalPodAutoscaler\nmetadata:\n  name: x\n')]);
+    expect(object.stderr).toContain('object.yaml:2: kind: Unsupported value: "ServerlessHorizontalPodAutoscaler": supported values: "HorizontalPodAutoscaler", "CloudWatchMetric"; this is the Kubernetes object form');
+    expect(object.stderr).toContain('for the table write apiVersion: autoscaling/v2 and kind: HorizontalPodAutoscaler, the spec stays as it is');
   });
 
   /** Writes an autoscaler's state as the sync would: status, history and its decision log. */
@@ -288,6 +291,17 @@ describe('shpa command line', () => {
     expect(warnings.stdout).toMatch(/^13m \(x5 over 28m\)\s+Warning\s+FailedGetResourceMetric\s+HorizontalPodAutoscaler\/api\s+failed to get cpu/);
     expect((await shpa(['events', '-A'])).stdout).toMatch(/^NAMESPACE\s+LAST SEEN/);
     expect(await shpa(['events', '-n', 'batch'])).toMatchObject({ code: 0, stdout: '', stderr: 'No events found in batch namespace.\n' });
+  });
+
+  it('describe NAME finds a ServerlessHorizontalPodAutoscaler object too, from the state the sync keeps of it', async () => {
+    const spec = { scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'queue' }, minReplicas: 1, maxReplicas: 5 };
+    const hpa = { apiVersion: 'autoscaling/v2' as const, kind: 'HorizontalPodAutoscaler' as const, metadata: { name: 'queue', namespace: 'kube', uid: 'uid-queue', generation: 2 }, spec };
+    const record = { cluster: 'prod', namespace: 'kube', name: 'queue', source: 'cluster' as const, hpa, specVersion: '2', history: { recommendations: null, scaleUpEvents: [], scaleDownEvents: [] }, version: 0, createdAt: ago(60_000), updatedAt: ago(60_000) };
+    await store.saveState(record, { status: { ...status(2, 50), observedGeneration: 2 }, history: record.history, log: [] }, new Date(), { markerMs: Date.now() });
+    const d = await shpa(['describe', 'hpa', 'queue', '-n', 'kube']);
+    expect(d).toMatchObject({ code: 0, stderr: '' });
+    expect(d.stdout).toMatch(/^Name:\s+queue\nNamespace:\s+kube\n/);
+    expect(d.stdout).toMatch(/\nDeployment pods:\s+2 current \/ 2 desired\n/);
   });
 
   it('unknown autoscaler: one line and a non-zero exit', async () => {

@@ -193,6 +193,31 @@ describe('other params', () => {
     expect(alarms(read())).toBe(alarms(read({ dashboard: 'true' })));
   });
 
+  it('subscribes the events function to the audit log of each in-stack cluster only when param auditLogEvaluations is true', () => {
+    const byType = (c: Config, type: string) => Object.entries(stack.stackResources(c).Resources as Json).filter(([, r]) => r.Type === type);
+    expect(byType(read(), 'AWS::Logs::SubscriptionFilter')).toEqual([]);
+    // prod is in the stack's account and region; other is in another account: its log group is not the stack's to subscribe to.
+    const c = read({ auditLogEvaluations: 'true', clusters: `prod,other:us-west-2:${ROLE}` });
+    expect(byType(c, 'AWS::Logs::SubscriptionFilter')).toEqual([
+      [
+        'AuditLogSubscriptionProd',
+        {
+          Type: 'AWS::Logs::SubscriptionFilter',
+          DependsOn: ['AuditLogPermissionProd'],
+          Properties: {
+            LogGroupName: '/aws/eks/prod/cluster',
+            FilterPattern: '{ $.objectRef.apiGroup = "shpa.dev" && $.stage = "ResponseComplete" }',
+            DestinationArn: { 'Fn::GetAtt': ['EventsLambdaFunction', 'Arn'] },
+          },
+        },
+      ],
+    ]);
+    expect(byType(c, 'AWS::Lambda::Permission').map(([id, r]) => [id, r.Properties.Principal, r.Properties.SourceArn])).toEqual([
+      ['AuditLogPermissionProd', 'logs.amazonaws.com', { 'Fn::Sub': 'arn:${AWS::Partition}:logs:${AWS::Region}:${AWS::AccountId}:log-group:/aws/eks/prod/cluster:*' }],
+    ]);
+    expect(() => read({ auditLogEvaluations: 'yes' })).toThrow(/param "auditLogEvaluations"/);
+  });
+
   it('refuses a role name longer than IAM allows, saying what to shorten', () => {
     const c = params.readParams({ ...defaults(), ...OPEN, clusters: 'prod' }, { ...STACK, stage: 'a-very-long-stage-name-for-testing' });
     expect(() => stack.stackResources(c)).toThrow('longer than IAM\'s 64 characters: use a shorter stage or service name');

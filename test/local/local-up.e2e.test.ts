@@ -2,21 +2,13 @@
 // object, change the load, see it scale in `kubectl get shpa` and `kubectl describe shpa`
 // within two sync periods, delete it and see it stop; an object the CRD admits but the sync
 // finds invalid is reported in its status, never acted on. Real time, a 5 s sync period.
-import { execFile } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { haveKubectl, KUBECTL, kubectlWith } from '../support/kubectl.js';
 import { startLocalUp, type LocalUp } from '../../lib/local/up.js';
 
-const run = promisify(execFile);
-const root = join(import.meta.dirname, '..', '..');
-const KUBECTL = '/usr/bin/kubectl';
-const haveKubectl = await run(KUBECTL, ['version', '--client']).then(
-  () => true,
-  () => false,
-);
 if (!haveKubectl) console.warn(`skipping the shpa local up end-to-end test: ${KUBECTL} is not installed`);
 
 const PERIOD = 5;
@@ -24,7 +16,7 @@ const PERIOD = 5;
 describe.skipIf(!haveKubectl)('shpa local up, driven with kubectl', () => {
   let up: LocalUp;
   let dir: string;
-  const kubectl = async (...args: string[]) => (await run(KUBECTL, ['--kubeconfig', up.kubeconfig, ...args], { cwd: root })).stdout;
+  const kubectl = (...args: string[]) => kubectlWith(up.kubeconfig, ...args);
   const replicas = () => up.model.replicasOf('demo', 'Deployment', 'web');
 
   /** Polls until `check` holds, for at most `periods` sync periods. */
@@ -53,7 +45,7 @@ describe.skipIf(!haveKubectl)('shpa local up, driven with kubectl', () => {
     expect(got).toMatch(/^web\s+Deployment\/web\s+cpu: \d+%\/60%\s+2\s+20\s+4\s+\d+s\n$/);
     expect(replicas()).toBeGreaterThanOrEqual(4);
     const described = await kubectl('describe', 'shpa', 'web');
-    expect(described).toMatch(/Last Transition Time:\s+\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\s+Message:[^\n]+\s+Reason:\s+SucceededRescale\s+Status:\s+True\s+Type:\s+AbleToScale/);
+    expect(described).toMatch(/Last Transition Time:\s+\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\s+Message:[^\n]+\s+Observed Generation:\s+1\s+Reason:\s+SucceededRescale\s+Status:\s+True\s+Type:\s+AbleToScale/);
     expect(described).toMatch(/Normal\s+SuccessfulRescale\s+\S+\s+serverless-hpa\s+New size: 4; reason: cpu resource utilization \(percentage of request\) above target/);
     expect(await kubectl('get', 'events', '--field-selector', 'involvedObject.name=web,reason=SuccessfulRescale', '--no-headers')).toMatch(/SuccessfulRescale/);
 

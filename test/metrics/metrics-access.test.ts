@@ -124,10 +124,19 @@ describe('createMetricsAccess: CloudWatch', () => {
     answerWith(() => []);
     const a = await access().fetchAll([cwQuery(queueMetric('empty', 'q')), cwQuery(queueMetric('dflt', 'q', { defaultValue: 0.5 }))], NOW);
     expect(a[0].result.error).toBe(
-      'CloudWatchMetric workers/empty: no datapoint between 2025-01-01T11:54:00Z and 2025-01-01T11:59:00Z (set spec.defaultValue to use a value instead)',
+      'CloudWatchMetric workers/empty: no datapoint in the last 5 periods of 60 s (set spec.defaultValue to use a value instead)',
     );
     expect(a[1].result).toEqual({ value: [{ value: '500m', timestamp: '2025-01-01T11:59:00Z' }] });
-    expect(a[1].type === 'CloudWatch' && a[1].messages).toEqual(['no datapoint between 2025-01-01T11:54:00Z and 2025-01-01T11:59:00Z: using defaultValue 0.5']);
+    expect(a[1].type === 'CloudWatch' && a[1].messages).toEqual(['no datapoint in the last 5 periods of 60 s: using defaultValue 0.5']);
+  });
+
+  it('says "no datapoint" in the same words every minute, so that its event aggregates (count + 1) instead of piling up', async () => {
+    answerWith(() => []);
+    const metrics = access();
+    const texts = [];
+    for (const minutes of [0, 1, 7]) texts.push((await metrics.fetchAll([cwQuery(queueMetric('empty', 'q'))], new Date(NOW.getTime() + minutes * 60_000)))[0].result.error);
+    expect(new Set(texts).size).toBe(1);
+    expect(cw.commandCalls(GetMetricDataCommand)).toHaveLength(3);
   });
 
   it('surfaces Messages and PartialData in the answer', async () => {

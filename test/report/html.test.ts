@@ -117,6 +117,10 @@ describe('HTML report', () => {
       expect(axes[1]).toEqual(['time (UTC)', 'replicas', 'load: trace column cpu (cores)']);
       expect(axes[2]).toEqual(['time (UTC)', 'cpu (% of request)']);
       expect(axes[5]).toEqual(['time (UTC)', 'memory (bytes)']);
+      // Bytes tick at round binary values (512Mi, 1Gi, 1.5Gi), never 477Mi.
+      const memoryTicks = await page.evaluate(() => (window as unknown as { shpaCharts: { axes: { _values?: string[] }[] }[] }).shpaCharts[5].axes[1]._values ?? []);
+      expect(memoryTicks.length).toBeGreaterThan(1);
+      for (const t of memoryTicks) expect(t, memoryTicks.join(' ')).toMatch(/^(0|(64|128|256|384|512|640|768|896)Mi|\d+(\.(25|5|75))?Gi)$/);
 
       // desired (orange, dashed, over replicas) and the max line (red) are drawn, not hidden under replicas.
       const web = page.locator('section.autoscaler .chart.replicas canvas').first();
