@@ -5,6 +5,7 @@ import { isDNS1123Label, isDNS1123Subdomain } from '../hpa/name-rules.js';
 import type { CloudWatchMetric } from './cloudwatch-types.js';
 import { ExpressionSyntaxError, referencedIds, tokenizeExpression, usesAllMetrics } from './cloudwatch-expression.js';
 import { statisticProblem } from './cloudwatch-statistic.js';
+import { FieldCollector } from './field-collector.js';
 
 export type CloudWatchMetricValidation = { valid: true; object: CloudWatchMetric } | { valid: false; errors: FieldError[] };
 
@@ -24,57 +25,13 @@ export function isAwsRegion(s: string): boolean {
 }
 const ROLE_ARN = /^arn:aws(-cn|-us-gov|-iso(-[a-z])?)?:iam::\d{12}:role\/[\w+=,.@/-]{1,512}$/;
 
-type Obj = Record<string, unknown>;
-
-function isObject(v: unknown): v is Obj {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
 /** True for 1, 5, 10, 20, 30 and multiples of 60: the periods CloudWatch accepts. */
 export function isValidPeriod(p: unknown): p is number {
   return typeof p === 'number' && Number.isInteger(p) && p > 0 && ([1, 5, 10, 20, 30].includes(p) || p % 60 === 0);
 }
 
-class Collector {
-  readonly errors: FieldError[] = [];
-  add(field: string, type: FieldError['type'], message: string, value?: unknown): void {
-    this.errors.push(value === undefined ? { field, type, message } : { field, type, message, value });
-  }
-  unknownFields(path: string, o: Obj, known: string[]): void {
-    for (const k of Object.keys(o)) {
-      if (!known.includes(k)) this.add(path ? `${path}.${k}` : k, 'NotSupported', `unknown field "${k}"`);
-    }
-  }
-  // null counts as unset, as the API server's decoding treats it; a bare Required has no detail, as upstream field.Required(path, "").
-  object(path: string, v: unknown, required: boolean): Obj | undefined {
-    if (v === undefined || v === null) {
-      if (required) this.add(path, 'Required', '');
-      return undefined;
-    }
-    if (!isObject(v)) {
-      this.add(path, 'TypeInvalid', 'must be an object', v);
-      return undefined;
-    }
-    return v;
-  }
-  string(path: string, v: unknown, required: boolean, max: number): string | undefined {
-    if (v === undefined || v === null) {
-      if (required) this.add(path, 'Required', '');
-      return undefined;
-    }
-    if (typeof v !== 'string') {
-      this.add(path, 'TypeInvalid', 'must be a string', v);
-      return undefined;
-    }
-    if (required && v.length === 0) this.add(path, 'Required', '');
-    else if (v.length > max) this.add(path, 'TooLong', `must be at most ${max} characters`);
-    return v;
-  }
-  integer(path: string, v: unknown, min: number, max: number): void {
-    if (v === undefined) return;
-    if (typeof v !== 'number' || !Number.isInteger(v)) this.add(path, 'TypeInvalid', 'must be an integer', v);
-    else if (v < min || v > max) this.add(path, 'Invalid', `must be between ${min} and ${max}`, v);
-  }
+/** The shared collector, with CloudWatch's period rule. */
+class Collector extends FieldCollector {
   period(path: string, v: unknown, required: boolean): void {
     if (v === undefined || v === null) {
       if (required) this.add(path, 'Required', '');

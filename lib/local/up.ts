@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { startDynalite } from '../store/dynalite.js';
 import type { ClusterConfig } from '../sync/ports.js';
 import { startLocalCloudWatch, type LocalCloudWatch } from './cloudwatch-server.js';
-import { cloudWatchMetricCrd, serverlessHpaCrd } from './crd-manifests.js';
+import { cloudWatchMetricCrd, prometheusMetricCrd, serverlessHpaCrd } from './crd-manifests.js';
 import { LOCAL_REGION, startLocalFunctions, type LocalFunctions } from './functions-stack.js';
 import { startK8sApiServer, type K8sApiServer } from './k8s-api-server.js';
 import { writeKubeconfig } from './kubeconfig.js';
@@ -73,7 +73,7 @@ export async function startLocalUp(o: LocalUpOptions): Promise<LocalUp> {
         createdAt: new Date(Date.now() - 10 * 60_000),
       });
     }
-    const k8s = await startK8sApiServer({ model, crds: [serverlessHpaCrd(), cloudWatchMetricCrd()] });
+    const k8s = await startK8sApiServer({ model, crds: [serverlessHpaCrd(), cloudWatchMetricCrd(), prometheusMetricCrd()] });
     stops.push(() => k8s.stop());
     const cloudWatch = await startLocalCloudWatch({ clock: () => Date.now(), ingestDelaySeconds: 0 });
     stops.push(() => cloudWatch.close());

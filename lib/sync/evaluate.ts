@@ -20,6 +20,7 @@ import type {
   ScaleInfo,
 } from '../hpa/types.js';
 import type { CloudWatchMetric } from '../api/cloudwatch-types.js';
+import type { PrometheusMetric } from '../api/prometheus-types.js';
 import type { SyncOptions } from './config.js';
 import { Deadline, DeadlineExceededError } from './deadline.js';
 import { recordEvents, type NewEvent } from './event-log.js';
@@ -47,6 +48,9 @@ export interface EvalContext {
   /** Valid CloudWatchMetric objects per namespace, by name; and why the others are not ("is invalid: …", "is refused: …"). */
   cloudWatch: Map<string, Map<string, CloudWatchMetric>>;
   invalidCloudWatch: Map<string, string>;
+  /** The same for PrometheusMetric objects. */
+  prometheus: Map<string, Map<string, PrometheusMetric>>;
+  invalidPrometheus: Map<string, string>;
   /** The spec checks before a rescale, read together. */
   specVersions: SpecVersions;
   /** The last known pod selectors of the autoscalers of a namespace: one array for all of them. */
@@ -235,12 +239,16 @@ async function readInputs(unit: Unit, hpa: HorizontalPodAutoscaler, scale: Fetch
   const pods = specs.some(needsPods) ? track(`the pods of namespace ${record.namespace}`, ctx.reads.pods(record.namespace)) : Promise.resolve<Fetched<PodInfo[]>>({ value: [] });
   const messages: string[] = [];
   const cloudWatch = ctx.cloudWatch.get(record.namespace) ?? new Map<string, CloudWatchMetric>();
+  const prometheus = ctx.prometheus.get(record.namespace) ?? new Map<string, PrometheusMetric>();
   const metric = async (spec: MetricSpec): Promise<MetricData> => {
     if (spec.type === 'External' && spec.external) {
-      const problem = ctx.invalidCloudWatch.get(`${record.namespace}/${spec.external.metric.name}`);
-      if (problem) return errorMetricData('CloudWatch', `CloudWatchMetric ${record.namespace}/${spec.external.metric.name} ${problem}`);
+      const at = `${record.namespace}/${spec.external.metric.name}`;
+      const problem = ctx.invalidCloudWatch.get(at);
+      if (problem) return errorMetricData('CloudWatch', `CloudWatchMetric ${at} ${problem}`);
+      const promProblem = ctx.invalidPrometheus.get(at);
+      if (promProblem) return errorMetricData('Prometheus', `PrometheusMetric ${at} ${promProblem}`);
     }
-    const planned = planQuery(spec, { cluster: record.cluster, namespace: record.namespace, scale, cloudWatch });
+    const planned = planQuery(spec, { cluster: record.cluster, namespace: record.namespace, scale, cloudWatch, prometheus });
     if ('error' in planned) return errorMetricData(planned.answerType, planned.error);
     const q = planned.query;
     if (q.type === 'PodResource' || q.type === 'Pods') {
@@ -248,9 +256,10 @@ async function readInputs(unit: Unit, hpa: HorizontalPodAutoscaler, scale: Fetch
       const list = await pods;
       if (list.error !== undefined) return errorMetricData(q.type, `unable to get pods while calculating replica count: ${list.error}`);
     }
-    const what = q.type === 'CloudWatch' ? `CloudWatchMetric ${record.namespace}/${q.source.metadata.name}` : `the ${q.type} metric`;
-    const answer = await track(what, q.type === 'CloudWatch' ? ctx.reads.cloudWatchAnswer(q) : ctx.reads.metric(q));
-    if ((answer.type === 'External' || answer.type === 'CloudWatch') && answer.messages) messages.push(...answer.messages);
+    const objectQuery = q.type === 'CloudWatch' || q.type === 'Prometheus';
+    const what = objectQuery ? `${q.source.kind} ${record.namespace}/${q.source.metadata.name}` : `the ${q.type} metric`;
+    const answer = await track(what, objectQuery ? ctx.reads.objectAnswer(q) : ctx.reads.metric(q));
+    if ((answer.type === 'External' || answer.type === 'CloudWatch' || answer.type === 'Prometheus') && answer.messages) messages.push(...answer.messages);
     return toMetricData(answer);
   };
   const all = Promise.all([pods, Promise.all(specs.map(metric))]);

@@ -3,6 +3,7 @@
 import type { MetricData } from '../hpa/replica-calculator.js';
 import type { Fetched, MetricSpec, ScaleInfo } from '../hpa/types.js';
 import type { CloudWatchMetric } from '../api/cloudwatch-types.js';
+import type { PrometheusMetric } from '../api/prometheus-types.js';
 import type { MetricAnswer, MetricQuery } from './ports.js';
 
 /** What an autoscaler's metrics need from the rest of the cycle. */
@@ -12,6 +13,8 @@ export interface QueryContext {
   scale: Fetched<ScaleInfo>;
   /** CloudWatchMetric objects of the same namespace, by name. */
   cloudWatch: ReadonlyMap<string, CloudWatchMetric>;
+  /** PrometheusMetric objects of the same namespace, by name. */
+  prometheus?: ReadonlyMap<string, PrometheusMetric>;
 }
 
 /** A query, or the reason it cannot be made (reported as that metric's error). */
@@ -44,8 +47,14 @@ export function planQuery(metric: MetricSpec, ctx: QueryContext): PlannedQuery {
     case 'External': {
       if (!metric.external) return { error: 'spec.metrics: external is required for type External', answerType: 'External' };
       // Our rule: an External metric named like a CloudWatchMetric of the namespace reads CloudWatch.
-      const source = ctx.cloudWatch.get(metric.external.metric.name);
+      const name = metric.external.metric.name;
+      const source = ctx.cloudWatch.get(name);
+      const prometheus = ctx.prometheus?.get(name);
+      if (source && prometheus) {
+        return { error: `both a CloudWatchMetric and a PrometheusMetric are named ${name} in namespace ${namespace}: rename one`, answerType: 'External' };
+      }
       if (source) return { query: { type: 'CloudWatch', cluster, namespace, source } };
+      if (prometheus) return { query: { type: 'Prometheus', cluster, namespace, source: prometheus } };
       return { query: { type: 'External', cluster, namespace, metric: metric.external.metric } };
     }
     default:
@@ -57,6 +66,7 @@ export function planQuery(metric: MetricSpec, ctx: QueryContext): PlannedQuery {
 export function queryKey(q: MetricQuery): string {
   switch (q.type) {
     case 'CloudWatch':
+    case 'Prometheus':
       // The object's identity is its namespace/name; its spec comes from the same snapshot.
       return JSON.stringify([q.type, q.cluster, q.namespace, q.source.metadata.name]);
     default:
@@ -75,6 +85,7 @@ export function toMetricData(answer: MetricAnswer): MetricData {
       return { objectMetric: answer.result };
     case 'External':
     case 'CloudWatch':
+    case 'Prometheus':
       return { externalMetrics: answer.result };
   }
 }

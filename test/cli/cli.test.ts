@@ -333,7 +333,7 @@ describe('shpa command line', () => {
     const count = (await store.loadCluster('prod')).autoscalers.length;
     expect(count).toBeGreaterThan(0);
     const r = await shpa(['cluster', 'remove', 'prod']);
-    expect([r.code, r.stderr]).toEqual([1, `error: cluster prod still has ${count} autoscalers and 0 CloudWatchMetric objects: delete them first, or pass --force\n`]);
+    expect([r.code, r.stderr]).toEqual([1, `error: cluster prod still has ${count} autoscalers and 0 metric objects (CloudWatchMetric, PrometheusMetric): delete them first, or pass --force\n`]);
     expect(await store.getCluster('prod')).toBeDefined();
     await shpa(['cluster', 'add', 'empty', '--cluster-region', 'eu-west-1']);
     expect((await shpa(['cluster', 'remove', 'empty'])).stdout).toBe('cluster/empty removed\n');
@@ -476,7 +476,7 @@ describe('shpa command line', () => {
       'Warning: spec.metrics[1].resource.name: "cpus" is not a resource the metrics API (metrics.k8s.io) reports: write cpu; as written, the sync reports <unknown> for this metric (FailedGetResourceMetric)',
       'Warning: spec.metrics[2].external.metric.selector.matchExpressions[0].operator: Invalid value: "Equals": not a valid selector operator: write In, NotIn, Exists or DoesNotExist: accepted, as upstream accepts it, but the sync cannot read this metric (ScalingActive False) until it is fixed',
       'Warning: spec.scaleTargetRef: Deployment/cart is also the target of horizontalpodautoscaler "cart" in namespace "shop": the controller then scales neither (ScalingActive False, AmbiguousSelector); keep one autoscaler per workload',
-      'Warning: spec.metrics[2].external.metric.name: no CloudWatchMetric "ordres" in namespace "shop", stored or in this apply (CloudWatchMetric objects in "shop": orders): the sync will ask the cluster\'s external metrics API (external.metrics.k8s.io) for it; apply a CloudWatchMetric named "ordres" to read CloudWatch',
+      'Warning: spec.metrics[2].external.metric.name: no CloudWatchMetric or PrometheusMetric "ordres" in namespace "shop", stored or in this apply (metric objects in "shop": orders): the sync will ask the cluster\'s external metrics API (external.metrics.k8s.io) for it; apply a CloudWatchMetric (PrometheusMetric) named "ordres" to read CloudWatch (Prometheus)',
     ]);
     expect(await store.getSpec('prod', 'HorizontalPodAutoscaler', 'shop', 'cart2')).toBeDefined();
     // CPU in capitals: the same warning, with the fix.

@@ -150,7 +150,7 @@ describe('other params', () => {
     [{ namespaces: 'web,*' }, 'param "namespaces": "*" (every one) cannot be listed with others'],
     [{ assumeRoleArns: ROLE }, `param "assumeRoleArns": no namespace may use ${ROLE}: grant each in param metricAccess`],
     [{ metricAccess: '{"web":{"roles":["arn:aws:iam::123456789012:role/other"]}}' }, 'param "metricAccess": web: role arn:aws:iam::123456789012:role/other is not in assumeRoleArns'],
-    [{ assumeRoleArns: ROLE, metricAccess: `{"web":{"role":["${ROLE}"]}}` }, 'param "metricAccess": web: unknown field "role" (roles, metricNamespaces)'],
+    [{ assumeRoleArns: ROLE, metricAccess: `{"web":{"role":["${ROLE}"]}}` }, 'param "metricAccess": web: unknown field "role" (roles, metricNamespaces, prometheusWorkspaces, prometheusUrls, bearerTokenSecrets)'],
     [{ metricAccess: '{"Web":{}}' }, 'param "metricAccess": not a namespace name: "Web"'],
     [{ tags: 'aws:owner=me' }, 'param "tags": invalid tag key "aws:owner"'],
     [{ tags: 'team' }, 'param "tags": "team" is not key=value'],
