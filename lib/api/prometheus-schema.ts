@@ -51,7 +51,7 @@ export function prometheusMetricSpecSchema(): JSONSchemaProps {
         maxLength: 2048,
         'x-kubernetes-validations': [matches(ROLE_ARN_PATTERN, 'must be an IAM role ARN such as arn:aws:iam::123456789012:role/name')],
       }),
-      periodSeconds: integer('Seconds an answer stands (evaluated at the start of each period); 5 to 3600, default 60.', 5, 3_600),
+      periodSeconds: integer('Seconds an answer stands (evaluated at the start of each period); 5 to 3600, default 15.', 5, 3_600),
     },
     ['query'],
     {

@@ -38,7 +38,7 @@ export interface PrometheusMetricSpec {
   server?: ServerEndpoint;
   /** An IAM role to assume for amp or cloudWatch (another account). */
   roleArn?: string;
-  /** Seconds an answer stands: the query is evaluated at the start of each period; default 60. */
+  /** Seconds an answer stands: the query is evaluated at the start of each period; default 15. */
   periodSeconds?: number;
 }
 
@@ -49,7 +49,8 @@ export interface PrometheusMetric {
   spec: PrometheusMetricSpec;
 }
 
-export const DEFAULT_PROMETHEUS_PERIOD_SECONDS = 60;
+/** As the sync period: an answer is at most this old, about a scrape interval. */
+export const DEFAULT_PROMETHEUS_PERIOD_SECONDS = 15;
 export const DEFAULT_SAMPLES_WARNING_THRESHOLD = 1_000_000;
 export const DEFAULT_SAMPLES_ERROR_THRESHOLD = 10_000_000;
 

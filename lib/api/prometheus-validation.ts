@@ -43,9 +43,11 @@ function validateAmp(c: FieldCollector, path: string, v: unknown): void {
   validateRegion(c, `${path}.region`, amp.region);
   c.integer(`${path}.samplesProcessedWarningThreshold`, amp.samplesProcessedWarningThreshold, 1, MAX_SAMPLES);
   c.integer(`${path}.samplesProcessedErrorThreshold`, amp.samplesProcessedErrorThreshold, 1, MAX_SAMPLES);
-  const warning = typeof amp.samplesProcessedWarningThreshold === 'number' ? amp.samplesProcessedWarningThreshold : DEFAULT_SAMPLES_WARNING_THRESHOLD;
-  const error = typeof amp.samplesProcessedErrorThreshold === 'number' ? amp.samplesProcessedErrorThreshold : DEFAULT_SAMPLES_ERROR_THRESHOLD;
-  if (warning > error) {
+  // Compared only when both are good (or defaulted): a bad one is said once, above.
+  const good = (v: unknown, dflt: number) => (v === undefined ? dflt : typeof v === 'number' && Number.isInteger(v) && v >= 1 && v <= MAX_SAMPLES ? v : undefined);
+  const warning = good(amp.samplesProcessedWarningThreshold, DEFAULT_SAMPLES_WARNING_THRESHOLD);
+  const error = good(amp.samplesProcessedErrorThreshold, DEFAULT_SAMPLES_ERROR_THRESHOLD);
+  if (warning !== undefined && error !== undefined && warning > error) {
     c.add(`${path}.samplesProcessedWarningThreshold`, 'Invalid', `must not exceed samplesProcessedErrorThreshold (${error})`, warning);
   }
 }

@@ -241,7 +241,8 @@ export class PrometheusSource {
           : target.bearerTokenSecretArn
             ? { bearerToken: await this.token(target.bearerTokenSecretArn, attemptSignal) }
             : {};
-        const answer = await sendInstantQuery(target, auth, attemptSignal, this.clock.now());
+        // Signed on the real clock, as the SDK signs: the cycle's clock may be virtual (the demo).
+        const answer = await sendInstantQuery(target, auth, attemptSignal);
         if (answer.samplesProcessed !== undefined) {
           this.counters.samplesProcessed += answer.samplesProcessed;
           if (target.billedBySamples) this.counters.ampSamplesProcessed += answer.samplesProcessed;

@@ -25,7 +25,7 @@ import type { SyncOptions } from './config.js';
 import { Deadline, DeadlineExceededError } from './deadline.js';
 import { recordEvents, type NewEvent } from './event-log.js';
 import { historyHolds } from './history-holds.js';
-import { errorMetricData, planQuery, toMetricData } from './metric-queries.js';
+import { errorMetricData, metricSourceText, planQuery, toMetricData } from './metric-queries.js';
 import { inFlightMs, resolvePending } from './pending.js';
 import { ClusterApiError, VersionConflictError, type AutoscalerRecord, type AutoscalerStateUpdate, type AutoscalerStore, type ClusterAccess, type PendingScale } from './ports.js';
 import type { CycleReads } from './reads.js';
@@ -118,7 +118,7 @@ export async function evaluateUnit(unit: Unit, ctx: EvalContext): Promise<void> 
     extraEvents.push({ type: 'Warning', reason: 'HistoryUntrusted', message: held.found });
   }
 
-  let inputs: { pods: PodInfo[]; podIndex: PodSelectorIndex; metrics: MetricData[]; messages: string[] };
+  let inputs: { pods: PodInfo[]; podIndex: PodSelectorIndex; metrics: MetricData[]; messages: string[]; sources: string[] };
   try {
     inputs = await readInputs(unit, hpa, scale, ctx);
   } catch (e) {
@@ -144,6 +144,12 @@ export async function evaluateUnit(unit: Unit, ctx: EvalContext): Promise<void> 
     // A lib/hpa bug must fail its own autoscaler, never the cycle.
     return fail(report, 'failed', 'reconcile', errorText(e));
   }
+  // Each metric's source, for the decision line (a spec metric without a decision entry has none).
+  plan.decision.metrics.forEach((m) => {
+    const source = inputs.sources[m.index];
+    if (source !== undefined) m.source = source;
+  });
+
   report.currentReplicas = plan.decision.currentReplicas;
   const selector = scale.value?.selector;
   const force = ctx.partial || pendingSettled || record.stateProblem !== undefined || record.untrustedHistory !== undefined;
@@ -266,7 +272,8 @@ async function readInputs(unit: Unit, hpa: HorizontalPodAutoscaler, scale: Fetch
   try {
     const [podList, metrics] = await ctx.deadline.race('reading metrics', all, readsMargin(ctx));
     const list = podList.value ?? [];
-    return { pods: list, podIndex: ctx.reads.podIndex(record.namespace, list), metrics, messages };
+    const sources = specs.map((spec) => metricSourceText(spec, record.namespace, { cloudWatch, prometheus }));
+    return { pods: list, podIndex: ctx.reads.podIndex(record.namespace, list), metrics, messages, sources };
   } catch (e) {
     if (e instanceof DeadlineExceededError && waiting.size > 0) throw new DeadlineExceededError(`${[...waiting].join(', ')} answered (still waiting)`);
     throw e;

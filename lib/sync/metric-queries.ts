@@ -3,7 +3,7 @@
 import type { MetricData } from '../hpa/replica-calculator.js';
 import type { Fetched, MetricSpec, ScaleInfo } from '../hpa/types.js';
 import type { CloudWatchMetric } from '../api/cloudwatch-types.js';
-import type { PrometheusMetric } from '../api/prometheus-types.js';
+import { prometheusEndpointText, type PrometheusMetric } from '../api/prometheus-types.js';
 import type { MetricAnswer, MetricQuery } from './ports.js';
 
 /** What an autoscaler's metrics need from the rest of the cycle. */
@@ -59,6 +59,30 @@ export function planQuery(metric: MetricSpec, ctx: QueryContext): PlannedQuery {
     }
     default:
       return { error: `unknown metric source type ${JSON.stringify((metric as MetricSpec).type)}`, answerType: 'External' };
+  }
+}
+
+/**
+ * Where a metric's value is read, in words for the decision line and `describe`: the cluster API
+ * group, or the metric object of the namespace an External metric names.
+ */
+export function metricSourceText(metric: MetricSpec, namespace: string, objects: Pick<QueryContext, 'cloudWatch' | 'prometheus'>): string {
+  switch (metric.type) {
+    case 'Resource':
+    case 'ContainerResource':
+      return 'metrics.k8s.io';
+    case 'Pods':
+    case 'Object':
+      return 'custom.metrics.k8s.io';
+    case 'External': {
+      const name = metric.external?.metric.name ?? '';
+      const prometheus = objects.prometheus?.get(name);
+      if (objects.cloudWatch.has(name)) return `CloudWatchMetric ${namespace}/${name}`;
+      if (prometheus) return `PrometheusMetric ${namespace}/${name} (${prometheusEndpointText(prometheus.spec)})`;
+      return 'external.metrics.k8s.io';
+    }
+    default:
+      return 'unknown';
   }
 }
 

@@ -348,7 +348,7 @@ describe('shpa command line', () => {
     expect([r.code, r.stderr]).toEqual([1, 'error: "hpa/web/x": arguments in resource/name form may not have more than one slash\n']);
     expect((await shpa(['get', 'web'])).code).toBe(0);
     const kind = await shpa(['delete', 'pod/web']);
-    expect([kind.code, kind.stderr]).toEqual([1, 'error: the server doesn\'t have a resource type "pod": shpa serves only horizontalpodautoscalers (hpa) and cloudwatchmetrics (cwm)\n']);
+    expect([kind.code, kind.stderr]).toEqual([1, 'error: the server doesn\'t have a resource type "pod": shpa serves only horizontalpodautoscalers (hpa), cloudwatchmetrics (cwm) and prometheusmetrics (pm)\n']);
   });
 
   it('bad input to cluster add, a broken config file, a bad option: one line with the fix', async () => {
@@ -437,7 +437,7 @@ describe('shpa command line', () => {
       const r = await shpa(['get', type]);
       expect([r.code, r.stderr]).toEqual([
         1,
-        `error: the server doesn't have a resource type "${type}": shpa serves only horizontalpodautoscalers (hpa) and cloudwatchmetrics (cwm) (an autoscaler named "${type}" is hpa/${type})\n`,
+        `error: the server doesn't have a resource type "${type}": shpa serves only horizontalpodautoscalers (hpa), cloudwatchmetrics (cwm) and prometheusmetrics (pm) (an autoscaler named "${type}" is hpa/${type})\n`,
       ]);
     }
     expect((await shpa(['get', '-o', 'custom-columns=NAME:.metadata.name'])).stderr).toMatch(/^error: unknown output format "custom-columns=NAME:.metadata.name" \(not supported by shpa, see docs\/cli.md\)/);
