@@ -203,7 +203,7 @@ async function describeCommand(args: string[], opts: ScopeOptions, cmd: Command)
     for (const handler of kinds) {
       if (handler.kind === KIND_HPA) {
         const recs = snap.autoscalers.filter((r) => scope.includes(r.namespace, r.hpa.metadata?.labels)).sort((a, b) => a.namespace.localeCompare(b.namespace) || a.name.localeCompare(b.name));
-        texts.push(...recs.map((r) => describe(r, cluster, now)));
+        texts.push(...recs.map((r) => describe(r, cluster, now, snap)));
       } else {
         texts.push(...listed(snap, handler).filter((l) => scope.includes(l.namespace, l.labels)).map((l) => describeObject(l.object, cluster)));
       }
@@ -216,8 +216,9 @@ async function describeCommand(args: string[], opts: ScopeOptions, cmd: Command)
 
 async function describeOne(ctx: Context, cluster: string, t: Target, namespace: string, now: Date): Promise<string | undefined> {
   if (t.handler.kind === KIND_HPA) {
-    const rec = await ctx.store.getAutoscaler(cluster, namespace, t.name);
-    return rec && describe(rec, cluster, now);
+    // The metric objects say where each metric is read.
+    const [rec, snap] = await Promise.all([ctx.store.getAutoscaler(cluster, namespace, t.name), ctx.store.loadCluster(cluster)]);
+    return rec && describe(rec, cluster, now, snap);
   }
   const obj = await ctx.store.getSpec(cluster, t.handler.kind, namespace, t.name);
   return obj && describeObject(obj, cluster);
