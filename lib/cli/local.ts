@@ -56,6 +56,9 @@ export function registerLocal(program: Command): void {
           '  kubectl describe shpa web                         # conditions and events',
           '  kubectl get deploy,pods ; kubectl top pods ; kubectl get events',
           '',
+          up.prometheus
+            ? `  kubectl apply -f examples/kubernetes/web-requests.yaml   # scale on PromQL: Prometheus at ${up.prometheus.url}, behind an AMP stand-in (workspace ${up.prometheus.workspaceId})\n`
+            : '  (no prometheus binary: PromQL examples need it, apt-get install prometheus)\n',
           `Workloads: ${workloads}. Change a load here: type "load web 4" (1 = normal), "quit" (or Ctrl-C) to stop.`,
           '',
         ].join('\n'),
