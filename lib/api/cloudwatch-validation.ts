@@ -1,7 +1,6 @@
 // Validation of shpa.dev/v1 CloudWatchMetric documents, with field paths as for HPAs.
 // The rules are CloudWatch's GetMetricData rules, checked before anything is stored.
 import type { FieldError } from '../hpa/field-path.js';
-import { isDNS1123Label, isDNS1123Subdomain } from '../hpa/name-rules.js';
 import type { CloudWatchMetric } from './cloudwatch-types.js';
 import { ExpressionSyntaxError, referencedIds, tokenizeExpression, usesAllMetrics } from './cloudwatch-expression.js';
 import { statisticProblem } from './cloudwatch-statistic.js';
@@ -222,20 +221,7 @@ function usesMetricStat(f: QueryFacts, byId: Map<string, QueryFacts>, seen = new
 /** Validates a decoded CloudWatchMetric document; on success returns it typed (not defaulted). */
 export function validateCloudWatchMetric(input: unknown): CloudWatchMetricValidation {
   const c = new Collector();
-  const doc = c.object('', input, true);
-  if (!doc) return { valid: false, errors: c.errors.map((e) => ({ ...e, field: e.field || '<root>' })) };
-  c.unknownFields('', doc, ['apiVersion', 'kind', 'metadata', 'spec']);
-  if (doc.apiVersion !== 'shpa.dev/v1') c.add('apiVersion', 'NotSupported', 'must be "shpa.dev/v1"', doc.apiVersion);
-  if (doc.kind !== 'CloudWatchMetric') c.add('kind', 'NotSupported', 'must be "CloudWatchMetric"', doc.kind);
-  const meta = c.object('metadata', doc.metadata, true);
-  if (meta) {
-    // Upstream's ObjectMeta rules: name a DNS-1123 subdomain, namespace a DNS-1123 label.
-    const name = c.string('metadata.name', meta.name, true, Infinity);
-    for (const m of name ? isDNS1123Subdomain(name) : []) c.add('metadata.name', 'Invalid', m, name);
-    const ns = c.string('metadata.namespace', meta.namespace, false, Infinity);
-    for (const m of ns ? isDNS1123Label(ns) : []) c.add('metadata.namespace', 'Invalid', m, ns);
-  }
-  const spec = c.object('spec', doc.spec, true);
+  const spec = c.envelope(input, 'CloudWatchMetric');
   if (spec) {
     c.unknownFields('spec', spec, ['queries', 'region', 'roleArn', 'endTimeOffsetSeconds', 'lookbackPeriods', 'defaultValue', 'alarmName']);
     const facts = validateQueries(c, 'spec.queries', spec.queries);

@@ -1,7 +1,6 @@
 // Validation of shpa.dev/v1 PrometheusMetric documents, with field paths as for HPAs: the
 // endpoint rules of each kind of server, checked before anything is stored.
 import type { FieldError } from '../hpa/field-path.js';
-import { isDNS1123Label, isDNS1123Subdomain } from '../hpa/name-rules.js';
 import { isAwsRegion } from './cloudwatch-validation.js';
 import { FieldCollector } from './field-collector.js';
 import { DEFAULT_SAMPLES_ERROR_THRESHOLD, DEFAULT_SAMPLES_WARNING_THRESHOLD, type PrometheusMetric } from './prometheus-types.js';
@@ -68,20 +67,7 @@ function validateServer(c: FieldCollector, path: string, v: unknown): void {
 /** Validates a decoded PrometheusMetric document; on success returns it typed (not defaulted). */
 export function validatePrometheusMetric(input: unknown): PrometheusMetricValidation {
   const c = new FieldCollector();
-  const doc = c.object('', input, true);
-  if (!doc) return { valid: false, errors: c.errors.map((e) => ({ ...e, field: e.field || '<root>' })) };
-  c.unknownFields('', doc, ['apiVersion', 'kind', 'metadata', 'spec']);
-  if (doc.apiVersion !== 'shpa.dev/v1') c.add('apiVersion', 'NotSupported', 'must be "shpa.dev/v1"', doc.apiVersion);
-  if (doc.kind !== 'PrometheusMetric') c.add('kind', 'NotSupported', 'must be "PrometheusMetric"', doc.kind);
-  const meta = c.object('metadata', doc.metadata, true);
-  if (meta) {
-    // Upstream's ObjectMeta rules: name a DNS-1123 subdomain, namespace a DNS-1123 label.
-    const name = c.string('metadata.name', meta.name, true, Infinity);
-    for (const m of name ? isDNS1123Subdomain(name) : []) c.add('metadata.name', 'Invalid', m, name);
-    const ns = c.string('metadata.namespace', meta.namespace, false, Infinity);
-    for (const m of ns ? isDNS1123Label(ns) : []) c.add('metadata.namespace', 'Invalid', m, ns);
-  }
-  const spec = c.object('spec', doc.spec, true);
+  const spec = c.envelope(input, 'PrometheusMetric');
   if (spec) {
     c.unknownFields('spec', spec, ['query', 'amp', 'cloudWatch', 'server', 'roleArn', 'periodSeconds']);
     const query = c.string('spec.query', spec.query, true, 10_000);
