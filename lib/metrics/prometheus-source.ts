@@ -112,8 +112,10 @@ export function outcomeOf(answer: InstantAnswer, time: number): Outcome {
     const value = sampleValue(v);
     const q = floatToMilliQuantity(value);
     if ('problem' in q) {
-      const what = Number.isNaN(value) ? 'NaN' : value === Infinity ? '+Inf' : value === -Infinity ? '-Inf' : String(v);
-      return { error: `series ${labelsText(s.metric)} is ${what}${'problem' in q && !Number.isFinite(value) ? '' : ` (${q.problem})`}, which is no metric value`, messages, cacheable: true };
+      const series = `series ${labelsText(s.metric)}`;
+      const what = Number.isNaN(value) ? 'NaN' : value > 0 ? '+Inf' : '-Inf';
+      const error = Number.isFinite(value) ? `${series} ${q.problem}` : `${series} is ${what}, which is no metric value`;
+      return { error, messages, cacheable: true };
     }
     if (q.milli < 0n) messages.push(`NegativeValue: series ${labelsText(s.metric)} is ${value}, used as is`);
     samples.push({ value: q.quantity, timestamp: rfc3339(typeof t === 'number' ? t : time) });
@@ -169,7 +171,8 @@ export class PrometheusSource {
         perObject.push({ error: errorText(e) });
         continue;
       }
-      const key = stableKey({ ...obj.spec, periodSeconds: undefined, url: target.url.href, params: { ...target.params, time: undefined } });
+      // The period is part of the key: objects evaluated at different times are different questions.
+      const key = stableKey({ ...obj.spec, url: target.url.href, params: { ...target.params, time: undefined } });
       perObject.push({ key, time });
       if (outcomes.has(key) || wanted.has(key)) continue;
       const cached = this.cache.get(key);

@@ -115,6 +115,7 @@ describe.skipIf(!PROMETHEUS_BIN)('PromQL from a real Prometheus', () => {
     ['NaN', 'vector(0/0)', /series \{\} is NaN, which is no metric value$/],
     ['+Inf', 'vector(1/0)', /series \{\} is \+Inf, which is no metric value$/],
     ['-Inf', 'vector(-1/0)', /series \{\} is -Inf, which is no metric value$/],
+    ['a value no quantity holds', 'vector(1e20)', /series \{\} is 100000000000000000000, beyond what a Kubernetes quantity holds/],
     ['an empty vector', 'sum(http_requests_total{namespace="nowhere"})', /the query returned an empty vector at \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ: no series matched$/],
     ['a matrix', 'http_requests_total{namespace="demo"}[1m]', /the query returned a range vector \(matrix\), not an instant vector/],
     ['a scalar', 'scalar(sum(http_requests_total))', /the query returned a scalar, not an instant vector/],
