@@ -10,6 +10,7 @@ import type { PrometheusMetric } from '../../lib/api/prometheus-types.js';
 import { checkFile } from '../../lib/cli/apply.js';
 import { describe as describeText } from '../../lib/cli/describe.js';
 import { DEFAULT_CONTROLLER_SETTINGS } from '../../lib/hpa/defaults.js';
+import { parseQuantity, toFloat } from '../../lib/hpa/quantity.js';
 import type { HorizontalPodAutoscaler, PodInfo, PodMetric } from '../../lib/hpa/types.js';
 import { startLocalCloudWatch, type LocalCloudWatch } from '../../lib/local/cloudwatch-server.js';
 import { startQueryProxy, type QueryProxy } from '../../lib/local/prometheus/sigv4-proxy.js';
@@ -143,6 +144,13 @@ describe.skipIf(!PROMETHEUS_BIN)('several providers in one autoscaler', () => {
     // Signed for aps and let through by the stand-in.
     expect(amp.counts.received - before).toBe(1);
     expect(amp.counts.refused).toBe(0);
+    // Both answers kept for the deployment in the shard's item, the PromQL one for its 5 s period.
+    const kept = (await store.loadShard({ cluster: 'prod', index: 0, count: 1 }, { now: new Date() })).sharedAnswers;
+    const values = [...kept.values()].map((a) => a.samples?.reduce((sum, x) => sum + toFloat(parseQuantity(x.value)), 0) ?? NaN).sort((a, b) => a - b);
+    expect(values).toHaveLength(2);
+    expect(values[0]).toBeGreaterThan(RPS * 9 * 0.9);
+    expect(values[0]).toBeLessThan(RPS * 9 * 1.1);
+    expect(values[1]).toBe(400);
 
     const snap = await store.loadCluster('prod');
     const rec = snap.autoscalers.find((a) => a.name === 'worker')!;
