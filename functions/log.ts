@@ -20,6 +20,14 @@ export interface SourceStats {
   cloudWatchCalls: number;
   cloudWatchMetricsRequested: number;
   clusterMetricsCalls: number;
+  /** PromQL queries sent, and the query samples they processed (AMP bills by them). */
+  promQLQueries: number;
+  promQLSamplesProcessed: number;
+}
+
+/** What the counters grew by since `before`. */
+export function sourceStatsSince(now: SourceStats, before: SourceStats): SourceStats {
+  return Object.fromEntries(Object.entries(now).map(([k, v]) => [k, v - before[k as keyof SourceStats]])) as unknown as SourceStats;
 }
 
 export interface LogOptions {
@@ -116,6 +124,7 @@ export function logCycle(logger: Logger, emf: Metrics, cycle: CycleReport, sourc
     emf.addMetric('CycleDuration', MetricUnit.Milliseconds, cycle.durationMs);
     emf.addMetric('Autoscalers', MetricUnit.Count, cycle.counts.autoscalers);
     emf.addMetric('Scaled', MetricUnit.Count, cycle.counts.scaled);
+    if (sources && sources.promQLSamplesProcessed > 0) emf.addMetric('PromQLSamplesProcessed', MetricUnit.Count, sources.promQLSamplesProcessed);
   }
   publish(emf);
 }

@@ -13,7 +13,7 @@ import { MessageError, parseWorkMessage } from '../lib/sync/messages.js';
 import type { CycleReport } from '../lib/sync/report.js';
 import { handleWorkMessage, type MessageResult } from '../lib/sync/worker.js';
 import { createAdapters, type Adapters } from './adapters.js';
-import { logCycle, logMessage, type LogOptions, type SourceStats } from './log.js';
+import { logCycle, logMessage, sourceStatsSince, type LogOptions, type SourceStats } from './log.js';
 import { redact } from './redact.js';
 import { withConfig } from './wiring/logger.js';
 import { createTelemetry } from './wiring/telemetry.js';
@@ -60,7 +60,7 @@ export function createWorkerHandler(deps: WorkerHandlerDeps) {
     }
     if (result.outcome === 'synced') {
       const now = a.sourceStats();
-      const delta = stats && { cloudWatchCalls: now.cloudWatchCalls - stats.cloudWatchCalls, cloudWatchMetricsRequested: now.cloudWatchMetricsRequested - stats.cloudWatchMetricsRequested, clusterMetricsCalls: now.clusterMetricsCalls - stats.clusterMetricsCalls };
+      const delta = stats && sourceStatsSince(now, stats);
       stats = now;
       logCycle(logger, emf, result.report, delta, deps.log);
       return { ok: cycleDidItsJob(result.report), result };

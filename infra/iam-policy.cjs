@@ -72,6 +72,7 @@ function statements(c) {
     // GetMetricData has no resource-level permissions: "*" is the only valid resource.
     allow('ReadCloudWatchMetrics', ['cloudwatch:GetMetricData'], ['*']),
   ];
+  worker.push(...prometheusStatements(c.prometheus));
   // Clusters behind a role are described with that role's credentials.
   const local = c.clusters.filter((cl) => !cl.roleArn);
   if (local.length > 0) {
@@ -116,6 +117,18 @@ function statements(c) {
       ownLogGroup('events'),
     ],
   };
+}
+
+/**
+ * PrometheusMetric objects: AMP queries on the named workspaces only, bearer tokens from the named secrets only,
+ * and CloudWatch's PromQL endpoint (GetMetricData, granted above, and ListMetrics, which accepts only "*") when asked for.
+ */
+function prometheusStatements(p = { workspaceArns: [], secretArns: [], cloudWatchPromQL: false }) {
+  return [
+    ...(p.workspaceArns.length > 0 ? [allow('QueryPrometheusWorkspaces', ['aps:QueryMetrics'], p.workspaceArns)] : []),
+    ...(p.secretArns.length > 0 ? [allow('ReadPrometheusTokens', ['secretsmanager:GetSecretValue'], p.secretArns)] : []),
+    ...(p.cloudWatchPromQL ? [allow('QueryCloudWatchPromQL', ['cloudwatch:ListMetrics'], ['*'])] : []),
+  ];
 }
 
 /**

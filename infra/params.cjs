@@ -15,6 +15,8 @@ const ALARM_PREFIX = /^[^\x00-\x1f\x7f]{1,255}$/;
 const DEFAULT_ALARM_PREFIX = 'shpa-';
 const TOPIC_ARN = /^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,256}$/;
 const POLICY_ARN = /^arn:aws[a-z-]*:iam::(\d{12}|aws):policy\/[\w+=,.@/-]+$/;
+const WORKSPACE_ARN = /^arn:aws[a-z-]*:aps:[a-z0-9-]+:\d{12}:workspace\/ws-[0-9a-f-]{36}$/;
+const SECRET_ARN = /^arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:\d{12}:secret:[A-Za-z0-9/_+=.@-]+$/;
 const SUBNET = /^subnet-[0-9a-f]{8,17}$/;
 const SECURITY_GROUP = /^sg-[0-9a-f]{8,17}$/;
 // Kubernetes namespace names are DNS-1123 labels.
@@ -222,25 +224,35 @@ function scopes(p) {
   return out;
 }
 
+/** The fields of a namespace's entry in metricAccess (lib/api/metric-access.ts). */
+const ACCESS_FIELDS = ['roles', 'metricNamespaces', 'prometheusWorkspaces', 'prometheusUrls', 'bearerTokenSecrets'];
+
 /**
  * Which roles and CloudWatch namespaces each namespace's CloudWatchMetric objects may use (lib/api/metric-access.ts
- * enforces it in the worker). Each role must be one of assumeRoleArns, and each of those granted somewhere: a role
- * nobody may use is a mistake, and without this param no namespace may assume any.
+ * enforces it in the worker), and which AMP workspaces, Prometheus servers and bearer-token secrets its PrometheusMetric
+ * objects may. Each role must be one of assumeRoleArns, and each of those granted somewhere: a role nobody may use is a
+ * mistake, and without this param no namespace may assume any. Workspaces and secrets must be ones the IAM policy grants.
  */
-function metricAccess(value, roleArns) {
+function metricAccess(value, roleArns, prometheus = { workspaceArns: [], secretArns: [] }) {
   const raw = value === '' ? {} : json('metricAccess', value);
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) fail('metricAccess', 'must be a JSON object of namespaces ("*": the others), e.g. {"web":{"roles":["arn:aws:iam::123456789012:role/metrics"]}}');
   const granted = new Set();
   for (const [ns, rules] of Object.entries(raw)) {
     if (ns !== '*' && !NAMESPACE.test(ns)) fail('metricAccess', `not a namespace name: ${JSON.stringify(ns)}`);
-    if (typeof rules !== 'object' || rules === null || Array.isArray(rules)) fail('metricAccess', `${ns}: must be an object {roles?, metricNamespaces?}`);
+    if (typeof rules !== 'object' || rules === null || Array.isArray(rules)) fail('metricAccess', `${ns}: must be an object {${ACCESS_FIELDS.map((f) => `${f}?`).join(', ')}}`);
     for (const [k, v] of Object.entries(rules)) {
-      if (k !== 'roles' && k !== 'metricNamespaces') fail('metricAccess', `${ns}: unknown field "${k}" (roles, metricNamespaces)`);
+      if (!ACCESS_FIELDS.includes(k)) fail('metricAccess', `${ns}: unknown field "${k}" (${ACCESS_FIELDS.join(', ')})`);
       if (!Array.isArray(v) || !v.every((x) => typeof x === 'string' && x !== '')) fail('metricAccess', `${ns}.${k}: must be a list of names`);
     }
     for (const r of rules.roles ?? []) {
       if (!roleArns.includes(r)) fail('metricAccess', `${ns}: role ${r} is not in assumeRoleArns: the functions could not assume it`);
       granted.add(r);
+    }
+    for (const w of rules.prometheusWorkspaces ?? []) {
+      if (!prometheus.workspaceArns.some((arn) => arn.endsWith(`/${w}`))) fail('metricAccess', `${ns}: workspace ${w} is not in prometheusWorkspaceArns: the functions may not query it`);
+    }
+    for (const secret of rules.bearerTokenSecrets ?? []) {
+      if (!prometheus.secretArns.includes(secret)) fail('metricAccess', `${ns}: secret ${secret} is not in prometheusSecretArns: the functions may not read it`);
     }
   }
   const unused = roleArns.filter((r) => !granted.has(r));
@@ -268,6 +280,7 @@ const PARAMS = [
   'reservedConcurrency', 'tableName', 'tableDeletionProtection', 'existingTableStreamArn', 'specWriterArns',
   'alarmTopicArn', 'vpcSubnetIds', 'vpcSecurityGroupIds', 'permissionsBoundaryArn', 'tags', 'metricAccess', 'auditLogEvaluations',
   'evaluateConcurrency', 'eventSenderArns', 'alarmNamePrefix', 'kmsKeyArn',
+  'prometheusWorkspaceArns', 'prometheusSecretArns', 'cloudWatchPromQL',
 ];
 
 /**
@@ -331,13 +344,20 @@ function readParams(p, stack) {
   if (permissionsBoundaryArn && !POLICY_ARN.test(permissionsBoundaryArn)) fail('permissionsBoundaryArn', `not an IAM policy ARN: ${JSON.stringify(permissionsBoundaryArn)}`);
 
   const roleArns = matching('assumeRoleArns', ROLE_ARN, 'an IAM role ARN', list('assumeRoleArns', p.assumeRoleArns));
+  // PrometheusMetric objects: aps:QueryMetrics on these workspaces only, GetSecretValue on these secrets only.
+  const prometheus = {
+    workspaceArns: matching('prometheusWorkspaceArns', WORKSPACE_ARN, 'an AMP workspace ARN (arn:aws:aps:REGION:ACCOUNT:workspace/ws-…)', list('prometheusWorkspaceArns', p.prometheusWorkspaceArns)),
+    secretArns: matching('prometheusSecretArns', SECRET_ARN, 'a Secrets Manager secret ARN', list('prometheusSecretArns', p.prometheusSecretArns)),
+    cloudWatchPromQL: boolean('cloudWatchPromQL', p.cloudWatchPromQL, false),
+  };
 
   return {
     ...stack,
     clusters,
     shards,
     roleArns,
-    metricAccess: metricAccess(text('metricAccess'), roleArns),
+    metricAccess: metricAccess(text('metricAccess'), roleArns, prometheus),
+    prometheus,
     syncPeriodSeconds,
     // no invocation outlives its period
     workerTimeout: syncPeriodSeconds,

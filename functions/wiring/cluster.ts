@@ -67,6 +67,7 @@ export function createClusterAdapters(config: FunctionConfig, registry: LocalReg
       return clusterFor(c);
     },
     cloudWatch: { ...cloudWatchClients(local && { endpoint: local.cloudWatch, credentials: local.credentials }), defaultRegion: config.region },
+    ...(local ? { prometheus: { credentials: local.credentials, endpoints: local.prometheus } } : {}),
     clock,
   });
   return {
@@ -75,7 +76,13 @@ export function createClusterAdapters(config: FunctionConfig, registry: LocalReg
     clusters: clusterDirectory(config, registry, local !== undefined),
     sourceStats: () => {
       const s = metrics.stats();
-      return { cloudWatchCalls: s.cloudWatch.calls, cloudWatchMetricsRequested: s.cloudWatch.metricsRequested, clusterMetricsCalls: s.clusterCalls };
+      return {
+        cloudWatchCalls: s.cloudWatch.calls,
+        cloudWatchMetricsRequested: s.cloudWatch.metricsRequested,
+        clusterMetricsCalls: s.clusterCalls,
+        promQLQueries: s.prometheus.queries,
+        promQLSamplesProcessed: s.prometheus.samplesProcessed,
+      };
     },
   };
 }

@@ -14,4 +14,6 @@ export interface LocalEndpoints {
   credentials: AwsCredentials;
   /** Bearer token of clusters registered with an endpoint and caData. */
   clusterToken: string;
+  /** Local stand-ins for AMP and CloudWatch's PromQL endpoint (base URLs). */
+  prometheus?: { amp?: string; cloudWatch?: string };
 }

@@ -1,10 +1,10 @@
 // Validation of shpa.dev/v1 CloudWatchMetric documents, with field paths as for HPAs.
 // The rules are CloudWatch's GetMetricData rules, checked before anything is stored.
 import type { FieldError } from '../hpa/field-path.js';
-import { isDNS1123Label, isDNS1123Subdomain } from '../hpa/name-rules.js';
 import type { CloudWatchMetric } from './cloudwatch-types.js';
 import { ExpressionSyntaxError, referencedIds, tokenizeExpression, usesAllMetrics } from './cloudwatch-expression.js';
 import { statisticProblem } from './cloudwatch-statistic.js';
+import { FieldCollector } from './field-collector.js';
 
 export type CloudWatchMetricValidation = { valid: true; object: CloudWatchMetric } | { valid: false; errors: FieldError[] };
 
@@ -24,57 +24,13 @@ export function isAwsRegion(s: string): boolean {
 }
 const ROLE_ARN = /^arn:aws(-cn|-us-gov|-iso(-[a-z])?)?:iam::\d{12}:role\/[\w+=,.@/-]{1,512}$/;
 
-type Obj = Record<string, unknown>;
-
-function isObject(v: unknown): v is Obj {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
 /** True for 1, 5, 10, 20, 30 and multiples of 60: the periods CloudWatch accepts. */
 export function isValidPeriod(p: unknown): p is number {
   return typeof p === 'number' && Number.isInteger(p) && p > 0 && ([1, 5, 10, 20, 30].includes(p) || p % 60 === 0);
 }
 
-class Collector {
-  readonly errors: FieldError[] = [];
-  add(field: string, type: FieldError['type'], message: string, value?: unknown): void {
-    this.errors.push(value === undefined ? { field, type, message } : { field, type, message, value });
-  }
-  unknownFields(path: string, o: Obj, known: string[]): void {
-    for (const k of Object.keys(o)) {
-      if (!known.includes(k)) this.add(path ? `${path}.${k}` : k, 'NotSupported', `unknown field "${k}"`);
-    }
-  }
-  // null counts as unset, as the API server's decoding treats it; a bare Required has no detail, as upstream field.Required(path, "").
-  object(path: string, v: unknown, required: boolean): Obj | undefined {
-    if (v === undefined || v === null) {
-      if (required) this.add(path, 'Required', '');
-      return undefined;
-    }
-    if (!isObject(v)) {
-      this.add(path, 'TypeInvalid', 'must be an object', v);
-      return undefined;
-    }
-    return v;
-  }
-  string(path: string, v: unknown, required: boolean, max: number): string | undefined {
-    if (v === undefined || v === null) {
-      if (required) this.add(path, 'Required', '');
-      return undefined;
-    }
-    if (typeof v !== 'string') {
-      this.add(path, 'TypeInvalid', 'must be a string', v);
-      return undefined;
-    }
-    if (required && v.length === 0) this.add(path, 'Required', '');
-    else if (v.length > max) this.add(path, 'TooLong', `must be at most ${max} characters`);
-    return v;
-  }
-  integer(path: string, v: unknown, min: number, max: number): void {
-    if (v === undefined) return;
-    if (typeof v !== 'number' || !Number.isInteger(v)) this.add(path, 'TypeInvalid', 'must be an integer', v);
-    else if (v < min || v > max) this.add(path, 'Invalid', `must be between ${min} and ${max}`, v);
-  }
+/** The shared collector, with CloudWatch's period rule. */
+class Collector extends FieldCollector {
   period(path: string, v: unknown, required: boolean): void {
     if (v === undefined || v === null) {
       if (required) this.add(path, 'Required', '');
@@ -265,20 +221,7 @@ function usesMetricStat(f: QueryFacts, byId: Map<string, QueryFacts>, seen = new
 /** Validates a decoded CloudWatchMetric document; on success returns it typed (not defaulted). */
 export function validateCloudWatchMetric(input: unknown): CloudWatchMetricValidation {
   const c = new Collector();
-  const doc = c.object('', input, true);
-  if (!doc) return { valid: false, errors: c.errors.map((e) => ({ ...e, field: e.field || '<root>' })) };
-  c.unknownFields('', doc, ['apiVersion', 'kind', 'metadata', 'spec']);
-  if (doc.apiVersion !== 'shpa.dev/v1') c.add('apiVersion', 'NotSupported', 'must be "shpa.dev/v1"', doc.apiVersion);
-  if (doc.kind !== 'CloudWatchMetric') c.add('kind', 'NotSupported', 'must be "CloudWatchMetric"', doc.kind);
-  const meta = c.object('metadata', doc.metadata, true);
-  if (meta) {
-    // Upstream's ObjectMeta rules: name a DNS-1123 subdomain, namespace a DNS-1123 label.
-    const name = c.string('metadata.name', meta.name, true, Infinity);
-    for (const m of name ? isDNS1123Subdomain(name) : []) c.add('metadata.name', 'Invalid', m, name);
-    const ns = c.string('metadata.namespace', meta.namespace, false, Infinity);
-    for (const m of ns ? isDNS1123Label(ns) : []) c.add('metadata.namespace', 'Invalid', m, ns);
-  }
-  const spec = c.object('spec', doc.spec, true);
+  const spec = c.envelope(input, 'CloudWatchMetric');
   if (spec) {
     c.unknownFields('spec', spec, ['queries', 'region', 'roleArn', 'endTimeOffsetSeconds', 'lookbackPeriods', 'defaultValue', 'alarmName']);
     const facts = validateQueries(c, 'spec.queries', spec.queries);

@@ -5,29 +5,51 @@
 // namespace ("*": every other one), which roles its objects may name and, optionally, which
 // metric namespaces they may read. A namespace it does not name may assume no role; and with
 // metric namespaces listed, a query the function cannot check (SEARCH, a Metrics Insights
-// SELECT) is refused.
+// SELECT) is refused. PrometheusMetric objects answer to the same list: the roles they assume,
+// the AMP workspaces and Prometheus servers they query, the Secrets Manager secrets whose bearer
+// token they send; a CloudWatch PromQL query reads any metric of the account, so a namespace
+// whose metric namespaces are listed may not send one.
 import type { CloudWatchMetric } from './cloudwatch-types.js';
+import type { PrometheusMetric } from './prometheus-types.js';
 
 export interface NamespaceMetricAccess {
   /** Roles its CloudWatchMetric objects may name in spec.roleArn. */
   roles?: string[];
   /** CloudWatch namespaces (AWS/SQS...) its queries may read; absent: any. */
   metricNamespaces?: string[];
+  /** AMP workspace ids its PrometheusMetric objects may query; absent: any the deploy may (param prometheusWorkspaceArns). */
+  prometheusWorkspaces?: string[];
+  /** Base URLs (prefixes) of Prometheus servers its PrometheusMetric objects may query; absent: any. */
+  prometheusUrls?: string[];
+  /** Secrets Manager secrets its PrometheusMetric objects may send as a bearer token; absent: none. */
+  bearerTokenSecrets?: string[];
 }
+
+const FIELDS = ['roles', 'metricNamespaces', 'prometheusWorkspaces', 'prometheusUrls', 'bearerTokenSecrets'] as const;
 
 /** By Kubernetes namespace, "*" for the others. */
 export type MetricAccess = Record<string, NamespaceMetricAccess>;
 
 const UNCHECKABLE = /\bSEARCH\s*\(|^\s*SELECT\s/i;
 
-/** Why the object may not be read as it is, or undefined when it may. */
-export function metricAccessProblem(o: CloudWatchMetric, access: MetricAccess): string | undefined {
+function rulesOf(o: CloudWatchMetric | PrometheusMetric, access: MetricAccess): { ns: string; rules: NamespaceMetricAccess } {
   const ns = o.metadata.namespace ?? 'default';
-  const rules = access[ns] ?? access['*'] ?? {};
+  return { ns, rules: access[ns] ?? access['*'] ?? {} };
+}
+
+function roleProblem(o: CloudWatchMetric | PrometheusMetric, ns: string, rules: NamespaceMetricAccess): string | undefined {
   const role = o.spec.roleArn;
   if (role !== undefined && !(rules.roles ?? []).includes(role)) {
-    return `spec.roleArn ${role} is not one the deploy allows CloudWatchMetric objects of namespace ${ns} to assume (param metricAccess)`;
+    return `spec.roleArn ${role} is not one the deploy allows ${o.kind} objects of namespace ${ns} to assume (param metricAccess)`;
   }
+  return undefined;
+}
+
+/** Why the object may not be read as it is, or undefined when it may. */
+export function metricAccessProblem(o: CloudWatchMetric, access: MetricAccess): string | undefined {
+  const { ns, rules } = rulesOf(o, access);
+  const refused = roleProblem(o, ns, rules);
+  if (refused) return refused;
   const allowed = rules.metricNamespaces;
   if (!allowed) return undefined;
   for (const q of o.spec.queries) {
@@ -38,6 +60,28 @@ export function metricAccessProblem(o: CloudWatchMetric, access: MetricAccess): 
     if (q.expression !== undefined && UNCHECKABLE.test(q.expression)) {
       return `query ${q.id} is a SEARCH or Metrics Insights query, whose metrics cannot be checked against the CloudWatch namespaces namespace ${ns} may read (param metricAccess)`;
     }
+  }
+  return undefined;
+}
+
+/** Why the PrometheusMetric may not be queried as it is, or undefined when it may. */
+export function prometheusAccessProblem(o: PrometheusMetric, access: MetricAccess): string | undefined {
+  const { ns, rules } = rulesOf(o, access);
+  const refused = roleProblem(o, ns, rules);
+  if (refused) return refused;
+  const { amp, cloudWatch, server } = o.spec;
+  if (amp && rules.prometheusWorkspaces && !rules.prometheusWorkspaces.includes(amp.workspaceId)) {
+    return `spec.amp.workspaceId ${amp.workspaceId} is not a workspace namespace ${ns} may query (param metricAccess allows ${rules.prometheusWorkspaces.join(', ') || 'none'})`;
+  }
+  if (cloudWatch && rules.metricNamespaces) {
+    return `a CloudWatch PromQL query reads any metric of the account, which cannot be checked against the CloudWatch namespaces namespace ${ns} may read (param metricAccess)`;
+  }
+  if (server && rules.prometheusUrls && !rules.prometheusUrls.some((prefix) => server.url.startsWith(prefix))) {
+    return `spec.server.url ${server.url} is not a server namespace ${ns} may query (param metricAccess allows ${rules.prometheusUrls.join(', ') || 'none'})`;
+  }
+  const secret = server?.bearerTokenSecretArn;
+  if (secret !== undefined && !(rules.bearerTokenSecrets ?? []).includes(secret)) {
+    return `spec.server.bearerTokenSecretArn ${secret} is not a secret namespace ${ns} may send (param metricAccess, bearerTokenSecrets)`;
   }
   return undefined;
 }
@@ -54,12 +98,13 @@ export function parseMetricAccess(text: string | undefined): MetricAccess {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new Error('must be a JSON object of namespaces');
   const out: MetricAccess = {};
   for (const [ns, v] of Object.entries(raw as Record<string, unknown>)) {
-    if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new Error(`${ns}: must be an object {roles?, metricNamespaces?}`);
+    if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new Error(`${ns}: must be an object {${FIELDS.map((f) => `${f}?`).join(', ')}}`);
     const rules: NamespaceMetricAccess = {};
     for (const [k, list] of Object.entries(v as Record<string, unknown>)) {
-      if (k !== 'roles' && k !== 'metricNamespaces') throw new Error(`${ns}: unknown field "${k}" (roles, metricNamespaces)`);
+      const field = FIELDS.find((f) => f === k);
+      if (!field) throw new Error(`${ns}: unknown field "${k}" (${FIELDS.join(', ')})`);
       if (!Array.isArray(list) || !list.every((x) => typeof x === 'string' && x !== '')) throw new Error(`${ns}.${k}: must be a list of names`);
-      rules[k] = list as string[];
+      rules[field] = list as string[];
     }
     out[ns] = rules;
   }

@@ -25,6 +25,9 @@ interface CostFlags {
   dashboard: boolean;
   errorHours: number;
   autoscalerMetrics: boolean;
+  promqlQueries: number;
+  promqlSamples: number;
+  promqlPeriod: number;
   output?: string;
 }
 
@@ -36,6 +39,7 @@ function costTable(e: CostEstimate): string {
   const out: string[] = [];
   out.push(
     `${f.autoscalers.toLocaleString('en-US')} autoscalers, ${f.metricsPerAutoscaler} CloudWatch metric(s) each (${f.distinctQueries.toLocaleString('en-US')} distinct), ` +
+      (f.promQLQueries > 0 ? `${f.promQLQueries.toLocaleString('en-US')} AMP PromQL queries, ` : '') +
       `${f.clusters} cluster(s) × ${f.shards} shard(s), ${f.syncPeriodSeconds} s sync, worker ${f.memoryMb} MB`,
   );
   out.push(`prices: ${e.prices.region}, ${e.prices.architecture}, taken ${e.prices.takenOn} (lib/cost/prices.ts); no free tier`);
@@ -88,6 +92,9 @@ export function registerCost(program: Command): void {
     .option('--dashboard', 'add the operators’ dashboard (deploy param dashboard=true)', false)
     .option('--error-hours <h>', 'hours a month in which some cycle reports an error: the EMF Errors metric is sent (and billed) only then', numberOption('--error-hours', 0), d.errorHoursPerMonth)
     .option('--autoscaler-metrics', 'per-autoscaler EMF metrics (SHPA_AUTOSCALER_METRICS)', false)
+    .option('--promql-queries <n>', 'distinct PromQL queries to AMP over the fleet (PrometheusMetric objects with spec.amp)', numberOption('--promql-queries', 0, true), 0)
+    .option('--promql-samples <n>', 'query samples one PromQL query processes (the worker counts them: PromQLSamplesProcessed)', numberOption('--promql-samples', 0), 1_000)
+    .option('--promql-period <seconds>', "seconds a PromQL answer stands (spec.periodSeconds)", numberOption('--promql-period', 5, true), 15)
     .option('-o, --output <format>', 'json')
     .action((flags: CostFlags) => {
       const output = parseOutput(flags.output, ['json']);
@@ -110,6 +117,9 @@ export function registerCost(program: Command): void {
         autoscalerMetrics: flags.autoscalerMetrics,
         fastAutoscalers: flags.fastAutoscalers,
         fastSyncPeriodSeconds: flags.fastSyncPeriod,
+        promQLQueries: flags.promqlQueries,
+        promQLSamplesPerQuery: flags.promqlSamples,
+        promQLPeriodSeconds: flags.promqlPeriod,
       };
       let estimate: CostEstimate;
       try {
@@ -142,4 +152,7 @@ const FLAGS: Record<keyof Fleet, string> = {
   dashboard: '--dashboard',
   errorHoursPerMonth: '--error-hours',
   autoscalerMetrics: '--autoscaler-metrics',
+  promQLQueries: '--promql-queries',
+  promQLSamplesPerQuery: '--promql-samples',
+  promQLPeriodSeconds: '--promql-period',
 };

@@ -3,7 +3,8 @@ import { stringify } from 'yaml';
 import type { HorizontalPodAutoscaler, HPAScalingRules } from '../hpa/types.js';
 import type { StoredSpec } from '../store/index.js';
 import type { DecisionLogEntry } from '../sync/event-log.js';
-import type { AutoscalerRecord } from '../sync/ports.js';
+import { metricSourceText } from '../sync/metric-queries.js';
+import type { AutoscalerRecord, ClusterSnapshot } from '../sync/ports.js';
 import { age, describeMetric, table } from './format.js';
 
 /** The From column: the component the sync names as the source of the Kubernetes Events it writes (lib/cluster). */
@@ -29,8 +30,11 @@ export function sortedEvents(log: readonly DecisionLogEntry[] | undefined): Deci
 
 export type DescribedAutoscaler = Pick<AutoscalerRecord, 'name' | 'namespace' | 'hpa' | 'history' | 'createdAt' | 'log'>;
 
-/** The text of `shpa describe hpa NAME`. */
-export function describe(rec: DescribedAutoscaler, cluster: string, now: Date): string {
+/** The metric objects of a snapshot, by namespace: where `describe` says each metric is read. */
+export type MetricObjects = Pick<ClusterSnapshot, 'cloudWatchMetrics' | 'prometheusMetrics'>;
+
+/** The text of `shpa describe hpa NAME`; with the cluster's metric objects, each metric's source too. */
+export function describe(rec: DescribedAutoscaler, cluster: string, now: Date, objects?: MetricObjects): string {
   const h = rec.hpa;
   const st = h.status;
   const kv: [string, string][] = [
@@ -43,9 +47,13 @@ export function describe(rec: DescribedAutoscaler, cluster: string, now: Date): 
     ['Reference:', `${h.spec?.scaleTargetRef?.kind}/${h.spec?.scaleTargetRef?.name}`],
     ['Metrics:', '( current / target )'],
   ];
+  const inNamespace = <T extends { metadata: { namespace?: string; name: string } }>(list: T[] = []) =>
+    new Map(list.filter((o) => (o.metadata.namespace ?? 'default') === rec.namespace).map((o) => [o.metadata.name, o]));
+  const known = objects && { cloudWatch: inNamespace(objects.cloudWatchMetrics), prometheus: inNamespace(objects.prometheusMetrics) };
   for (const m of h.spec?.metrics ?? []) {
     const [label, value] = describeMetric(m, st?.currentMetrics ?? []);
     kv.push([`  ${label}:`, value]);
+    if (known) kv.push(['    from:', metricSourceText(m, rec.namespace, known)]);
   }
   kv.push(
     ['Min replicas:', String(h.spec?.minReplicas ?? '<unset>')],

@@ -1,6 +1,7 @@
 // `shpa get` and `shpa describe`: reading autoscalers back, kubectl-style.
 import type { Command } from 'commander';
-import { KIND_HPA, type StoredSpec } from '../store/index.js';
+import { KIND_CLOUDWATCH, KIND_HPA, KIND_PROMETHEUS, type StoredSpec } from '../store/index.js';
+import { prometheusEndpointText, type PrometheusMetric } from '../api/prometheus-types.js';
 import type { AutoscalerRecord, ClusterSnapshot } from '../sync/ports.js';
 import { CliError, resolveContext, type Context } from './context.js';
 import { describe, describeObject } from './describe.js';
@@ -26,7 +27,7 @@ function listed(snap: ClusterSnapshot, handler: KindHandler): Listed[] {
   const items: Listed[] =
     handler.kind === KIND_HPA
       ? snap.autoscalers.map((r) => ({ handler, namespace: r.namespace, name: r.name, object: r.hpa, labels: r.hpa.metadata?.labels, created: r.hpa.metadata?.creationTimestamp ?? r.createdAt }))
-      : snap.cloudWatchMetrics.map((m) => ({ handler, namespace: m.metadata.namespace ?? 'default', name: m.metadata.name, object: m, labels: m.metadata.labels, created: m.metadata.creationTimestamp }));
+      : (handler.kind === KIND_CLOUDWATCH ? snap.cloudWatchMetrics : (snap.prometheusMetrics ?? [])).map((m) => ({ handler, namespace: m.metadata.namespace ?? 'default', name: m.metadata.name, object: m, labels: m.metadata.labels, created: m.metadata.creationTimestamp }));
   return items.sort((a, b) => a.namespace.localeCompare(b.namespace) || a.name.localeCompare(b.name));
 }
 
@@ -38,6 +39,10 @@ interface Columns {
 }
 
 function columnsFor(handler: KindHandler, wide: boolean): Columns {
+  if (handler.kind === KIND_PROMETHEUS) {
+    const spec = (l: Listed) => (l.object as PrometheusMetric).spec;
+    return { header: ['NAME', 'ENDPOINT', 'QUERY', 'AGE'], cells: (l, now) => [l.name, prometheusEndpointText(spec(l)), spec(l).query, age(now - Date.parse(l.created ?? ''))], ages: [3] };
+  }
   if (handler.kind !== KIND_HPA) {
     const queries = (l: Listed) => String((l.object as { spec?: { queries?: unknown[] } }).spec?.queries?.length ?? 0);
     return { header: ['NAME', 'QUERIES', 'AGE'], cells: (l, now) => [l.name, queries(l), age(now - Date.parse(l.created ?? ''))], ages: [2] };
@@ -198,7 +203,7 @@ async function describeCommand(args: string[], opts: ScopeOptions, cmd: Command)
     for (const handler of kinds) {
       if (handler.kind === KIND_HPA) {
         const recs = snap.autoscalers.filter((r) => scope.includes(r.namespace, r.hpa.metadata?.labels)).sort((a, b) => a.namespace.localeCompare(b.namespace) || a.name.localeCompare(b.name));
-        texts.push(...recs.map((r) => describe(r, cluster, now)));
+        texts.push(...recs.map((r) => describe(r, cluster, now, snap)));
       } else {
         texts.push(...listed(snap, handler).filter((l) => scope.includes(l.namespace, l.labels)).map((l) => describeObject(l.object, cluster)));
       }
@@ -212,10 +217,10 @@ async function describeCommand(args: string[], opts: ScopeOptions, cmd: Command)
 async function describeOne(ctx: Context, cluster: string, t: Target, namespace: string, now: Date): Promise<string | undefined> {
   if (t.handler.kind === KIND_HPA) {
     // A ServerlessHorizontalPodAutoscaler object has no spec item: its state, with the spec last seen, is in the cluster's snapshot.
-    const rec =
-      (await ctx.store.getAutoscaler(cluster, namespace, t.name)) ??
-      (await ctx.store.loadCluster(cluster)).autoscalers.find((r) => r.source === 'cluster' && r.namespace === namespace && r.name === t.name);
-    return rec && describe(rec, cluster, now);
+    // The metric objects of the snapshot say where each metric is read.
+    const snap = await ctx.store.loadCluster(cluster);
+    const rec = (await ctx.store.getAutoscaler(cluster, namespace, t.name)) ?? snap.autoscalers.find((r) => r.source === 'cluster' && r.namespace === namespace && r.name === t.name);
+    return rec && describe(rec, cluster, now, snap);
   }
   const obj = await ctx.store.getSpec(cluster, t.handler.kind, namespace, t.name);
   return obj && describeObject(obj, cluster);

@@ -2,7 +2,8 @@
 import { applyDefaults } from '../hpa/defaults.js';
 import { validateHPA, type FieldError, type FieldWarning } from '../hpa/validation.js';
 import { validateCloudWatchMetric } from '../api/cloudwatch-validation.js';
-import { KIND_CLOUDWATCH, KIND_HPA, type SpecKind, type StoredSpec } from '../store/index.js';
+import { validatePrometheusMetric } from '../api/prometheus-validation.js';
+import { KIND_CLOUDWATCH, KIND_HPA, KIND_PROMETHEUS, type SpecKind, type StoredSpec } from '../store/index.js';
 import { CliError, notFound } from './context.js';
 
 export type Checked = { ok: true; object: StoredSpec; warnings: FieldWarning[] } | { ok: false; errors: FieldError[]; warnings: FieldWarning[] };
@@ -40,6 +41,17 @@ export const KINDS: KindHandler[] = [
     aliases: ['cwm', 'cwms', 'cloudwatchmetric', 'cloudwatchmetrics'],
     check(input) {
       const r = validateCloudWatchMetric(input);
+      return r.valid ? { ok: true, object: r.object, warnings: [] } : { ok: false, errors: r.errors, warnings: [] };
+    },
+  },
+  {
+    kind: KIND_PROMETHEUS,
+    apiVersion: 'shpa.dev/v1',
+    resource: 'prometheusmetric.shpa.dev',
+    plural: 'prometheusmetrics.shpa.dev',
+    aliases: ['pm', 'pms', 'prometheusmetric', 'prometheusmetrics'],
+    check(input) {
+      const r = validatePrometheusMetric(input);
       return r.valid ? { ok: true, object: r.object, warnings: [] } : { ok: false, errors: r.errors, warnings: [] };
     },
   },
@@ -82,7 +94,7 @@ const KUBERNETES_TYPES = new Set(
 function unknownType(type: string, asName = false): CliError {
   const hint = asName ? ` (an autoscaler named "${type}" is hpa/${type})` : '';
   return new CliError(
-    `the server doesn't have a resource type "${type}": shpa serves only horizontalpodautoscalers (hpa) and cloudwatchmetrics (cwm)${hint}`,
+    `the server doesn't have a resource type "${type}": shpa serves only horizontalpodautoscalers (hpa), cloudwatchmetrics (cwm) and prometheusmetrics (pm)${hint}`,
   );
 }
 

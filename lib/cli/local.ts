@@ -107,6 +107,9 @@ function introduction(up: LocalUp, periodSeconds: number, workloads: string): st
     '  kubectl apply -f examples/kubernetes/queue.yaml   # a CloudWatchMetric, and an autoscaler reading it',
     `  ${QUEUE_METRIC} 120        (typed here: 120 messages from now on)`,
     '',
+    ...(up.prometheus
+      ? ['On PromQL: Prometheus scrapes the workloads, behind an AMP stand-in:', `  kubectl apply -f examples/kubernetes/web-requests.yaml   # Prometheus at ${up.prometheus.url}, workspace ${up.prometheus.workspaceId}`, '']
+      : ['(no prometheus binary: the PromQL example needs it, apt-get install prometheus)', '']),
     'With shpa, on the table the functions keep (the HPA-style view, the decision log):',
     `  export ${env}`,
     '  npm run shpa -- get hpa -A',

@@ -10,6 +10,7 @@ import { registerDelete } from './delete.js';
 import { registerDemo } from './demo.js';
 import { registerDiff } from './diff.js';
 import { registerEvents } from './events.js';
+import { registerImport } from './import.js';
 import { registerInspect } from './inspect.js';
 import { registerLocal } from './local.js';
 import { registerManage } from './manage.js';
@@ -27,6 +28,7 @@ export function buildProgram(): Command {
   registerEvents(program);
   registerDelete(program);
   registerAutoscale(program);
+  registerImport(program);
   registerManage(program);
   registerDemo(program);
   registerCost(program);

@@ -102,9 +102,9 @@ export function registerManage(program: Command): void {
         const snap = await ctx.store.loadCluster(name);
         // Undecodable items are autoscalers or CloudWatchMetrics too: count them with the autoscalers.
         const autoscalers = snap.autoscalers.length + snap.broken.length;
-        const metrics = snap.cloudWatchMetrics.length;
+        const metrics = snap.cloudWatchMetrics.length + (snap.prometheusMetrics?.length ?? 0);
         if (autoscalers + metrics > 0) {
-          throw new CliError(`cluster ${name} still has ${autoscalers} autoscalers and ${metrics} CloudWatchMetric objects: delete them first, or pass --force`);
+          throw new CliError(`cluster ${name} still has ${autoscalers} autoscalers and ${metrics} metric objects (CloudWatchMetric, PrometheusMetric): delete them first, or pass --force`);
         }
       }
       if (!(await ctx.store.removeCluster(name))) throw new CliError(`cluster "${name}" not found: see "shpa cluster list"`);

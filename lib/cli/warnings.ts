@@ -1,6 +1,6 @@
 // Warnings that need more than the object itself, computed against what the table holds and what
 // the same command applies: printed as kubectl prints an API server's warnings, the object accepted.
-import { KIND_CLOUDWATCH, KIND_HPA, type StoredSpec } from '../store/index.js';
+import { KIND_HPA, type StoredSpec } from '../store/index.js';
 import type { ClusterSnapshot } from '../sync/ports.js';
 import type { FieldWarning } from '../hpa/validation.js';
 import type { HorizontalPodAutoscaler } from '../hpa/types.js';
@@ -8,8 +8,8 @@ import type { HorizontalPodAutoscaler } from '../hpa/types.js';
 /** The objects a warning can refer to: the table's, with those being applied in their place. */
 export interface KnownObjects {
   autoscalers: { namespace: string; name: string; ref?: { apiVersion?: string; kind?: string; name?: string } }[];
-  /** "namespace/name" of every CloudWatchMetric. */
-  cloudWatchMetrics: Set<string>;
+  /** "namespace/name" of every metric object (CloudWatchMetric, PrometheusMetric). */
+  metricObjects: Set<string>;
 }
 
 const key = (namespace: string | undefined, name: string) => `${namespace ?? 'default'}/${name}`;
@@ -22,9 +22,9 @@ export function knownObjects(snap: ClusterSnapshot | undefined, applying: Stored
   for (const o of applying) {
     if (o.kind === KIND_HPA) autoscalers.push({ namespace: o.metadata.namespace ?? 'default', name: o.metadata.name, ref: o.spec.scaleTargetRef });
   }
-  const cloudWatchMetrics = new Set((snap?.cloudWatchMetrics ?? []).map((m) => key(m.metadata.namespace, m.metadata.name)));
-  for (const o of applying) if (o.kind === KIND_CLOUDWATCH) cloudWatchMetrics.add(key(o.metadata.namespace, o.metadata.name));
-  return { autoscalers, cloudWatchMetrics };
+  const metricObjects = new Set([...(snap?.cloudWatchMetrics ?? []), ...(snap?.prometheusMetrics ?? [])].map((m) => key(m.metadata.namespace, m.metadata.name)));
+  for (const o of applying) if (o.kind !== KIND_HPA) metricObjects.add(key(o.metadata.namespace, o.metadata.name));
+  return { autoscalers, metricObjects };
 }
 
 /** "apps/v1" -> "apps": two references name the same workload when group, kind and name agree. */
@@ -47,14 +47,14 @@ export function contextWarnings(obj: StoredSpec, known: KnownObjects): FieldWarn
       message: `${ref.kind}/${ref.name} is also the target of ${others.map((a) => `horizontalpodautoscaler "${a.name}"`).join(', ')} in namespace "${ns}": the controller then scales neither (ScalingActive False, AmbiguousSelector); keep one autoscaler per workload`,
     });
   }
-  const cwms = [...known.cloudWatchMetrics].filter((k) => k.startsWith(`${ns}/`)).map((k) => k.slice(ns.length + 1));
+  const cwms = [...known.metricObjects].filter((k) => k.startsWith(`${ns}/`)).map((k) => k.slice(ns.length + 1));
   (hpa.spec.metrics ?? []).forEach((m, i) => {
     const name = m.type === 'External' ? m.external?.metric.name : undefined;
-    if (name === undefined || known.cloudWatchMetrics.has(key(ns, name))) return;
-    const existing = cwms.length > 0 ? ` (CloudWatchMetric objects in "${ns}": ${cwms.sort().join(', ')})` : '';
+    if (name === undefined || known.metricObjects.has(key(ns, name))) return;
+    const existing = cwms.length > 0 ? ` (metric objects in "${ns}": ${cwms.sort().join(', ')})` : '';
     out.push({
       field: `spec.metrics[${i}].external.metric.name`,
-      message: `no CloudWatchMetric "${name}" in namespace "${ns}", stored or in this apply${existing}: the sync will ask the cluster's external metrics API (external.metrics.k8s.io) for it; apply a CloudWatchMetric named "${name}" to read CloudWatch`,
+      message: `no CloudWatchMetric or PrometheusMetric "${name}" in namespace "${ns}", stored or in this apply${existing}: the sync will ask the cluster's external metrics API (external.metrics.k8s.io) for it; apply a CloudWatchMetric (PrometheusMetric) named "${name}" to read CloudWatch (Prometheus)`,
     });
   });
   return out;

@@ -17,6 +17,7 @@ import { createHash } from 'node:crypto';
 import type { CrossVersionObjectReference, MetricIdentifier, MetricSample, PodInfo, PodMetric, PodMetricSample, ScaleInfo } from '../hpa/types.js';
 import { fromLabelSelector, selectorToString } from '../hpa/selector.js';
 import type { CloudWatchMetric } from '../api/cloudwatch-types.js';
+import type { PrometheusMetric } from '../api/prometheus-types.js';
 import type { DecisionLogEntry } from '../sync/event-log.js';
 import {
   ClusterApiError,
@@ -63,6 +64,7 @@ export const SHPA_GROUP = 'shpa.dev';
 const SHPA = `/apis/${SHPA_GROUP}/v1`;
 const AUTOSCALERS = 'serverlesshorizontalpodautoscalers';
 const CLOUDWATCH_METRICS = 'cloudwatchmetrics';
+const PROMETHEUS_METRICS = 'prometheusmetrics';
 /** Events we write name this component, as upstream's name "horizontal-pod-autoscaler". */
 export const EVENT_SOURCE = 'serverless-hpa';
 const CUSTOM_METRICS = '/apis/custom.metrics.k8s.io/v1beta2';
@@ -255,15 +257,19 @@ export class KubernetesCluster implements ClusterAccess, ClusterMetricsApi {
   async listAutoscalerObjects(
     namespaces: string[] | undefined,
     signal?: AbortSignal,
-  ): Promise<{ autoscalers: KubernetesAutoscaler[]; cloudWatchMetrics: CloudWatchMetric[] }> {
+  ): Promise<{ autoscalers: KubernetesAutoscaler[]; cloudWatchMetrics: CloudWatchMetric[]; prometheusMetrics: PrometheusMetric[] }> {
     const scopes = namespaces ?? [undefined];
-    const [autoscalers, metrics] = await Promise.all([
-      Promise.all(scopes.map((ns) => this.listCustom(AUTOSCALERS, 'ServerlessHorizontalPodAutoscaler', ns, signal))).then((l) => l.flat()),
-      Promise.all(scopes.map((ns) => this.listCustom(CLOUDWATCH_METRICS, 'CloudWatchMetric', ns, signal))).then((l) => l.flat()),
+    const list = (resource: string, kind: string) => Promise.all(scopes.map((ns) => this.listCustom(resource, kind, ns, signal))).then((l) => l.flat());
+    // A cluster without the PrometheusMetric CRD answers 404: none (listCustom).
+    const [autoscalers, metrics, prometheus] = await Promise.all([
+      list(AUTOSCALERS, 'ServerlessHorizontalPodAutoscaler'),
+      list(CLOUDWATCH_METRICS, 'CloudWatchMetric'),
+      list(PROMETHEUS_METRICS, 'PrometheusMetric'),
     ]);
     return {
       autoscalers: autoscalers as unknown as KubernetesAutoscaler[],
       cloudWatchMetrics: metrics.map((m) => ({ apiVersion: 'shpa.dev/v1', kind: 'CloudWatchMetric', metadata: m.metadata, spec: m.spec }) as unknown as CloudWatchMetric),
+      prometheusMetrics: prometheus.map((m) => ({ apiVersion: 'shpa.dev/v1', kind: 'PrometheusMetric', metadata: m.metadata, spec: m.spec }) as unknown as PrometheusMetric),
     };
   }
 

@@ -9,6 +9,7 @@ import { DEFAULT_WRITE_POLICY, type WritePolicy } from '../store/history.js';
 import { isSyncPeriod } from '../sync/config.js';
 import { allChangeCycleMs, evenBuckets, shardCountFor } from '../sizing/shard-sizing.cjs';
 import { NAMESPACE_BUCKETS, SHARD_COUNTS } from '../sync/shards.js';
+import { DEFAULT_PROMETHEUS_PERIOD_SECONDS } from '../api/prometheus-types.js';
 import { ASSUMED, MEASURED, type Measured } from './inputs.js';
 import { PRICES, type Price, type Prices } from './prices.js';
 
@@ -44,6 +45,12 @@ export interface Fleet {
   fastAutoscalers?: number;
   /** Their period (a tick period: 5, 6, 10, 12, 15, 20, 30, 60). */
   fastSyncPeriodSeconds?: number;
+  /** Distinct PromQL queries to AMP over the fleet (PrometheusMetric objects with spec.amp); default 0. */
+  promQLQueries?: number;
+  /** Query samples one of them processes (what `stats=all` reports, the decision's metrics count): default 1,000. */
+  promQLSamplesPerQuery?: number;
+  /** Seconds an answer stands (spec.periodSeconds); default 15. */
+  promQLPeriodSeconds?: number;
 }
 
 export const DEFAULT_FLEET: Fleet = {
@@ -64,7 +71,7 @@ export const DEFAULT_FLEET: Fleet = {
   autoscalerMetrics: false,
 };
 
-export type Service = 'Lambda' | 'SQS' | 'DynamoDB' | 'CloudWatch' | 'CloudWatch Logs' | 'Monitoring';
+export type Service = 'Lambda' | 'SQS' | 'DynamoDB' | 'CloudWatch' | 'AMP' | 'CloudWatch Logs' | 'Monitoring';
 
 export interface CostLine {
   service: Service;
@@ -156,6 +163,9 @@ function check(f: Fleet): void {
   int('decisionLogSeconds', f.decisionLogSeconds, 0, 86_400);
   int('logRetentionDays', f.logRetentionDays, 1);
   num('errorHoursPerMonth', f.errorHoursPerMonth);
+  if (f.promQLQueries !== undefined) int('promQLQueries', f.promQLQueries, 0);
+  if (f.promQLSamplesPerQuery !== undefined) num('promQLSamplesPerQuery', f.promQLSamplesPerQuery);
+  if (f.promQLPeriodSeconds !== undefined) int('promQLPeriodSeconds', f.promQLPeriodSeconds, 5, 3_600);
   if (f.errorHoursPerMonth > HOURS) throw new CostInputError('errorHoursPerMonth', `must be at most the ${HOURS} hours of a month, got ${f.errorHoursPerMonth}`);
 }
 
@@ -188,7 +198,16 @@ export function estimateCost(input: Fleet, o: EstimateOptions = {}): CostEstimat
     halfPeriodMs: (P * 1000) / 2,
     fits: !sizing.over,
   };
-  const fleet: Required<Fleet> = { fastAutoscalers: 0, fastSyncPeriodSeconds: 5, ...input, shards, distinctQueries: input.distinctQueries ?? A * input.metricsPerAutoscaler };
+  const fleet: Required<Fleet> = {
+    fastAutoscalers: 0,
+    fastSyncPeriodSeconds: 5,
+    ...input,
+    shards,
+    distinctQueries: input.distinctQueries ?? A * input.metricsPerAutoscaler,
+    promQLQueries: input.promQLQueries ?? 0,
+    promQLSamplesPerQuery: input.promQLSamplesPerQuery ?? 1_000,
+    promQLPeriodSeconds: input.promQLPeriodSeconds ?? DEFAULT_PROMETHEUS_PERIOD_SECONDS,
+  };
   const S = fleet.clusters * shards;
   // spec.syncPeriodSeconds: a shard holding a faster autoscaler ticks at its period (at worst, each in a shard of its own).
   const Pf = Math.min(P, fleet.fastSyncPeriodSeconds);
@@ -255,8 +274,14 @@ export function estimateCost(input: Fleet, o: EstimateOptions = {}): CostEstimat
   const every = Math.max(P, ASSUMED.metricPeriodSeconds);
   const reads = fleet.distinctQueries * (MONTH_SECONDS / every);
   add('CloudWatch', 'GetMetricData metrics requested', reads, 'metrics', prices.cloudWatch.getMetricData, 1000, `${fleet.distinctQueries} distinct queries, once per ${every} s whichever environment runs the tick`);
+  // AMP: each distinct query once per its period (answers kept as CloudWatch's), billed by the samples it processes.
+  const promEvery = Math.max(P, fleet.promQLPeriodSeconds);
+  const promQueries = fleet.promQLQueries * (MONTH_SECONDS / promEvery);
+  if (fleet.promQLQueries > 0) {
+    add('AMP', 'PromQL query samples processed', promQueries * fleet.promQLSamplesPerQuery, 'samples', prices.amp.querySamples, 1e9, `${fleet.promQLQueries} distinct queries of ${fleet.promQLSamplesPerQuery} samples, once per ${promEvery} s`);
+  }
   // The answers a shard keeps for the deployment: one item per shard, rewritten once a period, read with every load.
-  const answersBytes = (fleet.distinctQueries / S) * m.sharedAnswerBytes;
+  const answersBytes = ((fleet.distinctQueries + fleet.promQLQueries) / S) * m.sharedAnswerBytes;
   add('DynamoDB', 'writes: CloudWatch answers kept for the deployment', S * (MONTH_SECONDS / every) * Math.max(1, Math.ceil(answersBytes / 1024)), 'WRU', prices.dynamodb.writeRequestUnits, 1e6, `one item of ${Math.round(answersBytes)} bytes per shard, once per ${every} s`);
   add('DynamoDB', 'reads: CloudWatch answers kept', loads * (answersBytes / 4096), 'RRU', prices.dynamodb.readRequestUnits, 1e6, 'read with the shard at every load');
   // Cycles is sent by every tick's cycle (the missing-cycles alarm reads it); Errors only when non-zero (functions/log.ts),

@@ -17,6 +17,7 @@ export interface Prices {
   sqs: { requests: Price };
   dynamodb: { writeRequestUnits: Price; readRequestUnits: Price; storage: Price };
   cloudWatch: { getMetricData: Price; logIngestion: Price; logStorage: Price; customMetrics: Price; alarms: Price; dashboards: Price };
+  amp: { querySamples: Price };
 }
 
 export const PRICES: Prices = {
@@ -53,5 +54,9 @@ export const PRICES: Prices = {
     alarms: { usd: 0.1, per: 'alarm metric-month', source: 'https://aws.amazon.com/cloudwatch/pricing/' },
     // The first 3 dashboards (up to 50 metrics each) are free (not applied here).
     dashboards: { usd: 3, per: 'dashboard-month', source: 'https://aws.amazon.com/cloudwatch/pricing/' },
+  },
+  amp: {
+    // Amazon Managed Service for Prometheus bills a query by the samples it processes (QSP), whoever asks.
+    querySamples: { usd: 0.1, per: '1,000,000,000 query samples processed', source: 'https://aws.amazon.com/prometheus/pricing/' },
   },
 };

@@ -8,7 +8,7 @@ import { expandPaths } from '../cli/manifests.js';
 import type { LocalCloudWatch } from '../local/cloudwatch-server.js';
 import type { WorkloadModel } from '../local/workload-model.js';
 import type { CloudWatchMetric } from '../api/cloudwatch-types.js';
-import { KIND_HPA, type DynamoStore } from '../store/index.js';
+import { KIND_CLOUDWATCH, KIND_HPA, type DynamoStore } from '../store/index.js';
 import { packageRoot } from './package-root.js';
 
 /** From the package root, not this module: bundled, this module is dist/shpa.js. */
@@ -55,7 +55,7 @@ export async function applyExamples(store: DynamoStore, cluster: string, dir: st
       const outcome = await store.applySpec(cluster, object, now);
       out.lines.push(`${handler.resource}/${object.metadata.name} ${outcome}`);
       if (object.kind === KIND_HPA) out.hpas.push(object as HorizontalPodAutoscaler);
-      else out.cloudWatchMetrics.push(object as CloudWatchMetric);
+      else if (object.kind === KIND_CLOUDWATCH) out.cloudWatchMetrics.push(object as CloudWatchMetric);
     }
   }
   if (out.hpas.length === 0) throw new Error(`no HorizontalPodAutoscaler in ${dir}`);

@@ -69,6 +69,8 @@ export interface MetricDecision {
   proposal?: number;
   timestamp?: string;
   error?: { reason: string; message: string };
+  /** Where the value was read (metrics.k8s.io, a CloudWatchMetric, a PrometheusMetric…): set by the caller, which read it. */
+  source?: string;
 }
 
 /** The explanation of one sync: logged as one line per autoscaler per cycle. */

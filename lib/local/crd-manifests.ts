@@ -2,6 +2,7 @@
 // writes them to infra/crds/, the local API server and the tests use them as objects.
 import { hpaSpecSchema, hpaStatusSchema, type JSONSchemaProps } from '../hpa/openapi-schema.js';
 import { cloudWatchMetricSpecSchema } from '../api/cloudwatch-schema.js';
+import { prometheusMetricSpecSchema } from '../api/prometheus-schema.js';
 
 export const SHPA_GROUP = 'shpa.dev';
 const SHPA_VERSION = 'v1';
@@ -111,7 +112,22 @@ export function cloudWatchMetricCrd(): CustomResourceDefinition {
   );
 }
 
+/** PrometheusMetric: a named PromQL query read by External metrics of the same namespace. */
+export function prometheusMetricCrd(): CustomResourceDefinition {
+  return crd(
+    {
+      kind: 'PrometheusMetric',
+      listKind: 'PrometheusMetricList',
+      plural: 'prometheusmetrics',
+      singular: 'prometheusmetric',
+      shortNames: ['pm'],
+    },
+    'A named PromQL instant query (AMP, CloudWatch PromQL or a Prometheus server); an External metric of an autoscaler in the same namespace reads the sum of its vector by name.',
+    { spec: prometheusMetricSpecSchema() },
+  );
+}
+
 /** Every CRD of serverless-hpa, by the file name under infra/crds/. */
 export function crdManifests(): Record<string, CustomResourceDefinition> {
-  return { 'serverlesshorizontalpodautoscalers.yaml': serverlessHpaCrd(), 'cloudwatchmetrics.yaml': cloudWatchMetricCrd() };
+  return { 'serverlesshorizontalpodautoscalers.yaml': serverlessHpaCrd(), 'cloudwatchmetrics.yaml': cloudWatchMetricCrd(), 'prometheusmetrics.yaml': prometheusMetricCrd() };
 }

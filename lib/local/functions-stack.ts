@@ -60,6 +60,8 @@ export interface LocalFunctionsOptions {
   workerMemoryMb?: number;
   /** Every log line of every function, as it is written. */
   onLine?: (line: LogLine) => void;
+  /** Local stand-ins for AMP and CloudWatch's PromQL endpoint (base URLs), for PrometheusMetric objects. */
+  prometheus?: { amp?: string; cloudWatch?: string };
 }
 
 export interface LocalFunctions {
@@ -134,7 +136,7 @@ export async function startLocalFunctions(o: LocalFunctionsOptions): Promise<Loc
     await ensureTable(admin.client, o.tableName, { stream: o.stream === 'dynamodb-local' });
     for (const c of o.clusters) await admin.putCluster({ ...c, managedBy: 'cli' }, o.clock.now());
 
-    const local = { dynamoDb: o.dynamoEndpoint, cloudWatch: o.cloudWatchEndpoint, sqs: sqs.endpoint, credentials: LOCAL_CREDENTIALS, clusterToken: o.clusterToken };
+    const local = { dynamoDb: o.dynamoEndpoint, cloudWatch: o.cloudWatchEndpoint, sqs: sqs.endpoint, credentials: LOCAL_CREDENTIALS, clusterToken: o.clusterToken, prometheus: o.prometheus };
     const adapters = createAdapters(config, { clock: o.clock, local, retry: o.retry });
     const lines: LogLine[] = [];
     const emfDocs: Record<string, unknown>[] = [];

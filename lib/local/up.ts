@@ -6,8 +6,11 @@ import { join } from 'node:path';
 import { startDynalite } from '../store/dynalite.js';
 import type { ClusterConfig } from '../sync/ports.js';
 import { startLocalCloudWatch, type LocalCloudWatch } from './cloudwatch-server.js';
-import { cloudWatchMetricCrd, serverlessHpaCrd } from './crd-manifests.js';
-import { LOCAL_REGION, startLocalFunctions, type LocalFunctions } from './functions-stack.js';
+import { cloudWatchMetricCrd, prometheusMetricCrd, serverlessHpaCrd } from './crd-manifests.js';
+import { LOCAL_CREDENTIALS, LOCAL_REGION, startLocalFunctions, type LocalFunctions } from './functions-stack.js';
+import { startPodExposition } from './prometheus/exposition.js';
+import { findPrometheus, startPrometheus } from './prometheus/prometheus-server.js';
+import { startQueryProxy } from './prometheus/sigv4-proxy.js';
 import { startK8sApiServer, type K8sApiServer } from './k8s-api-server.js';
 import { writeKubeconfig } from './kubeconfig.js';
 import type { LogLine } from './telemetry-capture.js';
@@ -15,6 +18,10 @@ import { WorkloadModel } from './workload-model.js';
 
 export const LOCAL_CLUSTER = 'local';
 export const LOCAL_TABLE = 'shpa';
+/** The AMP workspace the local stand-in serves (examples/kubernetes/web-requests.yaml). */
+export const LOCAL_AMP_WORKSPACE = 'ws-00000000-0000-4000-8000-000000000000';
+/** Requests a second each local workload serves at load 1, as http_requests_total. */
+const REQUESTS_AT_LOAD1 = 10;
 
 /** A workload of the local cluster: what its pods request and use at relative load 1. */
 export interface LocalWorkload {
@@ -42,6 +49,8 @@ export interface LocalUp {
   k8s: K8sApiServer;
   model: WorkloadModel;
   cloudWatch: LocalCloudWatch;
+  /** A real Prometheus scraping the workloads' pods, and the AMP stand-in in front of it; absent without the binary. */
+  prometheus?: { url: string; amp: string; workspaceId: string };
   fns: LocalFunctions;
   kubeconfig: string;
   /** Where `shpa` reads the functions' table: SHPA_DYNAMODB_ENDPOINT, SHPA_TABLE, SHPA_CLUSTER, AWS_REGION. */
@@ -79,10 +88,11 @@ export async function startLocalUp(o: LocalUpOptions): Promise<LocalUp> {
         createdAt: new Date(Date.now() - 10 * 60_000),
       });
     }
-    const k8s = await startK8sApiServer({ model, crds: [serverlessHpaCrd(), cloudWatchMetricCrd()] });
+    const k8s = await startK8sApiServer({ model, crds: [serverlessHpaCrd(), cloudWatchMetricCrd(), prometheusMetricCrd()] });
     stops.push(() => k8s.stop());
     const cloudWatch = await startLocalCloudWatch({ clock: () => Date.now(), ingestDelaySeconds: 0 });
     stops.push(() => cloudWatch.close());
+    const prometheus = await startLocalPrometheus(model, o.workloads ?? LOCAL_WORKLOADS, (key) => loads.get(key) ?? 1, stops);
     const cluster: ClusterConfig & { endpoint: string; caData: string } = { name: LOCAL_CLUSTER, region: LOCAL_REGION, shards: 1, endpoint: k8s.url, caData: k8s.caData };
     const fns = await startLocalFunctions({
       clock,
@@ -94,6 +104,7 @@ export async function startLocalUp(o: LocalUpOptions): Promise<LocalUp> {
       tableName: LOCAL_TABLE,
       periodSeconds: o.periodSeconds ?? 15,
       onLine: o.onLine,
+      ...(prometheus ? { prometheus: { amp: prometheus.amp } } : {}),
     });
     stops.push(() => fns.close());
     const kubeconfig = await writeKubeconfig(k8s, o.kubeconfig, { name: 'shpa-local', namespace: 'demo' });
@@ -102,6 +113,7 @@ export async function startLocalUp(o: LocalUpOptions): Promise<LocalUp> {
       k8s,
       model,
       cloudWatch,
+      ...(prometheus ? { prometheus } : {}),
       fns,
       kubeconfig,
       dynamoEndpoint: dynamo.endpoint,
@@ -122,6 +134,28 @@ export async function startLocalUp(o: LocalUpOptions): Promise<LocalUp> {
     for (const stop of stops.reverse()) await stop().catch(() => undefined);
     throw e;
   }
+}
+
+/**
+ * Where the machine has Prometheus: the workloads' pods serve http_requests_total (their load
+ * × REQUESTS_AT_LOAD1 a second), Prometheus scrapes them, and an AMP stand-in checking SigV4 serves it.
+ */
+async function startLocalPrometheus(
+  model: WorkloadModel,
+  workloads: LocalWorkload[],
+  loadOf: (key: string) => number,
+  stops: (() => Promise<unknown>)[],
+): Promise<LocalUp['prometheus']> {
+  const binary = findPrometheus();
+  if (!binary) return undefined;
+  const exposition = await startPodExposition(model);
+  stops.push(() => exposition.close());
+  for (const w of workloads) exposition.serve({ namespace: w.namespace, selector: { app: w.name }, rate: () => REQUESTS_AT_LOAD1 * loadOf(`${w.namespace}/${w.name}`) });
+  const server = await startPrometheus({ binary, targets: [exposition.target] });
+  stops.push(() => server.stop());
+  const amp = await startQueryProxy({ upstream: server.url, workspaces: [LOCAL_AMP_WORKSPACE], auth: { sigv4: { service: 'aps', region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS } } });
+  stops.push(() => amp.close());
+  return { url: server.url, amp: amp.url, workspaceId: LOCAL_AMP_WORKSPACE };
 }
 
 export const DEFAULT_KUBECONFIG = join('.shpa', 'local', 'kubeconfig');

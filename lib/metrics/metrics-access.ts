@@ -4,6 +4,8 @@
 import type { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
 import type { ClusterMetricsApi, Clock, MetricAnswer, MetricQuery, MetricReadOptions, MetricsAccess } from '../sync/ports.js';
 import type { CloudWatchMetric } from '../api/cloudwatch-types.js';
+import type { PrometheusMetric } from '../api/prometheus-types.js';
+import { PrometheusSource, type PrometheusAnswer, type PrometheusSourceOptions, type PrometheusStats } from './prometheus-source.js';
 import { CloudWatchSource, type CloudWatchAnswer, type CloudWatchSourceOptions, type CloudWatchStats, type RetryOptions } from './cloudwatch-source.js';
 import { stableKey } from './stable-key.js';
 
@@ -20,6 +22,8 @@ export interface MetricsAccessOptions {
   /** Seconds after a period ends before it is read (60). */
   publishDelaySeconds?: number;
   retry?: Partial<RetryOptions>;
+  /** How PrometheusMetric objects are queried (credentials, local endpoints); its region defaults to CloudWatch's. */
+  prometheus?: PrometheusSourceOptions;
   /** Monotonic milliseconds measuring CloudWatch's retry budget (real time by default). */
   timer?: () => number;
   sleep?: (ms: number) => Promise<void>;
@@ -27,6 +31,7 @@ export interface MetricsAccessOptions {
 
 export interface MetricsStats {
   cloudWatch: CloudWatchStats;
+  prometheus: PrometheusStats;
   /** Calls to cluster metrics APIs. */
   clusterCalls: number;
 }
@@ -63,9 +68,16 @@ export function createMetricsAccess(options: MetricsAccessOptions): CountingMetr
     sleep: options.sleep,
   };
   const cloudWatch = new CloudWatchSource(sourceOptions);
+  const prometheus = new PrometheusSource({
+    defaultRegion: cw.defaultRegion,
+    clock: options.clock,
+    timer: options.timer,
+    sleep: options.sleep,
+    ...options.prometheus,
+  });
   let clusterCalls = 0;
 
-  const clusterQuery = (q: Exclude<MetricQuery, { type: 'CloudWatch' }>, signal?: AbortSignal): Promise<MetricAnswer> => {
+  const clusterQuery = (q: Exclude<MetricQuery, { type: 'CloudWatch' | 'Prometheus' }>, signal?: AbortSignal): Promise<MetricAnswer> => {
     clusterCalls++;
     const api = () => options.clusterMetrics(q.cluster);
     switch (q.type) {
@@ -82,20 +94,24 @@ export function createMetricsAccess(options: MetricsAccessOptions): CountingMetr
 
   return {
     async fetchAll(queries: MetricQuery[], now: Date, signal?: AbortSignal, options?: MetricReadOptions): Promise<MetricAnswer[]> {
-      // Cluster queries: one call per distinct query; CloudWatch: one batched fetch of all.
+      // Cluster queries: one call per distinct query; CloudWatch and Prometheus: one batched fetch of all of each.
       const byKey = new Map<string, Promise<MetricAnswer>>();
       const cloudWatchObjects: CloudWatchMetric[] = [];
       const cloudWatchIndex = new Map<CloudWatchMetric, number>();
-      const plan = queries.map((q): { cloudWatch: number } | { cluster: string } => {
-        if (q.type === 'CloudWatch') {
-          // Objects with the same spec are fetched once inside the source (by spec key).
-          let i = cloudWatchIndex.get(q.source);
-          if (i === undefined) {
-            i = cloudWatchObjects.push(q.source) - 1;
-            cloudWatchIndex.set(q.source, i);
-          }
-          return { cloudWatch: i };
+      const prometheusObjects: PrometheusMetric[] = [];
+      const prometheusIndex = new Map<PrometheusMetric, number>();
+      // Objects with the same spec are fetched once inside the sources (by spec key).
+      const slotOf = <T>(objects: T[], index: Map<T, number>, o: T): number => {
+        let i = index.get(o);
+        if (i === undefined) {
+          i = objects.push(o) - 1;
+          index.set(o, i);
         }
+        return i;
+      };
+      const plan = queries.map((q): { cloudWatch: number } | { prometheus: number } | { cluster: string } => {
+        if (q.type === 'CloudWatch') return { cloudWatch: slotOf(cloudWatchObjects, cloudWatchIndex, q.source) };
+        if (q.type === 'Prometheus') return { prometheus: slotOf(prometheusObjects, prometheusIndex, q.source) };
         const key = stableKey(q);
         if (!byKey.has(key)) byKey.set(key, clusterQuery(q, signal));
         return { cluster: key };
@@ -105,20 +121,25 @@ export function createMetricsAccess(options: MetricsAccessOptions): CountingMetr
             cloudWatchObjects.map(() => ({ result: { error: `CloudWatch: ${message(e)}` } })),
           )
         : Promise.resolve([]);
-      const [cwAnswers, clusterAnswers] = await Promise.all([
+      const prometheusAnswers: Promise<PrometheusAnswer[]> = prometheusObjects.length
+        ? prometheus.fetch(prometheusObjects, now, signal, options).catch((e: unknown) => prometheusObjects.map(() => ({ result: { error: `Prometheus: ${message(e)}` } })))
+        : Promise.resolve([]);
+      const [cwAnswers, promAnswers, clusterAnswers] = await Promise.all([
         cloudWatchAnswers,
+        prometheusAnswers,
         Promise.all([...byKey].map(async ([k, p]) => [k, await p] as const)).then((e) => new Map(e)),
       ]);
       return plan.map((slot): MetricAnswer => {
         if ('cluster' in slot) return structuredClone(clusterAnswers.get(slot.cluster)!);
-        const a = cwAnswers[slot.cloudWatch];
+        const [type, a] = 'cloudWatch' in slot ? (['CloudWatch', cwAnswers[slot.cloudWatch]] as const) : (['Prometheus', promAnswers[slot.prometheus]] as const);
         const messages = a.messages;
-        return { type: 'CloudWatch', result: structuredClone(a.result), ...(messages ? { messages: [...messages] } : {}), ...(a.shared ? { shared: a.shared } : {}) };
+        return { type, result: structuredClone(a.result), ...(messages ? { messages: [...messages] } : {}), ...(a.shared ? { shared: a.shared } : {}) };
       });
     },
-    stats: () => ({ cloudWatch: cloudWatch.stats(), clusterCalls }),
+    stats: () => ({ cloudWatch: cloudWatch.stats(), prometheus: prometheus.stats(), clusterCalls }),
     resetStats: () => {
       cloudWatch.resetStats();
+      prometheus.resetStats();
       clusterCalls = 0;
     },
   };

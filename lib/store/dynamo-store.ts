@@ -16,6 +16,7 @@ import {
 import pLimit from 'p-limit';
 import type { HorizontalPodAutoscaler, ScalingHistory } from '../hpa/types.js';
 import type { CloudWatchMetric } from '../api/cloudwatch-types.js';
+import type { PrometheusMetric } from '../api/prometheus-types.js';
 import { stableKey } from '../metrics/stable-key.js';
 import {
   VersionConflictError,
@@ -46,6 +47,7 @@ import {
   CLUSTERS_PK,
   KIND_CLOUDWATCH,
   KIND_HPA,
+  KIND_PROMETHEUS,
   bucketIndexKey,
   bucketPk,
   kindOfPrefix,
@@ -66,7 +68,7 @@ import { DEFAULT_TABLE_NAME } from './table.js';
 import { WritePacer, writeUnitsOf, type PaceOptions } from './write-pacer.js';
 
 export type ApplyOutcome = 'created' | 'configured' | 'unchanged';
-export type StoredSpec = HorizontalPodAutoscaler | CloudWatchMetric;
+export type StoredSpec = HorizontalPodAutoscaler | CloudWatchMetric | PrometheusMetric;
 export type { DynamoClientOptions };
 
 /** A cluster in the registry: who put it there decides who may change it. */
@@ -182,7 +184,7 @@ export class DynamoStore implements AutoscalerStore, DispatchStore, AlarmIndexSt
     const buckets = index.buckets.filter((b) => owned.has(b));
     const limit = pLimit(8);
     const parts = await Promise.all(buckets.map((b) => limit(() => this.readBucket(shard.cluster, b, opts.signal))));
-    const snapshot: ShardSnapshot = { autoscalers: [], clusterStates: [], cloudWatchMetrics: [], broken: [], buckets, index, sharedAnswers: new Map() };
+    const snapshot: ShardSnapshot = { autoscalers: [], clusterStates: [], cloudWatchMetrics: [], prometheusMetrics: [], broken: [], buckets, index, sharedAnswers: new Map() };
     for (const part of parts) {
       this.decodeBucket(shard.cluster, part, opts.now.getTime(), opts.markerMs, snapshot);
       // Kept where the shard's first bucket was when written (K or the buckets may have changed since): the newest of each wins.
@@ -326,7 +328,7 @@ export class DynamoStore implements AutoscalerStore, DispatchStore, AlarmIndexSt
       const { uid: _uid, status: _status, lastSpec: _spec, ...rest } = s;
       return [{ ...rest, hpa, source: 'cluster', specVersion: '' }];
     });
-    return { autoscalers: [...snapshot.autoscalers, ...fromCluster], cloudWatchMetrics: snapshot.cloudWatchMetrics, broken: snapshot.broken };
+    return { autoscalers: [...snapshot.autoscalers, ...fromCluster], cloudWatchMetrics: snapshot.cloudWatchMetrics, prometheusMetrics: snapshot.prometheusMetrics ?? [], broken: snapshot.broken };
   }
 
   /** Stores a validated, defaulted object; never touches an autoscaler's state. */
@@ -472,6 +474,10 @@ export class DynamoStore implements AutoscalerStore, DispatchStore, AlarmIndexSt
         const doc = decodeSpec(item);
         if (doc.kind === KIND_CLOUDWATCH) {
           snapshot.cloudWatchMetrics.push(doc);
+          continue;
+        }
+        if (doc.kind === KIND_PROMETHEUS) {
+          (snapshot.prometheusMetrics ??= []).push(doc);
           continue;
         }
         claimed.add(`${namespace}/${name}`);

@@ -4,4 +4,4 @@ export { createDynamoClient, type DynamoClientOptions } from './dynamo-client.js
 export { DEFAULT_TABLE_NAME, ensureTable, type TableOptions } from './table.js';
 export { explainStoreError, type StoreTarget } from './errors.js';
 export { DEFAULT_WRITE_POLICY, needsWrite, type CompactState, type WritePolicy } from './history.js';
-export { KIND_CLOUDWATCH, KIND_HPA, type SpecKind } from './items.js';
+export { KIND_CLOUDWATCH, KIND_HPA, KIND_PROMETHEUS, type SpecKind } from './items.js';

@@ -1,13 +1,14 @@
-// The table's item layout (docs/store.md). Autoscalers and CloudWatchMetric objects live in
+// The table's item layout (docs/store.md). Autoscalers and metric objects (CloudWatchMetric, PrometheusMetric) live in
 // their namespace bucket's partition (lib/sync/shards.ts), so a shard's load is one Query
 // per non-empty bucket it owns; each cluster has one small index of its non-empty buckets;
 // each shard has one cycle item (lease, last tick, marker).
 
 export const KIND_HPA = 'HorizontalPodAutoscaler';
 export const KIND_CLOUDWATCH = 'CloudWatchMetric';
-export type SpecKind = typeof KIND_HPA | typeof KIND_CLOUDWATCH;
+export const KIND_PROMETHEUS = 'PrometheusMetric';
+export type SpecKind = typeof KIND_HPA | typeof KIND_CLOUDWATCH | typeof KIND_PROMETHEUS;
 
-const SPEC_PREFIX: Record<SpecKind, string> = { [KIND_HPA]: 'hpa', [KIND_CLOUDWATCH]: 'cwm' };
+const SPEC_PREFIX: Record<SpecKind, string> = { [KIND_HPA]: 'hpa', [KIND_CLOUDWATCH]: 'cwm', [KIND_PROMETHEUS]: 'pm' };
 const STATE_PREFIX = 'st';
 export const BUCKETS_SK = 'buckets';
 export const CYCLE_SK = 'cycle';

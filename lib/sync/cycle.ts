@@ -5,16 +5,17 @@
 // the line. A tick evaluates them all; an event, those it names.
 import pLimit from 'p-limit';
 import type { CloudWatchMetric } from '../api/cloudwatch-types.js';
+import type { PrometheusMetric } from '../api/prometheus-types.js';
 import type { CrossVersionObjectReference } from '../hpa/types.js';
 import type { SyncOptions } from './config.js';
 import { Deadline, DeadlineExceededError } from './deadline.js';
 import { evaluateUnit, type EvalContext } from './evaluate.js';
 import type { EvaluateTarget } from './messages.js';
-import type { AutoscalerStore, Clock, ClusterAccess, ClusterConfig, ClusterIndex, KubernetesAutoscaler, MetricQuery, MetricReadOptions, MetricsAccess, ShardSnapshot } from './ports.js';
+import type { AutoscalerStore, Clock, ClusterAccess, ClusterConfig, ClusterIndex, KubernetesAutoscaler, MetricReadOptions, MetricsAccess, ObjectMetricQuery, ShardSnapshot } from './ports.js';
 import { CycleReads } from './reads.js';
 import { countOutcomes, emptyCalls, errorText, isDeferred, type CycleReport } from './report.js';
 import { bucketOf, bucketsOf, shardId, type ShardRef } from './shards.js';
-import { checkCloudWatchMetrics } from './spec-check.js';
+import { checkCloudWatchMetrics, checkPrometheusMetrics } from './spec-check.js';
 import { SpecVersions } from './spec-versions.js';
 import { isDue, ownPeriod, shardTickPeriod } from './sync-periods.js';
 import { learnPhase } from './tick-phase.js';
@@ -89,11 +90,13 @@ export async function runShardCycle(deps: CycleDeps, req: ShardCycleRequest): Pr
 
     const reads = new CycleReads(deps.cluster, deps.metrics, now, deadline.signal, calls, { ...readOptions(req, now), shared: loaded.value.sharedAnswers });
     const { valid, invalid } = checkCloudWatchMetrics(shard.cloudWatchMetrics, req.options.metricAccess);
+    const promChecked = checkPrometheusMetrics(shard.prometheusMetrics, req.options.metricAccess);
     const cloudWatch = byNamespace(valid);
-    reads.startCloudWatch(cloudWatchQueries([...selected], cloudWatch, req.cluster.name));
+    const prometheus = byNamespace(promChecked.valid);
+    reads.startObjectReads(objectQueries([...selected], { cloudWatch, prometheus }, req.cluster.name));
     reads.expectTargets(targetsOf([...selected]));
     const keeping = keepSharedAnswers(deps.store, req, loaded.value, reads, deadline).catch((e: unknown) => {
-      report.warnings.push(`keeping the shard's CloudWatch answers for the next tick: ${errorText(e)} (the next tick reads them again)`);
+      report.warnings.push(`keeping the shard's metric answers for the next tick: ${errorText(e)} (the next tick reads them again)`);
     });
     const ctx: EvalContext = {
       store: deps.store,
@@ -106,6 +109,8 @@ export async function runShardCycle(deps: CycleDeps, req: ShardCycleRequest): Pr
       partial: req.trigger.kind === 'evaluate',
       cloudWatch,
       invalidCloudWatch: invalid,
+      prometheus,
+      invalidPrometheus: promChecked.invalid,
       specVersions: new SpecVersions(deps.store, req.cluster.name, deadline.signal),
       otherSelectors: selectorsOf(shard.units),
     };
@@ -193,17 +198,17 @@ function sayDeferred(report: CycleReport, req: ShardCycleRequest): void {
 }
 
 /**
- * Keeps the cycle's CloudWatch answers in the table when they changed (once a metric period), so
+ * Keeps the cycle's CloudWatch and Prometheus answers in the table when they changed (once a metric period), so
  * that whichever environment runs the shard's next tick reads them with the shard instead of
  * from CloudWatch. A tick asks for every query of the shard: what it did not answer is dropped;
  * an evaluation asks for a few, and the rest is kept as it was.
  */
 async function keepSharedAnswers(store: AutoscalerStore, req: ShardCycleRequest, loaded: ShardSnapshot, reads: CycleReads, deadline: Deadline): Promise<void> {
-  const answers = await reads.cloudWatchAnswers();
+  const answers = await reads.objectAnswers();
   const home = loaded.buckets[0];
   if (!answers || home === undefined) return;
   const next = new Map(req.trigger.kind === 'evaluate' ? loaded.sharedAnswers : []);
-  for (const a of answers.values()) if (a.type === 'CloudWatch' && a.shared) next.set(a.shared.key, a.shared.answer);
+  for (const a of answers.values()) if ((a.type === 'CloudWatch' || a.type === 'Prometheus') && a.shared) next.set(a.shared.key, a.shared.answer);
   const same = next.size === loaded.sharedAnswers.size && [...next].every(([k, a]) => loaded.sharedAnswers.get(k)?.end === a.end);
   if (same) return;
   await store.saveSharedAnswers(req.shard, home, next, deadline.signal);
@@ -252,7 +257,7 @@ function refuse(unit: Unit): void {
   report.notable = true;
 }
 
-type Listed = { autoscalers: KubernetesAutoscaler[]; cloudWatchMetrics: CloudWatchMetric[] };
+type Listed = { autoscalers: KubernetesAutoscaler[]; cloudWatchMetrics: CloudWatchMetric[]; prometheusMetrics?: PrometheusMetric[] };
 
 async function listObjects(deps: CycleDeps, req: ShardCycleRequest, deadline: Deadline, calls: ReturnType<typeof emptyCalls>): Promise<{ value: Listed } | { error: string }> {
   // With an allowlist the function may only list its namespaces (RoleBindings): those of this shard.
@@ -278,8 +283,8 @@ function alarmsNamed(metrics: CloudWatchMetric[]): string[] {
   return [...names].sort();
 }
 
-function byNamespace(metrics: CloudWatchMetric[]): Map<string, Map<string, CloudWatchMetric>> {
-  const out = new Map<string, Map<string, CloudWatchMetric>>();
+function byNamespace<T extends CloudWatchMetric | PrometheusMetric>(metrics: T[]): Map<string, Map<string, T>> {
+  const out = new Map<string, Map<string, T>>();
   for (const m of metrics) {
     const ns = m.metadata.namespace ?? 'default';
     if (!out.has(ns)) out.set(ns, new Map());
@@ -288,15 +293,26 @@ function byNamespace(metrics: CloudWatchMetric[]): Map<string, Map<string, Cloud
   return out;
 }
 
-/** Every CloudWatch query the selected autoscalers may make, known from their specs: one batched fetch for the cycle. */
-function cloudWatchQueries(units: Unit[], cloudWatch: Map<string, Map<string, CloudWatchMetric>>, cluster: string): Extract<MetricQuery, { type: 'CloudWatch' }>[] {
-  const out: Extract<MetricQuery, { type: 'CloudWatch' }>[] = [];
+/** Every CloudWatch and Prometheus query the selected autoscalers may make, known from their specs: one batched fetch for the cycle. */
+function objectQueries(
+  units: Unit[],
+  objects: { cloudWatch: Map<string, Map<string, CloudWatchMetric>>; prometheus: Map<string, Map<string, PrometheusMetric>> },
+  cluster: string,
+): ObjectMetricQuery[] {
+  const out: ObjectMetricQuery[] = [];
   for (const u of units) {
     const specMetrics: unknown = u.record.hpa.spec?.metrics;
     if (!Array.isArray(specMetrics)) continue;
+    const namespace = u.record.namespace;
     for (const m of specMetrics as { type?: unknown; external?: { metric?: { name?: unknown } } }[]) {
-      const source = m?.type === 'External' ? cloudWatch.get(u.record.namespace)?.get(String(m.external?.metric?.name ?? '')) : undefined;
-      if (source) out.push({ type: 'CloudWatch', cluster, namespace: u.record.namespace, source });
+      if (m?.type !== 'External') continue;
+      const name = String(m.external?.metric?.name ?? '');
+      const cw = objects.cloudWatch.get(namespace)?.get(name);
+      const prom = objects.prometheus.get(namespace)?.get(name);
+      // Both named alike is an error the evaluation reports: neither is read.
+      if (cw && prom) continue;
+      if (cw) out.push({ type: 'CloudWatch', cluster, namespace, source: cw });
+      if (prom) out.push({ type: 'Prometheus', cluster, namespace, source: prom });
     }
   }
   return out;

@@ -21,11 +21,12 @@ import type {
   ScaleInfo,
 } from '../hpa/types.js';
 import type { CloudWatchMetric } from '../api/cloudwatch-types.js';
+import type { PrometheusMetric } from '../api/prometheus-types.js';
 import type { SyncOptions } from './config.js';
 import { Deadline, DeadlineExceededError } from './deadline.js';
 import { recordEvents, type NewEvent } from './event-log.js';
 import { historyHolds } from './history-holds.js';
-import { errorMetricData, planQuery, toMetricData } from './metric-queries.js';
+import { errorMetricData, metricSourceText, planQuery, toMetricData } from './metric-queries.js';
 import { inFlightMs, resolvePending } from './pending.js';
 import { ClusterApiError, VersionConflictError, type AutoscalerRecord, type AutoscalerStateUpdate, type AutoscalerStore, type ClusterAccess, type PendingScale } from './ports.js';
 import type { CycleReads } from './reads.js';
@@ -48,6 +49,9 @@ export interface EvalContext {
   /** Valid CloudWatchMetric objects per namespace, by name; and why the others are not ("is invalid: …", "is refused: …"). */
   cloudWatch: Map<string, Map<string, CloudWatchMetric>>;
   invalidCloudWatch: Map<string, string>;
+  /** The same for PrometheusMetric objects. */
+  prometheus: Map<string, Map<string, PrometheusMetric>>;
+  invalidPrometheus: Map<string, string>;
   /** The spec checks before a rescale, read together. */
   specVersions: SpecVersions;
   /** The last known pod selectors of the autoscalers of a namespace: one array for all of them. */
@@ -115,7 +119,7 @@ export async function evaluateUnit(unit: Unit, ctx: EvalContext): Promise<void> 
     extraEvents.push({ type: 'Warning', reason: 'HistoryUntrusted', message: held.found });
   }
 
-  let inputs: { pods: PodInfo[]; podIndex: PodSelectorIndex; metrics: MetricData[]; messages: string[] };
+  let inputs: { pods: PodInfo[]; podIndex: PodSelectorIndex; metrics: MetricData[]; messages: string[]; sources: string[] };
   try {
     inputs = await readInputs(unit, hpa, scale, ctx);
   } catch (e) {
@@ -141,6 +145,12 @@ export async function evaluateUnit(unit: Unit, ctx: EvalContext): Promise<void> 
     // A lib/hpa bug must fail its own autoscaler, never the cycle.
     return fail(report, 'failed', 'reconcile', errorText(e));
   }
+  // Each metric's source, for the decision line (a spec metric without a decision entry has none).
+  plan.decision.metrics.forEach((m) => {
+    const source = inputs.sources[m.index];
+    if (source !== undefined) m.source = source;
+  });
+
   report.currentReplicas = plan.decision.currentReplicas;
   const selector = scale.value?.selector;
   const force = ctx.partial || pendingSettled || record.stateProblem !== undefined || record.untrustedHistory !== undefined;
@@ -236,12 +246,16 @@ async function readInputs(unit: Unit, hpa: HorizontalPodAutoscaler, scale: Fetch
   const pods = specs.some(needsPods) ? track(`the pods of namespace ${record.namespace}`, ctx.reads.pods(record.namespace)) : Promise.resolve<Fetched<PodInfo[]>>({ value: [] });
   const messages: string[] = [];
   const cloudWatch = ctx.cloudWatch.get(record.namespace) ?? new Map<string, CloudWatchMetric>();
+  const prometheus = ctx.prometheus.get(record.namespace) ?? new Map<string, PrometheusMetric>();
   const metric = async (spec: MetricSpec): Promise<MetricData> => {
     if (spec.type === 'External' && spec.external) {
-      const problem = ctx.invalidCloudWatch.get(`${record.namespace}/${spec.external.metric.name}`);
-      if (problem) return errorMetricData('CloudWatch', `CloudWatchMetric ${record.namespace}/${spec.external.metric.name} ${problem}`);
+      const at = `${record.namespace}/${spec.external.metric.name}`;
+      const problem = ctx.invalidCloudWatch.get(at);
+      if (problem) return errorMetricData('CloudWatch', `CloudWatchMetric ${at} ${problem}`);
+      const promProblem = ctx.invalidPrometheus.get(at);
+      if (promProblem) return errorMetricData('Prometheus', `PrometheusMetric ${at} ${promProblem}`);
     }
-    const planned = planQuery(spec, { cluster: record.cluster, namespace: record.namespace, scale, cloudWatch });
+    const planned = planQuery(spec, { cluster: record.cluster, namespace: record.namespace, scale, cloudWatch, prometheus });
     if ('error' in planned) return errorMetricData(planned.answerType, planned.error);
     const q = planned.query;
     if (q.type === 'PodResource' || q.type === 'Pods') {
@@ -249,12 +263,13 @@ async function readInputs(unit: Unit, hpa: HorizontalPodAutoscaler, scale: Fetch
       const list = await pods;
       if (list.error !== undefined) return errorMetricData(q.type, `unable to get pods while calculating replica count: ${list.error}`);
     }
-    const what = q.type === 'CloudWatch' ? `CloudWatchMetric ${record.namespace}/${q.source.metadata.name}` : `the ${q.type} metric`;
-    const answer = await track(what, q.type === 'CloudWatch' ? ctx.reads.cloudWatchAnswer(q) : ctx.reads.metric(q));
-    if ((answer.type === 'External' || answer.type === 'CloudWatch') && answer.messages) messages.push(...answer.messages);
-    // Most clusters serve no external metrics API: the likelier mistake is a CloudWatchMetric that is missing or misnamed.
+    const objectQuery = q.type === 'CloudWatch' || q.type === 'Prometheus';
+    const what = objectQuery ? `${q.source.kind} ${record.namespace}/${q.source.metadata.name}` : `the ${q.type} metric`;
+    const answer = await track(what, objectQuery ? ctx.reads.objectAnswer(q) : ctx.reads.metric(q));
+    if ((answer.type === 'External' || answer.type === 'CloudWatch' || answer.type === 'Prometheus') && answer.messages) messages.push(...answer.messages);
+    // Most clusters serve no external metrics API: the likelier mistake is a metric object that is missing or misnamed.
     if (q.type === 'External' && answer.type === 'External' && answer.result.error !== undefined) {
-      return errorMetricData('External', `no CloudWatchMetric "${q.metric.name}" in namespace ${record.namespace}, so the cluster's external metrics API was asked: ${answer.result.error}`);
+      return errorMetricData('External', `no CloudWatchMetric or PrometheusMetric "${q.metric.name}" in namespace ${record.namespace}, so the cluster's external metrics API was asked: ${answer.result.error}`);
     }
     return toMetricData(answer);
   };
@@ -262,7 +277,8 @@ async function readInputs(unit: Unit, hpa: HorizontalPodAutoscaler, scale: Fetch
   try {
     const [podList, metrics] = await ctx.deadline.race('reading metrics', all, readsMargin(ctx));
     const list = podList.value ?? [];
-    return { pods: list, podIndex: ctx.reads.podIndex(record.namespace, list), metrics, messages };
+    const sources = specs.map((spec) => metricSourceText(spec, record.namespace, { cloudWatch, prometheus }));
+    return { pods: list, podIndex: ctx.reads.podIndex(record.namespace, list), metrics, messages, sources };
   } catch (e) {
     if (e instanceof DeadlineExceededError && waiting.size > 0) throw new DeadlineExceededError(`${[...waiting].join(', ')} answered (still waiting)`);
     throw e;

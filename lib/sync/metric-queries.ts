@@ -3,6 +3,7 @@
 import type { MetricData } from '../hpa/replica-calculator.js';
 import type { Fetched, MetricSpec, ScaleInfo } from '../hpa/types.js';
 import type { CloudWatchMetric } from '../api/cloudwatch-types.js';
+import { prometheusEndpointText, type PrometheusMetric } from '../api/prometheus-types.js';
 import type { MetricAnswer, MetricQuery } from './ports.js';
 
 /** What an autoscaler's metrics need from the rest of the cycle. */
@@ -12,6 +13,8 @@ export interface QueryContext {
   scale: Fetched<ScaleInfo>;
   /** CloudWatchMetric objects of the same namespace, by name. */
   cloudWatch: ReadonlyMap<string, CloudWatchMetric>;
+  /** PrometheusMetric objects of the same namespace, by name. */
+  prometheus?: ReadonlyMap<string, PrometheusMetric>;
 }
 
 /** A query, or the reason it cannot be made (reported as that metric's error). */
@@ -44,8 +47,14 @@ export function planQuery(metric: MetricSpec, ctx: QueryContext): PlannedQuery {
     case 'External': {
       if (!metric.external) return { error: 'spec.metrics: external is required for type External', answerType: 'External' };
       // Our rule: an External metric named like a CloudWatchMetric of the namespace reads CloudWatch.
-      const source = ctx.cloudWatch.get(metric.external.metric.name);
+      const name = metric.external.metric.name;
+      const source = ctx.cloudWatch.get(name);
+      const prometheus = ctx.prometheus?.get(name);
+      if (source && prometheus) {
+        return { error: `both a CloudWatchMetric and a PrometheusMetric are named ${name} in namespace ${namespace}: rename one`, answerType: 'External' };
+      }
       if (source) return { query: { type: 'CloudWatch', cluster, namespace, source } };
+      if (prometheus) return { query: { type: 'Prometheus', cluster, namespace, source: prometheus } };
       return { query: { type: 'External', cluster, namespace, metric: metric.external.metric } };
     }
     default:
@@ -53,10 +62,35 @@ export function planQuery(metric: MetricSpec, ctx: QueryContext): PlannedQuery {
   }
 }
 
+/**
+ * Where a metric's value is read, in words for the decision line and `describe`: the cluster API
+ * group, or the metric object of the namespace an External metric names.
+ */
+export function metricSourceText(metric: MetricSpec, namespace: string, objects: Pick<QueryContext, 'cloudWatch' | 'prometheus'>): string {
+  switch (metric.type) {
+    case 'Resource':
+    case 'ContainerResource':
+      return 'metrics.k8s.io';
+    case 'Pods':
+    case 'Object':
+      return 'custom.metrics.k8s.io';
+    case 'External': {
+      const name = metric.external?.metric.name ?? '';
+      const prometheus = objects.prometheus?.get(name);
+      if (objects.cloudWatch.has(name)) return `CloudWatchMetric ${namespace}/${name}`;
+      if (prometheus) return `PrometheusMetric ${namespace}/${name} (${prometheusEndpointText(prometheus.spec)})`;
+      return 'external.metrics.k8s.io';
+    }
+    default:
+      return 'unknown';
+  }
+}
+
 /** A stable identity for de-duplicating queries across autoscalers. */
 export function queryKey(q: MetricQuery): string {
   switch (q.type) {
     case 'CloudWatch':
+    case 'Prometheus':
       // The object's identity is its namespace/name; its spec comes from the same snapshot.
       return JSON.stringify([q.type, q.cluster, q.namespace, q.source.metadata.name]);
     default:
@@ -75,6 +109,7 @@ export function toMetricData(answer: MetricAnswer): MetricData {
       return { objectMetric: answer.result };
     case 'External':
     case 'CloudWatch':
+    case 'Prometheus':
       return { externalMetrics: answer.result };
   }
 }

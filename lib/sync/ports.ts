@@ -18,6 +18,7 @@ import type {
   ScalingHistory,
 } from '../hpa/types.js';
 import type { CloudWatchMetric } from '../api/cloudwatch-types.js';
+import type { PrometheusMetric } from '../api/prometheus-types.js';
 import type { DecisionLogEntry } from './event-log.js';
 import type { ShardRef } from './shards.js';
 
@@ -151,6 +152,7 @@ export interface ShardSnapshot {
   /** States of autoscalers defined as Kubernetes objects. */
   clusterStates: ClusterStateRecord[];
   cloudWatchMetrics: CloudWatchMetric[];
+  prometheusMetrics?: PrometheusMetric[];
   broken: BrokenRecord[];
   /** The non-empty buckets read, of the index the load used. */
   buckets: number[];
@@ -163,6 +165,7 @@ export interface ShardSnapshot {
 export interface ClusterSnapshot {
   autoscalers: AutoscalerRecord[];
   cloudWatchMetrics: CloudWatchMetric[];
+  prometheusMetrics?: PrometheusMetric[];
   broken: BrokenRecord[];
 }
 
@@ -342,7 +345,7 @@ export interface ClusterAccess {
   listAutoscalerObjects(
     namespaces: string[] | undefined,
     signal?: AbortSignal,
-  ): Promise<{ autoscalers: KubernetesAutoscaler[]; cloudWatchMetrics: CloudWatchMetric[] }>;
+  ): Promise<{ autoscalers: KubernetesAutoscaler[]; cloudWatchMetrics: CloudWatchMetric[]; prometheusMetrics?: PrometheusMetric[] }>;
   /** metadata.generation of one autoscaler object, undefined when it no longer exists. */
   autoscalerGeneration(namespace: string, name: string, signal?: AbortSignal): Promise<number | undefined>;
   writeAutoscalerStatus(namespace: string, name: string, status: KubernetesAutoscalerStatus, signal?: AbortSignal): Promise<void>;
@@ -371,7 +374,11 @@ export type MetricQuery =
       metric: MetricIdentifier;
     }
   | { type: 'External'; cluster: string; namespace: string; metric: MetricIdentifier }
-  | { type: 'CloudWatch'; cluster: string; namespace: string; source: CloudWatchMetric };
+  | { type: 'CloudWatch'; cluster: string; namespace: string; source: CloudWatchMetric }
+  | { type: 'Prometheus'; cluster: string; namespace: string; source: PrometheusMetric };
+
+/** Queries of our own metric objects: read in one batched fetch a cycle, answers kept for the deployment. */
+export type ObjectMetricQuery = Extract<MetricQuery, { type: 'CloudWatch' | 'Prometheus' }>;
 
 export type MetricAnswer =
   | { type: 'PodResource'; result: Fetched<PodMetric[]> }
@@ -379,7 +386,7 @@ export type MetricAnswer =
   | { type: 'Object'; result: Fetched<MetricSample> }
   | { type: 'External'; result: Fetched<MetricSample[]>; messages?: string[] }
   | {
-      type: 'CloudWatch';
+      type: 'CloudWatch' | 'Prometheus';
       result: Fetched<MetricSample[]>;
       messages?: string[];
       /** The answer to keep for the deployment until its window moves (absent: not to be kept, e.g. partial data). */

@@ -1,12 +1,12 @@
 // What one cycle reads, each thing once, shared by every autoscaler that needs it: a scale per
-// target, a pod list per namespace, a metric per distinct query, and one batched CloudWatch
-// fetch. Each read is its own promise, so an autoscaler waits only for what it needs (a
+// target, a pod list per namespace, a metric per distinct query, and one batched fetch of the
+// metric objects (CloudWatch, Prometheus). Each read is its own promise, so an autoscaler waits only for what it needs (a
 // hung call holds up only what depends on it), and none of them rejects: a failure is the
 // value { error }. Everything is read in this cycle: no answer outlives it.
 import { PodSelectorIndex } from '../hpa/pod-index.js';
 import type { CrossVersionObjectReference, Fetched, PodInfo, ScaleInfo } from '../hpa/types.js';
 import { queryKey } from './metric-queries.js';
-import { ClusterApiError, type ClusterAccess, type ListableScaleKind, type MetricAnswer, type MetricQuery, type MetricReadOptions, type MetricsAccess } from './ports.js';
+import { ClusterApiError, type ClusterAccess, type ListableScaleKind, type MetricAnswer, type MetricQuery, type MetricReadOptions, type MetricsAccess, type ObjectMetricQuery } from './ports.js';
 import { errorText, type CycleCalls } from './report.js';
 import { MIN_SAMPLE_AGE_MS } from './tick-phase.js';
 
@@ -26,7 +26,7 @@ export class CycleReads {
   private readonly podLists = new Map<string, Promise<Fetched<PodInfo[]>>>();
   private readonly podIndexes = new Map<string, PodSelectorIndex>();
   private readonly answers = new Map<string, Promise<MetricAnswer>>();
-  private cloudWatch?: Promise<Map<string, MetricAnswer>>;
+  private objectReads?: Promise<Map<string, MetricAnswer>>;
   /** When the pod metrics read this cycle were sampled (epoch ms): what the shard's tick phase is learned from. */
   readonly podSampleTimes: number[] = [];
 
@@ -95,7 +95,7 @@ export class CycleReads {
   }
 
   /** A cluster metric (pod metrics, custom, external). */
-  metric(q: Exclude<MetricQuery, { type: 'CloudWatch' }>): Promise<MetricAnswer> {
+  metric(q: Exclude<MetricQuery, ObjectMetricQuery>): Promise<MetricAnswer> {
     return memo(this.answers, queryKey(q), async () => {
       this.calls.metricQueries++;
       const answer = await this.fetchOne(q);
@@ -109,26 +109,26 @@ export class CycleReads {
     });
   }
 
-  /** Starts the one CloudWatch fetch of the cycle: every query an autoscaler may need, known from the specs. */
-  startCloudWatch(queries: Extract<MetricQuery, { type: 'CloudWatch' }>[]): void {
-    if (this.cloudWatch || queries.length === 0) return;
+  /** Starts the one fetch of the cycle's metric objects (CloudWatch, Prometheus): every query an autoscaler may need, known from the specs. */
+  startObjectReads(queries: ObjectMetricQuery[]): void {
+    if (this.objectReads || queries.length === 0) return;
     const distinct = new Map(queries.map((q) => [queryKey(q), q]));
     const list = [...distinct.values()];
     this.calls.fetchAll++;
-    this.cloudWatch = this.metrics.fetchAll(list, this.now, this.signal, this.readOptions).then(
+    this.objectReads = this.metrics.fetchAll(list, this.now, this.signal, this.readOptions).then(
       (answers) => new Map(list.map((q, i) => [queryKey(q), answers[i] ?? unanswered(q)])),
-      (e: unknown) => new Map(list.map((q) => [queryKey(q), { type: 'CloudWatch', result: { error: `CloudWatch: ${errorText(e)}` } } as MetricAnswer])),
+      (e: unknown) => new Map(list.map((q) => [queryKey(q), { type: q.type, result: { error: `${q.type}: ${errorText(e)}` } } as MetricAnswer])),
     );
   }
 
-  /** The cycle's CloudWatch answers once they are in, by query; undefined when it asked for none. */
-  cloudWatchAnswers(): Promise<Map<string, MetricAnswer>> | undefined {
-    return this.cloudWatch;
+  /** The cycle's metric-object answers once they are in, by query; undefined when it asked for none. */
+  objectAnswers(): Promise<Map<string, MetricAnswer>> | undefined {
+    return this.objectReads;
   }
 
-  async cloudWatchAnswer(q: Extract<MetricQuery, { type: 'CloudWatch' }>): Promise<MetricAnswer> {
-    this.startCloudWatch([q]);
-    return (await this.cloudWatch!).get(queryKey(q)) ?? unanswered(q);
+  async objectAnswer(q: ObjectMetricQuery): Promise<MetricAnswer> {
+    this.startObjectReads([q]);
+    return (await this.objectReads!).get(queryKey(q)) ?? unanswered(q);
   }
 
   private async fetchOne(q: MetricQuery): Promise<MetricAnswer> {

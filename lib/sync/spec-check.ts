@@ -4,9 +4,12 @@
 import { applyDefaults } from '../hpa/defaults.js';
 import type { HorizontalPodAutoscaler, HorizontalPodAutoscalerCondition, HorizontalPodAutoscalerStatus, FeatureGates } from '../hpa/types.js';
 import { formatFieldError, validateHPA } from '../hpa/validation.js';
+import type { FieldError } from '../hpa/field-path.js';
 import type { CloudWatchMetric } from '../api/cloudwatch-types.js';
 import { validateCloudWatchMetric } from '../api/cloudwatch-validation.js';
-import { metricAccessProblem, type MetricAccess } from '../api/metric-access.js';
+import { metricAccessProblem, prometheusAccessProblem, type MetricAccess } from '../api/metric-access.js';
+import type { PrometheusMetric } from '../api/prometheus-types.js';
+import { validatePrometheusMetric } from '../api/prometheus-validation.js';
 import type { NewEvent } from './event-log.js';
 
 export type SpecCheck = { valid: true; hpa: HorizontalPodAutoscaler } | { valid: false; errors: string[] };
@@ -25,16 +28,29 @@ export function checkSpec(hpa: HorizontalPodAutoscaler, gates: FeatureGates): Sp
  * why the others do not ("is invalid: ..." or "is refused: ...").
  */
 export function checkCloudWatchMetrics(objects: CloudWatchMetric[], access: MetricAccess = {}): { valid: CloudWatchMetric[]; invalid: Map<string, string> } {
-  const valid: CloudWatchMetric[] = [];
+  return checkMetricObjects(objects, validateCloudWatchMetric, (o) => metricAccessProblem(o, access));
+}
+
+/** The same for PrometheusMetric objects: validation, then the allowlist's workspaces, servers, secrets and roles. */
+export function checkPrometheusMetrics(objects: PrometheusMetric[], access: MetricAccess = {}): { valid: PrometheusMetric[]; invalid: Map<string, string> } {
+  return checkMetricObjects(objects, validatePrometheusMetric, (o) => prometheusAccessProblem(o, access));
+}
+
+function checkMetricObjects<T extends CloudWatchMetric | PrometheusMetric>(
+  objects: T[],
+  validate: (o: unknown) => { valid: true; object: T } | { valid: false; errors: FieldError[] },
+  refusal: (o: T) => string | undefined,
+): { valid: T[]; invalid: Map<string, string> } {
+  const valid: T[] = [];
   const invalid = new Map<string, string>();
   for (const o of objects) {
-    const r = validateCloudWatchMetric(o);
+    const r = validate(o);
     const key = `${o.metadata.namespace ?? 'default'}/${o.metadata.name}`;
     if (!r.valid) {
       invalid.set(key, `is invalid: ${r.errors.map(formatFieldError).join('; ')}`);
       continue;
     }
-    const refused = metricAccessProblem(r.object, access);
+    const refused = refusal(r.object);
     if (refused) invalid.set(key, `is refused: ${refused}`);
     else valid.push(r.object);
   }

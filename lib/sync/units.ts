@@ -5,6 +5,7 @@
 // kubectl and GitOps show) and the table's copy is refused with an error saying so.
 import type { HorizontalPodAutoscaler } from '../hpa/types.js';
 import type { CloudWatchMetric } from '../api/cloudwatch-types.js';
+import type { PrometheusMetric } from '../api/prometheus-types.js';
 import type { EvaluateTarget } from './messages.js';
 import type { AutoscalerRecord, ClusterConfig, ClusterStateRecord, KubernetesAutoscaler, ShardSnapshot } from './ports.js';
 import type { AutoscalerReport, StageError } from './report.js';
@@ -29,6 +30,7 @@ export interface ShardUnits {
   /** States of cluster-defined autoscalers whose object is gone. */
   orphans: ClusterStateRecord[];
   cloudWatchMetrics: CloudWatchMetric[];
+  prometheusMetrics: PrometheusMetric[];
 }
 
 export function baseReport(record: Pick<AutoscalerRecord, 'cluster' | 'namespace' | 'name' | 'source'>, dryRun: boolean): AutoscalerReport {
@@ -54,7 +56,7 @@ export function buildUnits(args: {
   shard: ShardRef;
   snapshot: ShardSnapshot;
   /** The cluster's objects; undefined when the cluster is not a source or could not be listed. */
-  objects?: { autoscalers: KubernetesAutoscaler[]; cloudWatchMetrics: CloudWatchMetric[] };
+  objects?: { autoscalers: KubernetesAutoscaler[]; cloudWatchMetrics: CloudWatchMetric[]; prometheusMetrics?: PrometheusMetric[] };
   tableSource: boolean;
   dryRun: boolean;
 }): ShardUnits {
@@ -98,14 +100,23 @@ export function buildUnits(args: {
   // Only a successful list proves an object gone.
   const orphans = objects ? snapshot.clusterStates.filter((s) => !fromCluster.has(key(s.namespace, s.name))) : [];
 
-  // One CloudWatchMetric per namespace/name: the object in the cluster wins here too.
-  const metrics = new Map<string, CloudWatchMetric>();
-  for (const m of snapshot.cloudWatchMetrics) metrics.set(key(m.metadata.namespace ?? 'default', m.metadata.name), m);
-  for (const m of objects?.cloudWatchMetrics ?? []) {
-    const ns = m.metadata.namespace ?? 'default';
-    if (inShard(ns)) metrics.set(key(ns, m.metadata.name), m);
-  }
-  return { units, broken, orphans, cloudWatchMetrics: [...metrics.values()] };
+  // One metric object of a kind per namespace/name: the object in the cluster wins here too.
+  const merge = <T extends CloudWatchMetric | PrometheusMetric>(stored: T[], listed: T[] = []): T[] => {
+    const metrics = new Map<string, T>();
+    for (const m of stored) metrics.set(key(m.metadata.namespace ?? 'default', m.metadata.name), m);
+    for (const m of listed) {
+      const ns = m.metadata.namespace ?? 'default';
+      if (inShard(ns)) metrics.set(key(ns, m.metadata.name), m);
+    }
+    return [...metrics.values()];
+  };
+  return {
+    units,
+    broken,
+    orphans,
+    cloudWatchMetrics: merge(snapshot.cloudWatchMetrics, objects?.cloudWatchMetrics),
+    prometheusMetrics: merge(snapshot.prometheusMetrics ?? [], objects?.prometheusMetrics),
+  };
 }
 
 function notAllowed(cluster: ClusterConfig, namespace: string): Unit['refused'] {
@@ -160,7 +171,7 @@ function recordOf(cluster: string, o: KubernetesAutoscaler, state: ClusterStateR
   return record;
 }
 
-/** The units an evaluation concerns: named autoscalers, readers of a CloudWatchMetric, or of the metrics an alarm names. */
+/** The units an evaluation concerns: named autoscalers, readers of a metric object (CloudWatchMetric, PrometheusMetric), or of the metrics an alarm names. */
 export function selectTargets(units: Unit[], targets: EvaluateTarget[], metrics: CloudWatchMetric[]): Set<Unit> {
   const names = new Set<string>();
   const readers = new Set<string>();

@@ -347,7 +347,7 @@ describe('shpa command line', () => {
     const count = (await store.loadCluster('prod')).autoscalers.length;
     expect(count).toBeGreaterThan(0);
     const r = await shpa(['cluster', 'remove', 'prod']);
-    expect([r.code, r.stderr]).toEqual([1, `error: cluster prod still has ${count} autoscalers and 0 CloudWatchMetric objects: delete them first, or pass --force\n`]);
+    expect([r.code, r.stderr]).toEqual([1, `error: cluster prod still has ${count} autoscalers and 0 metric objects (CloudWatchMetric, PrometheusMetric): delete them first, or pass --force\n`]);
     expect(await store.getCluster('prod')).toBeDefined();
     await shpa(['cluster', 'add', 'empty', '--cluster-region', 'eu-west-1']);
     expect((await shpa(['cluster', 'remove', 'empty'])).stdout).toBe('cluster/empty removed\n');
@@ -362,7 +362,7 @@ describe('shpa command line', () => {
     expect([r.code, r.stderr]).toEqual([1, 'error: "hpa/web/x": arguments in resource/name form may not have more than one slash\n']);
     expect((await shpa(['get', 'web'])).code).toBe(0);
     const kind = await shpa(['delete', 'pod/web']);
-    expect([kind.code, kind.stderr]).toEqual([1, 'error: the server doesn\'t have a resource type "pod": shpa serves only horizontalpodautoscalers (hpa) and cloudwatchmetrics (cwm)\n']);
+    expect([kind.code, kind.stderr]).toEqual([1, 'error: the server doesn\'t have a resource type "pod": shpa serves only horizontalpodautoscalers (hpa), cloudwatchmetrics (cwm) and prometheusmetrics (pm)\n']);
   });
 
   it('bad input to cluster add, a broken config file, a bad option: one line with the fix', async () => {
@@ -451,7 +451,7 @@ describe('shpa command line', () => {
       const r = await shpa(['get', type]);
       expect([r.code, r.stderr]).toEqual([
         1,
-        `error: the server doesn't have a resource type "${type}": shpa serves only horizontalpodautoscalers (hpa) and cloudwatchmetrics (cwm) (an autoscaler named "${type}" is hpa/${type})\n`,
+        `error: the server doesn't have a resource type "${type}": shpa serves only horizontalpodautoscalers (hpa), cloudwatchmetrics (cwm) and prometheusmetrics (pm) (an autoscaler named "${type}" is hpa/${type})\n`,
       ]);
     }
     expect((await shpa(['get', '-o', 'custom-columns=NAME:.metadata.name'])).stderr).toMatch(/^error: unknown output format "custom-columns=NAME:.metadata.name" \(not supported by shpa, see docs\/cli.md\)/);
@@ -490,7 +490,7 @@ describe('shpa command line', () => {
       'Warning: spec.metrics[1].resource.name: "cpus" is not a resource the metrics API (metrics.k8s.io) reports: write cpu; as written, the sync reports <unknown> for this metric (FailedGetResourceMetric)',
       'Warning: spec.metrics[2].external.metric.selector.matchExpressions[0].operator: Invalid value: "Equals": not a valid selector operator: write In, NotIn, Exists or DoesNotExist: accepted, as upstream accepts it, but the sync cannot read this metric (ScalingActive False) until it is fixed',
       'Warning: spec.scaleTargetRef: Deployment/cart is also the target of horizontalpodautoscaler "cart" in namespace "shop": the controller then scales neither (ScalingActive False, AmbiguousSelector); keep one autoscaler per workload',
-      'Warning: spec.metrics[2].external.metric.name: no CloudWatchMetric "ordres" in namespace "shop", stored or in this apply (CloudWatchMetric objects in "shop": orders): the sync will ask the cluster\'s external metrics API (external.metrics.k8s.io) for it; apply a CloudWatchMetric named "ordres" to read CloudWatch',
+      'Warning: spec.metrics[2].external.metric.name: no CloudWatchMetric or PrometheusMetric "ordres" in namespace "shop", stored or in this apply (metric objects in "shop": orders): the sync will ask the cluster\'s external metrics API (external.metrics.k8s.io) for it; apply a CloudWatchMetric (PrometheusMetric) named "ordres" to read CloudWatch (Prometheus)',
     ]);
     expect(await store.getSpec('prod', 'HorizontalPodAutoscaler', 'shop', 'cart2')).toBeDefined();
     // CPU in capitals: the same warning, with the fix.

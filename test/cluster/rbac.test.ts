@@ -130,6 +130,7 @@ describe('infra/rbac.cjs', () => {
         'external.metrics.k8s.io/*: list',
         'shpa.dev/serverlesshorizontalpodautoscalers: get,list',
         'shpa.dev/cloudwatchmetrics: get,list',
+        'shpa.dev/prometheusmetrics: get,list',
         'shpa.dev/serverlesshorizontalpodautoscalers/status: patch',
         '/events: create,patch',
       ].sort(),

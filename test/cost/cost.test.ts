@@ -168,6 +168,20 @@ describe('the cost model', () => {
     expect(metrics).toBe(ASSUMED.alarmMetrics);
   });
 
+  it('counts AMP PromQL queries by the samples they process, each distinct query once per its period, and keeps their answers with the others', () => {
+    const none = estimateCost({ ...base, autoscalers: 100 });
+    expect(none.lines.some((l) => l.service === 'AMP')).toBe(false);
+    const amp = estimateCost({ ...base, autoscalers: 100, promQLQueries: 50, promQLSamplesPerQuery: 2_000 });
+    const samples = line(amp, 'PromQL query samples processed');
+    expect(samples.quantity).toBe(50 * 2_000 * (MONTH / 15));
+    expect(samples.usd).toBeCloseTo((samples.quantity / 1e9) * PRICES.amp.querySamples.usd, 10);
+    // A longer period: fewer queries.
+    expect(line(estimateCost({ ...base, autoscalers: 100, promQLQueries: 50, promQLSamplesPerQuery: 2_000, promQLPeriodSeconds: 60 }), 'PromQL').quantity).toBe(samples.quantity / 4);
+    // Their answers travel in the shard's kept-answers item too.
+    expect(line(amp, 'reads: CloudWatch answers kept').quantity).toBeGreaterThan(line(none, 'reads: CloudWatch answers kept').quantity);
+    expect(() => estimateCost({ ...base, promQLPeriodSeconds: 1 })).toThrow(/^promQLPeriodSeconds must be an integer from 5 to 3600/);
+  });
+
   it('refuses a fleet it cannot price, naming the field', () => {
     expect(() => estimateCost({ ...base, autoscalers: 0 })).toThrow(/^autoscalers must be an integer from 1/);
     expect(() => estimateCost({ ...base, syncPeriodSeconds: 45 })).toThrow(/^syncPeriodSeconds must divide 60/);

@@ -158,7 +158,7 @@ describe('other params', () => {
     [{ namespaces: 'web,*' }, 'param "namespaces": "*" (every one) cannot be listed with others'],
     [{ assumeRoleArns: ROLE }, `param "assumeRoleArns": no namespace may use ${ROLE}: grant each in param metricAccess`],
     [{ metricAccess: '{"web":{"roles":["arn:aws:iam::123456789012:role/other"]}}' }, 'param "metricAccess": web: role arn:aws:iam::123456789012:role/other is not in assumeRoleArns'],
-    [{ assumeRoleArns: ROLE, metricAccess: `{"web":{"role":["${ROLE}"]}}` }, 'param "metricAccess": web: unknown field "role" (roles, metricNamespaces)'],
+    [{ assumeRoleArns: ROLE, metricAccess: `{"web":{"role":["${ROLE}"]}}` }, 'param "metricAccess": web: unknown field "role" (roles, metricNamespaces, prometheusWorkspaces, prometheusUrls, bearerTokenSecrets)'],
     [{ metricAccess: '{"Web":{}}' }, 'param "metricAccess": not a namespace name: "Web"'],
     [{ tags: 'aws:owner=me' }, 'param "tags": invalid tag key "aws:owner"'],
     [{ tags: 'team' }, 'param "tags": "team" is not key=value'],
@@ -312,5 +312,24 @@ describe('what the functions read', () => {
     expect(packaged).toBe(runtime);
     // and what packaging writes for an accepted value is read the same way
     if (packaged === 'accepted') expect(() => loadFunctionConfig({ ...base, ...env({ [name]: value }) })).not.toThrow();
+  });
+});
+
+describe('PrometheusMetric params: least privilege', () => {
+  const WS = 'arn:aws:aps:eu-west-1:123456789012:workspace/ws-12345678-abcd-4ef0-9abc-123456789012';
+  const SECRET = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:prom-token-AbCdEf';
+  const promGrants = (over: Record<string, unknown>) => grants(stack.stackResources(read(over)), 'WorkerRole').filter((g) => /^(aps|secretsmanager):|ListMetrics/.test(g));
+
+  it('grants nothing by default; aps:QueryMetrics on the named workspaces, GetSecretValue on the named secrets, ListMetrics only when asked', () => {
+    expect(promGrants({})).toEqual([]);
+    expect(promGrants({ prometheusWorkspaceArns: WS, prometheusSecretArns: SECRET, cloudWatchPromQL: 'true' })).toEqual([`aps:QueryMetrics ${WS}`, 'cloudwatch:ListMetrics *', `secretsmanager:GetSecretValue ${SECRET}`]);
+  });
+
+  it('refuses what is not an ARN of its kind, and a metricAccess entry the IAM policy does not grant', () => {
+    expect(rejects({ prometheusWorkspaceArns: 'ws-12345678-abcd-4ef0-9abc-123456789012' })).toThrow(/^param "prometheusWorkspaceArns": not an AMP workspace ARN/);
+    expect(rejects({ prometheusSecretArns: 'prom-token' })).toThrow(/^param "prometheusSecretArns": not a Secrets Manager secret ARN/);
+    expect(rejects({ metricAccess: '{"web":{"prometheusWorkspaces":["ws-00000000-abcd-4ef0-9abc-123456789012"]}}' })).toThrow(/web: workspace ws-00000000-abcd-4ef0-9abc-123456789012 is not in prometheusWorkspaceArns/);
+    expect(rejects({ metricAccess: `{"web":{"bearerTokenSecrets":["${SECRET}"]}}` })).toThrow(/web: secret .* is not in prometheusSecretArns/);
+    expect(read({ prometheusWorkspaceArns: WS, metricAccess: '{"web":{"prometheusWorkspaces":["ws-12345678-abcd-4ef0-9abc-123456789012"]}}' })).toMatchObject({ prometheus: { workspaceArns: [WS] } });
   });
 });

@@ -7,11 +7,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { haveKubectl, KUBECTL, kubectlWith } from '../support/kubectl.js';
+import { findPrometheus } from '../../lib/local/prometheus/prometheus-server.js';
 import { startLocalUp, type LocalUp } from '../../lib/local/up.js';
 
 if (!haveKubectl) console.warn(`skipping the shpa local up end-to-end test: ${KUBECTL} is not installed`);
 
 const PERIOD = 5;
+const havePrometheus = findPrometheus() !== undefined;
+if (!havePrometheus) console.warn('skipping the PromQL case of the shpa local up test: no prometheus binary (apt-get install prometheus)');
 
 describe.skipIf(!haveKubectl)('shpa local up, driven with kubectl', () => {
   let up: LocalUp;
@@ -80,5 +83,19 @@ describe.skipIf(!haveKubectl)('shpa local up, driven with kubectl', () => {
     expect(await kubectl('describe', 'shpa', 'api')).toMatch(/Warning\s+InvalidSpec\s+\S+\s+serverless-hpa\s+the spec is invalid and is not acted on until it is fixed: spec\.metrics\[0\]\.containerResource\.name: Invalid value/);
     expect(up.model.replicasOf('demo', 'Deployment', 'api')).toBe(2);
     await kubectl('delete', '-f', file);
+  });
+
+  it.skipIf(!havePrometheus)('examples/kubernetes/web-requests.yaml: web scales on PromQL, signed for AMP, answered by the real Prometheus', async () => {
+    expect(up.prometheus).toBeDefined();
+    expect(await kubectl('apply', '-f', 'examples/kubernetes/web-requests.yaml')).toBe('prometheusmetric.shpa.dev/http-requests created\nserverlesshorizontalpodautoscaler.shpa.dev/web created\n');
+    up.setLoad('demo', 'web', 4);
+    const value = () => kubectl('get', 'shpa', 'web', '-o', 'jsonpath={.status.currentMetrics[0].external.current.averageValue}');
+    const read = await within(6, value, (v) => v !== '');
+    expect(read).toMatch(/^\d+(\.\d+)?m?$/);
+    expect(await kubectl('get', 'shpa', 'web', '-o', 'jsonpath={.status.conditions[?(@.type=="ScalingActive")].reason}')).toBe('ValidMetricFound');
+    // 40 requests a second at 5 a pod: up from 2.
+    const scaled = await within(6, async () => replicas(), (n) => n > 2);
+    expect(scaled).toBeGreaterThan(2);
+    await kubectl('delete', '-f', 'examples/kubernetes/web-requests.yaml');
   });
 });

@@ -55,7 +55,7 @@ describe('loadFunctionConfig', () => {
     [{ SHPA_CONTROLLER_SETTINGS: '{"tolerance":{"up":1}}' }, /^SHPA_CONTROLLER_SETTINGS\.tolerance\.up: unknown field/],
     [{ SHPA_CONTROLLER_SETTINGS: '{"scaleUpLimitFactor":-1}' }, /^SHPA_CONTROLLER_SETTINGS\.scaleUpLimitFactor: must be a number ≥ 0/],
     [{ SHPA_METRIC_ACCESS: '{"web":' }, /^SHPA_METRIC_ACCESS: not JSON/],
-    [{ SHPA_METRIC_ACCESS: '{"web":{"role":[]}}' }, /^SHPA_METRIC_ACCESS: web: unknown field "role" \(roles, metricNamespaces\)/],
+    [{ SHPA_METRIC_ACCESS: '{"web":{"role":[]}}' }, /^SHPA_METRIC_ACCESS: web: unknown field "role" \(roles, metricNamespaces, prometheusWorkspaces, prometheusUrls, bearerTokenSecrets\)/],
     [{ SHPA_METRIC_ACCESS: '{"web":{"roles":"arn"}}' }, /^SHPA_METRIC_ACCESS: web\.roles: must be a list of names/],
   ])('%j is refused with %s', (env, message) => {
     expect(() => loadFunctionConfig({ ...base, ...env })).toThrow(message);

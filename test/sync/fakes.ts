@@ -208,9 +208,10 @@ export class FakeCluster implements ClusterAccess, ClusterMetricsApi {
   }
 }
 
-/** MetricsAccess over a FakeCluster, and CloudWatch values by CloudWatchMetric name. */
+/** MetricsAccess over a FakeCluster, and CloudWatch (Prometheus) values by CloudWatchMetric (PrometheusMetric) name. */
 export class FakeMetrics implements MetricsAccess {
   readonly cloudWatch = new Map<string, number>();
+  readonly prometheus = new Map<string, number>();
   readonly received: MetricQuery[][] = [];
 
   constructor(
@@ -232,6 +233,12 @@ export class FakeMetrics implements MetricsAccess {
               const value = await this.log.run('GetMetricData', q.source.metadata.name, signal, () => this.cloudWatch.get(q.source.metadata.name));
               return value === undefined
                 ? { type: q.type, result: { error: `CloudWatchMetric ${q.namespace}/${q.source.metadata.name}: no datapoint` } }
+                : { type: q.type, result: { value: [{ value: String(value), timestamp: new Date().toISOString() }] } };
+            }
+            case 'Prometheus': {
+              const value = await this.log.run('PromQL', q.source.metadata.name, signal, () => this.prometheus.get(q.source.metadata.name));
+              return value === undefined
+                ? { type: q.type, result: { error: `PrometheusMetric ${q.namespace}/${q.source.metadata.name}: the query returned an empty vector` } }
                 : { type: q.type, result: { value: [{ value: String(value), timestamp: new Date().toISOString() }] } };
             }
             case 'Pods':

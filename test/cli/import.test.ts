@@ -1,0 +1,143 @@
+// `shpa import`: KEDA ScaledObjects (files written for the tests after KEDA's documented
+// examples) and HPAs converted into our objects, compared field by field, with what does not
+// map listed; the CLI's --dry-run prints objects `shpa apply` accepts.
+import { execFile } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parseAllDocuments } from 'yaml';
+import { checkFile } from '../../lib/cli/apply.js';
+import { importFiles, reportText } from '../../lib/cli/import.js';
+
+const root = join(import.meta.dirname, '..', '..');
+const fixture = (f: string) => join(import.meta.dirname, 'fixtures', 'import', f);
+
+function shpa(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, ['--import', 'tsx', join(root, 'lib', 'cli', 'main.ts'), ...args], { cwd: root, env: { PATH: process.env.PATH ?? '', NO_COLOR: '1' }, timeout: 60_000 }, (err, stdout, stderr) =>
+      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    );
+  });
+}
+
+describe('shpa import', () => {
+  it('aws-sqs-queue → a CloudWatchMetric of visible + in-flight messages and an External AverageValue of queueLength', () => {
+    const r = importFiles([fixture('keda-sqs.yaml')]);
+    expect(r.problems).toEqual([]);
+    expect(r.objects).toEqual([
+      {
+        apiVersion: 'shpa.dev/v1',
+        kind: 'CloudWatchMetric',
+        metadata: { name: 'aws-sqs-queue-scaledobject-0', namespace: 'default' },
+        spec: {
+          region: 'eu-west-1',
+          queries: [
+            { id: 'visible', metricStat: { metric: { namespace: 'AWS/SQS', metricName: 'ApproximateNumberOfMessagesVisible', dimensions: [{ name: 'QueueName', value: 'QueueName' }] }, period: 60, stat: 'Average' }, returnData: false },
+            { id: 'inflight', metricStat: { metric: { namespace: 'AWS/SQS', metricName: 'ApproximateNumberOfMessagesNotVisible', dimensions: [{ name: 'QueueName', value: 'QueueName' }] }, period: 60, stat: 'Average' }, returnData: false },
+            { id: 'backlog', expression: 'visible + inflight', returnData: true },
+          ],
+        },
+      },
+      expect.objectContaining({
+        apiVersion: 'autoscaling/v2',
+        kind: 'HorizontalPodAutoscaler',
+        metadata: expect.objectContaining({ name: 'aws-sqs-queue-scaledobject', namespace: 'default' }),
+        spec: {
+          scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'nginx-deployment' },
+          minReplicas: 1,
+          maxReplicas: 30,
+          metrics: [{ type: 'External', external: { metric: { name: 'aws-sqs-queue-scaledobject-0' }, target: { type: 'AverageValue', averageValue: '5' } } }],
+        },
+      }),
+    ]);
+    expect(r.results[0].unmapped).toEqual([
+      "triggers[0] (aws-sqs-queue) authenticationRef: ours signs with the worker's role (or spec.roleArn, a bearer token from Secrets Manager): set it on the object",
+      'triggers[0] (aws-sqs-queue) the activation threshold: ours does not scale from zero',
+    ]);
+  });
+
+  it('aws-cloudwatch → a CloudWatchMetric with its dimension, statistic, period, end offset and minMetricValue as defaultValue', () => {
+    const r = importFiles([fixture('keda-cloudwatch.yaml')]);
+    expect(r.problems).toEqual([]);
+    expect(r.objects[0]).toEqual({
+      apiVersion: 'shpa.dev/v1',
+      kind: 'CloudWatchMetric',
+      metadata: { name: 'aws-cloudwatch-queue-scaledobject-0', namespace: 'default' },
+      spec: {
+        queries: [{ id: 'q', metricStat: { metric: { namespace: 'AWS/SQS', metricName: 'ApproximateNumberOfMessagesVisible', dimensions: [{ name: 'QueueName', value: 'keda' }] }, period: 300, stat: 'Average' } }],
+        region: 'eu-west-1',
+        endTimeOffsetSeconds: 60,
+        defaultValue: 0,
+      },
+    });
+    const hpa = r.objects[1] as { spec: { minReplicas: number; maxReplicas: number; metrics: unknown[] } };
+    // KEDA's defaults: minReplicaCount 0 (ours keeps 1, and says so), maxReplicaCount 100.
+    expect([hpa.spec.minReplicas, hpa.spec.maxReplicas]).toEqual([1, 100]);
+    expect(hpa.spec.metrics).toEqual([{ type: 'External', external: { metric: { name: 'aws-cloudwatch-queue-scaledobject-0' }, target: { type: 'AverageValue', averageValue: '2.1' } } }]);
+    expect(r.results[0].unmapped).toContain("minReplicaCount 0 (KEDA's default 0, scale to zero): ours keeps at least 1 replica, minReplicas 1");
+  });
+
+  it('several triggers: prometheus (a server, AMP), cpu mapped; cron, kafka, fallback, pause and polling listed, never dropped', () => {
+    const r = importFiles([fixture('keda-mixed.yaml')]);
+    expect(r.problems).toEqual([]);
+    const [server, amp, hpa] = r.objects as unknown as [{ spec: unknown }, { spec: unknown }, { spec: Record<string, unknown> }];
+    expect(server.spec).toEqual({ query: 'sum(rate(http_requests_total{deployment="web"}[2m]))', server: { url: 'http://prometheus.monitoring.svc:9090' } });
+    expect(amp.spec).toEqual({ query: 'sum(queue_depth{app="web"})', amp: { workspaceId: 'ws-12345678-abcd-4ef0-9abc-123456789012', region: 'us-east-1' } });
+    expect(hpa.spec).toEqual({
+      scaleTargetRef: { apiVersion: 'apps/v1', kind: 'StatefulSet', name: 'web' },
+      minReplicas: 1,
+      maxReplicas: 40,
+      metrics: [
+        { type: 'External', external: { metric: { name: 'web-0' }, target: { type: 'AverageValue', averageValue: '100.50' } } },
+        { type: 'External', external: { metric: { name: 'web-amp' }, target: { type: 'AverageValue', averageValue: '20' } } },
+        { type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 60 } } },
+      ],
+      behavior: { scaleDown: { stabilizationWindowSeconds: 120, policies: [{ type: 'Percent', value: 50, periodSeconds: 60 }], selectPolicy: 'Max' }, scaleUp: expect.any(Object) },
+    });
+    const unmapped = r.results[0].unmapped.join('\n');
+    for (const item of ['minReplicaCount 0', 'pollingInterval', 'cooldownPeriod', 'fallback', 'annotation autoscaling.keda.sh/paused-replicas', 'triggers[0] (prometheus) the activation threshold', 'triggers[3] (cron): a schedule of minimum replicas (0 8 * * * to 0 20 * * *, 10 replicas)', 'triggers[4] (kafka): no equivalent']) {
+      expect(unmapped).toContain(item);
+    }
+    expect(r.results[0].mapped).toEqual([
+      'advanced.horizontalPodAutoscalerConfig.behavior → spec.behavior',
+      'triggers[0] (prometheus) → PrometheusMetric shop/web-0 (server), threshold 100.50',
+      'triggers[1] (prometheus) → PrometheusMetric shop/web-amp (AMP), threshold 20',
+      'triggers[2] (cpu) → a Resource cpu metric (Utilization 60)',
+    ]);
+  });
+
+  it('an autoscaling/v2 HPA is ours as written (status and server fields dropped); a v1 one maps its CPU target', () => {
+    const r = importFiles([fixture('hpa-v1.yaml')]);
+    expect(r.problems).toEqual([]);
+    const [v1, v2] = r.objects as unknown as { metadata: Record<string, unknown>; spec: Record<string, unknown>; status?: unknown }[];
+    expect(v1.spec.metrics).toEqual([{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 50 } } }]);
+    expect(v2.metadata.resourceVersion).toBeUndefined();
+    expect(v2.status).toBeUndefined();
+    expect(v2.spec.metrics).toEqual([{ type: 'Resource', resource: { name: 'memory', target: { type: 'AverageValue', averageValue: '500Mi' } } }]);
+  });
+
+  it('the command: --dry-run prints objects `shpa apply` accepts, and the report on stderr', async () => {
+    const r = await shpa(['import', '-f', fixture('keda-mixed.yaml'), fixture('keda-sqs.yaml'), '--dry-run']);
+    expect(r.code).toBe(0);
+    expect(parseAllDocuments(r.stdout).map((d) => (d.toJS() as { kind: string }).kind)).toEqual(['PrometheusMetric', 'PrometheusMetric', 'HorizontalPodAutoscaler', 'CloudWatchMetric', 'HorizontalPodAutoscaler']);
+    expect(r.stderr).toMatch(/^ScaledObject shop\/web:\n  mapped: /);
+    expect(r.stderr).toContain('  NOT mapped: triggers[4] (kafka): no equivalent');
+    const file = join(mkdtempSync(join(tmpdir(), 'shpa-import-')), 'ours.yaml');
+    writeFileSync(file, r.stdout);
+    // What `shpa apply` checks before storing: every object valid, of the kinds expected.
+    const checked = checkFile(file, undefined);
+    expect('errors' in checked ? checked.errors : []).toEqual([]);
+    expect('objects' in checked && checked.objects.map((o) => `${o.handler.resource}/${o.object.metadata.name}`)).toEqual([
+      'prometheusmetric.shpa.dev/web-0',
+      'prometheusmetric.shpa.dev/web-amp',
+      'horizontalpodautoscaler.autoscaling/web',
+      'cloudwatchmetric.shpa.dev/aws-sqs-queue-scaledobject-0',
+      'horizontalpodautoscaler.autoscaling/aws-sqs-queue-scaledobject',
+    ]);
+    expect(reportText(importFiles([fixture('keda-sqs.yaml')]))).toMatch(/^ScaledObject default\/aws-sqs-queue-scaledobject:\n  mapped: triggers\[0\] \(aws-sqs-queue\) → CloudWatchMetric default\/aws-sqs-queue-scaledobject-0/);
+    const other = await shpa(['import', '-f', join(root, 'examples', 'sqs-backlog.yaml'), '--dry-run']);
+    expect(other.code).toBe(1);
+    expect(other.stderr).toContain('CloudWatchMetric (shpa.dev/v1) is not a kind shpa import reads');
+  });
+});
