@@ -181,7 +181,7 @@ describe('shpa command line', () => {
     const kind = await shpa(['apply', '-f', file('kind.yaml', 'apiVersion: v1\nkind: Pod\nmetadata:\n  name: x\n')]);
     expect(kind.stderr).toContain('kind.yaml:2: kind: Unsupported value');
     const object = await shpa(['apply', '-f', file('object.yaml', 'apiVersion: shpa.dev/v1\nkind: ServerlessHorizontalPodAutoscaler\nmetadata:\n  name: x\n')]);
-    expect(object.stderr).toContain('object.yaml:2: kind: Unsupported value: "ServerlessHorizontalPodAutoscaler": supported values: "HorizontalPodAutoscaler", "CloudWatchMetric"; this is the Kubernetes object form');
+    expect(object.stderr).toContain('object.yaml:2: kind: Unsupported value: "ServerlessHorizontalPodAutoscaler": supported values: "HorizontalPodAutoscaler", "CloudWatchMetric", "PrometheusMetric"; this is the Kubernetes object form');
     expect(object.stderr).toContain('for the table write apiVersion: autoscaling/v2 and kind: HorizontalPodAutoscaler, the spec stays as it is');
   });
 
