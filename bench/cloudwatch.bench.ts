@@ -1,7 +1,7 @@
 // CloudWatch cost model: metrics requested per metric per month at a 15 s sync period,
 // against naive polling (one request per metric per sync). Prints the figures; no timing asserts.
 import { CloudWatchClient, type GetMetricDataCommand } from '@aws-sdk/client-cloudwatch';
-import { startLocalCloudWatch } from '../lib/local/cloudwatch-server.js';
+import { startLocalCloudWatch } from '../lib/local/cloudwatch/server.js';
 import { cloudWatchClients } from '../lib/metrics/cloudwatch-clients.js';
 import { createMetricsAccess } from '../lib/metrics/metrics-access.js';
 import type { MetricQuery } from '../lib/sync/ports.js';

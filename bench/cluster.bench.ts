@@ -1,8 +1,8 @@
 // One sync cycle's cluster reads through the real client against the local API
 // server: 20 namespaces × 5 autoscalers × 10 pods. Reports time and requests per cycle.
 import { createClusterAccess } from '../lib/cluster/index.js';
-import { startK8sApiServer } from '../lib/local/k8s-api-server.js';
-import { WorkloadModel } from '../lib/local/workload-model.js';
+import { startK8sApiServer } from '../lib/local/kubernetes/api-server.js';
+import { WorkloadModel } from '../lib/local/kubernetes/workload-model.js';
 
 const clock = { now: () => new Date() };
 const model = new WorkloadModel({ clock, startDelaySeconds: 0, readyDelaySeconds: 0 });

@@ -1,4 +1,4 @@
-// Reaction time, on the whole product (lib/local/functions-stack.ts) against the local servers
+// Reaction time, on the whole product (lib/local/stack/functions.ts) against the local servers
 // (bench/support/servers.ts), with the shipped settings.
 //
 // 1. A metric change to the patch: 200 workloads (CPU at 50 % of requests, target 50 %) whose

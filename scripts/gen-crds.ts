@@ -4,7 +4,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { stringify } from 'yaml';
-import { crdManifests } from '../lib/local/crd-manifests.js';
+import { crdManifests } from '../lib/local/kubernetes/crd/manifests.js';
 
 export const CRD_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', 'infra', 'crds');
 

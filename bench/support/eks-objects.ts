@@ -6,7 +6,7 @@
 // Deployment). Parsing them is part of what a cycle costs, so the benchmarks serve them.
 // Everything is derived from the object itself, so the model's mirror dresses an object only
 // when the model says it changed (its view's stamp).
-import { WorkloadModel, type WorkloadView } from '../../lib/local/workload-model.js';
+import { WorkloadModel, type WorkloadView } from '../../lib/local/kubernetes/workload-model.js';
 import { hash32 } from './stats.js';
 
 type Obj = Record<string, unknown>;

@@ -1,4 +1,4 @@
-// Bench-only: a fleet of autoscalers on the whole product (lib/local/functions-stack.ts: the
+// Bench-only: a fleet of autoscalers on the whole product (lib/local/stack/functions.ts: the
 // real dispatcher and worker, the real clients) against the servers of servers.ts, on one
 // virtual clock, with the shipped settings (loadFunctionConfig's defaults). Each autoscaler:
 // CPU at 50 % of requests, and one CloudWatch metric (its own queue, 10 messages a pod). One
@@ -8,8 +8,8 @@ import { BatchWriteCommand, DynamoDBDocumentClient, UpdateCommand } from '@aws-s
 import { randomUUID } from 'node:crypto';
 import { applyDefaults } from '../../lib/hpa/defaults.js';
 import type { HorizontalPodAutoscaler } from '../../lib/hpa/types.js';
-import { startLocalFunctions, LOCAL_CREDENTIALS, LOCAL_REGION, type LocalFunctions } from '../../lib/local/functions-stack.js';
-import type { LogLine } from '../../lib/local/telemetry-capture.js';
+import { startLocalFunctions, LOCAL_CREDENTIALS, LOCAL_REGION, type LocalFunctions } from '../../lib/local/stack/functions.js';
+import type { LogLine } from '../../lib/local/lambda/telemetry-capture.js';
 import type { CloudWatchMetric } from '../../lib/api/cloudwatch-types.js';
 import { createDynamoClient } from '../../lib/store/index.js';
 import { bucketIndexKey, bucketPk, KIND_CLOUDWATCH, KIND_HPA, specSk } from '../../lib/store/items.js';

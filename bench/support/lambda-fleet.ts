@@ -4,9 +4,9 @@
 // environment the caller names, with that environment's clock set to the tick. The worker's
 // own sends (re-evaluations) land in a local SQS queue and are counted, not delivered.
 import { CreateQueueCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../lib/local/functions-stack.js';
-import { startLocalSqs, type LocalSqs } from '../../lib/local/sqs-server.js';
-import type { LogLine } from '../../lib/local/telemetry-capture.js';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../lib/local/stack/functions.js';
+import { startLocalSqs, type LocalSqs } from '../../lib/local/sqs/server.js';
+import type { LogLine } from '../../lib/local/lambda/telemetry-capture.js';
 import { createDynamoStore, ensureTable } from '../../lib/store/index.js';
 import type { TickMessage } from '../../lib/sync/messages.js';
 import { bucketOf, shardId, shardsOf } from '../../lib/sync/shards.js';

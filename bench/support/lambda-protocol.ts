@@ -4,7 +4,7 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { readFileSync } from 'node:fs';
 import type { LocalEndpoints } from '../../functions/adapters.js';
-import type { LogLine } from '../../lib/local/telemetry-capture.js';
+import type { LogLine } from '../../lib/local/lambda/telemetry-capture.js';
 
 /** What an environment is: the function's environment variables and the local endpoints it talks to. */
 export interface EnvironmentSpec {

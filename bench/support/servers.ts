@@ -5,10 +5,10 @@
 // are counted at the servers. Run as children of startServers(); they talk over IPC.
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { startLocalCloudWatch, type LocalCloudWatch } from '../../lib/local/cloudwatch-server.js';
-import { startK8sApiServer, type K8sApiServer } from '../../lib/local/k8s-api-server.js';
-import { requestAttributes } from '../../lib/local/k8s-rbac.js';
-import { WorkloadModel, type ResourceType } from '../../lib/local/workload-model.js';
+import { startLocalCloudWatch, type LocalCloudWatch } from '../../lib/local/cloudwatch/server.js';
+import { startK8sApiServer, type K8sApiServer } from '../../lib/local/kubernetes/api-server.js';
+import { requestAttributes } from '../../lib/local/kubernetes/rbac.js';
+import { WorkloadModel, type ResourceType } from '../../lib/local/kubernetes/workload-model.js';
 import { startDynalite } from '../../lib/store/dynalite.js';
 import { startDynamoMeter, type DynamoCounts, type PartitionWrites } from './dynamo-meter.js';
 import { EksWorkloadModel } from './eks-objects.js';

@@ -1,9 +1,9 @@
-// `shpa local up`: the local stack in the foreground, for kubectl (lib/local/up.ts).
+// `shpa local up`: the local stack in the foreground, for kubectl (lib/local/stack/up.ts).
 import { createInterface } from 'node:readline';
 import type { Command } from 'commander';
-import type { LocalMetric } from '../local/cloudwatch-server.js';
-import type { LogLine } from '../local/telemetry-capture.js';
-import type { LocalUp } from '../local/up.js';
+import type { LocalMetric } from '../local/cloudwatch/server.js';
+import type { LogLine } from '../local/lambda/telemetry-capture.js';
+import type { LocalUp } from '../local/stack/up.js';
 import { isSyncPeriod } from '../sync/config.js';
 import { CliError } from './context.js';
 import { numberOption } from './options.js';
@@ -50,7 +50,7 @@ export function registerLocal(program: Command): void {
     .option('--sync-period <seconds>', 'seconds between ticks', numberOption('--sync-period', 5, true), 15)
     .action(async (opts: LocalUpCliOptions) => {
       if (!isSyncPeriod(opts.syncPeriod)) throw new CliError(`--sync-period ${opts.syncPeriod}: must divide 60 (and be at least 5) or be a multiple of 60 up to 900`);
-      const { startLocalUp, LOCAL_WORKLOADS } = await import('../local/up.js');
+      const { startLocalUp, LOCAL_WORKLOADS } = await import('../local/stack/up.js');
       const out = process.stdout;
       const lines = new LiveLines();
       const up = await startLocalUp({

@@ -1,9 +1,9 @@
 // The demo's local parts, all in this process on 127.0.0.1 (ephemeral ports), on one
 // virtual clock: dynalite (DynamoDB), the Kubernetes API server with its workload
 // model, and the CloudWatch endpoint.
-import { startLocalCloudWatch, type LocalCloudWatch } from '../local/cloudwatch-server.js';
-import { startK8sApiServer, type K8sApiServer } from '../local/k8s-api-server.js';
-import { WorkloadModel } from '../local/workload-model.js';
+import { startLocalCloudWatch, type LocalCloudWatch } from '../local/cloudwatch/server.js';
+import { startK8sApiServer, type K8sApiServer } from '../local/kubernetes/api-server.js';
+import { WorkloadModel } from '../local/kubernetes/workload-model.js';
 import { startDynalite } from '../store/dynalite.js';
 import type { Clock } from '../sync/ports.js';
 

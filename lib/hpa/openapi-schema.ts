@@ -1,7 +1,7 @@
 // OpenAPI v3 structural schemas (apiextensions.k8s.io/v1 JSONSchemaProps) of autoscaling/v2
 // HorizontalPodAutoscalerSpec and HorizontalPodAutoscalerStatus, with x-kubernetes-validations
 // (CEL) for what upstream's ValidateHorizontalPodAutoscaler checks and CEL can express.
-// Pure data: scripts/gen-crds.ts writes it into infra/crds/, lib/local/crd-admission.ts evaluates it.
+// Pure data: scripts/gen-crds.ts writes it into infra/crds/, lib/local/kubernetes/crd/admission.ts evaluates it.
 import { isDNS1123Label } from './name-rules.js';
 
 /** One x-kubernetes-validations entry (apiextensions ValidationRule). */

@@ -3,8 +3,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { selectPods, type KubernetesCluster } from '../../lib/cluster/index.js';
 import { staticTokenProvider } from '../../lib/cluster/eks-token.js';
 import { SelectorError } from '../../lib/hpa/selector.js';
-import type { K8sApiServer } from '../../lib/local/k8s-api-server.js';
-import type { WorkloadModel } from '../../lib/local/workload-model.js';
+import type { K8sApiServer } from '../../lib/local/kubernetes/api-server.js';
+import type { WorkloadModel } from '../../lib/local/kubernetes/workload-model.js';
 import { ClusterApiError } from '../../lib/sync/ports.js';
 import { accessFor, startCluster, type VirtualClock } from './fixture.js';
 

@@ -7,8 +7,8 @@ import type { AddressInfo } from 'node:net';
 import { EKSClient } from '@aws-sdk/client-eks';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createClusterAccess, createEksTokenProvider, decodeEksToken, presignEksToken, stsHostname, tokenClusterId } from '../../lib/cluster/index.js';
-import { startK8sApiServer, type K8sApiServer } from '../../lib/local/k8s-api-server.js';
-import { WorkloadModel } from '../../lib/local/workload-model.js';
+import { startK8sApiServer, type K8sApiServer } from '../../lib/local/kubernetes/api-server.js';
+import { WorkloadModel } from '../../lib/local/kubernetes/workload-model.js';
 import { VirtualClock, fastRetry } from './fixture.js';
 
 const creds = { accessKeyId: 'AKIDTEST', secretAccessKey: 'test-secret' };

@@ -1,7 +1,7 @@
 // A local API server with one workload of every scalable kind, on a virtual clock.
 import { createClusterAccess, type KubernetesCluster } from '../../lib/cluster/index.js';
-import { startK8sApiServer, type K8sApiServer, type K8sApiServerOptions } from '../../lib/local/k8s-api-server.js';
-import { WorkloadModel } from '../../lib/local/workload-model.js';
+import { startK8sApiServer, type K8sApiServer, type K8sApiServerOptions } from '../../lib/local/kubernetes/api-server.js';
+import { WorkloadModel } from '../../lib/local/kubernetes/workload-model.js';
 
 export class VirtualClock {
   constructor(private ms = Date.parse('2026-01-01T00:00:00Z')) {}

@@ -3,8 +3,8 @@
 // against the local API server (which makes /scale from the object, as kube-apiserver does).
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { KubernetesCluster } from '../../lib/cluster/index.js';
-import type { K8sApiServer } from '../../lib/local/k8s-api-server.js';
-import type { WorkloadModel } from '../../lib/local/workload-model.js';
+import type { K8sApiServer } from '../../lib/local/kubernetes/api-server.js';
+import type { WorkloadModel } from '../../lib/local/kubernetes/workload-model.js';
 import type { ListableScaleKind } from '../../lib/sync/ports.js';
 import { accessFor, startCluster, type VirtualClock } from './fixture.js';
 

@@ -3,8 +3,8 @@
 // autoscalers; a cluster without the CRD has none, and its autoscalers are listed as before.
 import { request } from 'node:https';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cloudWatchMetricCrd, prometheusMetricCrd, serverlessHpaCrd } from '../../lib/local/crd-manifests.js';
-import type { K8sApiServer } from '../../lib/local/k8s-api-server.js';
+import { cloudWatchMetricCrd, prometheusMetricCrd, serverlessHpaCrd } from '../../lib/local/kubernetes/crd/manifests.js';
+import type { K8sApiServer } from '../../lib/local/kubernetes/api-server.js';
 import { accessFor, startCluster } from './fixture.js';
 
 let server: K8sApiServer | undefined;

@@ -8,8 +8,8 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseAllDocuments, parseDocument, type CollectionTag, type ScalarTag } from 'yaml';
-import { requestAttributes, rulesAuthorizer, type PolicyRule, type RequestAttributes } from '../../lib/local/k8s-rbac.js';
-import type { K8sApiServer } from '../../lib/local/k8s-api-server.js';
+import { requestAttributes, rulesAuthorizer, type PolicyRule, type RequestAttributes } from '../../lib/local/kubernetes/rbac.js';
+import type { K8sApiServer } from '../../lib/local/kubernetes/api-server.js';
 import { accessFor, startCluster } from './fixture.js';
 
 interface Manifest {

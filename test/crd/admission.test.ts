@@ -5,8 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { applyDefaults } from '../../lib/hpa/defaults.js';
 import type { HorizontalPodAutoscalerSpec } from '../../lib/hpa/types.js';
 import type { JSONSchemaProps } from '../../lib/hpa/openapi-schema.js';
-import { admitCustomResource, formatError, invalidStatus } from '../../lib/local/crd-admission.js';
-import { serverlessHpaCrd } from '../../lib/local/crd-manifests.js';
+import { admitCustomResource, formatError, invalidStatus } from '../../lib/local/kubernetes/crd/admission.js';
+import { serverlessHpaCrd } from '../../lib/local/kubernetes/crd/manifests.js';
 
 type Obj = Record<string, unknown>;
 

@@ -4,8 +4,8 @@ import { describe, expect, it } from 'vitest';
 import type { CloudWatchMetric } from '../../lib/api/cloudwatch-types.js';
 import { validateCloudWatchMetric } from '../../lib/api/cloudwatch-validation.js';
 import { CLOUDWATCH_UNITS } from '../../lib/api/cloudwatch-schema.js';
-import { admitCustomResource, formatError } from '../../lib/local/crd-admission.js';
-import { cloudWatchMetricCrd } from '../../lib/local/crd-manifests.js';
+import { admitCustomResource, formatError } from '../../lib/local/kubernetes/crd/admission.js';
+import { cloudWatchMetricCrd } from '../../lib/local/kubernetes/crd/manifests.js';
 import { mathMetric, queueMetric, stat } from '../metrics/cloudwatch-fixtures.js';
 
 const crd = cloudWatchMetricCrd();

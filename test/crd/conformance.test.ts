@@ -5,8 +5,8 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { validateHPA } from '../../lib/hpa/validation.js';
-import { admitCustomResource, formatError } from '../../lib/local/crd-admission.js';
-import { serverlessHpaCrd } from '../../lib/local/crd-manifests.js';
+import { admitCustomResource, formatError } from '../../lib/local/kubernetes/crd/admission.js';
+import { serverlessHpaCrd } from '../../lib/local/kubernetes/crd/manifests.js';
 
 const repoRoot = join(import.meta.dirname, '..', '..');
 const dir = process.env.SHPA_CONFORMANCE_DIR ?? join(repoRoot, '..', 'shared', 'conformance', 'public');

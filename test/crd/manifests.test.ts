@@ -6,8 +6,8 @@ import { parse as parseCel } from '@bufbuild/cel';
 import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import type { JSONSchemaProps } from '../../lib/hpa/openapi-schema.js';
-import { crdManifests, serverlessHpaCrd } from '../../lib/local/crd-manifests.js';
-import { crdVersion } from '../../lib/local/crd-structural.js';
+import { crdManifests, serverlessHpaCrd } from '../../lib/local/kubernetes/crd/manifests.js';
+import { crdVersion } from '../../lib/local/kubernetes/crd/structural.js';
 import { CRD_DIR, renderCrds } from '../../scripts/gen-crds.js';
 
 /** Every schema node with its path. */

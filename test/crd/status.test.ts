@@ -4,8 +4,8 @@ import { DEFAULT_CONTROLLER_SETTINGS } from '../../lib/hpa/defaults.js';
 import { reconcile, type ReconcileInput } from '../../lib/hpa/reconcile.js';
 import type { MetricData } from '../../lib/hpa/replica-calculator.js';
 import type { HorizontalPodAutoscalerSpec, HorizontalPodAutoscalerStatus, PodInfo } from '../../lib/hpa/types.js';
-import { admitCustomResource, formatError } from '../../lib/local/crd-admission.js';
-import { serverlessHpaCrd } from '../../lib/local/crd-manifests.js';
+import { admitCustomResource, formatError } from '../../lib/local/kubernetes/crd/admission.js';
+import { serverlessHpaCrd } from '../../lib/local/kubernetes/crd/manifests.js';
 
 const now = new Date('2026-03-01T12:00:00Z');
 const before = '2026-03-01T11:00:00Z';

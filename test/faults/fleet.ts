@@ -5,7 +5,7 @@
 // steps (its policy allows +3 pods per 15 s) and later down, so faults meet real decisions.
 import { applyDefaults } from '../../lib/hpa/defaults.js';
 import type { HorizontalPodAutoscaler, HorizontalPodAutoscalerBehavior, MetricSpec } from '../../lib/hpa/types.js';
-import type { LocalMetric } from '../../lib/local/cloudwatch-server.js';
+import type { LocalMetric } from '../../lib/local/cloudwatch/server.js';
 import type { CloudWatchMetric } from '../../lib/api/cloudwatch-types.js';
 import { shardOfNamespace, shardId } from '../../lib/sync/shards.js';
 

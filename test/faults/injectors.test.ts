@@ -6,9 +6,9 @@ import { CloudWatchClient, GetMetricDataCommand } from '@aws-sdk/client-cloudwat
 import { ConditionalCheckFailedException, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { request } from 'node:https';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLocalCloudWatch } from '../../lib/local/cloudwatch-server.js';
-import { startK8sApiServer } from '../../lib/local/k8s-api-server.js';
-import { WorkloadModel } from '../../lib/local/workload-model.js';
+import { startLocalCloudWatch } from '../../lib/local/cloudwatch/server.js';
+import { startK8sApiServer } from '../../lib/local/kubernetes/api-server.js';
+import { WorkloadModel } from '../../lib/local/kubernetes/workload-model.js';
 import { createDynamoClient } from '../../lib/store/dynamo-client.js';
 import { startDynalite, TEST_CREDENTIALS, TEST_REGION, type DynamoServer } from '../support/dynamo.js';
 import { startFaultProxy } from '../support/dynamo-faults.js';

@@ -1,6 +1,6 @@
 // The judge finds each kind of harm it counts: runs made by hand, one harm at a time.
 import { describe, expect, it } from 'vitest';
-import type { LogLine } from '../../lib/local/telemetry-capture.js';
+import type { LogLine } from '../../lib/local/lambda/telemetry-capture.js';
 import { START } from './fleet.js';
 import { judge, type JudgeOptions, type RunResult } from './judge.js';
 import type { StoredEvent } from './stack.js';

@@ -1,7 +1,7 @@
 // Compares a faulted run with the undisturbed one, tick by tick: the decisions of the
 // autoscalers the fault does not target, the writes of /scale against the decisions that
 // asked for them, and the scale events stored against what the workloads really got.
-import type { LogLine } from '../../lib/local/telemetry-capture.js';
+import type { LogLine } from '../../lib/local/lambda/telemetry-capture.js';
 import { EVENT_HORIZON_MS, FLEET, key } from './fleet.js';
 import type { Recording, ScaleWrite, StoredEvent } from './stack.js';
 

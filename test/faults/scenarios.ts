@@ -4,8 +4,8 @@
 // overlap. docs/faults.md says what an operator sees for each.
 import { ChangeMessageVisibilityCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { LocalFault } from '../../lib/local/cloudwatch-server.js';
-import type { Fault as ApiFault, RequestRecord } from '../../lib/local/k8s-api-server.js';
+import type { LocalFault } from '../../lib/local/cloudwatch/server.js';
+import type { Fault as ApiFault, RequestRecord } from '../../lib/local/kubernetes/api-server.js';
 import { bucketPk, KIND_HPA, shardCycleKey, specSk, stateSk } from '../../lib/store/items.js';
 import { bucketOf } from '../../lib/sync/shards.js';
 import type { FaultRule } from '../support/dynamo-faults.js';

@@ -1,4 +1,4 @@
-// The product on local parts for one run of a fault scenario (lib/local/functions-stack.ts:
+// The product on local parts for one run of a fault scenario (lib/local/stack/functions.ts:
 // dispatcher → SQS → worker; the real store on dynalite over HTTP, behind a fault proxy; the
 // real Kubernetes client over HTTPS against the local API server; the real CloudWatch client
 // against the local endpoint), on a virtual clock, with the fleet deployed. It records what
@@ -9,12 +9,12 @@ import { ScanCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
 import { createAdapters, type Adapters } from '../../functions/adapters.js';
 import { createWorkerHandler } from '../../functions/worker.js';
-import { startLocalCloudWatch, type LocalCloudWatch } from '../../lib/local/cloudwatch-server.js';
-import { LOCAL_CREDENTIALS, LOCAL_REGION, startLocalFunctions, type LocalFunctions } from '../../lib/local/functions-stack.js';
-import { startK8sApiServer, type K8sApiServer } from '../../lib/local/k8s-api-server.js';
-import { lambdaContexts } from '../../lib/local/sqs-lambda-runtime.js';
-import { CapturingLogger, CapturingMetrics, type LogLine } from '../../lib/local/telemetry-capture.js';
-import { WorkloadModel } from '../../lib/local/workload-model.js';
+import { startLocalCloudWatch, type LocalCloudWatch } from '../../lib/local/cloudwatch/server.js';
+import { LOCAL_CREDENTIALS, LOCAL_REGION, startLocalFunctions, type LocalFunctions } from '../../lib/local/stack/functions.js';
+import { startK8sApiServer, type K8sApiServer } from '../../lib/local/kubernetes/api-server.js';
+import { lambdaContexts } from '../../lib/local/lambda/runtime.js';
+import { CapturingLogger, CapturingMetrics, type LogLine } from '../../lib/local/lambda/telemetry-capture.js';
+import { WorkloadModel } from '../../lib/local/kubernetes/workload-model.js';
 import { createDynamoClient } from '../../lib/store/dynamo-client.js';
 import type { Clock } from '../../lib/sync/ports.js';
 import type { DynamoServer } from '../support/dynamo.js';

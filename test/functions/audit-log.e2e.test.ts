@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { haveKubectl, KUBECTL, kubectlWith } from '../support/kubectl.js';
-import { startLocalUp, type LocalUp } from '../../lib/local/up.js';
+import { startLocalUp, type LocalUp } from '../../lib/local/stack/up.js';
 import { fromAuditLogData } from '../../lib/sync/audit-events.js';
 
 if (!haveKubectl) console.warn(`skipping the audit-log end-to-end test: ${KUBECTL} is not installed`);

@@ -1,15 +1,15 @@
 // The four functions end to end on real local parts, on one virtual clock: DynamoDB
 // (dynalite, or DynamoDB Local with its real table stream), the local Kubernetes API server
 // with its workload model, the local CloudWatch endpoint and the local SQS work queue with the
-// worker as its event source (lib/local/functions-stack.ts).
+// worker as its event source (lib/local/stack/functions.ts).
 import { applyDefaults } from '../../lib/hpa/defaults.js';
 import type { HorizontalPodAutoscaler } from '../../lib/hpa/types.js';
-import { startLocalCloudWatch, type LocalCloudWatch } from '../../lib/local/cloudwatch-server.js';
-import { startLocalFunctions, type LocalFunctions, type LocalFunctionsOptions } from '../../lib/local/functions-stack.js';
-import { startK8sApiServer, type K8sApiServer } from '../../lib/local/k8s-api-server.js';
-import { WorkloadModel } from '../../lib/local/workload-model.js';
+import { startLocalCloudWatch, type LocalCloudWatch } from '../../lib/local/cloudwatch/server.js';
+import { startLocalFunctions, type LocalFunctions, type LocalFunctionsOptions } from '../../lib/local/stack/functions.js';
+import { startK8sApiServer, type K8sApiServer } from '../../lib/local/kubernetes/api-server.js';
+import { WorkloadModel } from '../../lib/local/kubernetes/workload-model.js';
 import type { CloudWatchMetric } from '../../lib/api/cloudwatch-types.js';
-import type { LogLine } from '../../lib/local/telemetry-capture.js';
+import type { LogLine } from '../../lib/local/lambda/telemetry-capture.js';
 import { startDynalite, startDynamoDbLocal, type DynamoServer } from '../support/dynamo.js';
 
 export const CLUSTER = 'local';

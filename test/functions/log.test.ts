@@ -3,7 +3,7 @@
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import { describe, expect, it } from 'vitest';
 import { decisionLine, logCycle, logMessage, quietLineDue, type LogOptions } from '../../functions/log.js';
-import { CapturingLogger, CapturingMetrics } from '../../lib/local/telemetry-capture.js';
+import { CapturingLogger, CapturingMetrics } from '../../lib/local/lambda/telemetry-capture.js';
 import { countOutcomes, emptyCalls, type AutoscalerReport, type CycleReport } from '../../lib/sync/report.js';
 
 const options: LogOptions = { periodSeconds: 15, decisionLogSeconds: 300, autoscalerMetrics: false, detailedMetrics: false };

@@ -4,7 +4,7 @@ import type { Context, SQSEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import type { Adapters } from '../../functions/adapters.js';
 import { createWorkerHandler } from '../../functions/worker.js';
-import { CapturingLogger, CapturingMetrics } from '../../lib/local/telemetry-capture.js';
+import { CapturingLogger, CapturingMetrics } from '../../lib/local/lambda/telemetry-capture.js';
 import { loadFunctionConfig } from '../../lib/sync/config.js';
 
 describe('worker handler', () => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CloudWatchClient, GetMetricDataCommand, type MetricDataQuery } from '@aws-sdk/client-cloudwatch';
-import { startLocalCloudWatch, type LocalCloudWatch } from '../../lib/local/cloudwatch-server.js';
+import { startLocalCloudWatch, type LocalCloudWatch } from '../../lib/local/cloudwatch/server.js';
 
 const T0 = Date.parse('2025-01-01T12:00:00Z') / 1000;
 let now = T0 * 1000;

@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { eventFilter, FilterPatternError, loadEventFilter } from '../../lib/local/event-filter.js';
+import { eventFilter, FilterPatternError, loadEventFilter } from '../../lib/local/lambda/event-filter.js';
 
 /** Which of the records the pattern (or patterns) passes. */
 const passing = (spec: unknown, records: unknown[]) => {

@@ -1,8 +1,8 @@
 // The local API server on the wire: HTTPS with its own CA, auth, shapes, errors, faults.
 import { request } from 'node:https';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { K8sApiServer } from '../../lib/local/k8s-api-server.js';
-import { PendingTimers } from '../../lib/local/pending-timers.js';
+import type { K8sApiServer } from '../../lib/local/kubernetes/api-server.js';
+import { PendingTimers } from '../../lib/local/shared/pending-timers.js';
 import { startCluster } from '../cluster/fixture.js';
 
 let server: K8sApiServer;

@@ -1,6 +1,6 @@
 // The local API server's storage: one resourceVersion counter, key order, paging, watches.
 import { describe, expect, it } from 'vitest';
-import { ObjectStore, type K8sObject, type WatchEventType } from '../../lib/local/k8s-object-store.js';
+import { ObjectStore, type K8sObject, type WatchEventType } from '../../lib/local/kubernetes/object-store.js';
 
 const obj = (namespace: string, name: string, labels: Record<string, string> = {}): K8sObject => ({ apiVersion: 'v1', kind: 'Thing', metadata: { name, namespace, labels } });
 const names = (items: K8sObject[]) => items.map((o) => `${o.metadata.namespace}/${o.metadata.name}`);

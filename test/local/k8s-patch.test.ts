@@ -1,6 +1,6 @@
 // Patch formats as kube-apiserver applies them.
 import { describe, expect, it } from 'vitest';
-import { decodeJsonPatch, jsonPatch, mergePatch, PatchError, strategicMergePatch, type Json } from '../../lib/local/k8s-patch.js';
+import { decodeJsonPatch, jsonPatch, mergePatch, PatchError, strategicMergePatch, type Json } from '../../lib/local/kubernetes/patch.js';
 
 const doc: Json = { metadata: { name: 'web', labels: { a: '1', b: '2' } }, spec: { list: [1, 2, 3], n: 1 } };
 

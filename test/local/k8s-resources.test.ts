@@ -7,11 +7,11 @@ import { join } from 'node:path';
 import { ApiException, AppsV1Api, CoreV1Api, CustomObjectsApi, KubeConfig, PatchStrategy, setHeaderOptions, Watch } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
-import { admitCustomResource, invalidStatus } from '../../lib/local/crd-admission.js';
-import { startK8sApiServer, type K8sApiServer } from '../../lib/local/k8s-api-server.js';
-import type { RequestAttributes } from '../../lib/local/k8s-rbac.js';
-import { writeKubeconfig } from '../../lib/local/kubeconfig.js';
-import { WorkloadModel } from '../../lib/local/workload-model.js';
+import { admitCustomResource, invalidStatus } from '../../lib/local/kubernetes/crd/admission.js';
+import { startK8sApiServer, type K8sApiServer } from '../../lib/local/kubernetes/api-server.js';
+import type { RequestAttributes } from '../../lib/local/kubernetes/rbac.js';
+import { writeKubeconfig } from '../../lib/local/kubernetes/kubeconfig.js';
+import { WorkloadModel } from '../../lib/local/kubernetes/workload-model.js';
 import { VirtualClock } from '../cluster/fixture.js';
 
 export function loadCrds(): Record<string, unknown>[] {

@@ -1,8 +1,8 @@
 // Tables as kube-apiserver builds them for kubectl: ages, printer columns, built-in kinds.
 import { describe, expect, it } from 'vitest';
-import { compileJsonPath, evaluate, printValue } from '../../lib/local/k8s-jsonpath.js';
-import type { K8sObject } from '../../lib/local/k8s-object-store.js';
-import { builtInConvertors, customResourceConvertor, humanDuration, toTable } from '../../lib/local/k8s-table.js';
+import { compileJsonPath, evaluate, printValue } from '../../lib/local/kubernetes/jsonpath.js';
+import type { K8sObject } from '../../lib/local/kubernetes/object-store.js';
+import { builtInConvertors, customResourceConvertor, humanDuration, toTable } from '../../lib/local/kubernetes/table.js';
 
 const now = new Date('2026-01-01T12:00:00Z');
 const ago = (seconds: number) => new Date(now.getTime() - seconds * 1000).toISOString().replace('.000Z', 'Z');

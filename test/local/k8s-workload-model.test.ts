@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { WorkloadModel, toQuantity } from '../../lib/local/workload-model.js';
+import { WorkloadModel, toQuantity } from '../../lib/local/kubernetes/workload-model.js';
 import { VirtualClock } from '../cluster/fixture.js';
 
 function setup() {

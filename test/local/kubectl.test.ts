@@ -7,10 +7,10 @@ import { join } from 'node:path';
 import { CoreV1Api, CustomObjectsApi, KubeConfig, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
-import { admitCustomResource } from '../../lib/local/crd-admission.js';
-import { startK8sApiServer, type K8sApiServer } from '../../lib/local/k8s-api-server.js';
-import { writeKubeconfig } from '../../lib/local/kubeconfig.js';
-import { WorkloadModel } from '../../lib/local/workload-model.js';
+import { admitCustomResource } from '../../lib/local/kubernetes/crd/admission.js';
+import { startK8sApiServer, type K8sApiServer } from '../../lib/local/kubernetes/api-server.js';
+import { writeKubeconfig } from '../../lib/local/kubernetes/kubeconfig.js';
+import { WorkloadModel } from '../../lib/local/kubernetes/workload-model.js';
 
 function findKubectl(): string | undefined {
   try {

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { haveKubectl, KUBECTL, kubectlWith } from '../support/kubectl.js';
 import { findPrometheus } from '../../lib/local/prometheus/prometheus-server.js';
-import { startLocalUp, type LocalUp } from '../../lib/local/up.js';
+import { startLocalUp, type LocalUp } from '../../lib/local/stack/up.js';
 
 if (!haveKubectl) console.warn(`skipping the shpa local up end-to-end test: ${KUBECTL} is not installed`);
 

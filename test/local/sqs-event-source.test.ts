@@ -2,8 +2,8 @@ import { createHash } from 'node:crypto';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { CreateQueueCommand, GetQueueAttributesCommand, SendMessageBatchCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { sqsEventSource, type SqsEventHandler, type SqsEventSourceOptions } from '../../lib/local/sqs-event-source.js';
-import { lambdaContexts } from '../../lib/local/sqs-lambda-runtime.js';
+import { sqsEventSource, type SqsEventHandler, type SqsEventSourceOptions } from '../../lib/local/sqs/event-source.js';
+import { lambdaContexts } from '../../lib/local/lambda/runtime.js';
 import { useLocalSqs } from '../support/local-sqs.js';
 
 const T0 = Date.parse('2025-01-01T12:00:00Z');

@@ -27,7 +27,7 @@ import {
   TooManyEntriesInBatchRequest,
   type Message,
 } from '@aws-sdk/client-sqs';
-import { startLocalSqs, type LocalSqs } from '../../lib/local/sqs-server.js';
+import { startLocalSqs, type LocalSqs } from '../../lib/local/sqs/server.js';
 
 const T0 = Date.parse('2025-01-01T12:00:00Z');
 let now = T0;

@@ -3,8 +3,8 @@ import { DeleteItemCommand, DescribeTableCommand, DynamoDBClient, PutItemCommand
 import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBBatchResponse, DynamoDBRecord } from 'aws-lambda';
-import { loadEventFilter, type EventFilter } from '../../lib/local/event-filter.js';
-import { streamEventSource, writeFeed, type StreamEventHandler } from '../../lib/local/stream-event-source.js';
+import { loadEventFilter, type EventFilter } from '../../lib/local/lambda/event-filter.js';
+import { streamEventSource, writeFeed, type StreamEventHandler } from '../../lib/local/dynamodb-streams/event-source.js';
 import { ensureTable } from '../../lib/store/table.js';
 import { dynamoDbLocalUnavailable, startDynalite, startDynamoDbLocal, TEST_CREDENTIALS, TEST_REGION, type DynamoServer } from '../support/dynamo.js';
 

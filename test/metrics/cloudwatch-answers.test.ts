@@ -2,7 +2,7 @@
 // come from, or an alarm asks for a read: the real SDK client against the local endpoint,
 // with the cycle's clock frozen as on a virtual clock (the deadline still runs in real time).
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startLocalCloudWatch, type LocalCloudWatch, type LocalMetric } from '../../lib/local/cloudwatch-server.js';
+import { startLocalCloudWatch, type LocalCloudWatch, type LocalMetric } from '../../lib/local/cloudwatch/server.js';
 import { cloudWatchClients } from '../../lib/metrics/cloudwatch-clients.js';
 import { createMetricsAccess, type CountingMetricsAccess } from '../../lib/metrics/metrics-access.js';
 import type { MetricAnswer, MetricQuery } from '../../lib/sync/ports.js';

@@ -1,7 +1,7 @@
 // Batching, de-duplication and caching, counted over simulated minutes with the real
 // SDK client against the local endpoint (virtual clock on both sides).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLocalCloudWatch, type LocalCloudWatch } from '../../lib/local/cloudwatch-server.js';
+import { startLocalCloudWatch, type LocalCloudWatch } from '../../lib/local/cloudwatch/server.js';
 import { cloudWatchClients } from '../../lib/metrics/cloudwatch-clients.js';
 import { createMetricsAccess } from '../../lib/metrics/metrics-access.js';
 import type { MetricQuery } from '../../lib/sync/ports.js';

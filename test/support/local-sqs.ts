@@ -2,7 +2,7 @@
 // not retried), started before its tests and closed after, on the clock the file moves.
 import { afterAll, beforeAll } from 'vitest';
 import { SQSClient } from '@aws-sdk/client-sqs';
-import { startLocalSqs, type LocalSqs } from '../../lib/local/sqs-server.js';
+import { startLocalSqs, type LocalSqs } from '../../lib/local/sqs/server.js';
 
 export function useLocalSqs(clock: () => number): { readonly sqs: LocalSqs; readonly client: SQSClient } {
   const handle = {} as { sqs: LocalSqs; client: SQSClient };

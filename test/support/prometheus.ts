@@ -1,7 +1,7 @@
 // A real Prometheus (Debian's package) scraping the local workload model's pods, for the
 // PrometheusMetric tests: demo/web's pods serve `rate` requests a second between them, as the
 // counter http_requests_total. Tests skip, saying so, where the binary is missing.
-import { WorkloadModel } from '../../lib/local/workload-model.js';
+import { WorkloadModel } from '../../lib/local/kubernetes/workload-model.js';
 import { startPodExposition, type PodExposition } from '../../lib/local/prometheus/exposition.js';
 import { findPrometheus, startPrometheus, type LocalPrometheus } from '../../lib/local/prometheus/prometheus-server.js';
 

@@ -12,7 +12,7 @@ import { describe as describeText } from '../../lib/cli/describe.js';
 import { DEFAULT_CONTROLLER_SETTINGS } from '../../lib/hpa/defaults.js';
 import { parseQuantity, toFloat } from '../../lib/hpa/quantity.js';
 import type { HorizontalPodAutoscaler, PodInfo, PodMetric } from '../../lib/hpa/types.js';
-import { startLocalCloudWatch, type LocalCloudWatch } from '../../lib/local/cloudwatch-server.js';
+import { startLocalCloudWatch, type LocalCloudWatch } from '../../lib/local/cloudwatch/server.js';
 import { startQueryProxy, type QueryProxy } from '../../lib/local/prometheus/sigv4-proxy.js';
 import { cloudWatchClients } from '../../lib/metrics/cloudwatch-clients.js';
 import { createMetricsAccess } from '../../lib/metrics/metrics-access.js';

@@ -3,8 +3,8 @@
 // rate as a counter, http_requests_total{namespace, pod, app}, so rate() over it answers the rate.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { WorkloadModel } from '../workload-model.js';
-import { closeServer } from '../aws-json-protocol.js';
+import type { WorkloadModel } from '../kubernetes/workload-model.js';
+import { closeServer } from '../shared/aws-json-protocol.js';
 
 export interface RequestSource {
   namespace: string;

@@ -2,7 +2,7 @@
 // where the PrometheusMetric bearer tokens come from in tests and the local stack.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { closeServer, readAwsJsonRequest } from '../aws-json-protocol.js';
+import { closeServer, readAwsJsonRequest } from '../shared/aws-json-protocol.js';
 
 export interface LocalSecrets {
   url: string;

@@ -7,7 +7,7 @@
 import { createHash, createHmac } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { closeServer } from '../aws-json-protocol.js';
+import { closeServer } from '../shared/aws-json-protocol.js';
 
 export type ProxyAuth =
   | { sigv4: { service: 'aps' | 'monitoring'; region: string; credentials: { accessKeyId: string; secretAccessKey: string } }; now?: () => number }
