@@ -580,7 +580,7 @@ describe('osls package: the configuration of the issue', () => {
       for (const f of FUNCTIONS) expect(lambda, f).toContain(`${f} Errors`);
       expect(lambda).toContain('worker Duration');
       expect(lambda).toContain('worker Throttles');
-      expect([...queues].sort()).toEqual(['serverless-hpa-test-failed-events', 'serverless-hpa-test-work', 'serverless-hpa-test-work-dlq']);
+      expect([...queues].sort()).toEqual(['serverless-hpa-test-evaluate', 'serverless-hpa-test-failed-events', 'serverless-hpa-test-work', 'serverless-hpa-test-work-dlq']);
     });
 
     it('queries the worker log group for fields its lines have', () => {
