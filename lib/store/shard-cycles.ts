@@ -159,43 +159,23 @@ export class ShardCycles {
     const values: Record<string, unknown> = { ':owner': owner };
     const set: string[] = [];
     const remove = ['#exp'];
-    if (opts.markerMs !== undefined) {
-      names['#at'] = 'at';
-      values[':at'] = opts.markerMs;
-      set.push('#at = :at');
-    }
-    if (opts.deferred !== undefined) {
-      names['#left'] = 'left';
-      if (opts.deferred.length > 0) {
-        values[':left'] = opts.deferred.join('\n');
-        set.push('#left = :left');
-      } else remove.push('#left');
-    }
-    if (opts.evaluated !== undefined) {
-      names['#ev'] = 'ev';
-      if (Object.keys(opts.evaluated).length > 0) {
-        values[':ev'] = JSON.stringify(opts.evaluated);
-        set.push('#ev = :ev');
-      } else remove.push('#ev');
-    }
-    if (opts.tickPeriodSeconds !== undefined) {
-      names['#pp'] = 'pp';
-      if (opts.tickPeriodSeconds === null) remove.push('#pp');
-      else {
-        values[':pp'] = opts.tickPeriodSeconds;
-        set.push('#pp = :pp');
+    /** An attribute to write: undefined leaves it as it is, null removes it. */
+    const put = (attribute: string, value: string | number | null | undefined) => {
+      if (value === undefined) return;
+      names[`#${attribute}`] = attribute;
+      if (value === null) {
+        remove.push(`#${attribute}`);
+      } else {
+        values[`:${attribute}`] = value;
+        set.push(`#${attribute} = :${attribute}`);
       }
-    }
-    if (opts.phase !== undefined) {
-      names['#ph'] = 'ph';
-      values[':ph'] = JSON.stringify(opts.phase);
-      set.push('#ph = :ph');
-    }
-    if (opts.alarms !== undefined) {
-      names['#al'] = 'al';
-      values[':al'] = JSON.stringify(opts.alarms);
-      set.push('#al = :al');
-    }
+    };
+    put('at', opts.markerMs);
+    put('left', opts.deferred && (opts.deferred.length > 0 ? opts.deferred.join('\n') : null));
+    put('ev', opts.evaluated && (Object.keys(opts.evaluated).length > 0 ? JSON.stringify(opts.evaluated) : null));
+    put('pp', opts.tickPeriodSeconds);
+    put('ph', opts.phase && JSON.stringify(opts.phase));
+    put('al', opts.alarms && JSON.stringify(opts.alarms));
     const update = `${set.length > 0 ? `SET ${set.join(', ')} ` : ''}REMOVE ${remove.join(', ')}`;
     try {
       const command = new UpdateCommand({

@@ -48,10 +48,11 @@ export function learnPhase(sampleMs: readonly number[], periodSeconds: number, n
   return { ...base, offsetSeconds: Math.ceil((end + PUBLISH_MARGIN_MS) / 1000) % periodSeconds };
 }
 
-/** The offset a dispatcher uses for a shard: a recent phase of the same period, else 0 (even ticks). */
+/** The offset a dispatcher uses for a shard: from a recent phase, else 0 (even ticks). */
 export function tickOffsetSeconds(phase: TickPhase | undefined, periodSeconds: number, nowMs: number): number {
   if (!phase || phase.offsetSeconds === undefined || nowMs - phase.atMs > PHASE_TTL_MS) return 0;
-  return phase.offsetSeconds < periodSeconds ? phase.offsetSeconds : 0;
+  // Learned at another period (the shard's changed): the same seconds within this one.
+  return phase.offsetSeconds % periodSeconds;
 }
 
 /** A phase as stored (JSON), or undefined when it is not one (another tool, a hand edit): the shard then ticks evenly. */
