@@ -280,7 +280,7 @@ const PARAMS = [
   'reservedConcurrency', 'tableName', 'tableDeletionProtection', 'existingTableStreamArn', 'specWriterArns',
   'alarmTopicArn', 'vpcSubnetIds', 'vpcSecurityGroupIds', 'permissionsBoundaryArn', 'tags', 'metricAccess', 'auditLogEvaluations',
   'evaluateConcurrency', 'eventSenderArns', 'alarmNamePrefix', 'kmsKeyArn',
-  'prometheusWorkspaceArns', 'prometheusSecretArns', 'cloudWatchPromQL',
+  'prometheusWorkspaceArns', 'prometheusSecretArns', 'cloudWatchPromQL', 'cloudWatchPublishDelay',
 ];
 
 /**
@@ -371,6 +371,8 @@ function readParams(p, stack) {
     auditLogEvaluations: boolean('auditLogEvaluations', p.auditLogEvaluations, false),
     autoscalerSources: sources,
     decisionLogSeconds: integer('decisionLogSeconds', text('decisionLogSeconds'), 0, 86_400, 300),
+    // When CloudWatch datapoints are read: each object's publication delay learned (60 s until then), or fixed seconds.
+    cloudWatchPublishDelay: ['', 'learn'].includes(text('cloudWatchPublishDelay').trim()) ? 'learn' : String(integer('cloudWatchPublishDelay', text('cloudWatchPublishDelay'), 0, 600)),
     logLevel,
     logRetentionDays,
     memorySize: integer('memorySize', text('memorySize'), 128, 10_240),

@@ -88,6 +88,7 @@ function environment(c) {
     SHPA_AUTOSCALER_SOURCES: [...new Set(c.autoscalerSources)].join(','),
     SHPA_DECISION_LOG_SECONDS: String(c.decisionLogSeconds),
     SHPA_METRIC_ACCESS: JSON.stringify(c.metricAccess),
+    SHPA_CLOUDWATCH_PUBLISH_DELAY: c.cloudWatchPublishDelay,
     SHPA_WORKER_MEMORY_MB: String(c.memorySize),
     SHPA_SHARD_BUDGET: String(c.shardBudget),
     POWERTOOLS_LOG_LEVEL: c.logLevel,

@@ -68,6 +68,7 @@ export function createClusterAdapters(config: FunctionConfig, registry: LocalReg
     },
     cloudWatch: { ...cloudWatchClients(local && { endpoint: local.cloudWatch, credentials: local.credentials }), defaultRegion: config.region },
     ...(local ? { prometheus: { credentials: local.credentials, endpoints: local.prometheus } } : {}),
+    ...(typeof config.cloudWatchPublishDelay === 'number' ? { publishDelaySeconds: config.cloudWatchPublishDelay } : { learnPublishDelay: true }),
     clock,
   });
   return {

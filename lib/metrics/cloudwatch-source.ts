@@ -10,6 +10,7 @@ import type { Clock, MetricReadOptions, SharedMetricAnswer } from '../sync/ports
 import type { CloudWatchMetric } from '../api/cloudwatch-types.js';
 import { alarmWindowFor, DEFAULT_LOOKBACK_PERIODS, planRequests, specKey, windowFor, type PlannedRequest, type PlannedUnit, type QueryWindow } from './cloudwatch-plan.js';
 import { floatToMilliQuantity } from './float-quantity.js';
+import { checkUsedValue, closeProbing, dueLearning, observeCounts, probing, SETTLE_SECONDS, type DelayLearning } from '../sync/publish-delay.js';
 
 export interface CloudWatchClients {
   clientFor(region: string, roleArn?: string): CloudWatchClient;
@@ -28,8 +29,10 @@ export interface CloudWatchSourceOptions {
   /** Region of objects that name none. */
   defaultRegion?: string;
   lookbackPeriods?: number;
-  /** Seconds after a period ends before its datapoint is read (CloudWatch publishes late). */
+  /** Seconds after a period ends before its datapoint is read (CloudWatch publishes late), until a shorter delay is learned. */
   publishDelaySeconds?: number;
+  /** Learn each object's publication delay from its sample counts (lib/sync/publish-delay.ts); off: always publishDelaySeconds. */
+  learnPublishDelay?: boolean;
   retry?: Partial<RetryOptions>;
   /** The cycle's clock: a fetch's readBy is a time on it. */
   clock?: Clock;
@@ -57,6 +60,10 @@ export interface CloudWatchStats {
   sharedHits: number;
   /** Distinct objects read from CloudWatch. */
   objectsFetched: number;
+  /** SampleCount metric stats requested to learn publication delays (billed as metrics too; included in metricsRequested). */
+  probeMetrics: number;
+  /** Objects read at a learned delay shorter than the default. */
+  learnedDelays: number;
 }
 
 export interface CloudWatchAnswer {
@@ -64,6 +71,8 @@ export interface CloudWatchAnswer {
   messages?: string[];
   /** The answer to keep for the deployment while its window stands (absent for partial data, failures, an alarm's fresh read). */
   shared?: { key: string; answer: SharedMetricAnswer };
+  /** With a learned publication delay: a time (epoch ms) its newest period became complete, where the shard's ticks may go. */
+  readyAtMs?: number;
 }
 
 export const DEFAULT_PUBLISH_DELAY_SECONDS = 60;
@@ -89,8 +98,20 @@ const THROTTLING = new Set([
 ]);
 
 type Outcome =
-  | { samples: MetricSample[]; messages: string[]; partial?: boolean }
+  | { samples: MetricSample[]; messages: string[]; partial?: boolean; seen?: SeenSeries }
   | { error: string; messages: string[]; cacheable: boolean };
+
+/** A probed object's sample counts by period start, summed over its metric stats. */
+interface ProbeCounts {
+  period: number;
+  counts: Map<number, number>;
+}
+
+/** A single series' datapoints and the one used: checked against the next read when the delay was learned. */
+interface SeenSeries {
+  points: { t: number; v: number }[];
+  used?: { t: number; v: number };
+}
 
 interface CacheEntry {
   end: number;
@@ -134,6 +155,8 @@ function httpStatus(e: unknown): number | undefined {
 
 export class CloudWatchSource {
   private readonly cache = new Map<string, CacheEntry>();
+  /** Each object's publication delay learning, as this container last left it (the table's copy wins). */
+  private readonly learning = new Map<string, DelayLearning>();
   private counters: CloudWatchStats = CloudWatchSource.zero();
   private readonly retry: RetryOptions;
   private readonly clock: Clock;
@@ -148,7 +171,7 @@ export class CloudWatchSource {
   }
 
   private static zero(): CloudWatchStats {
-    return { calls: 0, throttled: 0, failedCalls: 0, metricsRequested: 0, queriesRequested: 0, cacheHits: 0, sharedHits: 0, objectsFetched: 0 };
+    return { calls: 0, throttled: 0, failedCalls: 0, metricsRequested: 0, queriesRequested: 0, cacheHits: 0, sharedHits: 0, objectsFetched: 0, probeMetrics: 0, learnedDelays: 0 };
   }
 
   stats(): CloudWatchStats {
@@ -163,7 +186,11 @@ export class CloudWatchSource {
   async fetch(objects: CloudWatchMetric[], now: Date, signal?: AbortSignal, read: MetricReadOptions = {}): Promise<CloudWatchAnswer[]> {
     const nowMs = now.getTime();
     const lookback = this.options.lookbackPeriods ?? DEFAULT_LOOKBACK_PERIODS;
-    const delay = this.options.publishDelaySeconds ?? DEFAULT_PUBLISH_DELAY_SECONDS;
+    const defaultDelay = this.options.publishDelaySeconds ?? DEFAULT_PUBLISH_DELAY_SECONDS;
+    // When the data read could first have been read (the tick's time): what completion is timed against.
+    const readMs = read.observedAt?.getTime() ?? nowMs;
+    const learnings = new Map<string, DelayLearning>();
+    const probes: PlannedUnit[] = [];
     const perObject: ({ key: string } | { error: string })[] = [];
     const wanted = new Map<string, PlannedUnit>();
     const outcomes = new Map<string, Outcome>();
@@ -181,6 +208,13 @@ export class CloudWatchSource {
       let window: QueryWindow;
       try {
         key = specKey(obj.spec, region);
+        let learning = learnings.get(key);
+        if (!learning && this.options.learnPublishDelay && learnable(obj.spec)) {
+          learning = dueLearning(read.shared?.get(sharedKey(key))?.learn ?? this.learning.get(key), nowMs);
+          learnings.set(key, learning);
+          if (probing(learning, nowMs)) probes.push({ key, spec: obj.spec, region, window: windowFor(obj.spec, nowMs, 0, 0) });
+        }
+        const delay = learning?.d ?? defaultDelay;
         window = alarmedUntil ? alarmWindowFor(obj.spec, nowMs, alarmedUntil.getTime(), delay, lookback) : windowFor(obj.spec, nowMs, delay, lookback);
       } catch (e) {
         perObject.push({ error: `invalid spec: ${errorText(e)}` });
@@ -212,10 +246,11 @@ export class CloudWatchSource {
       }
     }
 
+    // The time budget, on the monotonic timer: the read deadline, converted once on the cycle's clock.
+    const budget = Math.min(this.retry.deadlineMs, read.readBy ? read.readBy.getTime() - this.clock.now().getTime() - ANSWER_MARGIN_MS : Infinity);
+    const deadline = this.timer() + budget;
+    const probed = probes.length ? this.probe(probes, deadline, signal) : Promise.resolve(new Map<string, ProbeCounts>());
     if (wanted.size) {
-      // The time budget, on the monotonic timer: the read deadline, converted once on the cycle's clock.
-      const budget = Math.min(this.retry.deadlineMs, read.readBy ? read.readBy.getTime() - this.clock.now().getTime() - ANSWER_MARGIN_MS : Infinity);
-      const deadline = this.timer() + budget;
       const requests = planRequests([...wanted.values()]);
       await this.runAll(requests, async (req) => {
         for (const [key, outcome] of await this.execute(req, wanted, deadline, signal)) outcomes.set(key, outcome);
@@ -230,18 +265,95 @@ export class CloudWatchSource {
       }
     }
     for (const [key, entry] of this.cache) if (nowMs - entry.lastUsed > CACHE_IDLE_MS) this.cache.delete(key);
+    const late = this.learn(learnings, await probed, wanted, outcomes, readMs, nowMs, defaultDelay);
 
     return objects.map((obj, i) => {
       const name = `CloudWatchMetric ${obj.metadata.namespace ?? 'default'}/${obj.metadata.name}`;
       const slot = perObject[i];
       if ('error' in slot) return { result: { error: `${name}: ${slot.error}` } };
       const outcome = outcomes.get(slot.key)!;
-      const messages = outcome.messages.length ? { messages: [...outcome.messages] } : {};
-      const keep = fresh.has(slot.key) ? undefined : sharedAnswerOf(outcome, ends.get(slot.key)!);
+      const said = [...outcome.messages, ...(late.has(slot.key) ? [late.get(slot.key)!] : [])];
+      const messages = said.length ? { messages: said } : {};
+      const learning = learnings.get(slot.key);
+      const kept = fresh.has(slot.key) ? undefined : sharedAnswerOf(outcome, ends.get(slot.key)!);
+      const keep = kept && learning ? { ...kept, learn: learning } : kept;
       const shared = keep ? { shared: { key: sharedKey(slot.key), answer: keep } } : {};
-      if ('error' in outcome) return { result: { error: `${name}: ${outcome.error}` }, ...messages, ...shared };
-      return { result: { value: outcome.samples.map((s) => ({ ...s })) }, ...messages, ...shared };
+      const ready = learning?.d !== undefined && !fresh.has(slot.key) ? { readyAtMs: (ends.get(slot.key)! + learning.d) * 1000 } : {};
+      if ('error' in outcome) return { result: { error: `${name}: ${outcome.error}` }, ...messages, ...shared, ...ready };
+      return { result: { value: outcome.samples.map((s) => ({ ...s })) }, ...messages, ...shared, ...ready };
     });
+  }
+
+  /**
+   * Moves each object's learning on: the probe's counts, the value just read at a learned delay
+   * checked against the last one; returns what to say of a delay found too short, by key.
+   */
+  private learn(
+    learnings: Map<string, DelayLearning>,
+    counts: Map<string, ProbeCounts>,
+    wanted: Map<string, PlannedUnit>,
+    outcomes: Map<string, Outcome>,
+    readMs: number,
+    nowMs: number,
+    defaultDelay: number,
+  ): Map<string, string> {
+    const said = new Map<string, string>();
+    for (const [key, before] of learnings) {
+      let l = before;
+      const probeCounts = counts.get(key);
+      if (probeCounts) l = observeCounts(l, probeCounts.counts, probeCounts.period, readMs, defaultDelay);
+      l = closeProbing(l, nowMs);
+      const outcome = wanted.has(key) ? outcomes.get(key) : undefined;
+      if (outcome && 'samples' in outcome && outcome.seen) {
+        const checked = checkUsedValue(l, outcome.seen.points, outcome.seen.used, nowMs);
+        if (checked.late) {
+          const { periodStart, before: was, after } = checked.late;
+          said.set(
+            key,
+            `PublicationDelay: the datapoint at ${rfc3339(periodStart)} changed from ${was} to ${after} after it was read ${before.d} s after its period: read ${defaultDelay} s after each period again while the delay is learned again`,
+          );
+        }
+        l = checked.learning;
+      }
+      if (l.d !== undefined) this.counters.learnedDelays++;
+      learnings.set(key, l);
+      this.learning.set(key, l);
+    }
+    return said;
+  }
+
+  /** Sample counts of the probed objects' metric stats, summed by period start; an object whose probe failed is left out. */
+  private async probe(units: PlannedUnit[], deadline: number, signal?: AbortSignal): Promise<Map<string, ProbeCounts>> {
+    const parts: PlannedUnit[] = [];
+    for (const u of units) {
+      const period = u.window.period;
+      // From the oldest period that may still settle to the newest that has ended.
+      const window = { period, end: u.window.end, start: u.window.end - Math.ceil(SETTLE_SECONDS / period + 1) * period };
+      u.spec.queries.forEach((q, j) => {
+        if (q.metricStat) parts.push({ key: `${u.key}\n#${j}`, region: u.region, window, spec: { roleArn: u.spec.roleArn, queries: [{ id: 'n', metricStat: { ...q.metricStat, stat: 'SampleCount' } }] } });
+      });
+    }
+    const out = new Map<string, ProbeCounts>();
+    const periods = new Map(units.map((u) => [u.key, u.window.period]));
+    const failed = new Set<string>();
+    await this.runAll(planRequests(parts), async (req) => {
+      let collected: Collected;
+      try {
+        collected = await this.collect(req, deadline, signal);
+      } catch {
+        for (const u of req.units) failed.add(u.key.slice(0, u.key.lastIndexOf('\n#')));
+        return;
+      }
+      this.counters.probeMetrics += req.queries.length;
+      for (const u of req.units) {
+        const key = u.key.slice(0, u.key.lastIndexOf('\n#'));
+        const entry = out.get(key) ?? { period: periods.get(key)!, counts: new Map<number, number>() };
+        out.set(key, entry);
+        for (const s of collected.series.get(u.returnId) ?? []) for (const p of s.points) entry.counts.set(p.t, (entry.counts.get(p.t) ?? 0) + p.v);
+      }
+    });
+    for (const key of failed) out.delete(key);
+    return out;
   }
 
   private async runAll(requests: PlannedRequest[], run: (r: PlannedRequest) => Promise<void>): Promise<void> {
@@ -348,10 +460,13 @@ export class CloudWatchSource {
     if (forbidden) return { error: `CloudWatch answered ${forbidden}`, messages, cacheable: false };
 
     const samples: MetricSample[] = [];
-    for (const s of collected.series.get(returnId) ?? []) {
+    const series = collected.series.get(returnId) ?? [];
+    let seen: SeenSeries | undefined;
+    for (const s of series) {
       // The latest complete datapoint: its period has ended by the window's end.
       let best: { t: number; v: number } | undefined;
       for (const p of s.points) if (p.t >= start && p.t + period <= end && (!best || p.t > best.t)) best = p;
+      if (series.length === 1) seen = { points: s.points, ...(best ? { used: best } : {}) };
       if (!best) continue;
       const value = quantityOf(best.v);
       if ('problem' in value) return { error: `datapoint at ${rfc3339(best.t)} ${value.problem}`, messages, cacheable: false };
@@ -359,7 +474,7 @@ export class CloudWatchSource {
       samples.push({ value: value.quantity, timestamp: rfc3339(best.t) });
     }
     // Part of the data may be missing: use it this cycle, but ask again next cycle rather than keep it for a period.
-    if (samples.length) return statuses.includes('PartialData') ? { samples, messages, partial: true } : { samples, messages };
+    if (samples.length) return statuses.includes('PartialData') ? { samples, messages, partial: true, ...(seen ? { seen } : {}) } : { samples, messages, ...(seen ? { seen } : {}) };
     // Stable from one cycle to the next (no timestamps), so that its event aggregates (count + 1) as upstream's do.
     const range = windowText(unit.window, unit.spec.endTimeOffsetSeconds);
     if (unit.spec.defaultValue !== undefined) {
@@ -371,6 +486,18 @@ export class CloudWatchSource {
     // A valid answer for this window: cached like a value, so an idle metric is not polled every cycle.
     return { error: `no datapoint ${range} (set spec.defaultValue to use a value instead)`, messages, cacheable: true };
   }
+}
+
+/**
+ * Whether an object's publication delay can be learned: every value comes from metric stats of one period (the
+ * probe counts their samples); SEARCH and SELECT find their metrics at query time, and mixed periods cannot be summed.
+ */
+function learnable(spec: CloudWatchMetric['spec']): boolean {
+  if (spec.endTimeOffsetSeconds) return false;
+  const stats = spec.queries.filter((q) => q.metricStat);
+  if (stats.length === 0 || spec.queries.some((q) => q.expression !== undefined && /\b(SEARCH|SELECT)\b/i.test(q.expression))) return false;
+  const period = stats[0].metricStat!.period;
+  return spec.queries.every((q) => (q.metricStat?.period ?? q.period ?? period) === period);
 }
 
 /** "in the last 5 periods of 60 s", and how far back they end when the spec shifts them. */

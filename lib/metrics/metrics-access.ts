@@ -19,8 +19,10 @@ export interface MetricsAccessOptions {
   clock?: Clock;
   /** Default lookback, in periods, when a CloudWatchMetric sets none (5). */
   lookbackPeriods?: number;
-  /** Seconds after a period ends before it is read (60). */
+  /** Seconds after a period ends before it is read (60), until a shorter delay is learned. */
   publishDelaySeconds?: number;
+  /** Learn each object's publication delay (the deploy's default; off here: a fixed grid). */
+  learnPublishDelay?: boolean;
   retry?: Partial<RetryOptions>;
   /** How PrometheusMetric objects are queried (credentials, local endpoints); its region defaults to CloudWatch's. */
   prometheus?: PrometheusSourceOptions;
@@ -62,6 +64,7 @@ export function createMetricsAccess(options: MetricsAccessOptions): CountingMetr
     defaultRegion: cw.defaultRegion,
     lookbackPeriods: options.lookbackPeriods,
     publishDelaySeconds: options.publishDelaySeconds,
+    learnPublishDelay: options.learnPublishDelay,
     retry: options.retry,
     clock: options.clock,
     timer: options.timer,
@@ -133,7 +136,8 @@ export function createMetricsAccess(options: MetricsAccessOptions): CountingMetr
         if ('cluster' in slot) return structuredClone(clusterAnswers.get(slot.cluster)!);
         const [type, a] = 'cloudWatch' in slot ? (['CloudWatch', cwAnswers[slot.cloudWatch]] as const) : (['Prometheus', promAnswers[slot.prometheus]] as const);
         const messages = a.messages;
-        return { type, result: structuredClone(a.result), ...(messages ? { messages: [...messages] } : {}), ...(a.shared ? { shared: a.shared } : {}) };
+        const ready = 'readyAtMs' in a && a.readyAtMs !== undefined ? { readyAtMs: a.readyAtMs } : {};
+        return { type, result: structuredClone(a.result), ...(messages ? { messages: [...messages] } : {}), ...(a.shared ? { shared: a.shared } : {}), ...ready };
       });
     },
     stats: () => ({ cloudWatch: cloudWatch.stats(), prometheus: prometheus.stats(), clusterCalls }),

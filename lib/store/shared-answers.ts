@@ -5,12 +5,13 @@
 // dropped, and costs nothing but one more read from CloudWatch.
 import type { MetricSample } from '../hpa/types.js';
 import type { SharedMetricAnswer } from '../sync/ports.js';
+import { decodeLearning, type DelayLearning } from '../sync/publish-delay.js';
 
 /** The item's sort key in a bucket partition; its attribute `cw` holds the answers. */
 export const SHARED_ANSWERS_SK = 'shared#cloudwatch';
 
-/** [end, samples as [value, timestamp in epoch seconds], error, messages]: 0 where absent. */
-type Entry = [number, [string, number][] | 0, string | 0, string[] | 0];
+/** [end, samples as [value, timestamp in epoch seconds], error, messages, publication delay learning?]: 0 where absent. */
+type Entry = [number, [string, number][] | 0, string | 0, string[] | 0] | [number, [string, number][] | 0, string | 0, string[] | 0, DelayLearning];
 
 const iso = (epochSeconds: number) => new Date(epochSeconds * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
 
@@ -18,7 +19,8 @@ export function encodeSharedAnswers(answers: ReadonlyMap<string, SharedMetricAns
   const out: Record<string, Entry> = {};
   for (const [key, a] of answers) {
     const samples = a.samples?.map((s): [string, number] => [s.value, Math.floor(Date.parse(s.timestamp) / 1000)]);
-    out[key] = [a.end, samples ?? 0, a.error ?? 0, a.messages?.length ? a.messages : 0];
+    const entry: Entry = [a.end, samples ?? 0, a.error ?? 0, a.messages?.length ? a.messages : 0];
+    out[key] = a.learn ? [...entry, a.learn] : entry;
   }
   return JSON.stringify(out);
 }
@@ -42,8 +44,8 @@ export function decodeSharedAnswers(text: unknown): Map<string, SharedMetricAnsw
 }
 
 function decodeEntry(e: unknown): SharedMetricAnswer | undefined {
-  if (!Array.isArray(e) || e.length !== 4) return undefined;
-  const [end, samples, error, messages] = e as unknown[];
+  if (!Array.isArray(e) || (e.length !== 4 && e.length !== 5)) return undefined;
+  const [end, samples, error, messages, learn] = e as unknown[];
   if (typeof end !== 'number' || !Number.isInteger(end) || end < 0) return undefined;
   const answer: SharedMetricAnswer = { end };
   if (samples !== 0) {
@@ -64,5 +66,8 @@ function decodeEntry(e: unknown): SharedMetricAnswer | undefined {
     if (!Array.isArray(messages) || !messages.every((m) => typeof m === 'string')) return undefined;
     answer.messages = messages as string[];
   }
+  // A learning that cannot be trusted is learned again; the answer itself stands.
+  const learning = decodeLearning(learn);
+  if (learning) answer.learn = learning;
   return answer;
 }

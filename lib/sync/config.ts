@@ -44,6 +44,11 @@ export interface FunctionConfig {
   workerMemoryMb: number;
   /** Shards of all clusters at most (the worker queue's concurrency less room for events); undefined: no limit. */
   shardBudget?: number;
+  /**
+   * When CloudWatch datapoints are read (SHPA_CLOUDWATCH_PUBLISH_DELAY): 'learn' (each object's delay learned from its
+   * sample counts, 60 s until then, lib/sync/publish-delay.ts; absent means this) or a fixed number of seconds after each period.
+   */
+  cloudWatchPublishDelay?: 'learn' | number;
 }
 
 export class ConfigError extends Error {
@@ -63,7 +68,8 @@ export function isSyncPeriod(p: number): boolean {
  * AWS_REGION; SHPA_TABLE; SHPA_QUEUE_URL; SHPA_EVALUATE_QUEUE_URL (the work queue); SHPA_CLUSTERS: JSON list of {name, region?, roleArn?, shards?, namespaces?};
  * SHPA_SYNC_PERIOD_SECONDS (15); SHPA_DRY_RUN (false); SHPA_CONCURRENCY (32); SHPA_CONTROLLER_SETTINGS (JSON);
  * SHPA_AUTOSCALER_SOURCES ("table,cluster"); SHPA_DECISION_LOG_SECONDS (300); SHPA_AUTOSCALER_METRICS (false);
- * SHPA_WORKER_MEMORY_MB (512); SHPA_SHARD_BUDGET (none); SHPA_METRIC_ACCESS (JSON, lib/api/metric-access.ts).
+ * SHPA_WORKER_MEMORY_MB (512); SHPA_SHARD_BUDGET (none); SHPA_METRIC_ACCESS (JSON, lib/api/metric-access.ts);
+ * SHPA_CLOUDWATCH_PUBLISH_DELAY ("learn", or seconds from 0 to 600).
  */
 export function loadFunctionConfig(env: Record<string, string | undefined>, needs: { table?: boolean; queue?: boolean } = {}): FunctionConfig {
   const region = env.AWS_REGION ?? env.AWS_DEFAULT_REGION;
@@ -96,6 +102,7 @@ export function loadFunctionConfig(env: Record<string, string | undefined>, need
     autoscalerMetrics: boolean(env, 'SHPA_AUTOSCALER_METRICS'),
     workerMemoryMb: integer(env, 'SHPA_WORKER_MEMORY_MB', 512, 128, 10_240),
     ...(env.SHPA_SHARD_BUDGET ? { shardBudget: integer(env, 'SHPA_SHARD_BUDGET', 0, 1, 1000) } : {}),
+    cloudWatchPublishDelay: (env.SHPA_CLOUDWATCH_PUBLISH_DELAY ?? 'learn') === 'learn' ? 'learn' : integer(env, 'SHPA_CLOUDWATCH_PUBLISH_DELAY', 60, 0, 600),
   };
 }
 

@@ -11,7 +11,7 @@ import type { SyncOptions } from './config.js';
 import { Deadline, DeadlineExceededError } from './deadline.js';
 import { evaluateUnit, type EvalContext } from './evaluate.js';
 import type { EvaluateTarget } from './messages.js';
-import type { AutoscalerStore, Clock, ClusterAccess, ClusterConfig, ClusterIndex, KubernetesAutoscaler, MetricReadOptions, MetricsAccess, ObjectMetricQuery, ShardSnapshot } from './ports.js';
+import type { AutoscalerStore, Clock, ClusterAccess, ClusterConfig, ClusterIndex, KubernetesAutoscaler, MetricReadOptions, MetricsAccess, ObjectMetricQuery, ShardSnapshot, SharedMetricAnswer } from './ports.js';
 import { CycleReads } from './reads.js';
 import { countOutcomes, emptyCalls, errorText, isDeferred, type CycleReport } from './report.js';
 import { bucketOf, bucketsOf, shardId, type ShardRef } from './shards.js';
@@ -156,7 +156,7 @@ export async function runShardCycle(deps: CycleDeps, req: ShardCycleRequest): Pr
     );
     sayDeferred(report, req);
     // A tick's pod metrics say when the shard's data is sampled: where its next ticks go.
-    if (req.trigger.kind === 'tick') report.phase = learnPhase(reads.podSampleTimes, req.periodSeconds, now.getTime());
+    if (req.trigger.kind === 'tick') report.phase = learnPhase([...reads.podSampleTimes, ...reads.readyTimes], req.periodSeconds, now.getTime());
     await keeping;
     // What the dispatcher sizes shards by: a tick that saw every autoscaler of its buckets records how many each holds.
     if (req.trigger.kind === 'tick' && (!sources.cluster || listed)) {
@@ -209,9 +209,14 @@ async function keepSharedAnswers(store: AutoscalerStore, req: ShardCycleRequest,
   if (!answers || home === undefined) return;
   const next = new Map(req.trigger.kind === 'evaluate' ? loaded.sharedAnswers : []);
   for (const a of answers.values()) if ((a.type === 'CloudWatch' || a.type === 'Prometheus') && a.shared) next.set(a.shared.key, a.shared.answer);
-  const same = next.size === loaded.sharedAnswers.size && [...next].every(([k, a]) => loaded.sharedAnswers.get(k)?.end === a.end);
+  const same = next.size === loaded.sharedAnswers.size && [...next].every(([k, a]) => sameAnswer(loaded.sharedAnswers.get(k), a));
   if (same) return;
   await store.saveSharedAnswers(req.shard, home, next, deadline.signal);
+}
+
+/** Unchanged for the table: the same window, and the same publication delay learning (it moves while probing). */
+function sameAnswer(a: SharedMetricAnswer | undefined, b: SharedMetricAnswer): boolean {
+  return a?.end === b.end && JSON.stringify(a.learn) === JSON.stringify(b.learn);
 }
 
 /** Records the autoscalers of each bucket the shard owns, where they changed. */
@@ -225,7 +230,7 @@ async function recordCounts(store: AutoscalerStore, req: ShardCycleRequest, load
 /** The cycle's metric reads: answered by the reads' deadline; an alarm's readers read what it evaluated. */
 function readOptions(req: ShardCycleRequest, now: Date): MetricReadOptions {
   const readBy = new Date(req.deadline.getTime() - req.options.writeBudgetMs);
-  if (req.trigger.kind !== 'evaluate') return { readBy };
+  if (req.trigger.kind !== 'evaluate') return { readBy, observedAt: req.trigger.tick };
   const alarms = new Map<string, Date>();
   for (const t of req.trigger.targets) if (t.kind === 'alarm') alarms.set(t.alarmName, t.evaluatedUntil ? new Date(t.evaluatedUntil) : now);
   return alarms.size > 0 ? { readBy, alarms } : { readBy };

@@ -3,6 +3,7 @@
 // Every I/O method takes an optional AbortSignal: the cycle aborts what its deadline
 // no longer has time for, so a hung call is cancelled, not only abandoned.
 import type { TickPhase } from './tick-phase.js';
+import type { DelayLearning } from './publish-delay.js';
 import type {
   CrossVersionObjectReference,
   Fetched,
@@ -126,6 +127,8 @@ export interface SharedMetricAnswer {
   /** An answer that is itself an error (no datapoint in the window): kept like a value. */
   error?: string;
   messages?: string[];
+  /** The object's publication delay learning (CloudWatch, lib/sync/publish-delay.ts): kept with the answer so it survives containers. */
+  learn?: DelayLearning;
 }
 
 /** The shard count a cluster is cut into from a tick on (epoch ms), and the one before it. */
@@ -391,6 +394,8 @@ export type MetricAnswer =
       messages?: string[];
       /** The answer to keep for the deployment until its window moves (absent: not to be kept, e.g. partial data). */
       shared?: { key: string; answer: SharedMetricAnswer };
+      /** When its newest datapoint became complete (epoch ms), from a learned publication delay: where the shard's ticks may go. */
+      readyAtMs?: number;
     };
 
 /** How a cycle wants its metrics read. */
@@ -404,6 +409,8 @@ export interface MetricReadOptions {
   alarms?: ReadonlyMap<string, Date>;
   /** Answers kept in the table by earlier cycles, by query key: used while their window stands. */
   shared?: ReadonlyMap<string, SharedMetricAnswer>;
+  /** When the data read could first have been read (a tick's own time): publication delays are timed against it. */
+  observedAt?: Date;
 }
 
 export interface MetricsAccess {

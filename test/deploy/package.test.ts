@@ -121,6 +121,7 @@ describe('osls package: the configuration of the issue', () => {
           'SHPA_AUTOSCALER_SOURCES',
           'SHPA_DECISION_LOG_SECONDS',
           'SHPA_METRIC_ACCESS',
+          'SHPA_CLOUDWATCH_PUBLISH_DELAY',
         ].sort(),
       );
       const env = fn(t, 'worker').Environment.Variables as Json;
@@ -136,6 +137,7 @@ describe('osls package: the configuration of the issue', () => {
         SHPA_DETAILED_METRICS: 'false',
         SHPA_AUTOSCALER_SOURCES: 'table,cluster',
         SHPA_DECISION_LOG_SECONDS: '300',
+        SHPA_CLOUDWATCH_PUBLISH_DELAY: 'learn',
         POWERTOOLS_SERVICE_NAME: 'serverless-hpa',
         POWERTOOLS_METRICS_NAMESPACE: 'ServerlessHPA',
       });

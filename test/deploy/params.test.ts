@@ -265,6 +265,7 @@ describe('what the functions read', () => {
     controllerSettings: 'SHPA_CONTROLLER_SETTINGS',
     autoscalerSources: 'SHPA_AUTOSCALER_SOURCES',
     decisionLogSeconds: 'SHPA_DECISION_LOG_SECONDS',
+    cloudWatchPublishDelay: 'SHPA_CLOUDWATCH_PUBLISH_DELAY',
   };
   const table: [string, string][] = [
     ...['', '1', '5', '7', '15', '45', '60', '61', '90', '120', '900', '960', '0', '-5', '1.5', 'abc', '1e1', ' 30'].map((v): [string, string] => ['syncPeriodSeconds', v]),
@@ -272,6 +273,7 @@ describe('what the functions read', () => {
     ...['', 'true', 'no'].map((v): [string, string] => ['autoscalerMetrics', v]),
     ...['table,cluster', 'cluster', 'table, table', 'crd', ',', 'table,crd'].map((v): [string, string] => ['autoscalerSources', v]),
     ...['', '0', '300', '86400', '86401', '-1', 'x'].map((v): [string, string] => ['decisionLogSeconds', v]),
+    ...['', 'learn', '0', '20', '600', '601', '-1', '1.5', 'fast'].map((v): [string, string] => ['cloudWatchPublishDelay', v]),
     ...[
       '',
       '{bad',

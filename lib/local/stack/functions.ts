@@ -64,6 +64,8 @@ export interface LocalFunctionsOptions {
   onLine?: (line: LogLine) => void;
   /** Local stand-ins for AMP and CloudWatch's PromQL endpoint (base URLs), for PrometheusMetric objects. */
   prometheus?: { amp?: string; cloudWatch?: string };
+  /** The param cloudWatchPublishDelay: 'learn' (the default) or fixed seconds. */
+  cloudWatchPublishDelay?: 'learn' | number;
 }
 
 export interface LocalFunctions {
@@ -133,6 +135,7 @@ export async function startLocalFunctions(o: LocalFunctionsOptions): Promise<Loc
       },
       autoscalerMetrics: false,
       workerMemoryMb: o.workerMemoryMb ?? 512,
+      cloudWatchPublishDelay: o.cloudWatchPublishDelay ?? 'learn',
     };
     const admin = createDynamoStore({ endpoint: o.dynamoEndpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, tableName: o.tableName });
     await ensureTable(admin.client, o.tableName, { stream: o.stream === 'dynamodb-local' });
