@@ -4,6 +4,7 @@
 // writes the store's write policy lets through, GetMetricData once per metric period, a
 // summary log line and a decision line when something happened; plus what events add.
 // Pure: prices, measurements and assumptions come in (prices.ts, inputs.ts).
+import { PROBE_MS, RELEARN_MS } from '../sync/publish-delay.js';
 import { TICK_PERIODS } from '../sync/sync-periods.js';
 import { DEFAULT_WRITE_POLICY, type WritePolicy } from '../store/history.js';
 import { isSyncPeriod } from '../sync/config.js';
@@ -274,6 +275,9 @@ export function estimateCost(input: Fleet, o: EstimateOptions = {}): CostEstimat
   const every = Math.max(P, ASSUMED.metricPeriodSeconds);
   const reads = fleet.distinctQueries * (MONTH_SECONDS / every);
   add('CloudWatch', 'GetMetricData metrics requested', reads, 'metrics', prices.cloudWatch.getMetricData, 1000, `${fleet.distinctQueries} distinct queries, once per ${every} s whichever environment runs the tick`);
+  // Learning each query's publication delay (lib/sync/publish-delay.ts): its SampleCount at every tick while probing.
+  const probes = fleet.distinctQueries * (PROBE_MS / 1000 / P) * (MONTH_SECONDS / ((PROBE_MS + RELEARN_MS) / 1000));
+  add('CloudWatch', 'GetMetricData sample counts (publication delays)', probes, 'metrics', prices.cloudWatch.getMetricData, 1000, `each query's SampleCount at every tick for ${PROBE_MS / 60_000} minutes every ${RELEARN_MS / 3_600_000} hours (param cloudWatchPublishDelay: learn)`);
   // AMP: each distinct query once per its period (answers kept as CloudWatch's), billed by the samples it processes.
   const promEvery = Math.max(P, fleet.promQLPeriodSeconds);
   const promQueries = fleet.promQLQueries * (MONTH_SECONDS / promEvery);

@@ -71,8 +71,6 @@ export interface CloudWatchAnswer {
   messages?: string[];
   /** The answer to keep for the deployment while its window stands (absent for partial data, failures, an alarm's fresh read). */
   shared?: { key: string; answer: SharedMetricAnswer };
-  /** With a learned publication delay: a time (epoch ms) its newest period became complete, where the shard's ticks may go. */
-  readyAtMs?: number;
 }
 
 export const DEFAULT_PUBLISH_DELAY_SECONDS = 60;
@@ -278,9 +276,8 @@ export class CloudWatchSource {
       const kept = fresh.has(slot.key) ? undefined : sharedAnswerOf(outcome, ends.get(slot.key)!);
       const keep = kept && learning ? { ...kept, learn: learning } : kept;
       const shared = keep ? { shared: { key: sharedKey(slot.key), answer: keep } } : {};
-      const ready = learning?.d !== undefined && !fresh.has(slot.key) ? { readyAtMs: (ends.get(slot.key)! + learning.d) * 1000 } : {};
-      if ('error' in outcome) return { result: { error: `${name}: ${outcome.error}` }, ...messages, ...shared, ...ready };
-      return { result: { value: outcome.samples.map((s) => ({ ...s })) }, ...messages, ...shared, ...ready };
+      if ('error' in outcome) return { result: { error: `${name}: ${outcome.error}` }, ...messages, ...shared };
+      return { result: { value: outcome.samples.map((s) => ({ ...s })) }, ...messages, ...shared };
     });
   }
 

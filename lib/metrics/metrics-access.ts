@@ -136,8 +136,7 @@ export function createMetricsAccess(options: MetricsAccessOptions): CountingMetr
         if ('cluster' in slot) return structuredClone(clusterAnswers.get(slot.cluster)!);
         const [type, a] = 'cloudWatch' in slot ? (['CloudWatch', cwAnswers[slot.cloudWatch]] as const) : (['Prometheus', promAnswers[slot.prometheus]] as const);
         const messages = a.messages;
-        const ready = 'readyAtMs' in a && a.readyAtMs !== undefined ? { readyAtMs: a.readyAtMs } : {};
-        return { type, result: structuredClone(a.result), ...(messages ? { messages: [...messages] } : {}), ...(a.shared ? { shared: a.shared } : {}), ...ready };
+        return { type, result: structuredClone(a.result), ...(messages ? { messages: [...messages] } : {}), ...(a.shared ? { shared: a.shared } : {}) };
       });
     },
     stats: () => ({ cloudWatch: cloudWatch.stats(), prometheus: prometheus.stats(), clusterCalls }),

@@ -156,7 +156,7 @@ export async function runShardCycle(deps: CycleDeps, req: ShardCycleRequest): Pr
     );
     sayDeferred(report, req);
     // A tick's pod metrics say when the shard's data is sampled: where its next ticks go.
-    if (req.trigger.kind === 'tick') report.phase = learnPhase([...reads.podSampleTimes, ...reads.readyTimes], req.periodSeconds, now.getTime());
+    if (req.trigger.kind === 'tick') report.phase = learnPhase(reads.podSampleTimes, req.periodSeconds, now.getTime());
     await keeping;
     // What the dispatcher sizes shards by: a tick that saw every autoscaler of its buckets records how many each holds.
     if (req.trigger.kind === 'tick' && (!sources.cluster || listed)) {

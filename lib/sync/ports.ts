@@ -394,8 +394,6 @@ export type MetricAnswer =
       messages?: string[];
       /** The answer to keep for the deployment until its window moves (absent: not to be kept, e.g. partial data). */
       shared?: { key: string; answer: SharedMetricAnswer };
-      /** When its newest datapoint became complete (epoch ms), from a learned publication delay: where the shard's ticks may go. */
-      readyAtMs?: number;
     };
 
 /** How a cycle wants its metrics read. */

@@ -1,8 +1,8 @@
 // How long after its period ends a CloudWatch datapoint is complete, learned per query object.
 // CloudWatch keeps adding late samples to a period for a while after it ends, and a value read
 // too early is a partial one: the reader waits a fixed 60 s unless it has learned better. It
-// learns from the periods' SampleCount (probes read alongside the values, for a few minutes an
-// hour): a period is complete from the first read at which its count reached its final value.
+// learns from the periods' SampleCount (probes read alongside the values, for ten minutes every six
+// hours): a period is complete from the first read at which its count reached its final value.
 // The learned delay is the largest of the last few settled periods', at the resolution of the
 // reads (the shard's ticks); a value that still changes after being read at that delay throws
 // the learned delay away (back to 60 s) and starts learning again.
@@ -30,7 +30,7 @@ const KEEP_SETTLED = 5;
 export const SETTLE_SECONDS = 180;
 /** How long a probing lasts, and how often it starts again once a delay is learned. */
 export const PROBE_MS = 10 * 60_000;
-export const RELEARN_MS = 60 * 60_000;
+export const RELEARN_MS = 6 * 60 * 60_000;
 
 /** A new learning: probing from now. */
 export function startLearning(nowMs: number): DelayLearning {

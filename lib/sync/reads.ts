@@ -8,7 +8,7 @@ import type { CrossVersionObjectReference, Fetched, PodInfo, ScaleInfo } from '.
 import { queryKey } from './metric-queries.js';
 import { ClusterApiError, type ClusterAccess, type ListableScaleKind, type MetricAnswer, type MetricQuery, type MetricReadOptions, type MetricsAccess, type ObjectMetricQuery } from './ports.js';
 import { errorText, type CycleCalls } from './report.js';
-import { MIN_SAMPLE_AGE_MS, PUBLISH_MARGIN_MS } from './tick-phase.js';
+import { MIN_SAMPLE_AGE_MS } from './tick-phase.js';
 
 const LISTABLE: ReadonlySet<string> = new Set<ListableScaleKind>(['Deployment', 'StatefulSet', 'ReplicaSet']);
 /** A namespace's workloads of a kind are listed when this many of its autoscalers target that kind: one LIST instead of that many GETs. */
@@ -29,11 +29,6 @@ export class CycleReads {
   private objectReads?: Promise<Map<string, MetricAnswer>>;
   /** When the pod metrics read this cycle were sampled (epoch ms): what the shard's tick phase is learned from. */
   readonly podSampleTimes: number[] = [];
-  /**
-   * When the CloudWatch datapoints read this cycle became complete, by their learned publication delays, less the
-   * margin the phase adds after a scrape (these times were seen at a read already): also where the ticks may go.
-   */
-  readonly readyTimes: number[] = [];
 
   constructor(
     private readonly access: ClusterAccess,
@@ -121,10 +116,7 @@ export class CycleReads {
     const list = [...distinct.values()];
     this.calls.fetchAll++;
     this.objectReads = this.metrics.fetchAll(list, this.now, this.signal, this.readOptions).then(
-      (answers) => {
-        for (const a of answers) if (a.type === 'CloudWatch' && a.readyAtMs !== undefined) this.readyTimes.push(a.readyAtMs - PUBLISH_MARGIN_MS);
-        return new Map(list.map((q, i) => [queryKey(q), answers[i] ?? unanswered(q)]));
-      },
+      (answers) => new Map(list.map((q, i) => [queryKey(q), answers[i] ?? unanswered(q)])),
       (e: unknown) => new Map(list.map((q) => [queryKey(q), { type: q.type, result: { error: `${q.type}: ${errorText(e)}` } } as MetricAnswer])),
     );
   }

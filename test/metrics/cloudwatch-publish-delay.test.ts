@@ -66,8 +66,6 @@ describe('a CloudWatch publication delay learned from sample counts', () => {
     const first = firstReads(reads);
     expect(first.slice(0, 3).every((r) => r.lag! >= 60)).toBe(true);
     expect(first.slice(-4).map((r) => r.lag)).toEqual([15, 15, 15, 15]);
-    // the answer says where ticks may go: 15 s after a period ends
-    expect(reads.at(-1)!.answer.readyAtMs! % 60_000).toBe(15_000);
     expect([...kept.values()][0].learn?.d).toBe(15);
     const stats = metrics.stats().cloudWatch;
     expect(stats.probeMetrics).toBeGreaterThan(0);
