@@ -9,6 +9,7 @@
 //    time, measured, is added. Upstream's model on the same trace: the same scrape, then the
 //    controller's next 15 s sync at a uniformly random phase (average +7.5 s, worst +15 s).
 //    Then the same with spec.syncPeriodSeconds 5 on a 1 s-resolution source (goal ≤ 6 s).
+// 1b. A CloudWatch datapoint to the patch: the learned publication delay against a fixed 60 s grid.
 // 2. An event to the patch, in real time, with the functions running as in Lambda (the worker
 //    long-polling the queue, the table's writes feeding the stream function, the dispatcher
 //    every minute): a spec change (minReplicas above the current count), an evaluate-now after
@@ -23,6 +24,10 @@ const PERIOD_S = 15;
 const TRACE = { namespaces: 5, perNamespace: 40 };
 const EVENTS = { namespaces: 2, perNamespace: 20 };
 const warnings = countWarnings();
+/** `-- --only cpu,cloudwatch,events`: the parts to run (all by default). */
+const onlyAt = process.argv.indexOf('--only');
+const only = onlyAt < 0 ? undefined : (process.argv[onlyAt + 1] ?? '').split(',');
+const want = (part: string) => !only || only.includes(part);
 
 /** A seeded PRNG (mulberry32): the same trace every run. */
 function random(seed: number): () => number {
@@ -101,7 +106,7 @@ async function trace(o: { scrapeSeconds: number; syncPeriodSeconds?: number; min
   }
 }
 
-{
+if (want('cpu')) {
   const r = await trace({ scrapeSeconds: SCRAPE_S, minutes: 10 });
   console.log(`metric change → patch, CPU through the metrics API at ${SCRAPE_S} s resolution (one scrape loop, each node up to 2 s after its start), ${r.ours.length} changes at random times over 10 minutes, one shard:`);
   console.table([
@@ -112,15 +117,82 @@ async function trace(o: { scrapeSeconds: number; syncPeriodSeconds?: number; min
   console.log(`${ok ? 'MET ' : 'MISS'} at most 10 s average / 20 s worst (upstream on this trace: ${fixed(r.upstreamMean, 2)} s / ${fixed(r.upstreamWorst, 2)} s): ${fixed(mean(r.ours), 2)} s / ${fixed(Math.max(...r.ours), 2)} s`);
   console.log(`  the shard's ticks: ${JSON.stringify(r.timing ?? 'even (0/15/30/45)')}; the cycle's wall time in it: mean ${fixed(mean(r.walls), 3)} s, max ${fixed(Math.max(...r.walls), 3)} s`);
 }
-{
+if (want('cpu')) {
   const r = await trace({ scrapeSeconds: 1, syncPeriodSeconds: 5, minutes: 4 });
   console.log(`metric change → patch with spec.syncPeriodSeconds 5 on a 1 s-resolution metrics API, ${r.ours.length} changes over 4 minutes:`);
   const ok = mean(r.ours) <= 6;
   console.log(`${ok ? 'MET ' : 'MISS'} at most 6 s average: ${fixed(mean(r.ours), 2)} s (p50 ${fixed(quantile(r.ours, 0.5), 2)} s, worst ${fixed(Math.max(...r.ours), 2)} s); upstream at its 15 s sync on this trace: ${fixed(r.upstreamMean, 2)} s; the shard's ticks: ${JSON.stringify(r.timing)}`);
 }
 
+// ---- 1b. a CloudWatch datapoint → patch (virtual time) ----
+/** CloudWatch's ingestion here: samples every 10 s, each visible 32 s after it was taken, so a period is complete 22 s after it ends (between two ticks). */
+const CW = { sampleSeconds: 10, ingestSeconds: 32, completeAfterEnd: 22 };
+const CW_TRACE = { namespaces: 2, perNamespace: 50 };
+
+interface CloudWatchRun {
+  /** Seconds from the end of the first period whose datapoint shows the change, to the patch (the cycle's wall time included). */
+  reactions: number[];
+  /** Metric stats requested from CloudWatch a minute, once learned (values and sample counts). */
+  metricStatsPerMinute: number;
+}
+
+async function cloudWatchTrace(publishDelay: 'learn' | number): Promise<CloudWatchRun> {
+  const workloads = workloadsOf(CW_TRACE);
+  const fleet = await startFleet({
+    clusters: 1,
+    namespacesPerCluster: CW_TRACE.namespaces,
+    workloadsPerNamespace: CW_TRACE.perNamespace,
+    podsPerWorkload: 2,
+    eks: true,
+    shardsPerCluster: 1,
+    cloudWatchSampleSeconds: CW.sampleSeconds,
+    cloudWatchIngestDelaySeconds: CW.ingestSeconds,
+    cloudWatchPublishDelay: publishDelay,
+  });
+  try {
+    const t0 = fleet.clock.t;
+    const rnd = random(20261126);
+    // From the tenth minute: the first ones learn the delay (a probe of up to ten minutes).
+    const changes = new Map(workloads.map((w) => [key(w), t0 + 10 * 60_000 + Math.floor(rnd() * 6 * 60_000) + rnd()]));
+    await fleet.servers.setLoadSteps(workloads.map((w) => ({ ...w, metric: 'queue' as const, steps: [{ at: changes.get(key(w))!, factor: 3 }] })));
+    const run: CloudWatchRun = { reactions: [], metricStatsPerMinute: 0 };
+    const seen = new Set<string>();
+    let stats = 0;
+    while (fleet.clock.t <= t0 + 18 * 60_000) {
+      const tick = await fleet.tick();
+      if (tick.at >= t0 + 12 * 60_000 && tick.at < t0 + 16 * 60_000) stats += tick.counts.cloudWatch.metricStats;
+      const wall = Math.max(0, ...tick.cycles.filter((c) => c.trigger === 'tick').map((c) => c.wallMs));
+      for (const p of await fleet.servers.patches()) {
+        const k = key(p);
+        if (seen.has(k) || !changes.has(k)) continue;
+        seen.add(k);
+        // The first sample taken at or after the change, and the end of its period.
+        const sample = Math.ceil(changes.get(k)! / (CW.sampleSeconds * 1000)) * CW.sampleSeconds * 1000;
+        const periodEnd = Math.floor(sample / 60_000) * 60_000 + 60_000;
+        run.reactions.push((p.at - periodEnd + wall) / 1000);
+      }
+    }
+    if (run.reactions.length !== workloads.length) throw new Error(`${run.reactions.length} of ${workloads.length} queue changes were acted on`);
+    run.metricStatsPerMinute = stats / 4;
+    return run;
+  } finally {
+    await fleet.stop();
+  }
+}
+
+if (want('cloudwatch')) {
+  const learned = await cloudWatchTrace('learn');
+  const grid = await cloudWatchTrace(60);
+  console.log(
+    `\nCloudWatch datapoint → patch: a 60 s SQS metric whose samples (every ${CW.sampleSeconds} s) are visible ${CW.ingestSeconds} s after they are taken, so each period is partial until ${CW.completeAfterEnd} s after it ends (the publication delay assumed); ${learned.reactions.length} queue changes at random times, timed from the end of the first period that shows them:`,
+  );
+  const row = (model: string, r: CloudWatchRun) => ({ model, 'average s': fixed(mean(r.reactions), 2), 'p50 s': fixed(quantile(r.reactions, 0.5), 2), 'worst s': fixed(Math.max(...r.reactions), 2), 'metric stats a minute': fixed(r.metricStatsPerMinute, 0) });
+  console.table([row('serverless-hpa, delay learned (param cloudWatchPublishDelay: learn, the default)', learned), row('fixed grid: 60 s after each period (cloudWatchPublishDelay: 60)', grid)]);
+  console.log(`  ratio learned / fixed grid, average: ${fixed(mean(learned.reactions) / mean(grid.reactions), 2)}; worst: ${fixed(Math.max(...learned.reactions) / Math.max(...grid.reactions), 2)}`);
+}
+
 // ---- 2. event → patch (real time) ----
-{
+if (want('events')) {
   const workloads = workloadsOf(EVENTS);
   const fleet = await startFleet({ clusters: 1, namespacesPerCluster: EVENTS.namespaces, workloadsPerNamespace: EVENTS.perNamespace, podsPerWorkload: 2, eks: true, shardsPerCluster: 1, realTime: true, alarms: true, workerConcurrency: 3 });
   const { fns, servers } = fleet;

@@ -65,6 +65,8 @@ export interface FleetOptions extends Omit<Scenario, 'start' | 'cloudWatchValue'
   everySecond?: boolean;
   /** Every autoscaler's spec.syncPeriodSeconds. */
   syncPeriodSeconds?: number;
+  /** The param cloudWatchPublishDelay ('learn', the shipped default, or fixed seconds). */
+  cloudWatchPublishDelay?: 'learn' | number;
 }
 
 export interface Fleet {
@@ -210,6 +212,7 @@ export async function startFleet(o: FleetOptions): Promise<Fleet> {
       periodSeconds: PERIOD_MS / 1000,
       options: shippedOptions(),
       workerConcurrency: o.workerConcurrency ?? 1,
+      ...(o.cloudWatchPublishDelay !== undefined ? { cloudWatchPublishDelay: o.cloudWatchPublishDelay } : {}),
       onLine,
     });
     await seedSpecs(servers.dynamo, 'shpa-bench', o, clock.now());

@@ -25,6 +25,10 @@ export interface Scenario {
   eks: boolean;
   /** One CloudWatch series per workload (AWS/SQS ApproximateNumberOfMessagesVisible, 60 s), valued `cloudWatchValue` × the load factor. */
   cloudWatchValue?: number;
+  /** Seconds between the series' samples (60: one a period). */
+  cloudWatchSampleSeconds?: number;
+  /** Each sample becomes visible this long after it was taken (CloudWatch's ingestion): a period is partial until its last sample is. */
+  cloudWatchIngestDelaySeconds?: number;
   /**
    * metrics-server's resolution: a pod's CPU is what it was at its last scrape, and PodMetrics carry that scrape's
    * time. One scrape loop over the nodes, as metrics-server runs it: each workload's node up to 2 s after the loop's start.
@@ -239,7 +243,7 @@ async function serveClusters(): Promise<void> {
     // The workloads run since an hour before the start: no pod is in its CPU initialization period.
     clock.t = s.start - 3_600_000;
     clock.offset = -3_600_000;
-    cloudWatch = await startLocalCloudWatch({ clock: () => clock.now().getTime(), ingestDelaySeconds: 0 });
+    cloudWatch = await startLocalCloudWatch({ clock: () => clock.now().getTime(), ingestDelaySeconds: s.cloudWatchIngestDelaySeconds ?? 0 });
     const clusters: ServerEndpoints['clusters'] = [];
     for (let c = 0; c < s.clusters; c++) {
       const name = clusterName(c);
@@ -274,7 +278,7 @@ async function serveClusters(): Promise<void> {
           });
           if (s.cloudWatchValue !== undefined) {
             const value = s.cloudWatchValue;
-            cloudWatch.setSeriesFunction({ ...QUEUE_METRIC, dimensions: [{ name: 'QueueName', value: queueName(name, namespace, wname) }] }, (t) => value * factorAt('queue', t * 1000) * noise(key, t * 1000), 60);
+            cloudWatch.setSeriesFunction({ ...QUEUE_METRIC, dimensions: [{ name: 'QueueName', value: queueName(name, namespace, wname) }] }, (t) => value * factorAt('queue', t * 1000) * noise(key, t * 1000), s.cloudWatchSampleSeconds ?? 60);
           }
         }
       }

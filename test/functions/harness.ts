@@ -35,14 +35,15 @@ export function startDynamo(kind: 'dynalite' | 'dynamodb-local'): Promise<Dynamo
   return kind === 'dynalite' ? startDynalite() : startDynamoDbLocal();
 }
 
-export async function startHarness(db: { server: DynamoServer; kind: 'dynalite' | 'dynamodb-local' }, extra: Partial<LocalFunctionsOptions> = {}): Promise<Harness> {
+/** `cloudWatchIngestDelaySeconds`: each CloudWatch sample visible this long after it was taken (0). */
+export async function startHarness(db: { server: DynamoServer; kind: 'dynalite' | 'dynamodb-local' }, extra: Partial<LocalFunctionsOptions> = {}, cloudWatchIngestDelaySeconds = 0): Promise<Harness> {
   const clock = {
     t: START,
     now: () => new Date(clock.t),
   };
   const model = new WorkloadModel({ clock, startDelaySeconds: 0, readyDelaySeconds: 5, terminationGraceSeconds: 5 });
   const k8s = await startK8sApiServer({ model });
-  const cloudWatch = await startLocalCloudWatch({ clock: () => clock.t, ingestDelaySeconds: 0 });
+  const cloudWatch = await startLocalCloudWatch({ clock: () => clock.t, ingestDelaySeconds: cloudWatchIngestDelaySeconds });
   const fns = await startLocalFunctions({
     clock,
     dynamoEndpoint: db.server.endpoint,
