@@ -262,7 +262,11 @@ export class CloudWatchSource {
         else this.cache.delete(key);
       }
     }
-    for (const [key, entry] of this.cache) if (nowMs - entry.lastUsed > CACHE_IDLE_MS) this.cache.delete(key);
+    for (const [key, entry] of this.cache) {
+      if (nowMs - entry.lastUsed <= CACHE_IDLE_MS) continue;
+      this.cache.delete(key);
+      this.learning.delete(key);
+    }
     const late = this.learn(learnings, await probed, wanted, outcomes, readMs, nowMs, defaultDelay);
 
     return objects.map((obj, i) => {

@@ -42,7 +42,8 @@ interface Run {
   stderr: string;
 }
 
-describe('shpa command line', () => {
+// Each test spawns the CLI many times: on a loaded machine that takes longer than the default 30 s.
+describe('shpa command line', { timeout: 120_000 }, () => {
   let db: DynamoServer;
   let proxy: FaultProxy;
   let store: DynamoStore;
