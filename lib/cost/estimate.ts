@@ -4,7 +4,7 @@
 // writes the store's write policy lets through, GetMetricData once per metric period, a
 // summary log line and a decision line when something happened; plus what events add.
 // Pure: prices, measurements and assumptions come in (prices.ts, inputs.ts).
-import { PROBE_MS, RELEARN_MS } from '../sync/publish-delay.js';
+import { LEARNED_BYTES, PROBE_MS, RELEARN_MS } from '../sync/publish-delay.js';
 import { TICK_PERIODS } from '../sync/sync-periods.js';
 import { DEFAULT_WRITE_POLICY, type WritePolicy } from '../store/history.js';
 import { isSyncPeriod } from '../sync/config.js';
@@ -285,7 +285,7 @@ export function estimateCost(input: Fleet, o: EstimateOptions = {}): CostEstimat
     add('AMP', 'PromQL query samples processed', promQueries * fleet.promQLSamplesPerQuery, 'samples', prices.amp.querySamples, 1e9, `${fleet.promQLQueries} distinct queries of ${fleet.promQLSamplesPerQuery} samples, once per ${promEvery} s`);
   }
   // The answers a shard keeps for the deployment: one item per shard, rewritten once a period, read with every load.
-  const answersBytes = ((fleet.distinctQueries + fleet.promQLQueries) / S) * m.sharedAnswerBytes;
+  const answersBytes = ((fleet.distinctQueries + fleet.promQLQueries) * m.sharedAnswerBytes + fleet.distinctQueries * LEARNED_BYTES) / S;
   add('DynamoDB', 'writes: CloudWatch answers kept for the deployment', S * (MONTH_SECONDS / every) * Math.max(1, Math.ceil(answersBytes / 1024)), 'WRU', prices.dynamodb.writeRequestUnits, 1e6, `one item of ${Math.round(answersBytes)} bytes per shard, once per ${every} s`);
   add('DynamoDB', 'reads: CloudWatch answers kept', loads * (answersBytes / 4096), 'RRU', prices.dynamodb.readRequestUnits, 1e6, 'read with the shard at every load');
   // Cycles is sent by every tick's cycle (the missing-cycles alarm reads it); Errors only when non-zero (functions/log.ts),

@@ -5,13 +5,13 @@
 // dropped, and costs nothing but one more read from CloudWatch.
 import type { MetricSample } from '../hpa/types.js';
 import type { SharedMetricAnswer } from '../sync/ports.js';
-import { decodeLearning, type DelayLearning } from '../sync/publish-delay.js';
+import { decodeLearning, encodeLearning, type DelayLearning } from '../sync/publish-delay.js';
 
 /** The item's sort key in a bucket partition; its attribute `cw` holds the answers. */
 export const SHARED_ANSWERS_SK = 'shared#cloudwatch';
 
 /** [end, samples as [value, timestamp in epoch seconds], error, messages, publication delay learning?]: 0 where absent. */
-type Entry = [number, [string, number][] | 0, string | 0, string[] | 0] | [number, [string, number][] | 0, string | 0, string[] | 0, DelayLearning];
+type Entry = [number, [string, number][] | 0, string | 0, string[] | 0] | [number, [string, number][] | 0, string | 0, string[] | 0, Partial<DelayLearning>];
 
 const iso = (epochSeconds: number) => new Date(epochSeconds * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
 
@@ -20,7 +20,7 @@ export function encodeSharedAnswers(answers: ReadonlyMap<string, SharedMetricAns
   for (const [key, a] of answers) {
     const samples = a.samples?.map((s): [string, number] => [s.value, Math.floor(Date.parse(s.timestamp) / 1000)]);
     const entry: Entry = [a.end, samples ?? 0, a.error ?? 0, a.messages?.length ? a.messages : 0];
-    out[key] = a.learn ? [...entry, a.learn] : entry;
+    out[key] = a.learn ? [...entry, encodeLearning(a.learn)] : entry;
   }
   return JSON.stringify(out);
 }

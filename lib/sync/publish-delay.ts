@@ -98,15 +98,24 @@ export function checkUsedValue(l: DelayLearning, points: readonly { t: number; v
   return { learning: used ? { ...rest, u: [used.t, used.v] } : rest, ...(late ? { late } : {}) };
 }
 
+/** What a learned object adds to its kept answer (bytes, encodeLearning; test/sync/publish-delay.test.ts checks it). */
+export const LEARNED_BYTES = 75;
+
+/** As stored with the shard's answers: empty lists left out. */
+export function encodeLearning(l: DelayLearning): Partial<DelayLearning> {
+  const { s, o, ...rest } = l;
+  return { ...rest, ...(s.length ? { s } : {}), ...(o.length ? { o } : {}) };
+}
+
 /** A learning as stored, or undefined when it is not one: the object then learns again from scratch. */
 export function decodeLearning(v: unknown): DelayLearning | undefined {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return undefined;
-  const { d, s, o, p, n, u } = v as Record<string, unknown>;
+  const { d, s = [], o = [], p, n, u } = v as Record<string, unknown>;
   const num = (x: unknown) => typeof x === 'number' && Number.isFinite(x);
   const secs = (x: unknown) => num(x) && Number.isInteger(x) && (x as number) >= 0 && (x as number) < 3600;
   if (d !== undefined && !secs(d)) return undefined;
   if (!Array.isArray(s) || !s.every(secs) || !num(p) || (n !== undefined && !num(n))) return undefined;
   if (!Array.isArray(o) || !o.every((e) => Array.isArray(e) && e.length === 3 && e.every(num))) return undefined;
   if (u !== undefined && !(Array.isArray(u) && u.length === 2 && u.every(num))) return undefined;
-  return v as DelayLearning;
+  return { ...(v as DelayLearning), s: s as number[], o: o as DelayLearning['o'] };
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { checkUsedValue, closeProbing, decodeLearning, dueLearning, MIN_SETTLED, observeCounts, PROBE_MS, probing, RELEARN_MS, SETTLE_SECONDS, startLearning, type DelayLearning } from '../../lib/sync/publish-delay.js';
+import { decodeSharedAnswers, encodeSharedAnswers } from '../../lib/store/shared-answers.js';
+import { checkUsedValue, closeProbing, LEARNED_BYTES, decodeLearning, dueLearning, MIN_SETTLED, observeCounts, PROBE_MS, probing, RELEARN_MS, SETTLE_SECONDS, startLearning, type DelayLearning } from '../../lib/sync/publish-delay.js';
 
 const T0 = Date.parse('2026-11-26T12:00:00Z');
 const P = 60;
@@ -126,5 +127,25 @@ describe('a stored learning is decoded strictly', () => {
     [null, false],
   ])('%j: %s', (v, ok) => {
     expect(decodeLearning(v) !== undefined).toBe(ok);
+  });
+});
+
+describe('kept with the shard\'s answers', () => {
+  it('round-trips through the stored item, compactly; an item written before learning existed still reads; a bad learning is dropped, not the answer', () => {
+    const learned: DelayLearning = { d: 15, s: [], o: [], p: T0, n: T0 + RELEARN_MS, u: [T0 / 1000 - 120, 25] };
+    const probingNow: DelayLearning = { s: [15], o: [[T0 / 1000, 6, T0 + 75_000]], p: T0 + PROBE_MS };
+    const answers = new Map([
+      ['a', { end: T0 / 1000, samples: [{ value: '25', timestamp: '2026-11-26T11:58:00Z' }], learn: learned }],
+      ['b', { end: T0 / 1000, error: 'no datapoint', learn: probingNow }],
+    ]);
+    const text = encodeSharedAnswers(answers);
+    expect(decodeSharedAnswers(text)).toEqual(answers);
+    // a learned object adds about 70 bytes to its answer's
+    const without = encodeSharedAnswers(new Map([['a', { end: T0 / 1000, samples: [{ value: '25', timestamp: '2026-11-26T11:58:00Z' }] }]]));
+    expect(encodeSharedAnswers(new Map([['a', answers.get('a')!]])).length - without.length).toBeLessThanOrEqual(75);
+    expect(decodeSharedAnswers(without).get('a')?.learn).toBeUndefined();
+    const bad = JSON.parse(text) as Record<string, unknown[]>;
+    bad.a[4] = { d: 'soon' };
+    expect(decodeSharedAnswers(JSON.stringify(bad)).get('a')).toEqual({ end: T0 / 1000, samples: [{ value: '25', timestamp: '2026-11-26T11:58:00Z' }] });
   });
 });
