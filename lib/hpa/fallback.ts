@@ -1,0 +1,276 @@
+// KEP-5679 (kubernetes/enhancements keps/sig-autoscaling/5679-external-metric-fallback): a metric
+// that keeps failing for failureDurationSeconds proposes its fallback replica count instead.
+// Upstream's design covers External metrics; the same block on Resource, ContainerResource, Pods
+// and Object metrics is our extension. The first failure time is read back from the stored
+// status (status.currentMetrics), so a restart of the worker changes nothing.
+import { formatLabelSelector, type MetricOutcome } from './replica-calculator.js';
+import type {
+  LabelSelector,
+  MetricFallback,
+  MetricFallbackStatus,
+  MetricSourceType,
+  MetricSpec,
+  MetricStatus,
+  HorizontalPodAutoscalerCondition,
+  Timestamp,
+} from './types.js';
+
+/** KEP-5679: failureDurationSeconds defaults to 180 and may not be lower. */
+export const DEFAULT_FAILURE_DURATION_SECONDS = 180;
+export const MIN_FAILURE_DURATION_SECONDS = 180;
+
+/** What a metric's fallback decided this sync, for the decision line. */
+export interface FallbackDecision {
+  status: 'Normal' | 'Fallback';
+  firstFailureTime?: Timestamp;
+  /** The fallback replica count, while the fallback is active. */
+  replicas?: number;
+}
+
+export interface FallbackOutcome {
+  /** The metric's entry for status.currentMetrics: identity and fallback fields even when the metric failed. */
+  status: MetricStatus;
+  /** Set while the fallback is active: the metric's proposal (KEP-5679: it enters the usual max over metrics). */
+  replicas?: number;
+  /** Names the proposal in the ScalingActive message and the rescale reason. */
+  metricName: string;
+  /** Activation (KEP-5679 ExternalMetricFallbackActivated) or recovery (ours). */
+  events: { type: 'Normal'; reason: string; message: string }[];
+  /** Absent when the gate is off: the stored fields were only carried over. */
+  decision?: FallbackDecision;
+}
+
+/** The metric's fallback block, whatever its type. */
+export function fallbackOf(spec: MetricSpec): MetricFallback | undefined {
+  return sourceOf(spec)?.fallback;
+}
+
+/** Whether any metric of the spec configures a fallback (only those objects get the condition). */
+export function hasFallback(metrics: readonly MetricSpec[] | undefined): boolean {
+  return (metrics ?? []).some((m) => fallbackOf(m) !== undefined);
+}
+
+/**
+ * The stored status entry of metrics[index], matched by identity (type, name, container, described
+ * object, selector), not by position, so reordering the metrics keeps each one's failure time. Of
+ * several metrics with one identity, the n-th takes the n-th entry.
+ */
+export function storedMetricStatus(metrics: readonly MetricSpec[], index: number, stored: readonly MetricStatus[] | undefined): MetricStatus | undefined {
+  if (!stored?.length) return undefined;
+  const key = specIdentity(metrics[index]);
+  const nth = metrics.slice(0, index).filter((m) => specIdentity(m) === key).length;
+  return stored.filter((s) => statusIdentity(s) === key)[nth];
+}
+
+/**
+ * The metric's fallback state after this sync's outcome; undefined when it configures no fallback
+ * (or, with the gate off, has no stored fallback fields to keep).
+ */
+export function trackFallback(spec: MetricSpec, outcome: MetricOutcome, stored: MetricStatus | undefined, now: Date, enabled: boolean): FallbackOutcome | undefined {
+  const fallback = fallbackOf(spec);
+  if (fallback === undefined) return undefined;
+  const before = fallbackFields(stored);
+  const label = metricLabel(spec);
+  const metricName = `fallback for ${label}`;
+  if (!enabled) {
+    // KEP-5679 downgrade: the fields stay at their last values, neither evaluated nor updated.
+    if (before.fallbackStatus === undefined && before.firstFailureTime === undefined) return undefined;
+    return { status: withFallbackFields(outcome.ok ? outcome.proposal.status : identitySlot(spec), before), metricName, events: [] };
+  }
+  if (outcome.ok) {
+    // KEP-5679: success clears firstFailureTime; the status says Normal again.
+    const events = before.fallbackStatus === 'Fallback' ? [recoveredEvent(spec, label, before.firstFailureTime, now)] : [];
+    return { status: withFallbackFields(outcome.proposal.status, { fallbackStatus: 'Normal' }), metricName, events, decision: { status: 'Normal' } };
+  }
+  // KEP-5679: firstFailureTime is set on the first consecutive failure and kept through the next ones.
+  const firstFailureTime = validTime(before.firstFailureTime) ?? now.toISOString();
+  const duration = fallback.failureDurationSeconds ?? DEFAULT_FAILURE_DURATION_SECONDS;
+  // KEP-5679: the fallback activates once now - firstFailureTime >= failureDurationSeconds.
+  const active = now.getTime() - Date.parse(firstFailureTime) >= duration * 1000;
+  const fields: MetricFallbackStatus = { fallbackStatus: active ? 'Fallback' : 'Normal', firstFailureTime };
+  const status = withFallbackFields(identitySlot(spec), fields);
+  if (!active) return { status, metricName, events: [], decision: { status: 'Normal', firstFailureTime } };
+  const events =
+    before.fallbackStatus === 'Fallback'
+      ? []
+      : [
+          {
+            type: 'Normal' as const,
+            reason: `${eventPrefix(spec.type)}FallbackActivated`,
+            message: `Fallback activated for ${label} after ${goDuration(duration)} of consecutive failures, using fallback replica count: ${fallback.replicas}`,
+          },
+        ];
+  return { status, replicas: fallback.replicas, metricName, events, decision: { status: 'Fallback', firstFailureTime, replicas: fallback.replicas } };
+}
+
+/** KEP-5679 ExternalMetricFallbackActive: True while any metric is in fallback, False otherwise. */
+export function fallbackCondition(outcomes: readonly FallbackOutcome[]): Pick<HorizontalPodAutoscalerCondition, 'status' | 'reason' | 'message'> {
+  const active = outcomes.filter((o) => o.decision?.status === 'Fallback');
+  if (active.length === 0) return { status: 'False', reason: 'NoFallbackActive', message: 'every metric with a fallback is being retrieved, or has failed for less than its failureDurationSeconds' };
+  const names = active.map((o) => `${o.metricName.slice('fallback for '.length)} (${o.replicas})`).join(', ');
+  return { status: 'True', reason: 'FallbackActive', message: `using the fallback replica count of ${names}` };
+}
+
+/** Go's time.Duration String() for whole seconds: "45s", "3m0s", "1h0m0s". */
+export function goDuration(seconds: number): string {
+  const h = Math.floor(seconds / 3600);
+  const m = Math.floor((seconds % 3600) / 60);
+  const s = Math.floor(seconds % 60);
+  if (h > 0) return `${h}h${m}m${s}s`;
+  if (m > 0) return `${m}m${s}s`;
+  return `${s}s`;
+}
+
+/** "external metric 'queue_depth'", "resource metric 'cpu'", …: how events and conditions name a metric. */
+export function metricLabel(spec: MetricSpec): string {
+  switch (spec.type) {
+    case 'Resource':
+      return `resource metric '${spec.resource?.name ?? ''}'`;
+    case 'ContainerResource':
+      return `container resource metric '${spec.containerResource?.name ?? ''}' of container '${spec.containerResource?.container ?? ''}'`;
+    case 'Pods':
+      return `pods metric '${spec.pods?.metric.name ?? ''}'`;
+    case 'Object':
+      return `object metric '${spec.object?.metric.name ?? ''}' of ${spec.object?.describedObject.kind ?? ''}/${spec.object?.describedObject.name ?? ''}`;
+    default:
+      return `external metric '${spec.external?.metric.name ?? ''}'`;
+  }
+}
+
+// ---- internals ----
+
+type Source = { fallback?: MetricFallback };
+
+function sourceOf(spec: MetricSpec): Source | undefined {
+  switch (spec.type) {
+    case 'Resource':
+      return spec.resource;
+    case 'ContainerResource':
+      return spec.containerResource;
+    case 'Pods':
+      return spec.pods;
+    case 'Object':
+      return spec.object;
+    case 'External':
+      return spec.external;
+    default:
+      return undefined;
+  }
+}
+
+/** Upstream's reason for External; ours names the extension's types apart. */
+function eventPrefix(type: MetricSourceType): string {
+  return type === 'External' ? 'ExternalMetric' : 'Metric';
+}
+
+function recoveredEvent(spec: MetricSpec, label: string, firstFailureTime: Timestamp | undefined, now: Date): FallbackOutcome['events'][number] {
+  const since = validTime(firstFailureTime);
+  const after = since === undefined ? '' : ` after ${goDuration(Math.max(0, (now.getTime() - Date.parse(since)) / 1000))} of failures`;
+  return {
+    type: 'Normal',
+    reason: `${eventPrefix(spec.type)}FallbackDeactivated`,
+    message: `Fallback deactivated for ${label}: the metric was retrieved again${after}, normal evaluation resumes`,
+  };
+}
+
+/** The status entry of a metric that gave no value: type and identity, no current value. */
+function identitySlot(spec: MetricSpec): MetricStatus {
+  switch (spec.type) {
+    case 'Resource':
+      return { type: 'Resource', resource: { name: spec.resource?.name ?? '', current: {} } };
+    case 'ContainerResource':
+      return { type: 'ContainerResource', containerResource: { name: spec.containerResource?.name ?? '', container: spec.containerResource?.container ?? '', current: {} } };
+    case 'Pods':
+      return { type: 'Pods', pods: { metric: identifier(spec.pods?.metric), current: {} } };
+    case 'Object':
+      return { type: 'Object', object: { describedObject: spec.object?.describedObject ?? { kind: '', name: '' }, metric: identifier(spec.object?.metric), current: {} } };
+    default:
+      return { type: 'External', external: { metric: identifier(spec.external?.metric), current: {} } };
+  }
+}
+
+function identifier(id: { name: string; selector?: LabelSelector } | undefined): { name: string; selector?: LabelSelector } {
+  return id?.selector === undefined ? { name: id?.name ?? '' } : { name: id.name, selector: id.selector };
+}
+
+function withFallbackFields(status: MetricStatus, fields: MetricFallbackStatus): MetricStatus {
+  const key = statusKey(status);
+  const entry = key && status[key];
+  if (!key || !entry) return status;
+  const next = { ...entry, fallbackStatus: fields.fallbackStatus, firstFailureTime: fields.firstFailureTime };
+  if (next.fallbackStatus === undefined) delete next.fallbackStatus;
+  if (next.firstFailureTime === undefined) delete next.firstFailureTime;
+  return { ...status, [key]: next };
+}
+
+function fallbackFields(status: MetricStatus | undefined): MetricFallbackStatus {
+  const key = status && statusKey(status);
+  const entry = key ? status[key] : undefined;
+  return { fallbackStatus: entry?.fallbackStatus, firstFailureTime: entry?.firstFailureTime };
+}
+
+/** A stored time that does not parse is treated as absent: the failure run starts again now. */
+function validTime(t: Timestamp | undefined): Timestamp | undefined {
+  return t !== undefined && Number.isFinite(Date.parse(t)) ? t : undefined;
+}
+
+type StatusKey = 'resource' | 'containerResource' | 'pods' | 'object' | 'external';
+const STATUS_KEYS: Record<MetricSourceType, StatusKey> = {
+  Resource: 'resource',
+  ContainerResource: 'containerResource',
+  Pods: 'pods',
+  Object: 'object',
+  External: 'external',
+};
+
+function statusKey(status: MetricStatus): StatusKey | undefined {
+  return status.type === '' ? undefined : STATUS_KEYS[status.type];
+}
+
+function specIdentity(spec: MetricSpec): string {
+  switch (spec.type) {
+    case 'Resource':
+      return identity('Resource', spec.resource?.name);
+    case 'ContainerResource':
+      return identity('ContainerResource', spec.containerResource?.name, spec.containerResource?.container);
+    case 'Pods':
+      return identity('Pods', spec.pods?.metric.name, selectorText(spec.pods?.metric.selector));
+    case 'Object': {
+      const o = spec.object;
+      return identity('Object', o?.describedObject.kind, o?.describedObject.name, o?.metric.name, selectorText(o?.metric.selector));
+    }
+    case 'External':
+      return identity('External', spec.external?.metric.name, selectorText(spec.external?.metric.selector));
+    default:
+      return identity(String(spec.type));
+  }
+}
+
+function statusIdentity(status: MetricStatus): string {
+  switch (status.type) {
+    case 'Resource':
+      return identity('Resource', status.resource?.name);
+    case 'ContainerResource':
+      return identity('ContainerResource', status.containerResource?.name, status.containerResource?.container);
+    case 'Pods':
+      return identity('Pods', status.pods?.metric.name, selectorText(status.pods?.metric.selector));
+    case 'Object': {
+      const o = status.object;
+      return identity('Object', o?.describedObject.kind, o?.describedObject.name, o?.metric.name, selectorText(o?.metric.selector));
+    }
+    case 'External':
+      return identity('External', status.external?.metric.name, selectorText(status.external?.metric.selector));
+    default:
+      return '';
+  }
+}
+
+function identity(...parts: (string | undefined)[]): string {
+  return JSON.stringify(parts.map((p) => p ?? ''));
+}
+
+/** An empty selector and none select the same: one identity. */
+function selectorText(selector: LabelSelector | undefined): string {
+  const empty = selector === undefined || (Object.keys(selector.matchLabels ?? {}).length === 0 && (selector.matchExpressions ?? []).length === 0);
+  return empty ? '' : formatLabelSelector(selector);
+}
