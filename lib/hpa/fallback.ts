@@ -83,7 +83,7 @@ export function trackFallback(spec: MetricSpec, outcome: MetricOutcome, stored: 
     return { status: withFallbackFields(outcome.proposal.status, { fallbackStatus: 'Normal' }), metricName, events, decision: { status: 'Normal' } };
   }
   // KEP-5679: firstFailureTime is set on the first consecutive failure and kept through the next ones.
-  const firstFailureTime = validTime(before.firstFailureTime) ?? now.toISOString();
+  const firstFailureTime = validTime(before.firstFailureTime) ?? metaTime(now);
   const duration = fallback.failureDurationSeconds ?? DEFAULT_FAILURE_DURATION_SECONDS;
   // KEP-5679: the fallback activates once now - firstFailureTime >= failureDurationSeconds.
   const active = now.getTime() - Date.parse(firstFailureTime) >= duration * 1000;
@@ -207,6 +207,11 @@ function fallbackFields(status: MetricStatus | undefined): MetricFallbackStatus 
   const key = status && statusKey(status);
   const entry = key ? status[key] : undefined;
   return { fallbackStatus: entry?.fallbackStatus, firstFailureTime: entry?.firstFailureTime };
+}
+
+/** metav1.Time's RFC 3339 form: whole seconds, as the API server stores it. */
+function metaTime(d: Date): Timestamp {
+  return new Date(Math.floor(d.getTime() / 1000) * 1000).toISOString().replace('.000Z', 'Z');
 }
 
 /** A stored time that does not parse is treated as absent: the failure run starts again now. */

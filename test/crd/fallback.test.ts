@@ -53,8 +53,8 @@ describe('the CRD: metric fallback', () => {
     const admitted = admitCustomResource(crd, 'v1', shpa({ scaleTargetRef: target, maxReplicas: 20, metrics }, status));
     expect(admitted.errors.map(formatError)).toEqual([]);
     expect((admitted.object.status as Obj).currentMetrics).toEqual([
-      { type: 'External', external: { metric: { name: 'queue_depth' }, current: {}, fallbackStatus: 'Normal', firstFailureTime: '2026-03-01T12:00:00.000Z' } },
-      { type: 'Resource', resource: { name: 'cpu', current: {}, fallbackStatus: 'Normal', firstFailureTime: '2026-03-01T12:00:00.000Z' } },
+      { type: 'External', external: { metric: { name: 'queue_depth' }, current: {}, fallbackStatus: 'Normal', firstFailureTime: '2026-03-01T12:00:00Z' } },
+      { type: 'Resource', resource: { name: 'cpu', current: {}, fallbackStatus: 'Normal', firstFailureTime: '2026-03-01T12:00:00Z' } },
     ]);
   });
 });
