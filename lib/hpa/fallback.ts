@@ -45,11 +45,6 @@ export function fallbackOf(spec: MetricSpec): MetricFallback | undefined {
   return sourceOf(spec)?.fallback;
 }
 
-/** Whether any metric of the spec configures a fallback (only those objects get the condition). */
-export function hasFallback(metrics: readonly MetricSpec[] | undefined): boolean {
-  return (metrics ?? []).some((m) => fallbackOf(m) !== undefined);
-}
-
 /**
  * The stored status entry of metrics[index], matched by identity (type, name, container, described
  * object, selector), not by position, so reordering the metrics keeps each one's failure time. Of
@@ -122,7 +117,7 @@ export function goDuration(seconds: number): string {
 }
 
 /** "external metric 'queue_depth'", "resource metric 'cpu'", …: how events and conditions name a metric. */
-export function metricLabel(spec: MetricSpec): string {
+function metricLabel(spec: MetricSpec): string {
   switch (spec.type) {
     case 'Resource':
       return `resource metric '${spec.resource?.name ?? ''}'`;
@@ -139,23 +134,11 @@ export function metricLabel(spec: MetricSpec): string {
 
 // ---- internals ----
 
-type Source = { fallback?: MetricFallback };
+type Source = IdentityFields & { fallback?: MetricFallback };
 
 function sourceOf(spec: MetricSpec): Source | undefined {
-  switch (spec.type) {
-    case 'Resource':
-      return spec.resource;
-    case 'ContainerResource':
-      return spec.containerResource;
-    case 'Pods':
-      return spec.pods;
-    case 'Object':
-      return spec.object;
-    case 'External':
-      return spec.external;
-    default:
-      return undefined;
-  }
+  const key = SOURCE_KEYS[spec.type] as SourceKey | undefined;
+  return key && spec[key];
 }
 
 /** Upstream's reason for External; ours names the extension's types apart. */
@@ -219,8 +202,8 @@ function validTime(t: Timestamp | undefined): Timestamp | undefined {
   return t !== undefined && Number.isFinite(Date.parse(t)) ? t : undefined;
 }
 
-type StatusKey = 'resource' | 'containerResource' | 'pods' | 'object' | 'external';
-const STATUS_KEYS: Record<MetricSourceType, StatusKey> = {
+type SourceKey = 'resource' | 'containerResource' | 'pods' | 'object' | 'external';
+const SOURCE_KEYS: Record<MetricSourceType, SourceKey> = {
   Resource: 'resource',
   ContainerResource: 'containerResource',
   Pods: 'pods',
@@ -228,50 +211,30 @@ const STATUS_KEYS: Record<MetricSourceType, StatusKey> = {
   External: 'external',
 };
 
-function statusKey(status: MetricStatus): StatusKey | undefined {
-  return status.type === '' ? undefined : STATUS_KEYS[status.type];
+function statusKey(status: MetricStatus): SourceKey | undefined {
+  return status.type === '' ? undefined : SOURCE_KEYS[status.type];
+}
+
+/** What names a metric, in its spec and in its status entry alike. */
+interface IdentityFields {
+  name?: string;
+  container?: string;
+  metric?: { name: string; selector?: LabelSelector };
+  describedObject?: { kind: string; name: string };
+}
+
+function identity(type: string, e: IdentityFields | undefined): string {
+  const o = e?.describedObject;
+  return JSON.stringify([type, e?.name ?? e?.metric?.name ?? '', e?.container ?? '', o?.kind ?? '', o?.name ?? '', selectorText(e?.metric?.selector)]);
 }
 
 function specIdentity(spec: MetricSpec): string {
-  switch (spec.type) {
-    case 'Resource':
-      return identity('Resource', spec.resource?.name);
-    case 'ContainerResource':
-      return identity('ContainerResource', spec.containerResource?.name, spec.containerResource?.container);
-    case 'Pods':
-      return identity('Pods', spec.pods?.metric.name, selectorText(spec.pods?.metric.selector));
-    case 'Object': {
-      const o = spec.object;
-      return identity('Object', o?.describedObject.kind, o?.describedObject.name, o?.metric.name, selectorText(o?.metric.selector));
-    }
-    case 'External':
-      return identity('External', spec.external?.metric.name, selectorText(spec.external?.metric.selector));
-    default:
-      return identity(String(spec.type));
-  }
+  return identity(String(spec.type), sourceOf(spec));
 }
 
 function statusIdentity(status: MetricStatus): string {
-  switch (status.type) {
-    case 'Resource':
-      return identity('Resource', status.resource?.name);
-    case 'ContainerResource':
-      return identity('ContainerResource', status.containerResource?.name, status.containerResource?.container);
-    case 'Pods':
-      return identity('Pods', status.pods?.metric.name, selectorText(status.pods?.metric.selector));
-    case 'Object': {
-      const o = status.object;
-      return identity('Object', o?.describedObject.kind, o?.describedObject.name, o?.metric.name, selectorText(o?.metric.selector));
-    }
-    case 'External':
-      return identity('External', status.external?.metric.name, selectorText(status.external?.metric.selector));
-    default:
-      return '';
-  }
-}
-
-function identity(...parts: (string | undefined)[]): string {
-  return JSON.stringify(parts.map((p) => p ?? ''));
+  const key = statusKey(status);
+  return key ? identity(status.type, status[key]) : '';
 }
 
 /** An empty selector and none select the same: one identity. */
