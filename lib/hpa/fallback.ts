@@ -11,7 +11,7 @@ import type {
   MetricSourceType,
   MetricSpec,
   MetricStatus,
-  HorizontalPodAutoscalerCondition,
+  ConditionStatus,
   Timestamp,
 } from './types.js';
 
@@ -32,6 +32,8 @@ export interface FallbackOutcome {
   status: MetricStatus;
   /** Set while the fallback is active: the metric's proposal (KEP-5679: it enters the usual max over metrics). */
   replicas?: number;
+  /** "external metric 'queue_depth'": how events and the condition name the metric. */
+  label: string;
   /** Names the proposal in the ScalingActive message and the rescale reason. */
   metricName: string;
   /** Activation (KEP-5679 ExternalMetricFallbackActivated) or recovery (ours). */
@@ -58,24 +60,33 @@ export function storedMetricStatus(metrics: readonly MetricSpec[], index: number
 }
 
 /**
- * The metric's fallback state after this sync's outcome; undefined when it configures no fallback
- * (or, with the gate off, has no stored fallback fields to keep).
+ * The fallback state of metrics[index] after this sync's outcome, its stored entry found in
+ * `stored`; undefined when it configures no fallback (or, with the gate off, has no stored
+ * fallback fields to keep).
  */
-export function trackFallback(spec: MetricSpec, outcome: MetricOutcome, stored: MetricStatus | undefined, now: Date, enabled: boolean): FallbackOutcome | undefined {
+export function trackFallback(
+  metrics: readonly MetricSpec[],
+  index: number,
+  outcome: MetricOutcome,
+  stored: readonly MetricStatus[] | undefined,
+  now: Date,
+  enabled: boolean,
+): FallbackOutcome | undefined {
+  const spec = metrics[index];
   const fallback = fallbackOf(spec);
   if (fallback === undefined) return undefined;
-  const before = fallbackFields(stored);
+  const before = fallbackFields(storedMetricStatus(metrics, index, stored));
   const label = metricLabel(spec);
   const metricName = `fallback for ${label}`;
   if (!enabled) {
     // KEP-5679 downgrade: the fields stay at their last values, neither evaluated nor updated.
     if (before.fallbackStatus === undefined && before.firstFailureTime === undefined) return undefined;
-    return { status: withFallbackFields(outcome.ok ? outcome.proposal.status : identitySlot(spec), before), metricName, events: [] };
+    return { status: withFallbackFields(outcome.ok ? outcome.proposal.status : identitySlot(spec), before), label, metricName, events: [] };
   }
   if (outcome.ok) {
     // KEP-5679: success clears firstFailureTime; the status says Normal again.
     const events = before.fallbackStatus === 'Fallback' ? [recoveredEvent(spec, label, before.firstFailureTime, now)] : [];
-    return { status: withFallbackFields(outcome.proposal.status, { fallbackStatus: 'Normal' }), metricName, events, decision: { status: 'Normal' } };
+    return { status: withFallbackFields(outcome.proposal.status, { fallbackStatus: 'Normal' }), label, metricName, events, decision: { status: 'Normal' } };
   }
   // KEP-5679: firstFailureTime is set on the first consecutive failure and kept through the next ones.
   const firstFailureTime = validTime(before.firstFailureTime) ?? metaTime(now);
@@ -84,7 +95,7 @@ export function trackFallback(spec: MetricSpec, outcome: MetricOutcome, stored: 
   const active = now.getTime() - Date.parse(firstFailureTime) >= duration * 1000;
   const fields: MetricFallbackStatus = { fallbackStatus: active ? 'Fallback' : 'Normal', firstFailureTime };
   const status = withFallbackFields(identitySlot(spec), fields);
-  if (!active) return { status, metricName, events: [], decision: { status: 'Normal', firstFailureTime } };
+  if (!active) return { status, label, metricName, events: [], decision: { status: 'Normal', firstFailureTime } };
   const events =
     before.fallbackStatus === 'Fallback'
       ? []
@@ -95,14 +106,14 @@ export function trackFallback(spec: MetricSpec, outcome: MetricOutcome, stored: 
             message: `Fallback activated for ${label} after ${goDuration(duration)} of consecutive failures, using fallback replica count: ${fallback.replicas}`,
           },
         ];
-  return { status, replicas: fallback.replicas, metricName, events, decision: { status: 'Fallback', firstFailureTime, replicas: fallback.replicas } };
+  return { status, replicas: fallback.replicas, label, metricName, events, decision: { status: 'Fallback', firstFailureTime, replicas: fallback.replicas } };
 }
 
 /** KEP-5679 ExternalMetricFallbackActive: True while any metric is in fallback, False otherwise. */
-export function fallbackCondition(outcomes: readonly FallbackOutcome[]): Pick<HorizontalPodAutoscalerCondition, 'status' | 'reason' | 'message'> {
+export function fallbackCondition(outcomes: readonly FallbackOutcome[]): { status: ConditionStatus; reason: string; message: string } {
   const active = outcomes.filter((o) => o.decision?.status === 'Fallback');
   if (active.length === 0) return { status: 'False', reason: 'NoFallbackActive', message: 'every metric with a fallback is being retrieved, or has failed for less than its failureDurationSeconds' };
-  const names = active.map((o) => `${o.metricName.slice('fallback for '.length)} (${o.replicas})`).join(', ');
+  const names = active.map((o) => `${o.label} (${o.replicas})`).join(', ');
   return { status: 'True', reason: 'FallbackActive', message: `using the fallback replica count of ${names}` };
 }
 

@@ -3,7 +3,7 @@
 // the write's outcome, because upstream's status, events and history depend on it.
 import { normalizeLegacy, normalizeWithBehavior, recordScaleEvent, type NormalizeResult, type NormalizeStep } from './behavior.js';
 import { applyDefaults } from './defaults.js';
-import { fallbackCondition, storedMetricStatus, trackFallback, type FallbackDecision, type FallbackOutcome } from './fallback.js';
+import { fallbackCondition, trackFallback, type FallbackDecision, type FallbackOutcome } from './fallback.js';
 import { parseGroupVersion } from './name-rules.js';
 import { parseQuantity, toFloat } from './quantity.js';
 import { computeReplicasForMetric, type MetricData, type MetricOutcome } from './replica-calculator.js';
@@ -388,8 +388,7 @@ function computeReplicasForMetrics(
     const outcome = computeReplicasForMetric(spec, ctx, data);
     const entry = describeMetric(spec, i);
     decision.metrics.push(entry);
-    const stored = storedMetricStatus(specs, i, input.hpa.status?.currentMetrics);
-    const fallback = trackFallback(spec, outcome, stored, input.now, input.settings.featureGates.HPAExternalMetricFallback);
+    const fallback = trackFallback(specs, i, outcome, input.hpa.status?.currentMetrics, input.now, input.settings.featureGates.HPAExternalMetricFallback);
     if (fallback) {
       statuses[i] = fallback.status;
       if (fallback.decision) {
@@ -424,7 +423,7 @@ function computeReplicasForMetrics(
   const setFallbackCondition = () => {
     if (fallbacks.length === 0) return;
     const c = fallbackCondition(fallbacks);
-    setCondition('ExternalMetricFallbackActive', c.status, c.reason ?? '', c.message ?? '');
+    setCondition('ExternalMetricFallbackActive', c.status, c.reason, c.message);
   };
   decision.recommendation = invalid < specs.length ? replicas : undefined;
 

@@ -17,7 +17,7 @@ export function withReadyCondition(
   const active = find('ScalingActive');
   // KEP-5679: scaling on a fallback count is Ready (it scales), but says so: Argo CD reads it as Degraded.
   const fallback = find('ExternalMetricFallbackActive');
-  const working = fallback?.status === 'True' ? { ...fallback, status: active?.status ?? fallback.status } : active;
+  const working = fallback?.status === 'True' ? fallback : active;
   const cause = able?.status === 'False' ? able : active?.status === 'False' ? active : active?.status === 'True' ? working : undefined;
   const ready: HorizontalPodAutoscalerCondition = {
     type: 'Ready',
