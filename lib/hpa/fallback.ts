@@ -42,6 +42,13 @@ export interface FallbackOutcome {
   decision?: FallbackDecision;
 }
 
+/** The metric with this fallback block on its source (a new object). */
+export function withFallback(spec: MetricSpec, fallback: MetricFallback): MetricSpec {
+  const key = SOURCE_KEYS[spec.type] as SourceKey | undefined;
+  const source = key && spec[key];
+  return key && source ? { ...spec, [key]: { ...source, fallback: { ...fallback } } } : spec;
+}
+
 /** The metric's fallback block, whatever its type. */
 export function fallbackOf(spec: MetricSpec): MetricFallback | undefined {
   return sourceOf(spec)?.fallback;
