@@ -178,7 +178,7 @@ export function simulate(input: HorizontalPodAutoscaler, trace: Trace, opts: Sim
 
     recorder.add({
       time: t,
-      load: loads[0] ?? valueAt(trace, 0, t),
+      load: loads[0] ?? valueAt(trace, series[0] ?? 0, t),
       replicas: workload.replicas,
       desired: result.status.desiredReplicas,
       readyPods: workload.readyCount(now),

@@ -15,7 +15,7 @@ export interface Trace {
 }
 
 /** A cell that marks a gap: the metric source failed (a metric with a fallback then counts its failure time). */
-export const GAP_CELL = 'gap';
+const GAP_CELL = 'gap';
 /** How a gap cell is held while parsing: loads are never negative. */
 const GAP = -1;
 
