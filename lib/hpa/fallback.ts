@@ -3,7 +3,8 @@
 // Upstream's design covers External metrics; the same block on Resource, ContainerResource, Pods
 // and Object metrics is our extension. The first failure time is read back from the stored
 // status (status.currentMetrics), so a restart of the worker changes nothing.
-import { formatLabelSelector, type MetricOutcome } from './replica-calculator.js';
+// Types only from the replica calculator: validation imports this module, and the functions that validate (dispatcher, events) carry no calculator.
+import type { MetricOutcome } from './replica-calculator.js';
 import type {
   LabelSelector,
   MetricFallback,
@@ -255,8 +256,9 @@ function statusIdentity(status: MetricStatus): string {
   return key ? identity(status.type, status[key]) : '';
 }
 
-/** An empty selector and none select the same: one identity. */
+/** The selector as a key: labels sorted, expressions' values sorted; an empty selector and none are one key. */
 function selectorText(selector: LabelSelector | undefined): string {
-  const empty = selector === undefined || (Object.keys(selector.matchLabels ?? {}).length === 0 && (selector.matchExpressions ?? []).length === 0);
-  return empty ? '' : formatLabelSelector(selector);
+  const labels = Object.entries(selector?.matchLabels ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  const expressions = (selector?.matchExpressions ?? []).map((e) => [e.key, e.operator, [...(e.values ?? [])].sort()]);
+  return labels.length === 0 && expressions.length === 0 ? '' : JSON.stringify([labels, expressions]);
 }
