@@ -3,7 +3,8 @@
 // Upstream's design covers External metrics; the same block on Resource, ContainerResource, Pods
 // and Object metrics is our extension. The first failure time is read back from the stored
 // status (status.currentMetrics), so a restart of the worker changes nothing.
-// Types only from the replica calculator: validation imports this module, and the functions that validate (dispatcher, events) carry no calculator.
+// Types only from the replica calculator: validation imports this module, and the functions that
+// only validate (dispatcher, events) must not carry the calculator (test/deploy/bundle.test.ts).
 import type { MetricOutcome } from './replica-calculator.js';
 import type {
   LabelSelector,
