@@ -34,7 +34,7 @@ const RETENTION_DAYS = [1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545
 const SETTING_NUMBERS = ['cpuInitializationPeriodSeconds', 'initialReadinessDelaySeconds', 'downscaleStabilizationWindowSeconds', 'scaleUpLimitFactor', 'scaleUpLimitMinimum'];
 const SETTING_OBJECTS = {
   tolerance: { scaleUp: 'number', scaleDown: 'number' },
-  featureGates: { HPAScaleToZero: 'boolean', HPAConfigurableTolerance: 'boolean' },
+  featureGates: { HPAScaleToZero: 'boolean', HPAConfigurableTolerance: 'boolean', HPAExternalMetricFallback: 'boolean' },
 };
 /** Headroom of the work queue's concurrency over one message per shard: a busy tick sent again. */
 const CONCURRENCY_HEADROOM = 2;

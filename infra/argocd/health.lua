@@ -2,7 +2,8 @@
 -- Install: docs/kubernetes.md, "Argo CD health". Written for Argo CD's Lua 5.1 VM (gopher-lua).
 -- Suspended: paused with the annotation shpa.dev/dry-run: "true", or scaling disabled (target at zero by hand).
 -- Progressing: the sync has not yet evaluated the current generation. Healthy: Ready True.
--- Degraded: Ready False (invalid spec, metrics failing, target unreadable), with the condition's reason.
+-- Degraded: Ready False (invalid spec, metrics failing, target unreadable), with the condition's reason;
+-- or Ready True with reason FallbackActive: it scales, but on a metric's fallback count (KEP-5679).
 local hs = {}
 local annotations = obj.metadata.annotations or {}
 local status = obj.status or {}
@@ -25,7 +26,9 @@ if status.observedGeneration == nil or status.observedGeneration < generation or
   return hs
 end
 local text = (ready.reason or "") .. ": " .. (ready.message or "")
-if ready.status == "True" then
+if ready.status == "True" and ready.reason == "FallbackActive" then
+  hs.status = "Degraded"
+elseif ready.status == "True" then
   hs.status = "Healthy"
 elseif ready.reason == "ScalingDisabled" then
   hs.status = "Suspended"

@@ -5,6 +5,7 @@ import type { StoredSpec } from '../store/index.js';
 import type { DecisionLogEntry } from '../sync/event-log.js';
 import { metricSourceText } from '../sync/metric-queries.js';
 import type { AutoscalerRecord, ClusterSnapshot } from '../sync/ports.js';
+import { fallbackText } from './fallback-text.js';
 import { age, describeMetric, table } from './format.js';
 
 /** The From column: the component the sync names as the source of the Kubernetes Events it writes (lib/cluster). */
@@ -50,10 +51,12 @@ export function describe(rec: DescribedAutoscaler, cluster: string, now: Date, o
   const inNamespace = <T extends { metadata: { namespace?: string; name: string } }>(list: T[] = []) =>
     new Map(list.filter((o) => (o.metadata.namespace ?? 'default') === rec.namespace).map((o) => [o.metadata.name, o]));
   const known = objects && { cloudWatch: inNamespace(objects.cloudWatchMetrics), prometheus: inNamespace(objects.prometheusMetrics) };
-  for (const m of h.spec?.metrics ?? []) {
+  for (const [i, m] of (h.spec?.metrics ?? []).entries()) {
     const [label, value] = describeMetric(m, st?.currentMetrics ?? []);
     kv.push([`  ${label}:`, value]);
     if (known) kv.push(['    from:', metricSourceText(m, rec.namespace, known)]);
+    const fallback = fallbackText(h.spec.metrics ?? [], i, st?.currentMetrics, now);
+    if (fallback) kv.push(['    fallback:', fallback]);
   }
   kv.push(
     ['Min replicas:', String(h.spec?.minReplicas ?? '<unset>')],

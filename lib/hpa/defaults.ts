@@ -8,7 +8,7 @@ import type {
   MetricSpec,
 } from './types.js';
 
-export const DEFAULT_FEATURE_GATES: FeatureGates = { HPAScaleToZero: true, HPAConfigurableTolerance: true };
+export const DEFAULT_FEATURE_GATES: FeatureGates = { HPAScaleToZero: true, HPAConfigurableTolerance: true, HPAExternalMetricFallback: true };
 
 /** kube-controller-manager defaults. */
 export const DEFAULT_CONTROLLER_SETTINGS: ControllerSettings = {

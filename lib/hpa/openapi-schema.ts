@@ -2,6 +2,7 @@
 // HorizontalPodAutoscalerSpec and HorizontalPodAutoscalerStatus, with x-kubernetes-validations
 // (CEL) for what upstream's ValidateHorizontalPodAutoscaler checks and CEL can express.
 // Pure data: scripts/gen-crds.ts writes it into infra/crds/, lib/local/kubernetes/crd/admission.ts evaluates it.
+import { DEFAULT_FAILURE_DURATION_SECONDS, MIN_FAILURE_DURATION_SECONDS } from './fallback.js';
 import { isDNS1123Label } from './name-rules.js';
 
 /** One x-kubernetes-validations entry (apiextensions ValidationRule). */
@@ -328,7 +329,7 @@ const metricSpec = (): JSONSchemaProps =>
     'One metric to scale on.',
     {
       type: str('The metric source type: ContainerResource, External, Object, Pods or Resource.', { maxLength: MAX_ENUM_LENGTH, enum: [...METRIC_SOURCE_TYPES] }),
-      ...Object.fromEntries(Object.entries(metricSources).map(([field, s]) => [field, s.schema()])),
+      ...Object.fromEntries(Object.entries(metricSources).map(([field, s]) => [field, withMetricFallback(s.schema())])),
     },
     ['type'],
     { 'x-kubernetes-validations': metricSpecRules() },
@@ -485,6 +486,36 @@ function metricStatus(): JSONSchemaProps {
   );
 }
 
+// ---- KEP-5679 fallback (ours on every metric type, upstream's on External) ----
+
+/** A metric source with its optional fallback block: replicas > 0 required, failureDurationSeconds default 180, at least 180. */
+function withMetricFallback(source: JSONSchemaProps): JSONSchemaProps {
+  const fallback = obj(
+    'KEP-5679: the replica count this metric proposes once it has failed for failureDurationSeconds (External: upstream\'s design; other types: our extension).',
+    {
+      failureDurationSeconds: int64('How long the metric must fail without a break before the fallback applies; default 180, at least 180.', {
+        default: DEFAULT_FAILURE_DURATION_SECONDS,
+        'x-kubernetes-validations': [rule(`self >= ${MIN_FAILURE_DURATION_SECONDS}`, `must be at least ${MIN_FAILURE_DURATION_SECONDS}`)],
+      }),
+      replicas: int32('The replica count this metric proposes while in fallback; greater than 0.', { 'x-kubernetes-validations': [rule('self > 0', 'must be greater than 0')] }),
+    },
+    ['replicas'],
+  );
+  return { ...source, properties: { ...source.properties, fallback } };
+}
+
+/** Each status entry of a metric with a fallback carries fallbackStatus and firstFailureTime (KEP-5679). */
+function withFallbackStatus(status: JSONSchemaProps): JSONSchemaProps {
+  const fields = {
+    fallbackStatus: str('Normal, or Fallback while the fallback replica count is in use (KEP-5679).', { enum: ['Normal', 'Fallback'] }),
+    firstFailureTime: str('The first of the current run of consecutive failures to read the metric; cleared on success (KEP-5679).', { format: 'date-time' }),
+  };
+  const properties = Object.fromEntries(
+    Object.entries(status.properties ?? {}).map(([k, v]) => [k, v.type === 'object' ? { ...v, properties: { ...v.properties, ...fields } } : v]),
+  );
+  return { ...status, properties };
+}
+
 /** Display-only status fields the sync maintains for the printer columns (JSONPath cannot concatenate). */
 export const DISPLAY_STATUS_FIELDS: Record<string, JSONSchemaProps> = {
   reference: str('The scale target as kubectl get hpa prints it, e.g. Deployment/web (display only).'),
@@ -500,9 +531,9 @@ export function hpaStatusSchema(): JSONSchemaProps {
       lastScaleTime: str('The last time the autoscaler scaled the number of pods.', { format: 'date-time' }),
       currentReplicas: int32('Current number of replicas of pods managed by this autoscaler.'),
       desiredReplicas: int32('Desired number of replicas of pods managed by this autoscaler.'),
-      currentMetrics: list('The last read state of the metrics used by this autoscaler.', metricStatus()),
+      currentMetrics: list('The last read state of the metrics used by this autoscaler.', withFallbackStatus(metricStatus())),
       conditions: list(
-        'Conditions: AbleToScale, ScalingActive, ScalingLimited, ScaledToZero; ours: Ready (the summary GitOps tools read) and HistoryIntact.',
+        'Conditions: AbleToScale, ScalingActive, ScalingLimited, ScaledToZero, ExternalMetricFallbackActive (KEP-5679); ours: Ready (the summary GitOps tools read) and HistoryIntact.',
         obj(
           'The state of the autoscaler at a certain point.',
           {

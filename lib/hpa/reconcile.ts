@@ -3,6 +3,7 @@
 // the write's outcome, because upstream's status, events and history depend on it.
 import { normalizeLegacy, normalizeWithBehavior, recordScaleEvent, type NormalizeResult, type NormalizeStep } from './behavior.js';
 import { applyDefaults } from './defaults.js';
+import { fallbackCondition, trackFallback, type FallbackDecision, type FallbackOutcome } from './fallback.js';
 import { parseGroupVersion } from './name-rules.js';
 import { parseQuantity, toFloat } from './quantity.js';
 import { computeReplicasForMetric, type MetricData, type MetricOutcome } from './replica-calculator.js';
@@ -71,6 +72,8 @@ export interface MetricDecision {
   error?: { reason: string; message: string };
   /** Where the value was read (metrics.k8s.io, a CloudWatchMetric, a PrometheusMetric…): set by the caller, which read it. */
   source?: string;
+  /** KEP-5679: the metric's fallback state, when it configures one (proposal is then the fallback count while active). */
+  fallback?: FallbackDecision;
 }
 
 /** The explanation of one sync: logged as one line per autoscaler per cycle. */
@@ -372,36 +375,63 @@ function computeReplicasForMetrics(
   let metric = '';
   let invalid = 0;
   let firstInvalid: Extract<MetricOutcome, { ok: false }> | undefined;
+  const propose = (proposal: number, name: string) => {
+    if (replicas === 0 || proposal > replicas) {
+      replicas = proposal;
+      metric = name;
+      decision.winner = name;
+    }
+  };
+  const fallbacks: FallbackOutcome[] = [];
   specs.forEach((spec, i) => {
     const data = onlySelectedPods(input.metrics[i] ?? {}, podNames);
     const outcome = computeReplicasForMetric(spec, ctx, data);
     const entry = describeMetric(spec, i);
     decision.metrics.push(entry);
+    const fallback = trackFallback(specs, i, outcome, input.hpa.status?.currentMetrics, input.now, input.settings.featureGates.HPAExternalMetricFallback);
+    if (fallback) {
+      statuses[i] = fallback.status;
+      if (fallback.decision) {
+        entry.fallback = fallback.decision;
+        fallbacks.push(fallback);
+      }
+    }
     if (!outcome.ok) {
       entry.error = { reason: outcome.reason, message: outcome.message };
       state.events.push({ type: 'Warning', reason: outcome.reason, message: outcome.eventMessage });
-      if (invalid === 0) firstInvalid = outcome;
-      invalid++;
+      if (fallback?.replicas !== undefined) {
+        // KEP-5679: the fallback count is this metric's proposal, so the metric counts as valid.
+        entry.proposal = fallback.replicas;
+        propose(fallback.replicas, fallback.metricName);
+      } else {
+        if (invalid === 0) firstInvalid = outcome;
+        invalid++;
+      }
+      state.events.push(...(fallback?.events ?? []));
       return;
     }
     const p = outcome.proposal;
-    statuses[i] = p.status;
+    if (!fallback) statuses[i] = p.status;
     entry.current = currentOf(p.status);
     entry.proposal = p.replicas;
     entry.timestamp = p.timestamp;
-    if (replicas === 0 || p.replicas > replicas) {
-      replicas = p.replicas;
-      metric = p.metricName;
-      decision.winner = p.metricName;
-    }
+    propose(p.replicas, p.metricName);
+    state.events.push(...(fallback?.events ?? []));
   });
   state.metricStatuses = statuses;
+  // KEP-5679 ExternalMetricFallbackActive, after ScalingActive; only on objects that configure a fallback.
+  const setFallbackCondition = () => {
+    if (fallbacks.length === 0) return;
+    const c = fallbackCondition(fallbacks);
+    setCondition('ExternalMetricFallbackActive', c.status, c.reason, c.message);
+  };
   decision.recommendation = invalid < specs.length ? replicas : undefined;
 
   // Upstream: all metrics invalid, or some invalid while the rest would scale down → do nothing.
   if (invalid >= specs.length || (invalid > 0 && replicas < scale.specReplicas)) {
     const first = firstInvalid ?? { reason: 'InvalidMetricSourceType', message: 'no metrics', error: 'no metrics' };
     setCondition('ScalingActive', 'False', first.reason, first.message);
+    setFallbackCondition();
     decision.skipped = {
       reason: first.reason,
       message: `invalid metrics (${invalid} invalid out of ${specs.length}), first error is: ${first.error}`,
@@ -410,6 +440,7 @@ function computeReplicasForMetrics(
     return undefined;
   }
   setCondition('ScalingActive', 'True', 'ValidMetricFound', `the HPA was able to successfully calculate a replica count from ${metric}`);
+  setFallbackCondition();
   return { replicas, metric };
 }
 

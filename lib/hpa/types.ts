@@ -52,31 +52,54 @@ export interface MetricIdentifier {
   selector?: LabelSelector;
 }
 
+/**
+ * KEP-5679 ExternalMetricFallback: the replica count a metric proposes once it has failed for
+ * failureDurationSeconds. Upstream's on External metrics; ours on every other type too.
+ */
+export interface MetricFallback {
+  /** Default 180 (KEP-5679), at least 180. */
+  failureDurationSeconds?: number;
+  /** > 0. */
+  replicas: number;
+}
+
+/** KEP-5679 status fields, on every type's status entry when its metric configures a fallback. */
+export interface MetricFallbackStatus {
+  fallbackStatus?: 'Normal' | 'Fallback';
+  /** The first of the current run of consecutive failures; absent once the metric is read again. */
+  firstFailureTime?: Timestamp;
+}
+
 export interface ResourceMetricSource {
   name: string;
   target: MetricTarget;
+  fallback?: MetricFallback;
 }
 
 export interface ContainerResourceMetricSource {
   name: string;
   container: string;
   target: MetricTarget;
+  fallback?: MetricFallback;
 }
 
 export interface PodsMetricSource {
   metric: MetricIdentifier;
   target: MetricTarget;
+  fallback?: MetricFallback;
 }
 
 export interface ObjectMetricSource {
   describedObject: CrossVersionObjectReference;
   metric: MetricIdentifier;
   target: MetricTarget;
+  fallback?: MetricFallback;
 }
 
 export interface ExternalMetricSource {
   metric: MetricIdentifier;
   target: MetricTarget;
+  fallback?: MetricFallback;
 }
 
 export type MetricSourceType = 'Resource' | 'ContainerResource' | 'Pods' | 'Object' | 'External';
@@ -132,11 +155,11 @@ export interface MetricValueStatus {
 export interface MetricStatus {
   /** "" for a metric that failed this sync: upstream leaves an empty MetricStatus in its slot. */
   type: MetricSourceType | '';
-  resource?: { name: string; current: MetricValueStatus };
-  containerResource?: { name: string; container: string; current: MetricValueStatus };
-  pods?: { metric: MetricIdentifier; current: MetricValueStatus };
-  object?: { describedObject: CrossVersionObjectReference; metric: MetricIdentifier; current: MetricValueStatus };
-  external?: { metric: MetricIdentifier; current: MetricValueStatus };
+  resource?: { name: string; current: MetricValueStatus } & MetricFallbackStatus;
+  containerResource?: { name: string; container: string; current: MetricValueStatus } & MetricFallbackStatus;
+  pods?: { metric: MetricIdentifier; current: MetricValueStatus } & MetricFallbackStatus;
+  object?: { describedObject: CrossVersionObjectReference; metric: MetricIdentifier; current: MetricValueStatus } & MetricFallbackStatus;
+  external?: { metric: MetricIdentifier; current: MetricValueStatus } & MetricFallbackStatus;
 }
 
 export type ConditionStatus = 'True' | 'False' | 'Unknown';
@@ -144,7 +167,15 @@ export type ConditionStatus = 'True' | 'False' | 'Unknown';
  * Upstream's four (ScaledToZero since 1.37, kubernetes/kubernetes#135118), and ours: HistoryIntact False when the
  * stored history could not be trusted and was reset; Ready, the summary GitOps tools read (lib/sync/readiness.ts).
  */
-export type HorizontalPodAutoscalerConditionType = 'AbleToScale' | 'ScalingActive' | 'ScalingLimited' | 'ScaledToZero' | 'HistoryIntact' | 'Ready';
+export type HorizontalPodAutoscalerConditionType =
+  | 'AbleToScale'
+  | 'ScalingActive'
+  | 'ScalingLimited'
+  | 'ScaledToZero'
+  | 'HistoryIntact'
+  | 'Ready'
+  /** KEP-5679: True while any metric uses its fallback; only on objects that configure one. */
+  | 'ExternalMetricFallbackActive';
 
 export interface HorizontalPodAutoscalerCondition {
   type: HorizontalPodAutoscalerConditionType;
@@ -247,6 +278,8 @@ export interface ScalingHistory {
 export interface FeatureGates {
   HPAScaleToZero: boolean;
   HPAConfigurableTolerance: boolean;
+  /** KEP-5679 (alpha upstream, on by default here): off, fallback blocks are ignored and their status left alone. */
+  HPAExternalMetricFallback: boolean;
 }
 
 /** The controller's flags (kube-controller-manager --horizontal-pod-autoscaler-*). */

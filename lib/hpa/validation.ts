@@ -1,6 +1,7 @@
 // Upstream pkg/apis/autoscaling/validation (ValidateHorizontalPodAutoscaler) for autoscaling/v2,
 // as the API server runs it on create, plus JSON type checks so any decoded YAML can be passed in.
 import { DEFAULT_FEATURE_GATES } from './defaults.js';
+import { MIN_FAILURE_DURATION_SECONDS } from './fallback.js';
 import {
   FieldPath,
   forbidden,
@@ -352,9 +353,10 @@ class Validator {
 
   private metricSource(field: string, src: Obj, path: FieldPath): void {
     const targetPath = path.child('target');
+    this.metricFallback(src, path.child('fallback'));
     switch (field) {
       case 'object': {
-        this.knownFields(src, path, ['describedObject', 'metric', 'target']);
+        this.knownFields(src, path, ['describedObject', 'metric', 'target', 'fallback']);
         const described = this.obj(src.describedObject, path.child('describedObject'));
         // Object metrics may name a core kind with an empty group (ObjectMetricsValidationOptions).
         if (described !== BAD) this.crossVersionObjectReference(described ?? {}, path.child('describedObject'), true);
@@ -366,7 +368,7 @@ class Validator {
         return;
       }
       case 'external': {
-        this.knownFields(src, path, ['metric', 'target']);
+        this.knownFields(src, path, ['metric', 'target', 'fallback']);
         this.metricIdentifier(src.metric, path.child('metric'));
         const t = this.metricTarget(src.target, targetPath);
         if (t && t.value === undefined && t.averageValue === undefined) {
@@ -378,7 +380,7 @@ class Validator {
         return;
       }
       case 'pods': {
-        this.knownFields(src, path, ['metric', 'target']);
+        this.knownFields(src, path, ['metric', 'target', 'fallback']);
         this.metricIdentifier(src.metric, path.child('metric'));
         const t = this.metricTarget(src.target, targetPath);
         if (t && t.averageValue === undefined) this.add(required(targetPath.child('averageValue'), `must specify a positive target averageValue${fix(t.type, 'Pods')}`));
@@ -387,7 +389,7 @@ class Validator {
       default: {
         // resource and containerResource
         const container = field === 'containerResource';
-        this.knownFields(src, path, container ? ['name', 'container', 'target'] : ['name', 'target']);
+        this.knownFields(src, path, container ? ['name', 'container', 'target', 'fallback'] : ['name', 'target', 'fallback']);
         const name = this.str(src.name, path.child('name'));
         if (name === undefined || name === '') this.add(required(path.child('name'), 'must specify a resource name'));
         // Upstream checks the resource name only for ContainerResource metrics.
@@ -412,6 +414,27 @@ class Validator {
           this.add(forbidden(targetPath.child('averageValue'), 'may not set both a target raw value and a target utilization'));
         }
       }
+    }
+  }
+
+  /**
+   * KEP-5679 ExternalMetricFallback (ours on the other types): replicas required and > 0,
+   * failureDurationSeconds at least 180. Gate off: dropped before validating, as dropDisabledFields does.
+   */
+  private metricFallback(src: Obj, path: FieldPath): void {
+    if (!this.gates.HPAExternalMetricFallback) {
+      delete src.fallback;
+      return;
+    }
+    const fallback = this.obj(src.fallback, path);
+    if (fallback === undefined || fallback === BAD) return;
+    this.knownFields(fallback, path, ['failureDurationSeconds', 'replicas']);
+    const replicas = this.int32(fallback.replicas, path.child('replicas'));
+    if (replicas === undefined) this.add(required(path.child('replicas'), 'must specify the replica count to use while the metric cannot be read'));
+    else if (replicas !== BAD && replicas <= 0) this.add(invalid(path.child('replicas'), replicas, 'must be greater than 0'));
+    const duration = this.int32(fallback.failureDurationSeconds, path.child('failureDurationSeconds'));
+    if (typeof duration === 'number' && duration < MIN_FAILURE_DURATION_SECONDS) {
+      this.add(invalid(path.child('failureDurationSeconds'), duration, `must be at least ${MIN_FAILURE_DURATION_SECONDS}`));
     }
   }
 

@@ -7,6 +7,7 @@
 import type { CloudWatchMetric, CloudWatchQuery } from '../api/cloudwatch-types.js';
 import type { PrometheusMetric, PrometheusMetricSpec } from '../api/prometheus-types.js';
 import type { HorizontalPodAutoscaler, MetricSpec, MetricTarget } from '../hpa/types.js';
+import { withKedaFallback } from './keda-fallback.js';
 
 export type ImportedObject = HorizontalPodAutoscaler | CloudWatchMetric | PrometheusMetric;
 
@@ -70,7 +71,6 @@ const SCALED_OBJECT_UNMAPPED: Record<string, string> = {
   pollingInterval: 'ours reads every sync period (deploy param syncPeriodSeconds), or at once on a CloudWatch alarm (CloudWatchMetric spec.alarmName)',
   cooldownPeriod: "KEDA's wait before scaling to zero; ours keeps at least minReplicas (use behavior.scaleDown for slower scale-down)",
   idleReplicaCount: 'ours has no idle replica count',
-  fallback: "ours has no fallback replica count: a failing metric is left out, as upstream's HPA does, and the others decide",
   initialCooldownPeriod: 'ours has no initial cooldown',
 };
 
@@ -181,6 +181,9 @@ function fromScaledObject(doc: Obj, metadata: { name: string; namespace: string 
   });
   if (metrics.length === 0) unmapped.push('no trigger mapped: the HorizontalPodAutoscaler would have no metric; it is left out');
   else {
+    const fallback = withKedaFallback(spec, metrics);
+    mapped.push(...fallback.mapped);
+    unmapped.push(...fallback.unmapped);
     const hpa: HorizontalPodAutoscaler = {
       apiVersion: 'autoscaling/v2',
       kind: 'HorizontalPodAutoscaler',
@@ -189,7 +192,7 @@ function fromScaledObject(doc: Obj, metadata: { name: string; namespace: string 
         scaleTargetRef,
         minReplicas: Math.max(1, min),
         maxReplicas: typeof spec.maxReplicaCount === 'number' ? spec.maxReplicaCount : 100,
-        metrics,
+        metrics: fallback.metrics,
         ...(isObj(hpaConfig.behavior) ? { behavior: hpaConfig.behavior as HorizontalPodAutoscaler['spec']['behavior'] } : {}),
       },
     };

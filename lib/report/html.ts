@@ -92,6 +92,19 @@ const CLIENT = `
     root.appendChild(sec);
   }
 
+  // KEP-5679: a metric that used its fallback draws its fallback count where it was in use, and says when.
+  function usedFallback(a) { return a.metrics.filter(function (m) { return m.fallback; }); }
+  function fallbackSeries(a) {
+    return usedFallback(a).map(function (m) { return { label: 'fallback: ' + m.name, stroke: '#8c0000', width: 2, dash: [2, 3], paths: stepped, spanGaps: false, value: legendValue('') }; });
+  }
+  function fallbackData(a) { return usedFallback(a).map(function (m) { return m.fallback; }); }
+  function fallbackNotes(a) {
+    return usedFallback(a).map(function (m) {
+      var n = m.fallback.filter(function (v) { return v != null; }).length;
+      var first = m.fallback.findIndex(function (v) { return v != null; });
+      return 'Fallback: ' + m.name + ' could not be read and proposed its fallback count (' + m.fallback[first] + ' replicas) in ' + n + ' syncs, from ' + ts(a.times[first]) + '.';
+    });
+  }
   report.autoscalers.forEach(function (a, idx) {
     var sec = el('section', 'autoscaler'); sec.id = 'autoscaler-' + idx;
     sec.appendChild(el('h2', null, a.name));
@@ -108,8 +121,9 @@ const CLIENT = `
         // Drawn over replicas, dashed: visible where the two agree, distinct where they do not.
         { label: 'desired', stroke: '#ff7f0e', width: 2, dash: [7, 5], paths: stepped, value: legendValue('') },
         { label: 'minReplicas', stroke: '#555', width: 1, dash: [2, 4], value: legendValue('') },
-        { label: 'maxReplicas', stroke: '#d62728', width: 1.5, dash: [10, 4], value: legendValue('') }]
-    }, [x, a.load, a.readyPods, a.replicas, a.desired, constant(a.times, a.minReplicas), constant(a.times, a.maxReplicas)]);
+        { label: 'maxReplicas', stroke: '#d62728', width: 1.5, dash: [10, 4], value: legendValue('') }].concat(fallbackSeries(a))
+    }, [x, a.load, a.readyPods, a.replicas, a.desired, constant(a.times, a.minReplicas), constant(a.times, a.maxReplicas)].concat(fallbackData(a)));
+    fallbackNotes(a).forEach(function (n) { sec.appendChild(el('p', 'fallback', n)); });
     a.metrics.forEach(function (m) {
       var top = m.current.reduce(function (t, v) { return v == null ? t : Math.max(t, v); }, m.target);
       chart('metric', sec, m.label, 220, {
@@ -145,6 +159,7 @@ table.summary th, table.summary td { text-align: right; padding: 2px 10px; borde
 table.summary th:first-child, table.summary td:first-child { text-align: left; }
 table.summary th { font-weight: normal; color: #666; }
 p.note { background: #fff4d6; border-left: 4px solid #e0a800; padding: 6px 10px; margin: 8px 0; }
+p.fallback { background: #fdecea; border-left: 4px solid #8c0000; padding: 6px 10px; margin: 8px 0; }
 table.log { border-collapse: collapse; font: 12px/1.3 ui-monospace, monospace; }
 table.log td, table.log th { border-bottom: 1px solid #eee; padding: 2px 8px; text-align: left; vertical-align: top; }
 table.log tr.warning td { background: #fdecea; }

@@ -11,6 +11,8 @@ export interface MetricSeries {
   target: number;
   /** Current value per sample; null where the metric could not be read. */
   current: (number | null)[];
+  /** KEP-5679: the fallback replica count per sample while the metric was in fallback, else null; absent when it never was. */
+  fallback?: (number | null)[];
 }
 
 /** One line of the decision log: a rescale, an event, or a change of what limits the autoscaler. */

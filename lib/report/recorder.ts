@@ -22,6 +22,8 @@ export interface Sample {
   readyPods: number;
   /** Aligned with the setup's metrics; null where it could not be read. */
   metrics: (number | null)[];
+  /** Aligned with the setup's metrics: the fallback count of a metric in fallback, else null. */
+  fallbacks?: (number | null)[];
   rescaled: boolean;
   /** The decision-log rows of this sync (none when nothing worth a line happened). */
   decisions?: DecisionRow[];
@@ -55,7 +57,13 @@ export class ReportRecorder {
     r.replicas.push(s.replicas);
     r.desired.push(s.desired);
     r.readyPods.push(s.readyPods);
-    r.metrics.forEach((m, i) => m.current.push(s.metrics[i] ?? null));
+    r.metrics.forEach((m, i) => {
+      m.current.push(s.metrics[i] ?? null);
+      // A fallback series only for a metric that used its fallback: the samples before it are null.
+      const fallback = s.fallbacks?.[i] ?? null;
+      if (fallback !== null && !m.fallback) m.fallback = new Array<number | null>(r.times.length - 1).fill(null);
+      m.fallback?.push(fallback);
+    });
     if (s.rescaled) this.scaleEvents++;
     if (s.decisions) r.decisions.push(...s.decisions);
   }

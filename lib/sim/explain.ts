@@ -35,7 +35,8 @@ export function metricsText(d: Decision): string {
       if (!m.target) return `${m.name} <unknown>`;
       const unit = metricUnit(m.type, m.name, m.target);
       const cur = m.error ? undefined : currentNumber(m.target, m.current);
-      return `${m.name} ${cur === undefined ? '<unknown>' : formatAmount(cur, unit)}/${formatAmount(targetNumber(m.target), unit)}`;
+      const fallback = m.fallback?.status === 'Fallback' ? ` (fallback ${m.fallback.replicas})` : '';
+      return `${m.name} ${cur === undefined ? '<unknown>' : formatAmount(cur, unit)}/${formatAmount(targetNumber(m.target), unit)}${fallback}`;
     })
     .join(', ');
 }
@@ -78,6 +79,13 @@ export function decisionRows(o: SyncOutcome, previousLimit: string): DecisionRow
 /** A row for a failure around the sync itself (the demo's handler), not a decision of lib/hpa. */
 export function errorRow(time: number, replicas: number, message: string): DecisionRow {
   return { time, from: replicas, to: replicas, type: 'Warning', reason: 'SyncError', message, metrics: '', text: `holds ${replicas}: SyncError: ${message}` };
+}
+
+/** Each metric's fallback replica count while it is in fallback (KEP-5679), by spec index; null otherwise. */
+export function metricFallbacks(d: Decision, count: number): (number | null)[] {
+  const out: (number | null)[] = new Array(count).fill(null);
+  for (const m of d.metrics) if (m.index < count && m.fallback?.status === 'Fallback') out[m.index] = m.fallback.replicas ?? null;
+  return out;
 }
 
 /** Each metric's current value in its target's terms, by spec index; null where it could not be read. */

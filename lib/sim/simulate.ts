@@ -7,9 +7,9 @@ import type { ControllerSettings, HorizontalPodAutoscaler, MetricSpec, ScalingHi
 import type { AutoscalerReport } from '../report/model.js';
 import { ReportRecorder } from '../report/recorder.js';
 import { unitLabel } from '../report/units.js';
-import { decisionRows, limitText, metricValues } from './explain.js';
+import { decisionRows, limitText, metricFallbacks, metricValues } from './explain.js';
 import { amountUnit, metricName, metricTarget, reportSetup } from './metric-info.js';
-import { findSeries, valueAt, type Trace } from './trace.js';
+import { findSeries, readingAt, valueAt, type Trace } from './trace.js';
 import { milliQuantity, SimWorkload } from './workload.js';
 
 export interface SimulateOptions {
@@ -88,9 +88,10 @@ export function fallbackNotes(all: ColumnFallback[][], trace: Trace): string[][]
   );
 }
 
-/** What the metrics APIs would answer for one metric, given the trace's load (total, in the metric's unit). */
-function metricData(m: MetricSpec, w: SimWorkload, load: number, now: Date): MetricData {
+/** What the metrics APIs would answer for one metric, given the trace's load (total, in the metric's unit); undefined: a gap. */
+function metricData(m: MetricSpec, w: SimWorkload, load: number | undefined, now: Date): MetricData {
   const timestamp = now.toISOString();
+  if (load === undefined) return gapData(m);
   switch (m.type) {
     case 'Resource':
       return { podMetrics: { value: w.podMetrics(m.resource!.name, load, now) } };
@@ -103,6 +104,22 @@ function metricData(m: MetricSpec, w: SimWorkload, load: number, now: Date): Met
       return { objectMetric: { value: { value: milliQuantity(load), timestamp } } };
     case 'External':
       return { externalMetrics: { value: [{ value: milliQuantity(load), timestamp }] } };
+  }
+}
+
+/** A gap in the trace: the metric's source answers with an error, as an outage would. */
+function gapData(m: MetricSpec): MetricData {
+  const error = { error: 'no datapoint: a gap in the trace' };
+  switch (m.type) {
+    case 'Resource':
+    case 'ContainerResource':
+      return { podMetrics: error };
+    case 'Pods':
+      return { podCustomMetrics: error };
+    case 'Object':
+      return { objectMetric: error };
+    case 'External':
+      return { externalMetrics: error };
   }
 }
 
@@ -143,7 +160,7 @@ export function simulate(input: HorizontalPodAutoscaler, trace: Trace, opts: Sim
   let lastLimit = '';
   for (let t = start; t <= end; t += step) {
     const now = new Date(t);
-    const loads = series.map((s) => valueAt(trace, s, t));
+    const loads = series.map((s) => readingAt(trace, s, t));
     const result = reconcile({
       hpa: current,
       scale: { value: workload.scaleInfo() },
@@ -161,11 +178,12 @@ export function simulate(input: HorizontalPodAutoscaler, trace: Trace, opts: Sim
 
     recorder.add({
       time: t,
-      load: loads[0] ?? valueAt(trace, 0, t),
+      load: loads[0] ?? valueAt(trace, series[0] ?? 0, t),
       replicas: workload.replicas,
       desired: result.status.desiredReplicas,
       readyPods: workload.readyCount(now),
       metrics: metricValues(d, metrics.length),
+      fallbacks: metricFallbacks(d, metrics.length),
       rescaled: d.rescale,
       decisions: decisionRows({ time: t, decision: d, events: result.events, conditions: result.conditions, from: before, to: workload.replicas }, lastLimit),
     });

@@ -10,7 +10,14 @@ export interface Trace {
   times: number[];
   /** values[s][i] is series s at times[i]; NaN where the row had no value (holds the previous one). */
   values: number[][];
+  /** gaps[s][i]: the cell said `gap`, the metric cannot be read from then until its next value; absent when no cell did. */
+  gaps?: boolean[][];
 }
+
+/** A cell that marks a gap: the metric source failed (a metric with a fallback then counts its failure time). */
+const GAP_CELL = 'gap';
+/** How a gap cell is held while parsing: loads are never negative. */
+const GAP = -1;
 
 export class TraceError extends Error {
   override readonly name = 'TraceError';
@@ -89,6 +96,11 @@ export function parseTrace(text: string, file = 'trace'): Trace {
       if (!series) bySeries.set(name, (series = new Map()));
       const cell = record[c];
       if (cell === '') continue; // a missing datapoint: the previous value holds
+      if (cell.toLowerCase() === GAP_CELL) {
+        if (series.has(t)) throw new TraceError(file, line, `duplicate timestamp ${record[tCol]} for ${name}`);
+        series.set(t, GAP);
+        continue;
+      }
       const v = Number(cell);
       if (!Number.isFinite(v)) throw new TraceError(file, line, `${columns[c]} ${JSON.stringify(cell)} is not a number`);
       // A load (CPU cores, bytes, messages) is never negative: a sign here is a mistake in the export.
@@ -103,12 +115,16 @@ export function parseTrace(text: string, file = 'trace'): Trace {
   const series = [...bySeries.keys()];
   const values = series.map((name) => {
     const m = bySeries.get(name)!;
-    return times.map((t) => m.get(t) ?? Number.NaN);
+    return times.map((t) => {
+      const v = m.get(t);
+      return v === undefined || v === GAP ? Number.NaN : v;
+    });
   });
   for (let s = 0; s < series.length; s++) {
     if (values[s].every((v) => Number.isNaN(v))) throw new TraceError(file, undefined, `series ${series[s]} has no values`);
   }
-  return { series, times, values };
+  const gaps = series.map((name) => times.map((t) => bySeries.get(name)!.get(t) === GAP));
+  return gaps.some((g) => g.includes(true)) ? { series, times, values, gaps } : { series, times, values };
 }
 
 function parseTimestamp(s: string): number | undefined {
@@ -125,9 +141,26 @@ function parseTimestamp(s: string): number | undefined {
 
 /** The value of a series at time t: the latest point at or before t (the first point before the trace starts). */
 export function valueAt(trace: Trace, seriesIndex: number, t: number): number {
-  const { times } = trace;
   const vals = trace.values[seriesIndex];
-  // binary search for the last index with times[i] <= t
+  for (let i = lastIndexAtOrBefore(trace.times, t); i >= 0; i--) if (!Number.isNaN(vals[i])) return vals[i];
+  return vals.find((v) => !Number.isNaN(v))!;
+}
+
+/** The reading of a series at time t: valueAt's value, or undefined inside a gap (the latest cell at or before t said `gap`). */
+export function readingAt(trace: Trace, seriesIndex: number, t: number): number | undefined {
+  const gaps = trace.gaps?.[seriesIndex];
+  if (gaps) {
+    const vals = trace.values[seriesIndex];
+    for (let i = lastIndexAtOrBefore(trace.times, t); i >= 0; i--) {
+      if (gaps[i]) return undefined;
+      if (!Number.isNaN(vals[i])) break;
+    }
+  }
+  return valueAt(trace, seriesIndex, t);
+}
+
+/** Binary search: the last index with times[i] <= t, or -1. */
+function lastIndexAtOrBefore(times: number[], t: number): number {
   let lo = 0;
   let hi = times.length - 1;
   let idx = -1;
@@ -138,8 +171,7 @@ export function valueAt(trace: Trace, seriesIndex: number, t: number): number {
       lo = mid + 1;
     } else hi = mid - 1;
   }
-  for (let i = idx; i >= 0; i--) if (!Number.isNaN(vals[i])) return vals[i];
-  return vals.find((v) => !Number.isNaN(v))!;
+  return idx;
 }
 
 /** The series named like a metric (case-insensitive), or -1. */

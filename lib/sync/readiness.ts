@@ -15,7 +15,10 @@ export function withReadyCondition(
   const find = (type: HorizontalPodAutoscalerCondition['type']) => conditions.find((c) => c.type === type);
   const able = find('AbleToScale');
   const active = find('ScalingActive');
-  const cause = able?.status === 'False' ? able : active?.status === 'False' ? active : active?.status === 'True' ? active : undefined;
+  // KEP-5679: scaling on a fallback count is Ready (it scales), but says so: Argo CD reads it as Degraded.
+  const fallback = find('ExternalMetricFallbackActive');
+  const working = fallback?.status === 'True' ? fallback : active;
+  const cause = able?.status === 'False' ? able : active?.status === 'False' ? active : active?.status === 'True' ? working : undefined;
   const ready: HorizontalPodAutoscalerCondition = {
     type: 'Ready',
     status: cause?.status ?? 'Unknown',

@@ -78,7 +78,7 @@ describe('shpa import', () => {
     expect(r.results[0].unmapped).toContain("minReplicaCount 0 (KEDA's default 0, scale to zero): ours keeps at least 1 replica, minReplicas 1");
   });
 
-  it('several triggers: prometheus (a server, AMP), cpu mapped; cron, kafka, fallback, pause and polling listed, never dropped', () => {
+  it('several triggers: prometheus (a server, AMP), cpu and fallback mapped; cron, kafka, pause and polling listed, never dropped', () => {
     const r = importFiles([fixture('keda-mixed.yaml')]);
     expect(r.problems).toEqual([]);
     const [server, amp, hpa] = r.objects as unknown as [{ spec: unknown }, { spec: unknown }, { spec: Record<string, unknown> }];
@@ -88,15 +88,16 @@ describe('shpa import', () => {
       scaleTargetRef: { apiVersion: 'apps/v1', kind: 'StatefulSet', name: 'web' },
       minReplicas: 1,
       maxReplicas: 40,
+      // KEDA's fallback (3 failures × 30 s) on every metric, cpu included: 180 s, our minimum.
       metrics: [
-        { type: 'External', external: { metric: { name: 'web-0' }, target: { type: 'AverageValue', averageValue: '100.50' } } },
-        { type: 'External', external: { metric: { name: 'web-amp' }, target: { type: 'AverageValue', averageValue: '20' } } },
-        { type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 60 } } },
+        { type: 'External', external: { metric: { name: 'web-0' }, target: { type: 'AverageValue', averageValue: '100.50' }, fallback: { failureDurationSeconds: 180, replicas: 6 } } },
+        { type: 'External', external: { metric: { name: 'web-amp' }, target: { type: 'AverageValue', averageValue: '20' }, fallback: { failureDurationSeconds: 180, replicas: 6 } } },
+        { type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 60 }, fallback: { failureDurationSeconds: 180, replicas: 6 } } },
       ],
       behavior: { scaleDown: { stabilizationWindowSeconds: 120, policies: [{ type: 'Percent', value: 50, periodSeconds: 60 }], selectPolicy: 'Max' }, scaleUp: expect.any(Object) },
     });
     const unmapped = r.results[0].unmapped.join('\n');
-    for (const item of ['minReplicaCount 0', 'pollingInterval', 'cooldownPeriod', 'fallback', 'annotation autoscaling.keda.sh/paused-replicas', 'triggers[0] (prometheus) the activation threshold', 'triggers[3] (cron): a schedule of minimum replicas (0 8 * * * to 0 20 * * *, 10 replicas)', 'triggers[4] (kafka): no equivalent']) {
+    for (const item of ['minReplicaCount 0', 'pollingInterval', 'cooldownPeriod', 'annotation autoscaling.keda.sh/paused-replicas', 'triggers[0] (prometheus) the activation threshold', 'triggers[3] (cron): a schedule of minimum replicas (0 8 * * * to 0 20 * * *, 10 replicas)', 'triggers[4] (kafka): no equivalent']) {
       expect(unmapped).toContain(item);
     }
     expect(r.results[0].mapped).toEqual([
@@ -104,7 +105,9 @@ describe('shpa import', () => {
       'triggers[0] (prometheus) → PrometheusMetric shop/web-0 (server), threshold 100.50',
       'triggers[1] (prometheus) → PrometheusMetric shop/web-amp (AMP), threshold 20',
       'triggers[2] (cpu) → a Resource cpu metric (Utilization 60)',
+      "fallback (3 failures × 30 s polling) → each metric's fallback: 6 replicas after 180 s of failures (at least 180 s)",
     ]);
+    expect(unmapped).not.toContain('fallback');
   });
 
   it('an autoscaling/v2 HPA is ours as written (status and server fields dropped); a v1 one maps its CPU target', () => {

@@ -158,7 +158,7 @@ describe('defaultBehavior (GenerateHPAScaleUpRules / GenerateHPAScaleDownRules)'
 
 describe('controller defaults', () => {
   it('match kube-controller-manager and the feature gates of upstream 1.35+', () => {
-    expect(DEFAULT_FEATURE_GATES).toEqual({ HPAScaleToZero: true, HPAConfigurableTolerance: true });
+    expect(DEFAULT_FEATURE_GATES).toEqual({ HPAScaleToZero: true, HPAConfigurableTolerance: true, HPAExternalMetricFallback: true });
     expect(DEFAULT_CONTROLLER_SETTINGS).toMatchObject({
       tolerance: { scaleUp: 0.1, scaleDown: 0.1 },
       cpuInitializationPeriodSeconds: 300,
