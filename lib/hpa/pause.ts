@@ -33,7 +33,7 @@ export interface PauseState {
 }
 
 // RFC 3339 with a zone (Z or an offset), as metav1.Time writes it; fractions allowed.
-const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
+const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
 
 /** An RFC 3339 time, or undefined when `value` is not one. */
 export function parseRfc3339(value: string): Date | undefined {
