@@ -41,6 +41,19 @@ export function schedulesOf(hpa: Pick<HorizontalPodAutoscaler, 'metadata' | 'spe
   if (hpa.spec.minReplicaSchedules) return { schedules: hpa.spec.minReplicaSchedules, errors: [] };
   const text = hpa.metadata.annotations?.[MIN_REPLICA_SCHEDULES_ANNOTATION];
   if (text === undefined) return { schedules: [], errors: [] };
+  // Read once per text (and maxReplicas): each sync of the same object reads the same annotation.
+  const key = `${hpa.spec.maxReplicas} ${text}`;
+  const known = annotationLists.get(key);
+  if (known) return known;
+  if (annotationLists.size >= MAX_CRONS) annotationLists.clear();
+  const read = readAnnotation(text, hpa.spec.maxReplicas);
+  annotationLists.set(key, read);
+  return read;
+}
+
+const annotationLists = new Map<string, { schedules: MinReplicaSchedule[]; errors: FieldError[] }>();
+
+function readAnnotation(text: string, maxReplicas: number): { schedules: MinReplicaSchedule[]; errors: FieldError[] } {
   const path = FieldPath.root('metadata').child('annotations').key(MIN_REPLICA_SCHEDULES_ANNOTATION);
   let value: unknown;
   try {
@@ -48,7 +61,7 @@ export function schedulesOf(hpa: Pick<HorizontalPodAutoscaler, 'metadata' | 'spe
   } catch (e) {
     return { schedules: [], errors: [invalid(path, text, `must be a JSON list of windows: ${e instanceof Error ? e.message : String(e)}`)] };
   }
-  const errors = validateSchedules(value, path, hpa.spec.maxReplicas);
+  const errors = validateSchedules(value, path, maxReplicas);
   return errors.length > 0 ? { schedules: [], errors } : { schedules: value as MinReplicaSchedule[], errors: [] };
 }
 
@@ -110,7 +123,7 @@ function whenProblem(at: string): string | undefined {
   if (fields.length !== 5 || /^\d{4}-/.test(at)) return 'must be a cron expression of 5 fields (minute hour day-of-month month day-of-week) or an RFC 3339 time such as "2026-12-24T18:00:00Z"';
   try {
     const c = new Cron(at, { timezone: 'UTC' });
-    if (!c.nextRun(new Date(0)) && !c.nextRun()) return 'never matches a date';
+    if (!c.nextRun()) return 'never matches a date';
   } catch (e) {
     return `not a valid cron expression: ${e instanceof Error ? e.message : String(e)}`;
   }
@@ -119,26 +132,49 @@ function whenProblem(at: string): string | undefined {
 
 // ---- when windows are open ----
 
-type Moment = (now: Date) => { last?: Date; next?: Date };
+type Moments = { last?: Date; next?: Date };
 
-/** The occurrence of `at` at or before now, and the one after. */
-function moments(at: string, timezone: string | undefined): Moment {
+// Occurrences of a cron expression in a timezone, memoized by the interval between two of them:
+// a sync inside the interval already known costs no cron walk (croner's backward walk is ~1 ms).
+const crons = new Map<string, { cron: Cron; last?: Date; next?: Date }>();
+const MAX_CRONS = 1000;
+
+/** The occurrence of `at` at or before now, and the first one after it. */
+function moments(at: string, timezone: string | undefined, now: Date): Moments {
   const t = parseRfc3339(at);
-  if (t) return (now) => (t.getTime() <= now.getTime() ? { last: t } : { next: t });
-  const cron = new Cron(at.trim(), { timezone: timezone ?? 'UTC' });
-  return (now) => {
+  if (t) return t.getTime() <= now.getTime() ? { last: t } : { next: t };
+  const key = `${timezone ?? 'UTC'} ${at}`;
+  let c = crons.get(key);
+  if (!c) {
+    if (crons.size >= MAX_CRONS) crons.clear();
+    c = { cron: new Cron(at.trim(), { timezone: timezone ?? 'UTC' }) };
+    crons.set(key, c);
+  }
+  const ms = now.getTime();
+  const known = c.last !== undefined && c.last.getTime() <= ms && (c.next === undefined || ms < c.next.getTime());
+  if (!known) {
     // croner's previousRuns is strict: ask from one second later and keep what is not after now.
-    const last = cron.previousRuns(2, new Date(now.getTime() + 1000)).find((d) => d.getTime() <= now.getTime());
-    return { ...(last ? { last } : {}), ...(cron.nextRun(now) ? { next: cron.nextRun(now)! } : {}) };
-  };
+    c.last = c.cron.previousRuns(2, new Date(ms + 1000)).find((d) => d.getTime() <= ms);
+    c.next = c.cron.nextRun(now) ?? undefined;
+  }
+  return { ...(c.last ? { last: c.last } : {}), ...(c.next ? { next: c.next } : {}) };
 }
 
-/** Open when its last start is later than its last end (a window spanning midnight works alike). */
+/** The first occurrence of `at` at or after `from`. */
+function firstFrom(at: string, timezone: string | undefined, from: Date): Date | undefined {
+  const t = parseRfc3339(at);
+  if (t) return t.getTime() >= from.getTime() ? t : undefined;
+  moments(at, timezone, from);
+  return crons.get(`${timezone ?? 'UTC'} ${at}`)!.cron.nextRun(new Date(from.getTime() - 1000)) ?? undefined;
+}
+
+/** Open from its last start until the first end at or after that start (a window spanning midnight works alike). */
 export function openWindow(schedule: MinReplicaSchedule, now: Date): OpenWindow | undefined {
-  const start = moments(schedule.start, schedule.timezone)(now);
-  const end = moments(schedule.end, schedule.timezone)(now);
-  if (!start.last || (end.last && end.last.getTime() >= start.last.getTime())) return undefined;
-  return { schedule, since: start.last, ...(end.next ? { until: end.next } : {}) };
+  const since = moments(schedule.start, schedule.timezone, now).last;
+  if (!since) return undefined;
+  const until = firstFrom(schedule.end, schedule.timezone, since);
+  if (until && until.getTime() <= now.getTime()) return undefined;
+  return { schedule, since, ...(until ? { until } : {}) };
 }
 
 /**
@@ -162,7 +198,7 @@ export function scheduledMinimum(hpa: Pick<HorizontalPodAutoscaler, 'metadata' |
   let next: ScheduledMinimum['next'];
   for (const s of schedules) {
     if (open.some((w) => w.schedule === s)) continue;
-    const at = moments(s.start, s.timezone)(now).next;
+    const at = moments(s.start, s.timezone, now).next;
     if (at && (!next || at.getTime() < next.at.getTime())) next = { schedule: s, at };
   }
   return { minReplicas, open, errors, ...(raisedBy ? { raisedBy } : {}), ...(next ? { next } : {}) };
