@@ -15,8 +15,8 @@ const opts = { syncPeriodSeconds: 15, readyDelaySeconds: 30, requests: DEFAULT_R
 const at = (times: number[], series: number[], iso: string) => series[times.indexOf(Date.parse(iso))];
 
 describe('the simulator with scheduled minimums and pauses', () => {
-  it('examples/scheduled-minimums.yaml: the floor from 09:00 Berlin (08:00 UTC), the burst above it, and the way down after 10:30', () => {
-    const r = simulate(hpaOf('scheduled-minimums.yaml'), trace(), opts);
+  it('examples/pause-and-schedules/scheduled-minimums.yaml: the floor from 09:00 Berlin (08:00 UTC), the burst above it, and the way down after 10:30', () => {
+    const r = simulate(hpaOf('pause-and-schedules/scheduled-minimums.yaml'), trace(), opts);
     expect(at(r.times, r.replicas, '2026-11-26T07:59:45Z')).toBe(2);
     expect(at(r.times, r.minimum!, '2026-11-26T08:00:00Z')).toBe(8);
     expect(at(r.times, r.replicas, '2026-11-26T08:00:00Z')).toBe(8);
@@ -28,8 +28,8 @@ describe('the simulator with scheduled minimums and pauses', () => {
     expect(r.replicas.at(-1)).toBe(2);
   });
 
-  it('examples/pause.yaml: scale-down held until 10:30 UTC, then the ordinary behavior', () => {
-    const r = simulate(hpaOf('pause.yaml'), trace(), opts);
+  it('examples/pause-and-schedules/pause.yaml: scale-down held until 10:30 UTC, then the ordinary behavior', () => {
+    const r = simulate(hpaOf('pause-and-schedules/pause.yaml'), trace(), opts);
     const peak = Math.max(...r.replicas);
     const peakAt = r.times[r.replicas.indexOf(peak)];
     // No scale down before 10:30 UTC, though the backlog falls from 09:50.
@@ -48,7 +48,7 @@ describe('the simulator with scheduled minimums and pauses', () => {
     const out = sink();
     const err = sink();
     const code = runSimulate(
-      { file: [join(examples, 'scheduled-minimums.yaml')], trace: join(examples, 'traces/morning-queue.csv'), syncPeriod: 15, readyDelay: 30, request: DEFAULT_REQUESTS, chart: false, report },
+      { file: [join(examples, 'pause-and-schedules/scheduled-minimums.yaml')], trace: join(examples, 'traces/morning-queue.csv'), syncPeriod: 15, readyDelay: 30, request: DEFAULT_REQUESTS, chart: false, report },
       out as unknown as NodeJS.WritableStream,
       err as unknown as NodeJS.WritableStream,
     );
