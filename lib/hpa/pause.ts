@@ -88,7 +88,8 @@ function laterEnd(a: DirectionPause, b: DirectionPause | undefined): boolean {
   return !a.until || a.until.getTime() > b.until.getTime();
 }
 
-const untilText = (p: DirectionPause) => (p.until ? `until ${p.until.toISOString().replace('.000Z', 'Z')}` : 'with no expiry');
+const iso = (d: Date) => d.toISOString().replace('.000Z', 'Z');
+const untilText = (p: DirectionPause) => (p.until ? `until ${iso(p.until)}` : 'with no expiry');
 
 /** "scale down paused until 2026-11-27T18:00:00Z (shpa.dev/pause-scale-down)"; both directions alike are said once. */
 export function pauseText(active: PauseState['active']): string {
@@ -126,7 +127,7 @@ export function pauseCondition(state: PauseState, previous: HorizontalPodAutosca
     const expired = state.expired[d];
     events.push(
       expired
-        ? { type: 'Normal', reason: 'PauseExpired', message: `scale ${d} pause expired at ${expired.until!.toISOString()} (${expired.annotation}): scaling ${d} resumes` }
+        ? { type: 'Normal', reason: 'PauseExpired', message: `scale ${d} pause expired at ${iso(expired.until!)} (${expired.annotation}): scaling ${d} resumes` }
         : { type: 'Normal', reason: 'PauseRemoved', message: `scale ${d} pause removed: scaling ${d} resumes` },
     );
   }

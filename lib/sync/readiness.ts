@@ -1,7 +1,8 @@
 // Ours: the Ready condition of a ServerlessHorizontalPodAutoscaler, the summary that kstatus (Flux's health
 // checks), `kubectl wait --for=condition=Ready` and our Argo CD health check (infra/argocd/health.lua) read.
 // True when the spec of `generation` was evaluated and the autoscaler can scale on valid metrics; False with
-// the reason of the condition that says why not (InvalidSpec, FailedGetScale, FailedGetExternalMetric, ...).
+// the reason of the condition that says why not (InvalidSpec, FailedGetScale, FailedGetExternalMetric, ...,
+// and ours InvalidPauseAnnotation, InvalidSchedule). A pause in force leaves it True: the autoscaler still evaluates.
 import type { HorizontalPodAutoscalerCondition, HorizontalPodAutoscalerStatus } from '../hpa/types.js';
 
 /** The status with its Ready condition; `previous` is the status in the cluster, for the transition time. */
@@ -15,7 +16,9 @@ export function withReadyCondition(
   const find = (type: HorizontalPodAutoscalerCondition['type']) => conditions.find((c) => c.type === type);
   const able = find('AbleToScale');
   const active = find('ScalingActive');
-  const cause = able?.status === 'False' ? able : active?.status === 'False' ? active : active?.status === 'True' ? active : undefined;
+  // Ours: a malformed pause or schedule annotation is acted on as if absent, which is not what was written.
+  const misread = conditions.find((c) => (c.type === 'ScalingPaused' && c.reason === 'InvalidPauseAnnotation') || (c.type === 'ScheduledMinimum' && c.reason === 'InvalidSchedule'));
+  const cause = able?.status === 'False' ? able : active?.status === 'False' ? active : misread ?? (active?.status === 'True' ? active : undefined);
   const ready: HorizontalPodAutoscalerCondition = {
     type: 'Ready',
     status: cause?.status ?? 'Unknown',

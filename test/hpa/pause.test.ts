@@ -116,7 +116,7 @@ describe('reconcile while paused', () => {
       replicas: 10,
       wants: 4,
       desired: 4,
-      condition: ['False', 'PauseExpired', `scale down pause expired at ${earlier.replace('Z', '.000Z')} (shpa.dev/pause-scale-down): scaling down resumes`],
+      condition: ['False', 'PauseExpired', `scale down pause expired at ${earlier} (shpa.dev/pause-scale-down): scaling down resumes`],
       events: ['PauseExpired', 'SuccessfulRescale'],
     },
     {
