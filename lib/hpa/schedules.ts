@@ -1,6 +1,6 @@
 // Ours: scheduled minimums. Named windows, each opening and closing on 5-field cron
-// expressions (in an IANA timezone: a recurring window) or at explicit RFC 3339 times (a one-off), raise the minimum while
-// they are open: the effective minimum is the largest of spec.minReplicas and the open
+// expressions (in an IANA timezone: a recurring window) or at explicit RFC 3339 times (a one-off),
+// raise the minimum while they are open: the effective minimum is the largest of spec.minReplicas and the open
 // windows' (capped at maxReplicas). A window is a floor, not a metric (KEDA's cron scaler is a
 // metric, hence its complaints: kedacore/keda#1941, #6787, #6709, #7095), and it enters the
 // recommendation the controller records, so when it closes the scale-down stabilization window
@@ -16,6 +16,8 @@ import type { HorizontalPodAutoscaler, MinReplicaSchedule } from './types.js';
 export const MIN_REPLICA_SCHEDULES_ANNOTATION = 'shpa.dev/min-replica-schedules';
 export const MAX_SCHEDULES = 20;
 const NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+/** Bound of each memo below (parsed annotations, cron programs): cleared whole when reached. */
+const MAX_MEMO = 1000;
 
 /** A window open at `now`: since its last start, until its next end (undefined: none ahead). */
 export interface OpenWindow {
@@ -45,7 +47,7 @@ export function schedulesOf(hpa: Pick<HorizontalPodAutoscaler, 'metadata' | 'spe
   const key = `${hpa.spec.maxReplicas} ${text}`;
   const known = annotationLists.get(key);
   if (known) return known;
-  if (annotationLists.size >= MAX_CRONS) annotationLists.clear();
+  if (annotationLists.size >= MAX_MEMO) annotationLists.clear();
   const read = readAnnotation(text, hpa.spec.maxReplicas);
   annotationLists.set(key, read);
   return read;
@@ -137,19 +139,24 @@ type Moments = { last?: Date; next?: Date };
 // Occurrences of a cron expression in a timezone, memoized by the interval between two of them:
 // a sync inside the interval already known costs no cron walk (croner's backward walk is ~1 ms).
 const crons = new Map<string, { cron: Cron; last?: Date; next?: Date }>();
-const MAX_CRONS = 1000;
+
+/** The memo entry of a cron expression in a timezone. */
+function cronOf(at: string, timezone: string | undefined): { cron: Cron; last?: Date; next?: Date } {
+  const key = `${timezone ?? 'UTC'} ${at}`;
+  let c = crons.get(key);
+  if (!c) {
+    if (crons.size >= MAX_MEMO) crons.clear();
+    c = { cron: new Cron(at.trim(), { timezone: timezone ?? 'UTC' }) };
+    crons.set(key, c);
+  }
+  return c;
+}
 
 /** The occurrence of `at` at or before now, and the first one after it. */
 function moments(at: string, timezone: string | undefined, now: Date): Moments {
   const t = parseRfc3339(at);
   if (t) return t.getTime() <= now.getTime() ? { last: t } : { next: t };
-  const key = `${timezone ?? 'UTC'} ${at}`;
-  let c = crons.get(key);
-  if (!c) {
-    if (crons.size >= MAX_CRONS) crons.clear();
-    c = { cron: new Cron(at.trim(), { timezone: timezone ?? 'UTC' }) };
-    crons.set(key, c);
-  }
+  const c = cronOf(at, timezone);
   const ms = now.getTime();
   const known = c.last !== undefined && c.last.getTime() <= ms && (c.next === undefined || ms < c.next.getTime());
   if (!known) {
@@ -164,8 +171,7 @@ function moments(at: string, timezone: string | undefined, now: Date): Moments {
 function firstFrom(at: string, timezone: string | undefined, from: Date): Date | undefined {
   const t = parseRfc3339(at);
   if (t) return t.getTime() >= from.getTime() ? t : undefined;
-  moments(at, timezone, from);
-  return crons.get(`${timezone ?? 'UTC'} ${at}`)!.cron.nextRun(new Date(from.getTime() - 1000)) ?? undefined;
+  return cronOf(at, timezone).cron.nextRun(new Date(from.getTime() - 1000)) ?? undefined;
 }
 
 /** Open from its last start until the first end at or after that start (a window spanning midnight works alike). */
