@@ -1,8 +1,12 @@
 // Pause and scheduled minimums through the simulator and its report: a window must show.
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { pathToFileURL } from 'node:url';
+import { chromium } from 'playwright-core';
+import { describe, expect, inject, it } from 'vitest';
+import { renderHtmlReport } from '../../lib/report/html.js';
+import { CHROMIUM_ARGS } from '../report/chromium.js';
 import { runSimulate } from '../../lib/cli/simulate.js';
 import { readHpas } from '../../lib/sim/hpa-file.js';
 import { DEFAULT_REQUESTS, simulate } from '../../lib/sim/simulate.js';
@@ -57,5 +61,26 @@ describe('the simulator with scheduled minimums and pauses', () => {
     expect(html).toContain('"label":"window morning-rush (minReplicas 8)"');
     expect(html).toContain('"minimum":[2,');
     expect(html).toContain("'minimum (schedules)'");
+  });
+
+  const browser = inject('chromium');
+  it.skipIf('skip' in browser)(`the report renders the window in headless Chromium: the minimum line and the span${'skip' in browser ? ` (SKIPPED: ${browser.skip})` : ''}`, async () => {
+    if (!('path' in browser)) return;
+    const file = join(mkdtempSync(join(tmpdir(), 'shpa-windows-')), 'report.html');
+    const a = simulate(hpaOf('pause-and-schedules/scheduled-minimums.yaml'), trace(), opts);
+    writeFileSync(file, renderHtmlReport({ title: 'windows', subtitle: 'morning-queue.csv', autoscalers: [a] }));
+    const b = await chromium.launch({ executablePath: browser.path, args: CHROMIUM_ARGS });
+    try {
+      const page = await b.newPage({ viewport: { width: 1200, height: 900 } });
+      const problems: string[] = [];
+      page.on('pageerror', (e) => problems.push(e.message));
+      await page.goto(pathToFileURL(file).href);
+      await page.waitForSelector('canvas');
+      expect(await page.locator('section.autoscaler .chart.replicas .u-legend').first().textContent()).toContain('minimum (schedules)');
+      expect(await page.locator('table.spans tr.window').textContent()).toBe('window morning-rush (minReplicas 8)2026-11-26 08:00:00Z2026-11-26 09:29:45Z');
+      expect(problems).toEqual([]);
+    } finally {
+      await b.close();
+    }
   });
 });
