@@ -135,7 +135,8 @@ export function pauseCondition(state: PauseState, previous: HorizontalPodAutosca
     if (invalidText) return { condition: { status: 'False', reason: 'InvalidPauseAnnotation', message: invalidText }, events };
     const ended = events.find((e) => e.reason === 'PauseExpired' || e.reason === 'PauseRemoved');
     // Once ended, the condition stays False with the way it ended, as upstream keeps its conditions.
-    if (!ended) return previous?.status === 'False' ? { condition: { status: 'False', reason: previous.reason ?? 'NotPaused', message: previous.message ?? '' }, events } : { condition: { status: 'False', reason: 'NotPaused', message: 'no pause annotation' }, events };
+    const kept = previous?.status === 'False' && previous.reason !== 'InvalidPauseAnnotation';
+    if (!ended) return kept ? { condition: { status: 'False', reason: previous.reason ?? 'NotPaused', message: previous.message ?? '' }, events } : { condition: { status: 'False', reason: 'NotPaused', message: 'no pause annotation' }, events };
     return { condition: { status: 'False', reason: ended.reason, message: events.map((e) => e.message).join('; ') }, events };
   }
   const what = pauseText(state.active);

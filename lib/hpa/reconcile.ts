@@ -322,7 +322,7 @@ function noteOurConditions(
 ): void {
   const previous = (type: HorizontalPodAutoscalerConditionType) => input.hpa.status?.conditions?.find((c) => c.type === type);
   const paused = pauseCondition(pause, previous('ScalingPaused'), state.currentReplicas, wouldScaleTo);
-  const windows = scheduled && scheduleCondition(scheduled, state.hpa.spec.minReplicas ?? 1, previous('ScheduledMinimum'));
+  const windows = scheduleCondition(scheduled, state.hpa.spec.minReplicas ?? 1, previous('ScheduledMinimum'));
   for (const [type, c] of [['ScalingPaused', paused], ['ScheduledMinimum', windows]] as const) {
     if (!c) continue;
     setCondition(type, c.condition.status, c.condition.reason, c.condition.message);

@@ -224,7 +224,13 @@ type Event = { type: 'Normal' | 'Warning'; reason: string; message: string };
  * The ScheduledMinimum condition (True while a window is open, False with the next one otherwise)
  * and the events of this sync: a window opening, the last one closing, schedules that cannot be read.
  */
-export function scheduleCondition(m: ScheduledMinimum, specMin: number, previous: { status?: string; reason?: string; message?: string } | undefined): { condition: Condition; events: Event[] } {
+export function scheduleCondition(
+  m: ScheduledMinimum | undefined,
+  specMin: number,
+  previous: { status?: string; reason?: string; message?: string } | undefined,
+): { condition: Condition; events: Event[] } | undefined {
+  // Never configured: nothing. Configured once: the condition says there is none now.
+  if (!m) return previous ? { condition: { status: 'False', reason: 'NoSchedules', message: `no window configured: minimum spec.minReplicas ${specMin}` }, events: [] } : undefined;
   let condition: Condition;
   if (m.errors.length > 0) {
     const text = m.errors.map((e) => `${e.field}: ${e.message}`).join('; ');

@@ -148,6 +148,15 @@ describe('reconcile while paused', () => {
       events: ['InvalidPauseAnnotation', 'SuccessfulRescale'],
     },
     { name: 'no annotation, never paused: no condition, no event of ours', replicas: 10, wants: 4, desired: 4, events: ['SuccessfulRescale'] },
+    {
+      name: 'a malformed value fixed by removing it: no longer reported',
+      previous: { type: 'ScalingPaused', status: 'False', reason: 'InvalidPauseAnnotation', message: 'x' },
+      replicas: 10,
+      wants: 4,
+      desired: 4,
+      condition: ['False', 'NotPaused', 'no pause annotation'],
+      events: ['SuccessfulRescale'],
+    },
   ];
   it.each(cases)('$name', (c) => {
     const hpa = autoscaler({ annotations: c.annotations, behavior, min: c.min });

@@ -150,6 +150,13 @@ describe('scheduled minimums through reconcile (the complaints about KEDA cron)'
     expect(r.events.map((e) => [e.type, e.reason])).toEqual([['Warning', 'InvalidSchedule']]);
   });
 
+  it('schedules removed after a malformed list: the condition says none is configured, Ready no longer reads it as misread', () => {
+    const hpa = autoscaler({ min: 2 });
+    const previous = { type: 'ScheduledMinimum' as const, status: 'False' as const, reason: 'InvalidSchedule', message: 'x' };
+    const r = reconcile(syncInput({ ...hpa, status: { currentReplicas: 2, desiredReplicas: 2, conditions: [previous] } }, 2, 2, new Date('2026-11-26T09:30:00Z')));
+    expect(r.conditions.find((c) => c.type === 'ScheduledMinimum')).toMatchObject({ status: 'False', reason: 'NoSchedules' });
+  });
+
   it('the annotation form works as the spec field does', () => {
     const hpa = autoscaler({ min: 2, annotations: { 'shpa.dev/min-replica-schedules': JSON.stringify(nineToTen) } });
     const r = reconcile(syncInput({ ...hpa, status: { currentReplicas: 2, desiredReplicas: 2 } }, 2, 2, new Date('2026-11-26T09:30:00Z')));
