@@ -16,7 +16,7 @@ export function pauseAndScheduleRows(h: HorizontalPodAutoscaler, now: Date): [st
     ...pause.errors.map((e) => `${e.field}: ${JSON.stringify(e.value)} ignored: ${e.message}`),
   ].filter(Boolean);
   if (said.length > 0) rows.push(['Paused:', said.join('\n')]);
-  if (!h.spec) return rows;
+  if (!h.spec || !h.metadata) return rows;
   const { schedules, errors } = schedulesOf(h);
   const m = scheduledMinimum(h, now);
   if (!m) return rows;
