@@ -6,6 +6,7 @@ import type { DecisionLogEntry } from '../sync/event-log.js';
 import { metricSourceText } from '../sync/metric-queries.js';
 import type { AutoscalerRecord, ClusterSnapshot } from '../sync/ports.js';
 import { fallbackText } from './fallback-text.js';
+import { pauseAndScheduleRows } from './describe-schedules.js';
 import { age, describeMetric, table } from './format.js';
 
 /** The From column: the component the sync names as the source of the Kubernetes Events it writes (lib/cluster). */
@@ -61,6 +62,7 @@ export function describe(rec: DescribedAutoscaler, cluster: string, now: Date, o
   kv.push(
     ['Min replicas:', String(h.spec?.minReplicas ?? '<unset>')],
     ['Max replicas:', String(h.spec?.maxReplicas)],
+    ...pauseAndScheduleRows(h, now),
     ['Behavior:', h.spec?.behavior ? behaviorText(h) : '<default>'],
     [`${h.spec?.scaleTargetRef?.kind} pods:`, st ? `${st.currentReplicas} current / ${st.desiredReplicas} desired` : '<unknown>'],
   );

@@ -1,4 +1,5 @@
 // The kinds `shpa apply` accepts, each with its validation and defaulting.
+import { validateOurAnnotations } from '../hpa/annotations.js';
 import { applyDefaults } from '../hpa/defaults.js';
 import { validateHPA, type FieldError, type FieldWarning } from '../hpa/validation.js';
 import { validateCloudWatchMetric } from '../api/cloudwatch-validation.js';
@@ -30,7 +31,10 @@ export const KINDS: KindHandler[] = [
     aliases: ['hpa', 'hpas', 'horizontalpodautoscaler', 'horizontalpodautoscalers'],
     check(input) {
       const r = validateHPA(input);
-      return r.valid ? { ok: true, object: applyDefaults(r.hpa), warnings: r.warnings } : { ok: false, errors: r.errors, warnings: r.warnings };
+      if (!r.valid) return { ok: false, errors: r.errors, warnings: r.warnings };
+      // Our annotations (pause, schedules) are refused here; the sync only reports them (lib/hpa/annotations.ts).
+      const annotationErrors = validateOurAnnotations(r.hpa);
+      return annotationErrors.length === 0 ? { ok: true, object: applyDefaults(r.hpa), warnings: r.warnings } : { ok: false, errors: annotationErrors, warnings: r.warnings };
     },
   },
   {

@@ -7,3 +7,6 @@ export * from './validation.js';
 export * from './replica-calculator.js';
 export * from './behavior.js';
 export * from './reconcile.js';
+export * from './pause.js';
+export * from './schedules.js';
+export * from './annotations.js';

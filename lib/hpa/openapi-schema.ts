@@ -432,6 +432,7 @@ export function hpaSpecSchema(): JSONSchemaProps {
           rule('self <= 0 || self >= 5', 'must be at least 5: serverless-hpa ticks at most every 5 s'),
         ],
       }),
+      minReplicaSchedules: minReplicaSchedules(),
       behavior: obj('Scaling behavior in both directions; unset: the legacy behavior.', {
         scaleUp: scalingRules('Scale-up rules; default: no stabilization, 4 pods or 100% per 15 s, whichever is more.', SCALE_UP_DEFAULTS),
         scaleDown: scalingRules('Scale-down rules; default: the controller window (300 s), 100% per 15 s.', SCALE_DOWN_DEFAULTS),
@@ -441,6 +442,10 @@ export function hpaSpecSchema(): JSONSchemaProps {
     {
       'x-kubernetes-validations': [
         rule('!has(self.minReplicas) || self.maxReplicas >= self.minReplicas', 'must be greater than or equal to `minReplicas`', { fieldPath: '.maxReplicas' }),
+        // Ours: a window's minimum within maxReplicas (lib/hpa/schedules.ts says the same).
+        rule('!has(self.minReplicaSchedules) || self.minReplicaSchedules.all(w, w.minReplicas <= self.maxReplicas)', 'each window\'s minReplicas must be less than or equal to `maxReplicas`', {
+          fieldPath: '.minReplicaSchedules',
+        }),
         // An absent metrics list is defaulted to cpu first, which cannot scale to zero either.
         rule(
           "!has(self.minReplicas) || self.minReplicas != 0 || (has(self.metrics) && self.metrics.exists(m, m.type == 'Object' || m.type == 'External'))",
@@ -450,6 +455,46 @@ export function hpaSpecSchema(): JSONSchemaProps {
       ],
     },
   );
+}
+
+// Ours: scheduled minimums (lib/hpa/schedules.ts). CEL checks the shape of start and end; whether a
+// cron expression parses and whether the timezone exists are left to the sync (InvalidSpec).
+const CRON_OR_TIME = '^([^ ]+ [^ ]+ [^ ]+ [^ ]+ [^ ]+|[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}([.][0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2}))$';
+const RFC3339_PREFIX = '^[0-9]{4}-';
+
+function minReplicaSchedules(): JSONSchemaProps {
+  const when = (what: string) =>
+    str(`When the window ${what}: a 5-field cron expression in timezone, or an RFC 3339 time.`, {
+      maxLength: MAX_ENUM_LENGTH,
+      'x-kubernetes-validations': [rule(`self.matches('${CRON_OR_TIME}')`, 'must be a cron expression of 5 fields or an RFC 3339 time')],
+    });
+  const window = obj(
+    'A named window raising the minimum while it is open (our extension).',
+    {
+      name: str('Name of the window, a DNS-1123 label.', { maxLength: 63, pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$' }),
+      minReplicas: int32('The minimum while the window is open.', { 'x-kubernetes-validations': [rule('self >= 1', 'must be greater than 0')] }),
+      timezone: str('IANA timezone of the cron expressions, e.g. Europe/Berlin; default UTC.', { maxLength: MAX_ENUM_LENGTH }),
+      start: when('opens'),
+      end: when('closes'),
+    },
+    ['name', 'minReplicas', 'start', 'end'],
+    {
+      'x-kubernetes-validations': [
+        rule('self.start != self.end', 'must differ from start: the window would never open', { fieldPath: '.end' }),
+        rule(
+          `self.start.matches('${RFC3339_PREFIX}') == self.end.matches('${RFC3339_PREFIX}')`,
+          'must be of the kind of start: both cron expressions (a recurring window) or both RFC 3339 times (a one-off window)',
+          { fieldPath: '.end' },
+        ),
+        rule(`!self.start.matches('${RFC3339_PREFIX}') || timestamp(self.end) > timestamp(self.start)`, 'must be after start', { fieldPath: '.end' }),
+      ],
+    },
+  );
+  return list('Ours: named windows (cron or RFC 3339 start and end, in a timezone) raising the minimum while open; the largest open one wins.', window, {
+    maxItems: 20,
+    'x-kubernetes-list-type': 'map',
+    'x-kubernetes-list-map-keys': ['name'],
+  });
 }
 
 // ---- the status ----
@@ -533,11 +578,11 @@ export function hpaStatusSchema(): JSONSchemaProps {
       desiredReplicas: int32('Desired number of replicas of pods managed by this autoscaler.'),
       currentMetrics: list('The last read state of the metrics used by this autoscaler.', withFallbackStatus(metricStatus())),
       conditions: list(
-        'Conditions: AbleToScale, ScalingActive, ScalingLimited, ScaledToZero, ExternalMetricFallbackActive (KEP-5679); ours: Ready (the summary GitOps tools read) and HistoryIntact.',
+        'Conditions: AbleToScale, ScalingActive, ScalingLimited, ScaledToZero, ExternalMetricFallbackActive (KEP-5679); ours: Ready (the summary GitOps tools read), HistoryIntact, ScalingPaused and ScheduledMinimum.',
         obj(
           'The state of the autoscaler at a certain point.',
           {
-            type: str('AbleToScale, ScalingActive, ScalingLimited, ScaledToZero, Ready or HistoryIntact.'),
+            type: str('AbleToScale, ScalingActive, ScalingLimited, ScaledToZero, Ready, HistoryIntact, ScalingPaused or ScheduledMinimum.'),
             status: str('True, False or Unknown.'),
             lastTransitionTime: str('The last time the condition transitioned.', { format: 'date-time' }),
             reason: str("The reason for the condition's last transition."),

@@ -5,9 +5,11 @@ import { normalizeLegacy, normalizeWithBehavior, recordScaleEvent, type Normaliz
 import { applyDefaults } from './defaults.js';
 import { fallbackCondition, trackFallback, type FallbackDecision, type FallbackOutcome } from './fallback.js';
 import { parseGroupVersion } from './name-rules.js';
+import { pauseCondition, pauseState, type Direction, type PauseState } from './pause.js';
 import { parseQuantity, toFloat } from './quantity.js';
 import { computeReplicasForMetric, type MetricData, type MetricOutcome } from './replica-calculator.js';
 import { PodSelectorIndex, type AutoscalerSelector } from './pod-index.js';
+import { scheduleCondition, scheduledMinimum, type ScheduledMinimum } from './schedules.js';
 import type {
   ConditionStatus,
   ControllerSettings,
@@ -166,12 +168,16 @@ function plan(input: ReconcileInput): ReconcilePlan {
   };
   const decision: Decision = { metrics: [], steps: [], desiredReplicas: hpa.status?.desiredReplicas ?? 0, rescale: false };
   const stop = (reason: string, message: string): ReconcilePlan => {
+    noteOurConditions(input, state, pause, scheduled, undefined, setCondition);
     state.earlyExit = true;
     decision.skipped = { reason, message };
     return { input, desiredReplicas: decision.desiredReplicas, rescale: false, decision, state };
   };
   const setCondition = (type: HorizontalPodAutoscalerConditionType, status: ConditionStatus, reason: string, message: string) =>
     setConditionInList(state.conditions, type, status, reason, message, now, hpa.metadata.generation);
+  // Ours: pause annotations and scheduled minimums, both read against `now` only.
+  const pause = pauseState(hpa.metadata.annotations, now);
+  const scheduled = scheduledMinimum(hpa, now);
 
   // Upstream: an unparsable scaleTargetRef.apiVersion or a failed scale read → AbleToScale False FailedGetScale.
   const gv = parseGroupVersion(hpa.spec.scaleTargetRef.apiVersion ?? '');
@@ -191,13 +197,27 @@ function plan(input: ReconcileInput): ReconcilePlan {
   const recommendations = state.history.recommendations ?? [{ timestamp: isoTime(now), replicas: currentReplicas }];
   state.history = { ...state.history, recommendations };
 
-  const minReplicas = hpa.spec.minReplicas ?? 1;
+  const specMinReplicas = hpa.spec.minReplicas ?? 1;
+  // An open window raises the minimum everywhere upstream reads it, but not the "scaled to zero by
+  // hand" check: that stays spec.minReplicas, so a window never re-enables a target switched off.
+  const minReplicas = scheduled?.minReplicas ?? specMinReplicas;
+  const raisedBy = scheduled?.raisedBy?.schedule.name;
   const maxReplicas = hpa.spec.maxReplicas;
   let desiredReplicas = 0;
   let rescaleReason = '';
   let rescale = true;
+  const pauseHolds = holdsOfPause(pause);
+  // The move of a held direction is not written: the decision says what it would have been.
+  const holdStill = (holds: Hold[]) => {
+    const held = heldStill(holds, now, currentReplicas, desiredReplicas);
+    if (!held) return;
+    decision.steps.push({ rule: held.rule, from: desiredReplicas, to: currentReplicas, detail: held.until });
+    if (held.limits) setCondition('ScalingLimited', 'True', 'HistoryUntrusted', held.limits);
+    desiredReplicas = currentReplicas;
+  };
+  let recommended: number | undefined;
 
-  if (currentReplicas === 0 && minReplicas !== 0 && !scaledToZeroByUs(input.hpa.status)) {
+  if (currentReplicas === 0 && specMinReplicas !== 0 && !scaledToZeroByUs(input.hpa.status)) {
     // Upstream: a target scaled to zero by hand disables autoscaling; one the HPA scaled to zero
     // (ScaledToZero True, 1.37 canScaleFromZero, kubernetes/kubernetes#135118) is scaled back up to minReplicas.
     rescale = false;
@@ -208,9 +228,11 @@ function plan(input: ReconcileInput): ReconcilePlan {
     desiredReplicas = maxReplicas;
     decision.steps.push({ rule: 'maxReplicas', from: currentReplicas, to: maxReplicas });
   } else if (currentReplicas < minReplicas) {
-    rescaleReason = 'Current number of replicas below Spec.MinReplicas';
+    // Upstream's below-minimum path, for a window's minimum too: straight to it, past the
+    // scale-up policies, as a raised spec.minReplicas would (a scheduled minimum is there to be in place when the window opens).
+    rescaleReason = raisedBy ? `Current number of replicas below the minimum of window ${raisedBy}` : 'Current number of replicas below Spec.MinReplicas';
     desiredReplicas = minReplicas;
-    decision.steps.push({ rule: 'minReplicas', from: currentReplicas, to: minReplicas });
+    decision.steps.push({ rule: raisedBy ? 'schedule' : 'minReplicas', from: currentReplicas, to: minReplicas, ...(raisedBy ? { detail: raisedBy } : {}) });
   } else {
     const computed = computeReplicasForMetrics(input, hpa, scale, state, decision, setCondition);
     if (computed === undefined) {
@@ -221,6 +243,12 @@ function plan(input: ReconcileInput): ReconcilePlan {
     if (computed.replicas > desiredReplicas) {
       desiredReplicas = computed.replicas;
       rescaleMetric = computed.metric;
+    }
+    // Ours: the window's minimum enters the recommendation recorded for stabilization, so that when it
+    // closes the scale-down window and policies govern the way down, as for any drop of the metrics.
+    if (raisedBy && desiredReplicas < minReplicas) {
+      decision.steps.push({ rule: 'schedule', from: desiredReplicas, to: minReplicas, detail: raisedBy });
+      desiredReplicas = minReplicas;
     }
     if (desiredReplicas > currentReplicas) rescaleReason = `${rescaleMetric} above target`;
     if (desiredReplicas < currentReplicas) rescaleReason = 'All metrics below target';
@@ -234,14 +262,17 @@ function plan(input: ReconcileInput): ReconcilePlan {
     state.history = { ...state.history, recommendations: normalized.recommendations };
     decision.steps.push(...normalized.steps);
     desiredReplicas = normalized.replicas;
-    const held = heldStill(input.holds, now, currentReplicas, desiredReplicas);
-    if (held) {
-      decision.steps.push({ rule: held.rule, from: desiredReplicas, to: currentReplicas, detail: held.until });
-      setCondition('ScalingLimited', 'True', 'HistoryUntrusted', held.message);
-      desiredReplicas = currentReplicas;
-    }
+    recommended = desiredReplicas;
+    holdStill([...pauseHolds, ...holdsOfHistory(input.holds)]);
     rescale = desiredReplicas !== currentReplicas;
   }
+  if (rescale && recommended === undefined) {
+    // Upstream's min/max clamps: a pause holds them too (a history hold does not: upstream's limits never apply to them).
+    recommended = desiredReplicas;
+    holdStill(pauseHolds);
+    rescale = desiredReplicas !== currentReplicas;
+  }
+  noteOurConditions(input, state, pause, scheduled, recommended ?? currentReplicas, setCondition);
 
   decision.desiredReplicas = rescale ? desiredReplicas : currentReplicas;
   decision.rescale = rescale;
@@ -249,13 +280,57 @@ function plan(input: ReconcileInput): ReconcilePlan {
   return { input, desiredReplicas, rescale, decision, state };
 }
 
-/** A move in a held direction: the rule, and what the condition says. */
-function heldStill(holds: ReconcileInput['holds'], now: Date, current: number, desired: number): { rule: string; until: string; message: string } | undefined {
+/** A direction held still (until a time, or with no expiry); `limits` is the ScalingLimited message a held move sets. */
+interface Hold {
+  direction: Direction;
+  until?: Date;
+  rule: string;
+  limits?: (until: string) => string;
+}
+
+/** Ours: the directions of an untrusted history held still (lib/sync/history-holds.ts). */
+function holdsOfHistory(holds: ReconcileInput['holds']): Hold[] {
+  if (!holds) return [];
+  return (['up', 'down'] as const).flatMap((d) => {
+    const until = holds[d];
+    return until ? [{ direction: d, until, rule: d === 'up' ? 'historyHoldUp' : 'historyHoldDown', limits: (at: string) => `scale ${d} held until ${at}: ${holds.why}` }] : [];
+  });
+}
+
+/** Ours: the paused directions (lib/hpa/pause.ts). */
+function holdsOfPause(pause: PauseState): Hold[] {
+  return (['up', 'down'] as const).flatMap((d) => {
+    const p = pause.active[d];
+    return p ? [{ direction: d, ...(p.until ? { until: p.until } : {}), rule: d === 'up' ? 'pauseScaleUp' : 'pauseScaleDown' }] : [];
+  });
+}
+
+/** The first hold of the direction of a move, in force at `now`: the rule, until when, and the ScalingLimited message. */
+function heldStill(holds: Hold[], now: Date, current: number, desired: number): { rule: string; until: string; limits?: string } | undefined {
   const dir = desired > current ? 'up' : desired < current ? 'down' : undefined;
-  const until = dir && holds?.[dir];
-  if (!dir || !until || until.getTime() <= now.getTime()) return undefined;
-  const at = isoTime(until);
-  return { rule: dir === 'up' ? 'historyHoldUp' : 'historyHoldDown', until: at, message: `scale ${dir} held until ${at}: ${holds.why}` };
+  const hold = holds.find((h) => h.direction === dir && (!h.until || h.until.getTime() > now.getTime()));
+  if (!hold) return undefined;
+  const at = hold.until ? isoTime(hold.until) : 'no expiry';
+  return { rule: hold.rule, until: at, ...(hold.limits ? { limits: hold.limits(at) } : {}) };
+}
+
+/** Ours: ScalingPaused and ScheduledMinimum with their events, only on an autoscaler that uses them. */
+function noteOurConditions(
+  input: ReconcileInput,
+  state: PlanState,
+  pause: PauseState,
+  scheduled: ScheduledMinimum | undefined,
+  wouldScaleTo: number | undefined,
+  setCondition: (type: HorizontalPodAutoscalerConditionType, status: ConditionStatus, reason: string, message: string) => void,
+): void {
+  const previous = (type: HorizontalPodAutoscalerConditionType) => input.hpa.status?.conditions?.find((c) => c.type === type);
+  const paused = pauseCondition(pause, previous('ScalingPaused'), state.currentReplicas, wouldScaleTo);
+  const windows = scheduleCondition(scheduled, state.hpa.spec.minReplicas ?? 1, previous('ScheduledMinimum'));
+  for (const [type, c] of [['ScalingPaused', paused], ['ScheduledMinimum', windows]] as const) {
+    if (!c) continue;
+    setCondition(type, c.condition.status, c.condition.reason, c.condition.message);
+    state.events.push(...c.events);
+  }
 }
 
 /** Pure: the plan is left as it was, so one plan can be completed both ways. */

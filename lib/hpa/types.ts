@@ -144,6 +144,18 @@ export interface HorizontalPodAutoscalerSpec {
   behavior?: HorizontalPodAutoscalerBehavior;
   /** How often this autoscaler is evaluated (KEP-6003's proposed field, our extension now); absent: the deploy's period. */
   syncPeriodSeconds?: number;
+  /** Ours: named windows raising the minimum while open (lib/hpa/schedules.ts). */
+  minReplicaSchedules?: MinReplicaSchedule[];
+}
+
+/** Ours: a window raising the minimum; start and end are 5-field cron expressions (in timezone) or RFC 3339 times. */
+export interface MinReplicaSchedule {
+  name: string;
+  minReplicas: number;
+  /** IANA timezone of the cron expressions; default UTC. */
+  timezone?: string;
+  start: string;
+  end: string;
 }
 
 export interface MetricValueStatus {
@@ -165,7 +177,8 @@ export interface MetricStatus {
 export type ConditionStatus = 'True' | 'False' | 'Unknown';
 /**
  * Upstream's four (ScaledToZero since 1.37, kubernetes/kubernetes#135118), and ours: HistoryIntact False when the
- * stored history could not be trusted and was reset; Ready, the summary GitOps tools read (lib/sync/readiness.ts).
+ * stored history could not be trusted and was reset; Ready, the summary GitOps tools read (lib/sync/readiness.ts);
+ * ScalingPaused (lib/hpa/pause.ts) and ScheduledMinimum (lib/hpa/schedules.ts), only on autoscalers that use them.
  */
 export type HorizontalPodAutoscalerConditionType =
   | 'AbleToScale'
@@ -175,7 +188,9 @@ export type HorizontalPodAutoscalerConditionType =
   | 'HistoryIntact'
   | 'Ready'
   /** KEP-5679: True while any metric uses its fallback; only on objects that configure one. */
-  | 'ExternalMetricFallbackActive';
+  | 'ExternalMetricFallbackActive'
+  | 'ScalingPaused'
+  | 'ScheduledMinimum';
 
 export interface HorizontalPodAutoscalerCondition {
   type: HorizontalPodAutoscalerConditionType;

@@ -24,6 +24,7 @@ import {
   parseGroupVersion,
 } from './name-rules.js';
 import { parseQuantity, QuantityError, sign, type Quantity } from './quantity.js';
+import { validateSchedules } from './schedules.js';
 import type { FeatureGates, HorizontalPodAutoscaler } from './types.js';
 
 /** spec.syncPeriodSeconds: KEP-6003's bounds, and our floor (the fastest a shard ticks). */
@@ -250,7 +251,7 @@ class Validator {
     const spec = this.obj(hpa.spec, path);
     if (spec === BAD) return;
     const s = spec ?? {};
-    this.knownFields(s, path, ['scaleTargetRef', 'minReplicas', 'maxReplicas', 'metrics', 'behavior', 'selectionStrategy', 'syncPeriodSeconds']);
+    this.knownFields(s, path, ['scaleTargetRef', 'minReplicas', 'maxReplicas', 'metrics', 'behavior', 'selectionStrategy', 'syncPeriodSeconds', 'minReplicaSchedules']);
 
     // MinReplicasLowerBound: 0 with HPAScaleToZero, else 1.
     const lowerBound = this.gates.HPAScaleToZero ? 0 : 1;
@@ -283,6 +284,9 @@ class Validator {
       else if (sync > MAX_SYNC_PERIOD_SECONDS) this.add(invalid(syncPath, sync, `must be less than or equal to ${MAX_SYNC_PERIOD_SECONDS}`));
       else if (sync < MIN_SYNC_PERIOD_SECONDS) this.add(invalid(syncPath, sync, `must be at least ${MIN_SYNC_PERIOD_SECONDS}: serverless-hpa ticks at most every ${MIN_SYNC_PERIOD_SECONDS} s`));
     }
+
+    // Ours: scheduled minimums (lib/hpa/schedules.ts).
+    if (s.minReplicaSchedules !== undefined) this.add(...validateSchedules(s.minReplicaSchedules, path.child('minReplicaSchedules'), maxRead));
 
     const behaviorPath = path.child('behavior');
     const behavior = this.obj(s.behavior, behaviorPath);

@@ -6,7 +6,9 @@
 // express is listed, each item with why, never dropped silently. Pure: documents in, documents out.
 import type { CloudWatchMetric, CloudWatchQuery } from '../api/cloudwatch-types.js';
 import type { PrometheusMetric, PrometheusMetricSpec } from '../api/prometheus-types.js';
-import type { HorizontalPodAutoscaler, MetricSpec, MetricTarget } from '../hpa/types.js';
+import { PAUSE_ANNOTATION, PAUSE_SCALE_DOWN_ANNOTATION, PAUSE_SCALE_UP_ANNOTATION } from '../hpa/pause.js';
+import { MIN_REPLICA_SCHEDULES_ANNOTATION } from '../hpa/schedules.js';
+import type { HorizontalPodAutoscaler, MetricSpec, MetricTarget, MinReplicaSchedule } from '../hpa/types.js';
 import { withKedaFallback } from './keda-fallback.js';
 
 export type ImportedObject = HorizontalPodAutoscaler | CloudWatchMetric | PrometheusMetric;
@@ -87,9 +89,11 @@ function fromScaledObject(doc: Obj, metadata: { name: string; namespace: string 
   if (min < 1) unmapped.push(`minReplicaCount ${min} (KEDA's default 0, scale to zero): ours keeps at least 1 replica, minReplicas 1`);
   for (const [k, why] of Object.entries(SCALED_OBJECT_UNMAPPED)) if (spec[k] !== undefined) unmapped.push(`${k}: ${why}`);
   const annotations = isObj(meta(doc).annotations) ? (meta(doc).annotations as Obj) : {};
-  for (const a of ['autoscaling.keda.sh/paused', 'autoscaling.keda.sh/paused-replicas']) {
-    if (annotations[a] !== undefined) unmapped.push(`annotation ${a}: ours has no pause; delete the autoscaler to stop it, or deploy with dryRun`);
+  const ours = pauseAnnotations(annotations, mapped);
+  if (annotations['autoscaling.keda.sh/paused-replicas'] !== undefined) {
+    unmapped.push('annotation autoscaling.keda.sh/paused-replicas: ours pauses at the current count (shpa.dev/pause), never at a given one');
   }
+  const schedules: MinReplicaSchedule[] = [];
   const advanced = isObj(spec.advanced) ? spec.advanced : {};
   const hpaConfig = isObj(advanced.horizontalPodAutoscalerConfig) ? advanced.horizontalPodAutoscalerConfig : {};
   if (hpaConfig.behavior !== undefined) mapped.push('advanced.horizontalPodAutoscalerConfig.behavior → spec.behavior');
@@ -170,9 +174,13 @@ function fromScaledObject(doc: Obj, metadata: { name: string; namespace: string 
         mapped.push(`${at} → CloudWatchMetric ${namespace}/${objectName} (AWS/SQS ${inFlight ? 'visible + in flight' : 'visible'}, read from CloudWatch: a minute or more behind KEDA's GetQueueAttributes), queueLength ${str(md.queueLength) ?? '5 (KEDA\'s default)'}`);
         break;
       }
-      case 'cron':
-        unmapped.push(`${at}: a schedule of minimum replicas (${str(md.start)} to ${str(md.end)}, ${str(md.desiredReplicas)} replicas) has no equivalent in ours yet`);
+      case 'cron': {
+        // KEDA's cron trigger is a metric worth desiredReplicas while open; ours is a floor (docs/pause-and-schedules.md).
+        const window = { name: `cron-${i}`, minReplicas: Number(str(md.desiredReplicas) ?? NaN), ...(str(md.timezone) ? { timezone: str(md.timezone)! } : {}), start: str(md.start) ?? '', end: str(md.end) ?? '' };
+        schedules.push(window);
+        mapped.push(`${at} → window ${window.name} of the shpa.dev/min-replica-schedules annotation (${window.start} to ${window.end}, minimum ${str(md.desiredReplicas)}: a floor, the other metrics still scale above it)`);
         return;
+      }
       default:
         unmapped.push(`${at}: no equivalent in ours (ours reads metrics.k8s.io, custom and external metrics APIs, CloudWatch and PromQL)`);
         return;
@@ -184,10 +192,11 @@ function fromScaledObject(doc: Obj, metadata: { name: string; namespace: string 
     const fallback = withKedaFallback(spec, metrics);
     mapped.push(...fallback.mapped);
     unmapped.push(...fallback.unmapped);
+    if (schedules.length > 0) ours[MIN_REPLICA_SCHEDULES_ANNOTATION] = JSON.stringify(schedules);
     const hpa: HorizontalPodAutoscaler = {
       apiVersion: 'autoscaling/v2',
       kind: 'HorizontalPodAutoscaler',
-      metadata,
+      metadata: Object.keys(ours).length > 0 ? { ...metadata, annotations: ours } : metadata,
       spec: {
         scaleTargetRef,
         minReplicas: Math.max(1, min),
@@ -199,6 +208,23 @@ function fromScaledObject(doc: Obj, metadata: { name: string; namespace: string 
     objects.push(hpa);
   }
   return { source: `ScaledObject ${namespace}/${name}`, objects, mapped, unmapped };
+}
+
+/** KEDA's pause annotations as ours: paused-scale-in → scale down, paused-scale-out → scale up, paused → both (still recommending). */
+function pauseAnnotations(annotations: Obj, mapped: string[]): Record<string, string> {
+  const ours: Record<string, string> = {};
+  const pairs: [keda: string, shpa: string][] = [
+    ['autoscaling.keda.sh/paused', PAUSE_ANNOTATION],
+    ['autoscaling.keda.sh/paused-scale-in', PAUSE_SCALE_DOWN_ANNOTATION],
+    ['autoscaling.keda.sh/paused-scale-out', PAUSE_SCALE_UP_ANNOTATION],
+  ];
+  for (const [keda, shpa] of pairs) {
+    const value = str(annotations[keda]);
+    if (value === undefined) continue;
+    ours[shpa] = value;
+    mapped.push(`annotation ${keda} → ${shpa} (ours keeps evaluating and says what it would do)`);
+  }
+  return ours;
 }
 
 function meta(doc: Obj): Obj {

@@ -120,10 +120,17 @@ const CLIENT = `
         { label: 'replicas', stroke: '#1f77b4', width: 3, paths: stepped, value: legendValue('') },
         // Drawn over replicas, dashed: visible where the two agree, distinct where they do not.
         { label: 'desired', stroke: '#ff7f0e', width: 2, dash: [7, 5], paths: stepped, value: legendValue('') },
-        { label: 'minReplicas', stroke: '#555', width: 1, dash: [2, 4], value: legendValue('') },
+        // With scheduled minimums, the effective minimum (stepped), else the spec's.
+        { label: a.minimum ? 'minimum (schedules)' : 'minReplicas', stroke: '#555', width: a.minimum ? 2 : 1, dash: [2, 4], paths: a.minimum ? stepped : undefined, value: legendValue('') },
         { label: 'maxReplicas', stroke: '#d62728', width: 1.5, dash: [10, 4], value: legendValue('') }].concat(fallbackSeries(a))
-    }, [x, a.load, a.readyPods, a.replicas, a.desired, constant(a.times, a.minReplicas), constant(a.times, a.maxReplicas)].concat(fallbackData(a)));
+    }, [x, a.load, a.readyPods, a.replicas, a.desired, a.minimum || constant(a.times, a.minReplicas), constant(a.times, a.maxReplicas)].concat(fallbackData(a)));
     fallbackNotes(a).forEach(function (n) { sec.appendChild(el('p', 'fallback', n)); });
+    if (a.spans && a.spans.length) {
+      var spans = el('table', 'spans');
+      var sh = el('tr'); ['window or pause', 'from (UTC)', 'to (UTC)'].forEach(function (h) { sh.appendChild(el('th', null, h)); }); spans.appendChild(sh);
+      a.spans.forEach(function (w) { var tr = el('tr', w.kind); [w.label, ts(w.from), ts(w.to)].forEach(function (v) { tr.appendChild(el('td', null, v)); }); spans.appendChild(tr); });
+      sec.appendChild(spans);
+    }
     a.metrics.forEach(function (m) {
       var top = m.current.reduce(function (t, v) { return v == null ? t : Math.max(t, v); }, m.target);
       chart('metric', sec, m.label, 220, {
@@ -163,6 +170,8 @@ p.fallback { background: #fdecea; border-left: 4px solid #8c0000; padding: 6px 1
 table.log { border-collapse: collapse; font: 12px/1.3 ui-monospace, monospace; }
 table.log td, table.log th { border-bottom: 1px solid #eee; padding: 2px 8px; text-align: left; vertical-align: top; }
 table.log tr.warning td { background: #fdecea; }
+table.spans { border-collapse: collapse; margin: 4px 0; } table.spans td, table.spans th { padding: 2px 10px; text-align: left; }
+table.spans tr.window td { background: #e8f1fb; } table.spans tr.pause td { background: #fff4d6; }
 td.time, td.replicas { white-space: nowrap; } td.time { color: #666; } td.metrics { color: #555; }
 .chart { margin: 8px 0; }
 `;

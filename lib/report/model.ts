@@ -71,6 +71,20 @@ export interface AutoscalerReport {
   /** Things the reader must know to trust the figures (e.g. a metric that read another trace column). */
   notes: string[];
   summary: AutoscalerSummary;
+  /** Ours, only for an autoscaler with scheduled minimums: the effective minimum per sample. */
+  minimum?: number[];
+  /** Ours, only when some were: the spans a schedule window was open or a direction paused. */
+  spans?: ReportSpan[];
+}
+
+/** A span of the run during which a schedule window was open or a direction was paused. */
+export interface ReportSpan {
+  kind: 'window' | 'pause';
+  /** "window day (minReplicas 10)", "scale down paused". */
+  label: string;
+  /** Epoch milliseconds of the first and last sample inside it. */
+  from: number;
+  to: number;
 }
 
 export interface Report {

@@ -1,5 +1,5 @@
 // Collects one autoscaler's samples, sync by sync, into a report (simulator and demo alike).
-import { summarize, type AutoscalerReport, type DecisionRow, type MetricSeries } from './model.js';
+import { summarize, type AutoscalerReport, type DecisionRow, type MetricSeries, type ReportSpan } from './model.js';
 import type { Unit } from './units.js';
 
 export interface RecorderSetup {
@@ -27,6 +27,9 @@ export interface Sample {
   rescaled: boolean;
   /** The decision-log rows of this sync (none when nothing worth a line happened). */
   decisions?: DecisionRow[];
+  /** Ours: the effective minimum (scheduled minimums), and what is open or paused at this sample (span labels). */
+  minimum?: number;
+  spans?: { kind: ReportSpan['kind']; label: string }[];
 }
 
 export class ReportRecorder {
@@ -66,6 +69,17 @@ export class ReportRecorder {
     });
     if (s.rescaled) this.scaleEvents++;
     if (s.decisions) r.decisions.push(...s.decisions);
+    if (s.minimum !== undefined) (r.minimum ??= []).push(s.minimum);
+    for (const span of s.spans ?? []) this.extendSpan(span, s.time);
+  }
+
+  /** The open span of this label continues to `time` when it reached the sample before; else a new one starts. */
+  private extendSpan(span: { kind: ReportSpan['kind']; label: string }, time: number): void {
+    const spans = (this.r.spans ??= []);
+    const before = this.r.times.at(-2);
+    const open = spans.findLast((x) => x.label === span.label);
+    if (open && open.to === before) open.to = time;
+    else spans.push({ ...span, from: time, to: time });
   }
 
   /** Something the reader must know to trust the figures. */

@@ -10,6 +10,7 @@ import { unitLabel } from '../report/units.js';
 import { decisionRows, limitText, metricFallbacks, metricValues } from './explain.js';
 import { amountUnit, metricName, metricTarget, reportSetup } from './metric-info.js';
 import { findSeries, readingAt, valueAt, type Trace } from './trace.js';
+import { windowSample } from './windows.js';
 import { milliQuantity, SimWorkload } from './workload.js';
 
 export interface SimulateOptions {
@@ -186,6 +187,7 @@ export function simulate(input: HorizontalPodAutoscaler, trace: Trace, opts: Sim
       fallbacks: metricFallbacks(d, metrics.length),
       rescaled: d.rescale,
       decisions: decisionRows({ time: t, decision: d, events: result.events, conditions: result.conditions, from: before, to: workload.replicas }, lastLimit),
+      ...windowSample(current, now),
     });
     lastLimit = limitText(result.conditions);
   }

@@ -444,6 +444,8 @@ function describe(report: AutoscalerReport, result: ReconcileResult, outcome: Au
   // A line when the decision changes something or says something new: not each tick two metrics disagree.
   if (
     result.decision.desiredReplicas !== result.decision.currentReplicas ||
+    // A move a pause held is a decision too (lib/hpa/pause.ts): one line each cycle it is held.
+    result.decision.steps.some((s) => s.rule === 'pauseScaleUp' || s.rule === 'pauseScaleDown') ||
     report.errors.length > 0 ||
     report.warnings.length > 0 ||
     conditionsChanged(loaded, result.conditions) ||

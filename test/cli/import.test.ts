@@ -78,7 +78,7 @@ describe('shpa import', () => {
     expect(r.results[0].unmapped).toContain("minReplicaCount 0 (KEDA's default 0, scale to zero): ours keeps at least 1 replica, minReplicas 1");
   });
 
-  it('several triggers: prometheus (a server, AMP), cpu and fallback mapped; cron, kafka, pause and polling listed, never dropped', () => {
+  it('several triggers: prometheus (a server, AMP), cpu, cron, fallback and the pause of scale-in mapped; kafka, paused-replicas and polling listed, never dropped', () => {
     const r = importFiles([fixture('keda-mixed.yaml')]);
     expect(r.problems).toEqual([]);
     const [server, amp, hpa] = r.objects as unknown as [{ spec: unknown }, { spec: unknown }, { spec: Record<string, unknown> }];
@@ -97,17 +97,24 @@ describe('shpa import', () => {
       behavior: { scaleDown: { stabilizationWindowSeconds: 120, policies: [{ type: 'Percent', value: 50, periodSeconds: 60 }], selectPolicy: 'Max' }, scaleUp: expect.any(Object) },
     });
     const unmapped = r.results[0].unmapped.join('\n');
-    for (const item of ['minReplicaCount 0', 'pollingInterval', 'cooldownPeriod', 'annotation autoscaling.keda.sh/paused-replicas', 'triggers[0] (prometheus) the activation threshold', 'triggers[3] (cron): a schedule of minimum replicas (0 8 * * * to 0 20 * * *, 10 replicas)', 'triggers[4] (kafka): no equivalent']) {
+    for (const item of ['minReplicaCount 0', 'pollingInterval', 'cooldownPeriod', 'annotation autoscaling.keda.sh/paused-replicas', 'triggers[0] (prometheus) the activation threshold', 'triggers[4] (kafka): no equivalent']) {
       expect(unmapped).toContain(item);
     }
     expect(r.results[0].mapped).toEqual([
+      'annotation autoscaling.keda.sh/paused-scale-in → shpa.dev/pause-scale-down (ours keeps evaluating and says what it would do)',
       'advanced.horizontalPodAutoscalerConfig.behavior → spec.behavior',
       'triggers[0] (prometheus) → PrometheusMetric shop/web-0 (server), threshold 100.50',
       'triggers[1] (prometheus) → PrometheusMetric shop/web-amp (AMP), threshold 20',
       'triggers[2] (cpu) → a Resource cpu metric (Utilization 60)',
+      'triggers[3] (cron) → window cron-3 of the shpa.dev/min-replica-schedules annotation (0 8 * * * to 0 20 * * *, minimum 10: a floor, the other metrics still scale above it)',
       "fallback (3 failures × 30 s polling) → each metric's fallback: 6 replicas after 180 s of failures (at least 180 s)",
     ]);
     expect(unmapped).not.toContain('fallback');
+    // The cron trigger as a window in the timezone it named; the pause of scale-in as ours.
+    expect((r.objects[2] as unknown as { metadata: { annotations: Record<string, string> } }).metadata.annotations).toEqual({
+      'shpa.dev/pause-scale-down': 'true',
+      'shpa.dev/min-replica-schedules': JSON.stringify([{ name: 'cron-3', minReplicas: 10, timezone: 'Europe/Paris', start: '0 8 * * *', end: '0 20 * * *' }]),
+    });
   });
 
   it('an autoscaling/v2 HPA is ours as written (status and server fields dropped); a v1 one maps its CPU target', () => {

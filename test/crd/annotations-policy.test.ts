@@ -1,0 +1,54 @@
+// infra/admission/annotations.yaml: the ValidatingAdmissionPolicy that refuses malformed pause
+// annotations on a ServerlessHorizontalPodAutoscaler. The local API server runs no admission
+// policies, so its CEL expressions are evaluated here with @bufbuild/cel (the engine of our CRD
+// admission), against the same cases lib/hpa's validation decides: both must agree.
+import { readFileSync } from 'node:fs';
+import { celEnv, parse, plan, type CelInput } from '@bufbuild/cel';
+import { strings } from '@bufbuild/cel/ext';
+import { parseAllDocuments } from 'yaml';
+import { describe, expect, it } from 'vitest';
+import { validateOurAnnotations } from '../../lib/hpa/annotations.js';
+import { autoscaler } from '../hpa/drive.js';
+
+interface Policy {
+  kind: string;
+  spec: { variables: { name: string; expression: string }[]; validations: { expression: string; message: string }[] };
+}
+const docs = parseAllDocuments(readFileSync('infra/admission/annotations.yaml', 'utf8')).map((d) => d.toJS() as Policy);
+const policy = docs.find((d) => d.kind === 'ValidatingAdmissionPolicy')!;
+const env = celEnv({ funcs: [...strings] });
+const run = (expr: string, vars: Record<string, CelInput>) => plan(env, parse(expr))(vars);
+
+/** The messages of the validations that fail for an object with these annotations. */
+function denied(annotations: Record<string, string> | undefined): string[] {
+  const object = { metadata: { name: 'web', ...(annotations ? { annotations } : {}) } } as CelInput;
+  const variables: Record<string, CelInput> = {};
+  for (const v of policy.spec.variables) variables[v.name] = run(v.expression, { object, variables }) as CelInput;
+  return policy.spec.validations.filter((v) => run(v.expression, { object, variables }) !== true).map((v) => v.message);
+}
+
+describe('the admission policy of our annotations', () => {
+  it.each<{ name: string; annotations?: Record<string, string>; fields: string[] }>([
+    { name: 'none', annotations: undefined, fields: [] },
+    { name: 'a pause until a time', annotations: { 'shpa.dev/pause-scale-down': '2026-11-27T18:00:00Z' }, fields: [] },
+    { name: 'an offset and a fraction', annotations: { 'shpa.dev/pause': '2026-11-27T19:00:00.5+01:00' }, fields: [] },
+    { name: 'true and false', annotations: { 'shpa.dev/pause-scale-up': 'true', 'shpa.dev/pause': 'false' }, fields: [] },
+    { name: 'a word', annotations: { 'shpa.dev/pause-scale-down': 'tomorrow' }, fields: ['metadata.annotations[shpa.dev/pause-scale-down]'] },
+    { name: 'a time without a zone', annotations: { 'shpa.dev/pause': '2026-11-27T18:00:00' }, fields: ['metadata.annotations[shpa.dev/pause]'] },
+    { name: '"True"', annotations: { 'shpa.dev/pause-scale-up': 'True' }, fields: ['metadata.annotations[shpa.dev/pause-scale-up]'] },
+  ])('$name', (c) => {
+    const messages = denied(c.annotations);
+    expect(messages.map((m) => m.split(':')[0])).toEqual(c.fields);
+    const lib = validateOurAnnotations(autoscaler({ annotations: c.annotations }));
+    expect(lib.map((e) => e.field)).toEqual(c.fields);
+  });
+
+  it('refuses the table form of schedules on the Kubernetes kind, which has spec.minReplicaSchedules', () => {
+    expect(denied({ 'shpa.dev/min-replica-schedules': '[]' })).toEqual([expect.stringMatching(/^metadata\.annotations\[shpa\.dev\/min-replica-schedules\]: .*spec\.minReplicaSchedules/)]);
+  });
+
+  it('binds the policy it names, denying', () => {
+    const binding = docs.find((d) => d.kind === 'ValidatingAdmissionPolicyBinding') as unknown as { spec: { policyName: string; validationActions: string[] } };
+    expect(binding.spec).toEqual({ policyName: 'shpa-annotations', validationActions: ['Deny'] });
+  });
+});
