@@ -3,13 +3,13 @@ import { describe, expect, it } from 'vitest';
 import { DEFAULT_CONTROLLER_SETTINGS } from '../../lib/hpa/defaults.js';
 import { reconcile, type ReconcileInput } from '../../lib/hpa/reconcile.js';
 import type { MetricData } from '../../lib/hpa/replica-calculator.js';
-import type { HorizontalPodAutoscalerCondition, MetricSpec, PodInfo } from '../../lib/hpa/types.js';
+import type { HorizontalPodAutoscalerCondition, MetricSpec, MetricTarget, PodInfo } from '../../lib/hpa/types.js';
 import { formatFieldError, validateHPA } from '../../lib/hpa/validation.js';
 
 const now = new Date('2026-03-01T12:00:00Z');
 const at = '2026-03-01T11:59:30Z';
 
-const queue = (activation?: string, target: MetricSpec['external'] extends infer E ? NonNullable<E>['target'] : never = { type: 'Value', value: '10' }): MetricSpec => ({
+const queue = (activation?: string, target: MetricTarget = { type: 'Value', value: '10' }): MetricSpec => ({
   type: 'External',
   external: { metric: { name: 'queue' }, target, ...(activation === undefined ? {} : { activation: { value: activation } }) },
 });
