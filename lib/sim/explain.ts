@@ -36,6 +36,7 @@ export function metricsText(d: Decision): string {
     .map((m) => {
       if (!m.target) return `${m.name} <unknown>`;
       const unit = metricUnit(m.type, m.name, m.target);
+      if (noPodsToAverage(d, m)) return `${m.name} <no pods>/${formatAmount(targetNumber(m.target), unit)}`;
       const cur = m.error ? undefined : currentNumber(m.target, m.current);
       return `${m.name} ${cur === undefined ? '<unknown>' : formatAmount(cur, unit)}/${formatAmount(targetNumber(m.target), unit)}`;
     })
@@ -93,6 +94,11 @@ export function errorRow(time: number, replicas: number, message: string): Decis
 /** Each metric's current value in its target's terms, by spec index; null where it could not be read. */
 export function metricValues(d: Decision, count: number): (number | null)[] {
   const out: (number | null)[] = new Array(count).fill(null);
-  for (const m of d.metrics) if (m.target && m.index < count && !m.error) out[m.index] = currentNumber(m.target, m.current) ?? null;
+  for (const m of d.metrics) if (m.target && m.index < count && !m.error && !noPodsToAverage(d, m)) out[m.index] = currentNumber(m.target, m.current) ?? null;
   return out;
+}
+
+/** At zero replicas a per-pod average has no pods (upstream's status then holds a saturated int64): not shown as a value. */
+function noPodsToAverage(d: Decision, m: Decision['metrics'][number]): boolean {
+  return d.currentReplicas === 0 && m.target?.type === 'AverageValue';
 }
