@@ -1,7 +1,8 @@
 -- Argo CD health check of a ServerlessHorizontalPodAutoscaler (shpa.dev/v1).
 -- Install: docs/kubernetes.md, "Argo CD health". Written for Argo CD's Lua 5.1 VM (gopher-lua).
 -- Suspended: paused with the annotation shpa.dev/dry-run: "true", or scaling disabled (target at zero by hand).
--- Progressing: the sync has not yet evaluated the current generation. Healthy: Ready True.
+-- Progressing: the sync has not yet evaluated the current generation. Healthy: Ready True (also at zero
+-- replicas below an activation threshold, reason BelowActivationThreshold: waiting for work is no fault).
 -- Degraded: Ready False (invalid spec, metrics failing, target unreadable), with the condition's reason.
 local hs = {}
 local annotations = obj.metadata.annotations or {}
