@@ -9,14 +9,12 @@ import { formatFieldError, validateHPA } from '../../lib/hpa/validation.js';
 const now = new Date('2026-03-01T12:00:00Z');
 const at = '2026-03-01T11:59:30Z';
 
-const queue = (activation?: string, target: MetricTarget = { type: 'Value', value: '10' }): MetricSpec => ({
+const external = (name: string, activation?: string, target: MetricTarget = { type: 'Value', value: '10' }): MetricSpec => ({
   type: 'External',
-  external: { metric: { name: 'queue' }, target, ...(activation === undefined ? {} : { activation: { value: activation } }) },
+  external: { metric: { name }, target, ...(activation === undefined ? {} : { activation: { value: activation } }) },
 });
-const other = (activation?: string): MetricSpec => ({
-  type: 'External',
-  external: { metric: { name: 'other' }, target: { type: 'Value', value: '10' }, ...(activation === undefined ? {} : { activation: { value: activation } }) },
-});
+const queue = (activation?: string, target?: MetricTarget) => external('queue', activation, target);
+const other = (activation?: string) => external('other', activation);
 const backlog = (activation: string): MetricSpec => ({
   type: 'Object',
   object: {
