@@ -2,7 +2,8 @@
 -- Install: docs/kubernetes.md, "Argo CD health". Written for Argo CD's Lua 5.1 VM (gopher-lua).
 -- Suspended: paused with the annotation shpa.dev/dry-run: "true", or scaling disabled (target at zero by hand),
 -- or a direction paused (condition ScalingPaused True: shpa.dev/pause, pause-scale-up, pause-scale-down in force).
--- Progressing: the sync has not yet evaluated the current generation. Healthy: Ready True.
+-- Progressing: the sync has not yet evaluated the current generation. Healthy: Ready True (also at zero
+-- replicas below an activation threshold, reason BelowActivationThreshold: waiting for work is no fault).
 -- Degraded: Ready False (invalid spec, metrics failing, target unreadable), with the condition's reason;
 -- or Ready True with reason FallbackActive: it scales, but on a metric's fallback count (KEP-5679).
 local hs = {}

@@ -1,5 +1,6 @@
 // The text of `shpa describe`, as `kubectl describe hpa` lays it out, and the events of the decision log.
 import { stringify } from 'yaml';
+import { activationThreshold } from '../hpa/activation.js';
 import type { HorizontalPodAutoscaler, HPAScalingRules } from '../hpa/types.js';
 import type { StoredSpec } from '../store/index.js';
 import type { DecisionLogEntry } from '../sync/event-log.js';
@@ -55,6 +56,8 @@ export function describe(rec: DescribedAutoscaler, cluster: string, now: Date, o
   for (const [i, m] of (h.spec?.metrics ?? []).entries()) {
     const [label, value] = describeMetric(m, st?.currentMetrics ?? []);
     kv.push([`  ${label}:`, value]);
+    const activation = activationThreshold(m);
+    if (activation) kv.push(['    activation:', `above ${activation.value} to scale up from zero (no effect above zero)`]);
     if (known) kv.push(['    from:', metricSourceText(m, rec.namespace, known)]);
     const fallback = fallbackText(h.spec.metrics ?? [], i, st?.currentMetrics, now);
     if (fallback) kv.push(['    fallback:', fallback]);

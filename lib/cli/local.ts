@@ -88,6 +88,8 @@ export function registerLocal(program: Command): void {
 
 /** The queue examples/kubernetes/queue.yaml reads, as `metric` feeds it. */
 const QUEUE_METRIC = 'metric AWS/SQS ApproximateNumberOfMessagesVisible QueueName=jobs';
+/** The queue examples/kubernetes/scale-to-zero.yaml reads. */
+const ZERO_QUEUE_METRIC = 'metric AWS/SQS ApproximateNumberOfMessagesVisible QueueName=reports';
 
 function introduction(up: LocalUp, periodSeconds: number, workloads: string): string {
   const env = `SHPA_DYNAMODB_ENDPOINT=${up.dynamoEndpoint} SHPA_TABLE=${up.tableName} SHPA_CLUSTER=${up.cluster} AWS_REGION=${up.region}`;
@@ -106,6 +108,10 @@ function introduction(up: LocalUp, periodSeconds: number, workloads: string): st
     'On CloudWatch: demo/api follows the depth of a queue, whose value you type here:',
     '  kubectl apply -f examples/kubernetes/queue.yaml   # a CloudWatchMetric, and an autoscaler reading it',
     `  ${QUEUE_METRIC} 120        (typed here: 120 messages from now on)`,
+    '',
+    'Scale to zero: demo/reports leaves zero only above 10 queued messages (its activation threshold):',
+    '  kubectl apply -f examples/kubernetes/scale-to-zero.yaml   # minReplicas 0; its queue is empty: 1 → 0, ScaledToZero True',
+    `  ${ZERO_QUEUE_METRIC} 25        (typed here: back up, ScaledToZero False)`,
     '',
     ...(up.prometheus
       ? ['On PromQL: Prometheus scrapes the workloads, behind an AMP stand-in:', `  kubectl apply -f examples/kubernetes/web-requests.yaml   # Prometheus at ${up.prometheus.url}, workspace ${up.prometheus.workspaceId}`, '']

@@ -30,9 +30,13 @@ export const PROFILES: Record<string, UsageProfile> = {
 };
 export const DEFAULT_PROFILE: UsageProfile = { requests: { cpu: '500m', memory: '512Mi' }, usage: (l) => ({ cpu: 2 * l, memory: GI }) };
 
-/** CloudWatch metrics by metric name: the value at relative load l (an SQS backlog of 300 messages at l = 1). */
+/**
+ * CloudWatch metrics by metric name, or by "metric name/queue name" first: the value at relative load l (an SQS
+ * backlog of 300 messages at l = 1; the reports queue, examples/scale-to-zero.yaml, empty below half the usual load).
+ */
 export const CLOUDWATCH_PROFILES: Record<string, (l: number) => number> = {
   ApproximateNumberOfMessagesVisible: (l) => 300 * l,
+  'ApproximateNumberOfMessagesVisible/reports': (l) => Math.max(0, Math.round(200 * (l - 0.5))),
 };
 const DEFAULT_CLOUDWATCH_PROFILE = (l: number) => 100 * l;
 
@@ -66,7 +70,7 @@ export function autoscalerKey(hpa: HorizontalPodAutoscaler): string {
   return `${hpa.metadata.namespace ?? 'default'}/${hpa.metadata.name}`;
 }
 
-/** Creates each autoscaler's target at minReplicas with its usage following `loadAt`, and a CloudWatch series per metric the CloudWatchMetrics read. */
+/** Creates each autoscaler's target at minReplicas (1 for minReplicas 0: deployed, not yet scaled to zero) with its usage following `loadAt`, and a CloudWatch series per metric the CloudWatchMetrics read. */
 export function populate(model: WorkloadModel, cloudWatch: LocalCloudWatch, applied: AppliedExamples, loadAt: (ms: number) => number): void {
   for (const hpa of applied.hpas) {
     const ref = hpa.spec.scaleTargetRef;
@@ -77,7 +81,7 @@ export function populate(model: WorkloadModel, cloudWatch: LocalCloudWatch, appl
       apiVersion: ref.apiVersion ?? 'apps/v1',
       namespace,
       name: ref.name,
-      replicas: hpa.spec.minReplicas ?? 1,
+      replicas: Math.max(1, hpa.spec.minReplicas ?? 1),
       selector: { app: ref.name },
       containers: [{ name: 'app', requests: profile.requests }],
       load: (now) => profile.usage(loadAt(now.getTime())),
@@ -87,7 +91,8 @@ export function populate(model: WorkloadModel, cloudWatch: LocalCloudWatch, appl
     for (const q of cwm.spec.queries) {
       if (!q.metricStat) continue;
       const { metric, period } = q.metricStat;
-      const value = CLOUDWATCH_PROFILES[metric.metricName] ?? DEFAULT_CLOUDWATCH_PROFILE;
+      const queue = metric.dimensions?.find((d) => d.name === 'QueueName')?.value;
+      const value = CLOUDWATCH_PROFILES[`${metric.metricName}/${queue}`] ?? CLOUDWATCH_PROFILES[metric.metricName] ?? DEFAULT_CLOUDWATCH_PROFILE;
       // One raw point a minute: the statistic over a period is then what the load was.
       cloudWatch.setSeriesFunction(metric, (s) => value(loadAt(s * 1000)), Math.min(60, period));
     }

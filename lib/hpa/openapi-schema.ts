@@ -226,13 +226,21 @@ const standardContainerResourceRule = rule(
   'must be a standard resource for containers',
 );
 
+// Ours (lib/hpa/activation.ts): Object and External metrics only; the others have no schema for it, so it is an unknown field there.
+const activationThreshold = (): JSONSchemaProps =>
+  obj(
+    'Ours, after KEDA: at zero replicas, the target scales up only while this metric (an External metric\'s total over its series) is above value. No effect above zero.',
+    { value: checkedQuantity('The value the metric must exceed to leave zero replicas (a quantity, zero or more).', '>= 0', '>= 0', 'must be zero or more') },
+    ['value'],
+  );
+
 const metricSources: Record<string, { type: string; schema: () => JSONSchemaProps }> = {
   object: {
     type: 'Object',
     schema: () =>
       obj(
         'A metric describing a single Kubernetes object.',
-        { describedObject: crossVersionObjectReference('The object the metric describes.', false), metric: metricIdentifier(true), target: metricTarget() },
+        { describedObject: crossVersionObjectReference('The object the metric describes.', false), metric: metricIdentifier(true), target: metricTarget(), activation: activationThreshold() },
         ['describedObject', 'metric', 'target'],
         {
           'x-kubernetes-validations': [
@@ -287,7 +295,7 @@ const metricSources: Record<string, { type: string; schema: () => JSONSchemaProp
   external: {
     type: 'External',
     schema: () =>
-      obj('A metric not associated with any Kubernetes object, e.g. a CloudWatchMetric of the same namespace.', { metric: metricIdentifier(true), target: metricTarget() }, ['metric', 'target'], {
+      obj('A metric not associated with any Kubernetes object, e.g. a CloudWatchMetric of the same namespace.', { metric: metricIdentifier(true), target: metricTarget(), activation: activationThreshold() }, ['metric', 'target'], {
         'x-kubernetes-validations': [
           rule('has(self.target.value) || has(self.target.averageValue)', 'must set either a target value for metric or a per-pod target', {
             fieldPath: '.target.averageValue',

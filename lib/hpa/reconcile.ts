@@ -1,6 +1,7 @@
 // One whole sync of one HPA (upstream horizontal.go reconcileAutoscaler), as a pure function.
 // Phase 1 (planReconcile) runs up to the /scale write; phase 2 (completeReconcile) takes
 // the write's outcome, because upstream's status, events and history depend on it.
+import { checkActivation, type MetricActivation } from './activation.js';
 import { normalizeLegacy, normalizeWithBehavior, recordScaleEvent, type NormalizeResult, type NormalizeStep } from './behavior.js';
 import { applyDefaults } from './defaults.js';
 import { fallbackCondition, trackFallback, type FallbackDecision, type FallbackOutcome } from './fallback.js';
@@ -76,6 +77,8 @@ export interface MetricDecision {
   source?: string;
   /** KEP-5679: the metric's fallback state, when it configures one (proposal is then the fallback count while active). */
   fallback?: FallbackDecision;
+  /** Ours: at zero replicas, the metric's activation threshold and whether its value is above it (lib/hpa/activation.ts). */
+  activation?: MetricActivation;
 }
 
 /** The explanation of one sync: logged as one line per autoscaler per cycle. */
@@ -244,6 +247,7 @@ function plan(input: ReconcileInput): ReconcilePlan {
       desiredReplicas = computed.replicas;
       rescaleMetric = computed.metric;
     }
+    if (currentReplicas === 0 && !activated(input, hpa, decision, setCondition)) desiredReplicas = 0;
     // Ours: the window's minimum enters the recommendation recorded for stabilization, so that when it
     // closes the scale-down window and policies govern the way down, as for any drop of the metrics.
     if (raisedBy && desiredReplicas < minReplicas) {
@@ -278,6 +282,32 @@ function plan(input: ReconcileInput): ReconcilePlan {
   decision.rescale = rescale;
   if (rescale) decision.rescaleReason = rescaleReason;
   return { input, desiredReplicas, rescale, decision, state };
+}
+
+/** At zero replicas: false when the spec's activation thresholds hold the target there (a step and ScalingActive say so). */
+function activated(
+  input: ReconcileInput,
+  hpa: HorizontalPodAutoscaler,
+  decision: Decision,
+  setCondition: (type: HorizontalPodAutoscalerConditionType, status: ConditionStatus, reason: string, message: string) => void,
+): boolean {
+  const byIndex = new Map(decision.metrics.map((m) => [m.index, m]));
+  const specs = hpa.spec.metrics ?? [];
+  const check = checkActivation(
+    specs,
+    input.metrics,
+    specs.map((_, i) => byIndex.get(i)?.proposal),
+    specs.map((_, i) => byIndex.get(i)?.name ?? `metric ${i}`),
+  );
+  if (check === undefined) return true;
+  for (const [i, a] of check.metrics) {
+    const entry = byIndex.get(i);
+    if (entry) entry.activation = a;
+  }
+  if (check.active) return true;
+  decision.steps.push({ rule: 'activation', from: decision.recommendation ?? 0, to: 0, detail: check.message });
+  setCondition('ScalingActive', 'True', 'BelowActivationThreshold', check.message);
+  return false;
 }
 
 /** A direction held still (until a time, or with no expiry); `limits` is the ScalingLimited message a held move sets. */

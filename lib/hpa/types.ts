@@ -94,12 +94,21 @@ export interface ObjectMetricSource {
   metric: MetricIdentifier;
   target: MetricTarget;
   fallback?: MetricFallback;
+  /** Ours (KEDA's activation threshold): at zero replicas, scale up only while the value is above it. */
+  activation?: ActivationThreshold;
 }
 
 export interface ExternalMetricSource {
   metric: MetricIdentifier;
   target: MetricTarget;
   fallback?: MetricFallback;
+  /** Ours (KEDA's activation threshold): at zero replicas, scale up only while the total is above it. */
+  activation?: ActivationThreshold;
+}
+
+/** Ours: the metric's value (an External metric's total over its series) must exceed `value` to leave zero replicas. */
+export interface ActivationThreshold {
+  value: QuantityString;
 }
 
 export type MetricSourceType = 'Resource' | 'ContainerResource' | 'Pods' | 'Object' | 'External';

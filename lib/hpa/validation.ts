@@ -344,7 +344,7 @@ class Validator {
       if (source === undefined) continue;
       present.push(field);
       // Only the first source present is validated.
-      if (present.length === 1 && source !== BAD) this.metricSource(field, source, path.child(field));
+      if (present.length === 1 && source !== BAD) this.metricSource(field, this.activation(field, source, path.child(field)), path.child(field));
     }
     const expected = SOURCE_FIELDS.find(([, t]) => t === type)?.[0];
     if (expected !== undefined && !present.includes(expected)) {
@@ -440,6 +440,24 @@ class Validator {
     if (typeof duration === 'number' && duration < MIN_FAILURE_DURATION_SECONDS) {
       this.add(invalid(path.child('failureDurationSeconds'), duration, `must be at least ${MIN_FAILURE_DURATION_SECONDS}`));
     }
+  }
+
+  /** Ours: `activation` (lib/hpa/activation.ts) on an Object or External source; returns the source without it for the upstream checks. */
+  private activation(field: string, src: Obj, path: FieldPath): Obj {
+    if (!('activation' in src)) return src;
+    const { activation, ...rest } = src;
+    const p = path.child('activation');
+    if (field !== 'object' && field !== 'external') {
+      this.add(forbidden(p, 'an activation threshold applies to Object and External metrics only: the others cannot be read at zero replicas'));
+      return rest;
+    }
+    const a = this.obj(activation, p);
+    if (a === undefined || a === BAD) return rest;
+    this.knownFields(a, p, ['value']);
+    const value = this.quantity(a, 'value', p.child('value'));
+    if (value === undefined) this.add(required(p.child('value'), 'must set the value the metric must exceed to scale up from zero, e.g. "5"'));
+    else if (value !== BAD && sign(value) < 0) this.add(invalid(p.child('value'), a.value, 'must be zero or more'));
+    return rest;
   }
 
   /** validateMetricTarget; returns the type and which values are set (BAD ones count as set), or undefined when the target is mistyped. */

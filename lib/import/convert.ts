@@ -86,7 +86,6 @@ function fromScaledObject(doc: Obj, metadata: { name: string; namespace: string 
   const scaleTargetRef = { apiVersion: str(ref.apiVersion) ?? 'apps/v1', kind: str(ref.kind) ?? 'Deployment', name: str(ref.name) ?? '' };
   if (ref.envSourceContainerName !== undefined) unmapped.push('scaleTargetRef.envSourceContainerName: ours reads no environment of the target');
   const min = typeof spec.minReplicaCount === 'number' ? spec.minReplicaCount : 0;
-  if (min < 1) unmapped.push(`minReplicaCount ${min} (KEDA's default 0, scale to zero): ours keeps at least 1 replica, minReplicas 1`);
   for (const [k, why] of Object.entries(SCALED_OBJECT_UNMAPPED)) if (spec[k] !== undefined) unmapped.push(`${k}: ${why}`);
   const annotations = isObj(meta(doc).annotations) ? (meta(doc).annotations as Obj) : {};
   const ours = pauseAnnotations(annotations, mapped);
@@ -111,7 +110,7 @@ function fromScaledObject(doc: Obj, metadata: { name: string; namespace: string 
     const objectName = `${name}-${str(trigger.name) ?? i}`;
     const notes: string[] = [];
     if (trigger.authenticationRef !== undefined) notes.push('authenticationRef: ours signs with the worker\'s role (or spec.roleArn, a bearer token from Secrets Manager): set it on the object');
-    if (md.activationThreshold !== undefined || md.activationTargetMetricValue !== undefined || md.activationQueueLength !== undefined) notes.push('the activation threshold: ours does not scale from zero');
+    const activation = str(md.activationThreshold ?? md.activationTargetMetricValue ?? md.activationQueueLength ?? md.activationValue);
     switch (type) {
       case 'cpu':
       case 'memory': {
@@ -185,8 +184,19 @@ function fromScaledObject(doc: Obj, metadata: { name: string; namespace: string 
         unmapped.push(`${at}: no equivalent in ours (ours reads metrics.k8s.io, custom and external metrics APIs, CloudWatch and PromQL)`);
         return;
     }
+    if (activation !== undefined) {
+      const last = metrics[metrics.length - 1];
+      if (last.external) {
+        last.external.activation = { value: activation };
+        mapped.push(`${at} activation ${activation} → activation.value (ours acts at zero replicas only: docs/scale-to-zero.md)`);
+      } else notes.push(`activation ${activation}: ours has activation thresholds on Object and External metrics only`);
+    }
     for (const n of notes) unmapped.push(`${at} ${n}`);
   });
+  // HPAScaleToZero: minReplicas 0 needs an Object or External metric.
+  const toZero = min < 1 && metrics.some((m) => m.type === 'External');
+  if (toZero) mapped.push(`minReplicaCount ${min} (KEDA's default 0) → minReplicas 0: scaled to zero on its External metrics (docs/scale-to-zero.md)`);
+  else if (min < 1) unmapped.push(`minReplicaCount ${min} (KEDA's default 0, scale to zero): ours scales to zero only with an External or Object metric, minReplicas 1`);
   if (metrics.length === 0) unmapped.push('no trigger mapped: the HorizontalPodAutoscaler would have no metric; it is left out');
   else {
     const fallback = withKedaFallback(spec, metrics);
@@ -199,7 +209,7 @@ function fromScaledObject(doc: Obj, metadata: { name: string; namespace: string 
       metadata: Object.keys(ours).length > 0 ? { ...metadata, annotations: ours } : metadata,
       spec: {
         scaleTargetRef,
-        minReplicas: Math.max(1, min),
+        minReplicas: toZero ? 0 : Math.max(1, min),
         maxReplicas: typeof spec.maxReplicaCount === 'number' ? spec.maxReplicaCount : 100,
         metrics: fallback.metrics,
         ...(isObj(hpaConfig.behavior) ? { behavior: hpaConfig.behavior as HorizontalPodAutoscaler['spec']['behavior'] } : {}),

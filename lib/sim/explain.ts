@@ -15,6 +15,8 @@ export function limitingCondition(conditions: HorizontalPodAutoscalerCondition[]
   const pick = (x: HorizontalPodAutoscalerCondition | undefined) => x && { reason: x.reason ?? x.type, message: x.message ?? '' };
   const active = c('ScalingActive');
   if (active?.status === 'False') return pick(active);
+  // Ours (lib/hpa/activation.ts): held at zero replicas below the activation thresholds.
+  if (active?.reason === 'BelowActivationThreshold') return pick(active);
   const able = c('AbleToScale');
   if (able?.status === 'False') return pick(able);
   const limited = c('ScalingLimited');
@@ -34,6 +36,7 @@ export function metricsText(d: Decision): string {
     .map((m) => {
       if (!m.target) return `${m.name} <unknown>`;
       const unit = metricUnit(m.type, m.name, m.target);
+      if (noPodsToAverage(d, m)) return `${m.name} <no pods>/${formatAmount(targetNumber(m.target), unit)}`;
       const cur = m.error ? undefined : currentNumber(m.target, m.current);
       const fallback = m.fallback?.status === 'Fallback' ? ` (fallback ${m.fallback.replicas})` : '';
       return `${m.name} ${cur === undefined ? '<unknown>' : formatAmount(cur, unit)}/${formatAmount(targetNumber(m.target), unit)}${fallback}`;
@@ -67,13 +70,21 @@ export function decisionRows(o: SyncOutcome, previousLimit: string): DecisionRow
   const row = (type: 'Normal' | 'Warning', reason: string, message: string, withLimit: boolean): DecisionRow => {
     const shownLimit = withLimit && limit ? limit : undefined;
     const change = o.from === o.to ? `holds ${o.to}` : `scaled ${o.from}→${o.to}`;
-    const text = [`${change}: ${reason}: ${message}`, shownLimit && `limited by ${shownLimit}`, metrics].filter(Boolean).join('; ');
+    const zero = reason === 'SuccessfulRescale' ? scaledToZeroText(o) : undefined;
+    const text = [`${change}: ${reason}: ${message}`, shownLimit && `limited by ${shownLimit}`, zero, metrics].filter(Boolean).join('; ');
     return { time: o.time, from: o.from, to: o.to, type, reason, message, ...(shownLimit ? { limit: shownLimit } : {}), metrics, text };
   };
   if (o.events.length > 0) return o.events.map((e) => row(e.type, e.reason, e.message, e.reason === 'SuccessfulRescale'));
   if (limit === previousLimit || limit === '') return [];
   const l = limitingCondition(o.conditions)!;
   return [row('Normal', l.reason, l.message, false)];
+}
+
+/** "ScaledToZero True (ScaledToZero)" for a rescale to or from zero that set the condition; undefined otherwise. */
+function scaledToZeroText(o: SyncOutcome): string | undefined {
+  const c = o.conditions?.find((x) => x.type === 'ScaledToZero');
+  const set = c && ((c.status === 'True' && o.to === 0) || (c.status === 'False' && o.from === 0));
+  return set ? `ScaledToZero ${c.status} (${c.reason ?? ''})` : undefined;
 }
 
 /** A row for a failure around the sync itself (the demo's handler), not a decision of lib/hpa. */
@@ -91,6 +102,11 @@ export function metricFallbacks(d: Decision, count: number): (number | null)[] {
 /** Each metric's current value in its target's terms, by spec index; null where it could not be read. */
 export function metricValues(d: Decision, count: number): (number | null)[] {
   const out: (number | null)[] = new Array(count).fill(null);
-  for (const m of d.metrics) if (m.target && m.index < count && !m.error) out[m.index] = currentNumber(m.target, m.current) ?? null;
+  for (const m of d.metrics) if (m.target && m.index < count && !m.error && !noPodsToAverage(d, m)) out[m.index] = currentNumber(m.target, m.current) ?? null;
   return out;
+}
+
+/** At zero replicas a per-pod average has no pods (upstream's status then holds a saturated int64): not shown as a value. */
+function noPodsToAverage(d: Decision, m: Decision['metrics'][number]): boolean {
+  return d.currentReplicas === 0 && m.target?.type === 'AverageValue';
 }

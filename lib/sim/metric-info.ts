@@ -1,4 +1,5 @@
 // How reports name and measure an autoscaler's metrics: label, target, unit, and the recorder set-up.
+import { activationThreshold } from '../hpa/activation.js';
 import { parseQuantity, toFloat } from '../hpa/quantity.js';
 import type { HorizontalPodAutoscaler, MetricSpec, MetricTarget, MetricValueStatus } from '../hpa/types.js';
 import type { RecorderSetup } from '../report/recorder.js';
@@ -36,9 +37,10 @@ export function metricTarget(m: MetricSpec): MetricTarget | undefined {
   return m.resource?.target ?? m.containerResource?.target ?? m.pods?.target ?? m.object?.target ?? m.external?.target;
 }
 
-/** "cpu (Resource, Utilization)": how reports name a metric. */
+/** "cpu (Resource, Utilization)", "queue (External, Value, activation above 5)": how reports name a metric. */
 function metricLabel(m: MetricSpec): string {
-  return `${metricName(m)} (${m.type}, ${metricTarget(m)?.type ?? '?'})`;
+  const activation = activationThreshold(m);
+  return `${metricName(m)} (${m.type}, ${metricTarget(m)?.type ?? '?'}${activation ? `, activation above ${activation.value}` : ''})`;
 }
 
 /** The target in the terms of the metric's current value (percent for Utilization). */

@@ -2,7 +2,8 @@
 // against the simulator's workload. Pure: no I/O, time comes from the trace.
 import { applyDefaults, DEFAULT_CONTROLLER_SETTINGS } from '../hpa/defaults.js';
 import type { MetricData } from '../hpa/replica-calculator.js';
-import { reconcile } from '../hpa/reconcile.js';
+import { completeReconcile, planReconcile } from '../hpa/reconcile.js';
+import { withScaledToZeroCondition } from '../hpa/scaled-to-zero.js';
 import type { ControllerSettings, HorizontalPodAutoscaler, MetricSpec, ScalingHistory } from '../hpa/types.js';
 import type { AutoscalerReport } from '../report/model.js';
 import { ReportRecorder } from '../report/recorder.js';
@@ -162,7 +163,7 @@ export function simulate(input: HorizontalPodAutoscaler, trace: Trace, opts: Sim
   for (let t = start; t <= end; t += step) {
     const now = new Date(t);
     const loads = series.map((s) => readingAt(trace, s, t));
-    const result = reconcile({
+    const plan = planReconcile({
       hpa: current,
       scale: { value: workload.scaleInfo() },
       pods: workload.podInfos(now),
@@ -171,6 +172,8 @@ export function simulate(input: HorizontalPodAutoscaler, trace: Trace, opts: Sim
       settings,
       now,
     });
+    // As the sync does: ScaledToZero on a rescale to or from zero.
+    const result = withScaledToZeroCondition(plan, completeReconcile(plan), settings.featureGates);
     const d = result.decision;
     const before = workload.replicas;
     if (d.rescale) workload.scale(d.desiredReplicas, now);

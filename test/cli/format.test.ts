@@ -52,6 +52,29 @@ group('describe', () => {
   });
 });
 
+group('describe, at zero replicas with an activation threshold', () => {
+  it('names the threshold under its metric, and the conditions that say the target is held at zero', () => {
+    const h = hpa('jobs');
+    h.spec.minReplicas = 0;
+    h.spec.metrics = [{ type: 'External', external: { metric: { name: 'queue' }, target: { type: 'AverageValue', averageValue: '10' }, activation: { value: '5' } } }];
+    const held = 'the target stays at zero replicas: no metric is above its activation threshold (queue: 3 (activation 5))';
+    h.status = {
+      currentReplicas: 0,
+      desiredReplicas: 0,
+      conditions: [
+        { type: 'ScalingActive', status: 'True', reason: 'BelowActivationThreshold', message: held },
+        { type: 'ScaledToZero', status: 'True', reason: 'ScaledToZero', message: 'the HPA controller scaled the workload to zero' },
+      ],
+    };
+    const rec: DescribedAutoscaler = { namespace: 'default', name: 'jobs', hpa: h, history: { recommendations: null, scaleUpEvents: [], scaleDownEvents: [] }, createdAt: '2025-01-01T00:00:00.000Z' };
+    const text = describe(rec, 'prod', new Date('2025-01-01T01:00:00Z'));
+    expect(text).toMatch(/\n {2}"queue" \(target average value\): +<unknown> \/ 10\n {4}activation: +above 5 to scale up from zero \(no effect above zero\)\n/);
+    expect(text).toContain(`  ScalingActive   True     BelowActivationThreshold   ${held}\n`);
+    expect(text).toMatch(/ScaledToZero +True +ScaledToZero/);
+    expect(text).toMatch(/Min replicas: +0\n/);
+  });
+});
+
 group('events (kubectl describe: Age, and the message with what the log adds)', () => {
   const now = Date.parse('2025-01-01T01:00:00Z');
   const entry = (over: Partial<DecisionLogEntry>): DecisionLogEntry => ({

@@ -47,14 +47,14 @@ describe('shpa import', () => {
           scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'nginx-deployment' },
           minReplicas: 1,
           maxReplicas: 30,
-          metrics: [{ type: 'External', external: { metric: { name: 'aws-sqs-queue-scaledobject-0' }, target: { type: 'AverageValue', averageValue: '5' } } }],
+          metrics: [{ type: 'External', external: { metric: { name: 'aws-sqs-queue-scaledobject-0' }, target: { type: 'AverageValue', averageValue: '5' }, activation: { value: '1' } } }],
         },
       }),
     ]);
     expect(r.results[0].unmapped).toEqual([
       "triggers[0] (aws-sqs-queue) authenticationRef: ours signs with the worker's role (or spec.roleArn, a bearer token from Secrets Manager): set it on the object",
-      'triggers[0] (aws-sqs-queue) the activation threshold: ours does not scale from zero',
     ]);
+    expect(r.results[0].mapped).toContain('triggers[0] (aws-sqs-queue) activation 1 → activation.value (ours acts at zero replicas only: docs/scale-to-zero.md)');
   });
 
   it('aws-cloudwatch → a CloudWatchMetric with its dimension, statistic, period, end offset and minMetricValue as defaultValue', () => {
@@ -72,10 +72,10 @@ describe('shpa import', () => {
       },
     });
     const hpa = r.objects[1] as { spec: { minReplicas: number; maxReplicas: number; metrics: unknown[] } };
-    // KEDA's defaults: minReplicaCount 0 (ours keeps 1, and says so), maxReplicaCount 100.
-    expect([hpa.spec.minReplicas, hpa.spec.maxReplicas]).toEqual([1, 100]);
+    // KEDA's defaults: minReplicaCount 0 (ours scales to zero too, on its External metric), maxReplicaCount 100.
+    expect([hpa.spec.minReplicas, hpa.spec.maxReplicas]).toEqual([0, 100]);
     expect(hpa.spec.metrics).toEqual([{ type: 'External', external: { metric: { name: 'aws-cloudwatch-queue-scaledobject-0' }, target: { type: 'AverageValue', averageValue: '2.1' } } }]);
-    expect(r.results[0].unmapped).toContain("minReplicaCount 0 (KEDA's default 0, scale to zero): ours keeps at least 1 replica, minReplicas 1");
+    expect(r.results[0].mapped).toContain("minReplicaCount 0 (KEDA's default 0) → minReplicas 0: scaled to zero on its External metrics (docs/scale-to-zero.md)");
   });
 
   it('several triggers: prometheus (a server, AMP), cpu, cron, fallback and the pause of scale-in mapped; kafka, paused-replicas and polling listed, never dropped', () => {
@@ -86,28 +86,30 @@ describe('shpa import', () => {
     expect(amp.spec).toEqual({ query: 'sum(queue_depth{app="web"})', amp: { workspaceId: 'ws-12345678-abcd-4ef0-9abc-123456789012', region: 'us-east-1' } });
     expect(hpa.spec).toEqual({
       scaleTargetRef: { apiVersion: 'apps/v1', kind: 'StatefulSet', name: 'web' },
-      minReplicas: 1,
+      minReplicas: 0,
       maxReplicas: 40,
       // KEDA's fallback (3 failures × 30 s) on every metric, cpu included: 180 s, our minimum.
       metrics: [
-        { type: 'External', external: { metric: { name: 'web-0' }, target: { type: 'AverageValue', averageValue: '100.50' }, fallback: { failureDurationSeconds: 180, replicas: 6 } } },
+        { type: 'External', external: { metric: { name: 'web-0' }, target: { type: 'AverageValue', averageValue: '100.50' }, fallback: { failureDurationSeconds: 180, replicas: 6 }, activation: { value: '5.5' } } },
         { type: 'External', external: { metric: { name: 'web-amp' }, target: { type: 'AverageValue', averageValue: '20' }, fallback: { failureDurationSeconds: 180, replicas: 6 } } },
         { type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 60 }, fallback: { failureDurationSeconds: 180, replicas: 6 } } },
       ],
       behavior: { scaleDown: { stabilizationWindowSeconds: 120, policies: [{ type: 'Percent', value: 50, periodSeconds: 60 }], selectPolicy: 'Max' }, scaleUp: expect.any(Object) },
     });
     const unmapped = r.results[0].unmapped.join('\n');
-    for (const item of ['minReplicaCount 0', 'pollingInterval', 'cooldownPeriod', 'annotation autoscaling.keda.sh/paused-replicas', 'triggers[0] (prometheus) the activation threshold', 'triggers[4] (kafka): no equivalent']) {
+    for (const item of ['pollingInterval', 'cooldownPeriod', 'annotation autoscaling.keda.sh/paused-replicas', 'triggers[4] (kafka): no equivalent']) {
       expect(unmapped).toContain(item);
     }
     expect(r.results[0].mapped).toEqual([
       'annotation autoscaling.keda.sh/paused-scale-in → shpa.dev/pause-scale-down (ours keeps evaluating and says what it would do)',
       'advanced.horizontalPodAutoscalerConfig.behavior → spec.behavior',
       'triggers[0] (prometheus) → PrometheusMetric shop/web-0 (server), threshold 100.50',
+      'triggers[0] (prometheus) activation 5.5 → activation.value (ours acts at zero replicas only: docs/scale-to-zero.md)',
       'triggers[1] (prometheus) → PrometheusMetric shop/web-amp (AMP), threshold 20',
       'triggers[2] (cpu) → a Resource cpu metric (Utilization 60)',
       'triggers[3] (cron) → window cron-3 of the shpa.dev/min-replica-schedules annotation (0 8 * * * to 0 20 * * *, minimum 10: a floor, the other metrics still scale above it)',
       "fallback (3 failures × 30 s polling) → each metric's fallback: 6 replicas after 180 s of failures (at least 180 s)",
+      "minReplicaCount 0 (KEDA's default 0) → minReplicas 0: scaled to zero on its External metrics (docs/scale-to-zero.md)",
     ]);
     expect(unmapped).not.toContain('fallback');
     // The cron trigger as a window in the timezone it named; the pause of scale-in as ours.
@@ -115,6 +117,35 @@ describe('shpa import', () => {
       'shpa.dev/pause-scale-down': 'true',
       'shpa.dev/min-replica-schedules': JSON.stringify([{ name: 'cron-3', minReplicas: 10, timezone: 'Europe/Paris', start: '0 8 * * *', end: '0 20 * * *' }]),
     });
+  });
+
+  it('minReplicaCount 0 with cpu only stays at minReplicas 1, and an activation on cpu is listed; the imported activation passes apply', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'shpa-import-zero-'));
+    const file = join(dir, 'so.yaml');
+    writeFileSync(
+      file,
+      [
+        'apiVersion: keda.sh/v1alpha1',
+        'kind: ScaledObject',
+        'metadata: {name: busy, namespace: shop}',
+        'spec:',
+        '  scaleTargetRef: {name: busy}',
+        '  triggers:',
+        '    - type: cpu',
+        '      metricType: Utilization',
+        '      metadata: {value: "60", activationValue: "10"}',
+      ].join('\n'),
+    );
+    const r = importFiles([file]);
+    expect((r.objects[0] as { spec: { minReplicas: number } }).spec.minReplicas).toBe(1);
+    expect(r.results[0].unmapped).toEqual([
+      'triggers[0] (cpu) activation 10: ours has activation thresholds on Object and External metrics only',
+      "minReplicaCount 0 (KEDA's default 0, scale to zero): ours scales to zero only with an External or Object metric, minReplicas 1",
+    ]);
+    const sqs = importFiles([fixture('keda-sqs.yaml')]);
+    const out = join(dir, 'sqs.yaml');
+    writeFileSync(out, sqs.objects.map((o) => JSON.stringify(o)).join('\n---\n'));
+    expect(checkFile(out, undefined)).not.toHaveProperty('errors');
   });
 
   it('an autoscaling/v2 HPA is ours as written (status and server fields dropped); a v1 one maps its CPU target', () => {

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { applyDefaults } from '../../lib/hpa/defaults.js';
 import type { HorizontalPodAutoscalerSpec } from '../../lib/hpa/types.js';
-import type { JSONSchemaProps } from '../../lib/hpa/openapi-schema.js';
+import { QUANTITY_FORMAT_MESSAGE, type JSONSchemaProps } from '../../lib/hpa/openapi-schema.js';
 import { admitCustomResource, formatError, invalidStatus } from '../../lib/local/kubernetes/crd/admission.js';
 import { serverlessHpaCrd } from '../../lib/local/kubernetes/crd/manifests.js';
 
@@ -312,6 +312,17 @@ describe('the HPA rules, in the API server words', () => {
       { scaleTargetRef: target, maxReplicas: 3, metrics: [{ type: 'ContainerResource', containerResource: { name: 'example.com/gpu', container: 'app', target: { type: 'AverageValue', averageValue: '0' } } }] },
       ['spec.metrics[0].containerResource.target.averageValue: Invalid value: "0": must be positive'],
     ],
+    // Ours: an activation threshold on Object and External metrics (lib/hpa/activation.ts), a quantity of zero or more.
+    ...[
+      [{ value: '5' }, []],
+      [{ value: 0 }, []],
+      [{ value: '-1' }, ['spec.metrics[0].external.activation.value: Invalid value: "-1": must be zero or more']],
+      [{ value: 'five' }, [`spec.metrics[0].external.activation.value: Invalid value: "five": ${QUANTITY_FORMAT_MESSAGE}`]],
+      [{}, ['spec.metrics[0].external.activation.value: Required value', '<nil>: Invalid value: null: some validation rules were not checked because the object was invalid; correct the existing errors to complete validation']],
+    ].map(([activation, errors]): [Obj, string[]] => [
+      { scaleTargetRef: target, maxReplicas: 3, minReplicas: 0, metrics: [{ type: 'External', external: { metric: { name: 'q' }, target: { type: 'Value', value: '1' }, activation } }] },
+      errors as string[],
+    ]),
     [{ scaleTargetRef: target, maxReplicas: 3, behavior: { scaleUp: { tolerance: '.' } } }, []],
     // spec.syncPeriodSeconds: KEP-6003's bounds, and our floor of 5 s
     [{ scaleTargetRef: target, maxReplicas: 3, syncPeriodSeconds: 5 }, []],

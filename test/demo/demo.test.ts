@@ -13,6 +13,8 @@ import { beforeAll, describe, expect, it, inject } from 'vitest';
 import { demoCommand, registerDemo } from '../../lib/cli/demo.js';
 import { runDemo, type DemoOptions, type DemoResult } from '../../lib/demo/run.js';
 import { EXAMPLES_DIR } from '../../lib/demo/scenario.js';
+import type { Decision } from '../../lib/hpa/reconcile.js';
+import type { HorizontalPodAutoscalerCondition } from '../../lib/hpa/types.js';
 import type { Report } from '../../lib/report/model.js';
 import type { Trace } from '../../lib/sim/trace.js';
 import { CHROMIUM_ARGS } from '../report/chromium.js';
@@ -73,7 +75,7 @@ describe('shpa demo, headless', () => {
     expect(result.ticks).toBe(71);
     expect(result.interrupted).toBe(false);
     expect(result.errors).toEqual([]);
-    expect(result.reports.map((r) => r.name).sort()).toEqual(['demo/api', 'demo/web', 'demo/worker']);
+    expect(result.reports.map((r) => r.name).sort()).toEqual(['demo/api', 'demo/reports', 'demo/web', 'demo/worker']);
     expect(result.handlerMs).toHaveLength(71);
   });
 
@@ -114,6 +116,38 @@ describe('shpa demo, headless', () => {
     expect(api.replicas[70]).toBeLessThan(apiPeak);
   });
 
+  it('examples/scale-to-zero.yaml: to zero on an empty queue, held there by its activation threshold, back up for the spike, then to zero again', () => {
+    const reports = series('demo/reports');
+    // Its queue is empty below half the usual load (0.3 here) and 700 deep at 4×; 50 a replica.
+    expect(reports.replicas[0]).toBe(0);
+    expect(reports.replicas[SPIKE_FIRST - 1]).toBe(0);
+    // The worker reads the latest complete 60 s period the local CloudWatch has ingested: the spike shows two ticks later.
+    const woke = reports.replicas.findIndex((n, i) => i >= SPIKE_FIRST && n > 0);
+    expect(woke).toBe(SPIKE_FIRST + 2);
+    expect(Math.max(...reports.replicas)).toBe(14);
+    expect(reports.replicas[70]).toBe(0);
+    type Line = { message: string; trigger?: string; hpa?: string; cycleStartedAt?: string; conditions?: HorizontalPodAutoscalerCondition[]; decision?: Decision };
+    const lines = (readFileSync(result.logPath!, 'utf8').trim().split('\n').map((l) => JSON.parse(l)) as Line[]).filter(
+      (l) => l.message === 'decision' && l.trigger === 'tick' && l.hpa === 'reports',
+    );
+    expect(lines).toHaveLength(71);
+    const zero = (l: Line) => l.conditions?.find((c) => c.type === 'ScaledToZero');
+    // True from the first tick (the apply's evaluation took it 1 → 0), False from the spike's, True again at the end.
+    expect(zero(lines[SPIKE_FIRST - 1])).toMatchObject({ status: 'True', reason: 'ScaledToZero' });
+    expect(zero(lines[woke])).toMatchObject({ status: 'False', reason: 'ScaledFromZero' });
+    expect(zero(lines[70])).toMatchObject({ status: 'True', reason: 'ScaledToZero' });
+    // At zero the decision line shows the activation: the metric's value, its threshold, and the step that held it.
+    expect(lines[10].decision?.metrics[0].activation).toEqual({ threshold: '10', value: '0', active: false });
+    expect(lines[10].decision?.steps).toContainEqual(expect.objectContaining({ rule: 'activation', to: 0 }));
+    expect(lines[10].conditions?.find((c) => c.type === 'ScalingActive')).toMatchObject({ status: 'True', reason: 'BelowActivationThreshold' });
+    expect(lines[woke].decision?.metrics[0].activation).toEqual({ threshold: '10', value: '700', active: true });
+    // The report's decision log says so too.
+    const texts = reports.decisions.map((d) => d.text);
+    expect(texts.some((t) => /^holds 0: BelowActivationThreshold: the target stays at zero replicas/.test(t))).toBe(true);
+    expect(texts.some((t) => /^scaled 0→\d+: SuccessfulRescale: .*; ScaledToZero False \(ScaledFromZero\)/.test(t))).toBe(true);
+    expect(texts.some((t) => /^scaled \d+→0: SuccessfulRescale: .*; ScaledToZero True \(ScaledToZero\)/.test(t))).toBe(true);
+  });
+
   it('a spec change applied during the run reaches the worker through the stream at once, not at the next tick', () => {
     expect(result.specChange).toMatchObject({ applied: 'demo/web: minReplicas 2 → 3' });
     expect(result.specChange!.evaluatedAt! - result.specChange!.at).toBeLessThan(5_000);
@@ -126,7 +160,7 @@ describe('shpa demo, headless', () => {
       .split('\n')
       .map((l) => JSON.parse(l) as { message: string; trigger?: string; cycle?: { trigger: string }; namespace?: string; hpa?: string; patched?: boolean; desiredReplicas?: number });
     const decisions = lines.filter((l) => l.message === 'decision' && l.trigger === 'tick');
-    expect(decisions).toHaveLength(71 * 3);
+    expect(decisions).toHaveLength(71 * 4);
     expect(lines.filter((l) => l.message === 'cycle' && l.cycle?.trigger === 'tick')).toHaveLength(71);
     expect(lines.filter((l) => l.message === 'decision' && l.trigger === 'evaluate')).toHaveLength(1);
     for (const r of result.reports) {
@@ -177,9 +211,9 @@ describe('shpa demo, headless', () => {
       page.on('request', (r) => !r.url().startsWith('file:') && problems.push(`network request: ${r.url()}`));
       await page.goto(pathToFileURL(result.reportPath!).href);
       await page.waitForSelector('canvas');
-      expect(await page.locator('section.autoscaler').count()).toBe(3);
-      // replicas + one chart per metric: web 1, worker 1, api 2
-      expect(await page.locator('canvas').count()).toBe(3 + 4);
+      expect(await page.locator('section.autoscaler').count()).toBe(4);
+      // replicas + one chart per metric: web 1, reports 1, worker 1, api 2
+      expect(await page.locator('canvas').count()).toBe(4 + 5);
       expect(await page.locator('table.log').first().textContent()).toMatch(/scaled 2→\d+/);
       await page.screenshot({ path: join(outDir, 'report.png'), fullPage: true });
       expect(problems).toEqual([]);

@@ -78,6 +78,23 @@ describe('WorkloadModel', () => {
     ]);
   });
 
+  it('at zero replicas: no pods once their grace is over, the selector kept, empty metrics, an Available workload; back up from zero', () => {
+    const { clock, model } = setup();
+    const dep = model.typeOf('apps', 'Deployment')!;
+    model.addWorkload({ kind: 'Deployment', apiVersion: 'apps/v1', namespace: 'ns', name: 'jobs', replicas: 2, selector: { app: 'jobs' }, load: () => ({ cpu: 1, memory: 1024 }) });
+    clock.advance(5);
+    model.setReplicas('ns', dep, 'jobs', 0);
+    expect(deleting(model.podObjects('ns'))).toHaveLength(2);
+    clock.advance(11);
+    expect(model.podObjects('ns')).toEqual([]);
+    expect(model.podMetrics('ns')).toEqual([]);
+    expect(model.scale('ns', dep, 'jobs')).toMatchObject({ spec: { replicas: 0 }, status: { replicas: 0, selector: 'app=jobs' } });
+    expect(model.workloadObjects('ns')[0]).toMatchObject({ spec: { replicas: 0 }, status: { conditions: [{ type: 'Available', status: 'True' }, { type: 'Progressing' }] } });
+    model.setReplicas('ns', dep, 'jobs', 1);
+    clock.advance(5);
+    expect(model.podMetrics('ns').map((m) => (m.containers as { usage: { cpu: string } }[])[0].usage.cpu)).toEqual(['1000000000n']);
+  });
+
   it('serves settable custom and external metric values, functions of time and pod', () => {
     const { clock, model } = setup();
     model.addWorkload({ kind: 'Deployment', apiVersion: 'apps/v1', namespace: 'ns', name: 'web', replicas: 1, selector: { app: 'web' } });

@@ -85,6 +85,42 @@ describe.skipIf(!haveKubectl)('shpa local up, driven with kubectl', () => {
     await kubectl('delete', '-f', file);
   });
 
+  it('examples/kubernetes/scale-to-zero.yaml: to zero on an empty queue, held there below the activation threshold, back up above it', async () => {
+    const queue = { namespace: 'AWS/SQS', metricName: 'ApproximateNumberOfMessagesVisible', dimensions: [{ name: 'QueueName', value: 'reports' }] };
+    const reports = () => up.model.replicasOf('demo', 'Deployment', 'reports');
+    const condition = (type: string) => kubectl('get', 'shpa', 'reports', '-o', `jsonpath={.status.conditions[?(@.type=="${type}")].status}/{.status.conditions[?(@.type=="${type}")].reason}`);
+    expect(await kubectl('apply', '-f', 'examples/kubernetes/scale-to-zero.yaml')).toBe(
+      'cloudwatchmetric.shpa.dev/reports-backlog created\nserverlesshorizontalpodautoscaler.shpa.dev/reports created\n',
+    );
+    // An empty queue (no datapoint: defaultValue 0): 1 → 0 after the 15 s window.
+    expect(await within(8, () => condition('ScaledToZero'), (c) => c === 'True/ScaledToZero')).toBe('True/ScaledToZero');
+    expect(reports()).toBe(0);
+    // The workload at zero keeps its selector and has no pods; nothing reads that as an error.
+    const scale = JSON.parse(await kubectl('get', '--raw', '/apis/apps/v1/namespaces/demo/deployments/reports/scale')) as { spec: { replicas?: number }; status: { replicas?: number; selector?: string } };
+    // autoscaling/v1 Scale: spec.replicas omitted when zero (omitempty), as the real API server writes it.
+    expect(scale.spec.replicas ?? 0).toBe(0);
+    expect(scale.status).toEqual({ replicas: 0, selector: 'app=reports' });
+    // Its last pod goes once its 5 s grace period is over.
+    expect(await within(2, () => kubectl('get', 'pods', '-l', 'app=reports', '-o', 'name'), (t) => t === '')).toBe('');
+    // Held at zero below the threshold (0 ≤ 10), and the status says why; the autoscaler stays Ready.
+    // (A value between 0 and the threshold holding it there is in test/hpa/activation.test.ts.)
+    expect(await condition('ScalingActive')).toBe('True/BelowActivationThreshold');
+    expect(await kubectl('get', 'shpa', 'reports', '-o', 'jsonpath={.status.conditions[?(@.type=="ScalingActive")].message}')).toBe(
+      'the target stays at zero replicas: no metric is above its activation threshold (reports-backlog: 0 (activation 10))',
+    );
+    expect(await kubectl('get', 'shpa', 'reports', '-o', 'jsonpath={.status.conditions[?(@.type=="Ready")].status}')).toBe('True');
+    // 25 messages: above it, back up by the ordinary algorithm (25 / 10 a replica = 3), ScaledToZero False.
+    // The worker reads the queue's latest complete 60 s period, and keeps each answer for its period: within a minute or so.
+    up.cloudWatch.setSeriesFunction(queue, () => 25);
+    expect(await within(18, () => condition('ScaledToZero'), (c) => c === 'False/ScaledFromZero')).toBe('False/ScaledFromZero');
+    expect(reports()).toBe(3);
+    const described = await kubectl('describe', 'shpa', 'reports');
+    expect(described).toMatch(/Reason:\s+ScaledFromZero\s+Status:\s+False\s+Type:\s+ScaledToZero/);
+    expect(described).toMatch(/Normal\s+SuccessfulRescale\s+\S+\s+serverless-hpa\s+New size: 0; reason: All metrics below target/);
+    expect(described).toMatch(/Normal\s+SuccessfulRescale\s+\S+\s+serverless-hpa\s+New size: 3; reason: external metric reports-backlog\(nil\) above target/);
+    await kubectl('delete', '-f', 'examples/kubernetes/scale-to-zero.yaml');
+  }, 150_000);
+
   it.skipIf(!havePrometheus)('examples/kubernetes/web-requests.yaml: web scales on PromQL, signed for AMP, answered by the real Prometheus', async () => {
     expect(up.prometheus).toBeDefined();
     expect(await kubectl('apply', '-f', 'examples/kubernetes/web-requests.yaml')).toBe('prometheusmetric.shpa.dev/http-requests created\nserverlesshorizontalpodautoscaler.shpa.dev/web created\n');

@@ -145,6 +145,34 @@ describe('ScaledToZero (upstream 1.37)', () => {
   });
 });
 
+describe('activation threshold (ours, lib/hpa/activation.ts)', () => {
+  const withActivation = (value: string) =>
+    toZero({ metrics: [{ type: 'External', external: { metric: { name: 'jobs' }, target: { type: 'AverageValue', averageValue: '10' }, activation: { value } } }] });
+
+  it('at zero below the threshold: ScalingActive and Ready True (BelowActivationThreshold), and the decision line shows the hold', async () => {
+    cluster.addTarget('apps', 'web', 2);
+    cluster.external.set('apps/jobs', 0);
+    const o = addObject(withActivation('5'));
+    await cycle();
+    expect(cluster.replicas('apps', 'web')).toBe(0);
+    cluster.external.set('apps/jobs', 4);
+    const r = await cycle();
+    expect(cluster.replicas('apps', 'web')).toBe(0);
+    expect(condition(o, 'ScalingActive')).toMatchObject({ status: 'True', reason: 'BelowActivationThreshold', message: expect.stringContaining('jobs: 4 (activation 5)') });
+    expect(condition(o, 'Ready')).toMatchObject({ status: 'True', reason: 'BelowActivationThreshold' });
+    expect(condition(o, 'ScaledToZero')).toMatchObject({ status: 'True' });
+    const line = r.autoscalers[0];
+    expect(line.notable).toBe(true);
+    expect(line.decision?.metrics[0].activation).toEqual({ threshold: '5', value: '4', active: false });
+    expect(line.decision?.steps).toContainEqual(expect.objectContaining({ rule: 'activation', to: 0 }));
+    cluster.external.set('apps/jobs', 6);
+    await cycle();
+    expect(cluster.replicas('apps', 'web')).toBe(1);
+    expect(condition(o, 'ScalingActive')).toMatchObject({ status: 'True', reason: 'ValidMetricFound' });
+    expect(condition(o, 'ScaledToZero')).toMatchObject({ status: 'False', reason: 'ScaledFromZero' });
+  });
+});
+
 describe('Ready', () => {
   it('is True with the valid metric, False with the reason when metrics fail, and keeps its transition time while unchanged', async () => {
     cluster.addTarget('apps', 'web', 2);
@@ -203,6 +231,16 @@ describe.skipIf(!LUA)('the Argo CD health check (infra/argocd/health.lua) on the
     cluster.external.delete('apps/jobs');
     await cycle();
     expect(health(o)).toMatchObject({ status: 'Degraded', message: expect.stringMatching(/^FailedGetExternalMetric: /) });
+  });
+
+  it('Healthy while held at zero below an activation threshold: waiting for work is not a fault', async () => {
+    cluster.addTarget('apps', 'web', 1);
+    cluster.external.set('apps/jobs', 0);
+    const o = addObject(toZero({ metrics: [{ type: 'External', external: { metric: { name: 'jobs' }, target: { type: 'AverageValue', averageValue: '10' }, activation: { value: '5' } } }] }));
+    await cycle();
+    await cycle();
+    expect(cluster.replicas('apps', 'web')).toBe(0);
+    expect(health(o)).toMatchObject({ status: 'Healthy', message: expect.stringMatching(/^BelowActivationThreshold: the target stays at zero replicas/) });
   });
 
   it('Suspended when paused with shpa.dev/dry-run, or when scaling is disabled', async () => {

@@ -35,6 +35,8 @@ export interface LocalWorkload {
 export const LOCAL_WORKLOADS: LocalWorkload[] = [
   { namespace: 'demo', name: 'web', replicas: 2, cpuAtLoad1: 0.5 },
   { namespace: 'demo', name: 'api', replicas: 2, cpuAtLoad1: 0.5 },
+  // examples/kubernetes/scale-to-zero.yaml takes it to zero and back.
+  { namespace: 'demo', name: 'reports', replicas: 1, cpuAtLoad1: 0.5 },
 ];
 
 export interface LocalUpOptions {
