@@ -78,7 +78,7 @@ describe('shpa import', () => {
     expect(r.results[0].mapped).toContain("minReplicaCount 0 (KEDA's default 0) → minReplicas 0: scaled to zero on its External metrics (docs/scale-to-zero.md)");
   });
 
-  it('several triggers: prometheus (a server, AMP), cpu, cron, fallback and the pause of scale-in mapped; kafka, paused-replicas and polling listed, never dropped', () => {
+  it('several triggers: prometheus (a server, AMP), cpu, cron, fallback, activation, scale to zero and the pause of scale-in mapped; kafka, paused-replicas and polling listed, never dropped', () => {
     const r = importFiles([fixture('keda-mixed.yaml')]);
     expect(r.problems).toEqual([]);
     const [server, amp, hpa] = r.objects as unknown as [{ spec: unknown }, { spec: unknown }, { spec: Record<string, unknown> }];
@@ -108,8 +108,8 @@ describe('shpa import', () => {
       'triggers[1] (prometheus) → PrometheusMetric shop/web-amp (AMP), threshold 20',
       'triggers[2] (cpu) → a Resource cpu metric (Utilization 60)',
       'triggers[3] (cron) → window cron-3 of the shpa.dev/min-replica-schedules annotation (0 8 * * * to 0 20 * * *, minimum 10: a floor, the other metrics still scale above it)',
-      "fallback (3 failures × 30 s polling) → each metric's fallback: 6 replicas after 180 s of failures (at least 180 s)",
       "minReplicaCount 0 (KEDA's default 0) → minReplicas 0: scaled to zero on its External metrics (docs/scale-to-zero.md)",
+      "fallback (3 failures × 30 s polling) → each metric's fallback: 6 replicas after 180 s of failures (at least 180 s)",
     ]);
     expect(unmapped).not.toContain('fallback');
     // The cron trigger as a window in the timezone it named; the pause of scale-in as ours.
