@@ -95,7 +95,7 @@ export function trackFallback(
   if (outcome.ok) {
     // KEP-5679: success clears firstFailureTime; the status says Normal again.
     const events = before.fallbackStatus === 'Fallback' ? [recoveredEvent(spec, label, before.firstFailureTime, now)] : [];
-    return { status: withFallbackFields(outcome.proposal.status, { fallbackStatus: 'Normal' }), label, metricName, events, decision: { status: 'Normal' } };
+    return { status: withFallbackFields(withDescribedObject(spec, outcome.proposal.status), { fallbackStatus: 'Normal' }), label, metricName, events, decision: { status: 'Normal' } };
   }
   // KEP-5679: firstFailureTime is set on the first consecutive failure and kept through the next ones.
   const firstFailureTime = validTime(before.firstFailureTime) ?? metaTime(now);
@@ -190,6 +190,15 @@ function identitySlot(spec: MetricSpec): MetricStatus {
     default:
       return { type: 'External', external: { metric: identifier(spec.external?.metric), current: {} } };
   }
+}
+
+/**
+ * Upstream's status of an Object metric with an AverageValue target names no describedObject
+ * (computeStatusForObjectMetric leaves it empty); with a fallback the entry must be found again, so it names it.
+ */
+function withDescribedObject(spec: MetricSpec, status: MetricStatus): MetricStatus {
+  if (!status.object || status.object.describedObject.kind !== '' || !spec.object) return status;
+  return { ...status, object: { ...status.object, describedObject: spec.object.describedObject } };
 }
 
 function identifier(id: { name: string; selector?: LabelSelector } | undefined): { name: string; selector?: LabelSelector } {

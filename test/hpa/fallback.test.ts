@@ -321,6 +321,19 @@ describe('metric fallback (KEP-5679) in reconcile', () => {
   });
 });
 
+describe('an Object metric with an AverageValue target', () => {
+  it('names its describedObject in the status (upstream leaves it empty), so a later failure finds its entry', () => {
+    const metric: MetricSpec = {
+      type: 'Object',
+      object: { describedObject: { apiVersion: 'v1', kind: 'Service', name: 'web' }, metric: { name: 'rps' }, target: { type: 'AverageValue', averageValue: '10' }, fallback: { replicas: 4 } },
+    };
+    const input = inputFor({ metrics: [metric], readings: [0] });
+    const ok = reconcile({ ...input, metrics: [{ objectMetric: { value: { value: '30', timestamp: ago(30) } } }] });
+    expect(ok.status.currentMetrics?.[0].object?.describedObject).toEqual({ apiVersion: 'v1', kind: 'Service', name: 'web' });
+    expect(storedMetricStatus([metric], 0, ok.status.currentMetrics)).toBe(ok.status.currentMetrics?.[0]);
+  });
+});
+
 describe('storedMetricStatus', () => {
   const table: { name: string; metrics: MetricSpec[]; index: number; stored: MetricStatus[]; want: number | undefined }[] = [
     { name: 'by name, whatever the order', metrics: [queue(undefined, 'a'), queue(undefined, 'b')], index: 1, stored: [externalStatus('b', 'Normal'), externalStatus('a', 'Normal')], want: 0 },
