@@ -32,7 +32,7 @@ export function activationThreshold(spec: MetricSpec): ActivationThreshold | und
 }
 
 /** The metrics of a spec that set a threshold: an autoscaler without any is never held at zero. */
-export function usesActivation(specs: readonly MetricSpec[]): boolean {
+function usesActivation(specs: readonly MetricSpec[]): boolean {
   return specs.some((s) => activationThreshold(s) !== undefined);
 }
 
