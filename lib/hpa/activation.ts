@@ -2,7 +2,9 @@
 // while the target is at zero replicas, it leaves zero only if some metric is active. A metric with
 // `activation` is active while its value is above the threshold (KEDA: value > threshold); one without
 // is active when its own proposal is above zero (KEDA's default threshold, 0). Above zero the threshold
-// has no effect: unlike KEDA, a value below it never scales a running workload to zero.
+// has no effect: unlike KEDA, a value below it never scales a running workload to zero. A metric that
+// cannot be read but is on its fallback count (lib/hpa/fallback.ts) is active: the fallback says how many
+// replicas to assume, from zero too (what KEDA's users asked for in kedacore/keda#7239).
 import { formatMilli, milliToBig, parseMilli } from './quantity.js';
 import type { MetricData } from './replica-calculator.js';
 import type { ActivationThreshold, MetricSpec, QuantityString } from './types.js';
@@ -13,6 +15,8 @@ export interface MetricActivation {
   /** The value compared with it (an External metric's total over its series); absent when it could not be read. */
   value?: QuantityString;
   active: boolean;
+  /** Active because the metric, unreadable, is on its fallback count. */
+  fallback?: true;
 }
 
 export interface ActivationCheck {
@@ -38,14 +42,15 @@ function usesActivation(specs: readonly MetricSpec[]): boolean {
 
 /**
  * At zero replicas: which metrics are active, and whether the target may leave zero; undefined when no
- * metric sets a threshold. `proposals[i]` is metric i's replica proposal (undefined when it failed),
- * `names[i]` its name for the message.
+ * metric sets a threshold. `proposals[i]` is metric i's replica proposal (undefined when it failed; the
+ * fallback count while `fellBack[i]`), `names[i]` its name for the message.
  */
 export function checkActivation(
   specs: readonly MetricSpec[],
   data: readonly MetricData[],
   proposals: readonly (number | undefined)[],
   names: readonly string[],
+  fellBack: readonly boolean[] = [],
 ): ActivationCheck | undefined {
   if (!usesActivation(specs)) return undefined;
   const metrics = new Map<number, MetricActivation>();
@@ -59,8 +64,9 @@ export function checkActivation(
     }
     const value = metricValueMilli(spec, data[i] ?? {});
     const limit = milliOf(threshold.value);
-    const above = value !== undefined && limit !== undefined && value > limit;
-    const entry: MetricActivation = { threshold: threshold.value, active: above };
+    const onFallback = value === undefined && fellBack[i] === true && (proposals[i] ?? 0) > 0;
+    const above = onFallback || (value !== undefined && limit !== undefined && value > limit);
+    const entry: MetricActivation = { threshold: threshold.value, active: above, ...(onFallback ? { fallback: true as const } : {}) };
     if (value !== undefined) entry.value = formatMilli(value);
     metrics.set(i, entry);
     if (above) active = true;

@@ -298,6 +298,7 @@ function activated(
     input.metrics,
     specs.map((_, i) => byIndex.get(i)?.proposal),
     specs.map((_, i) => byIndex.get(i)?.name ?? `metric ${i}`),
+    specs.map((_, i) => byIndex.get(i)?.fallback?.status === 'Fallback'),
   );
   if (check === undefined) return true;
   for (const [i, a] of check.metrics) {

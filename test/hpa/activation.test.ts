@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { DEFAULT_CONTROLLER_SETTINGS } from '../../lib/hpa/defaults.js';
 import { reconcile, type ReconcileInput } from '../../lib/hpa/reconcile.js';
 import type { MetricData } from '../../lib/hpa/replica-calculator.js';
-import type { HorizontalPodAutoscalerCondition, MetricSpec, MetricTarget, PodInfo } from '../../lib/hpa/types.js';
+import type { HorizontalPodAutoscalerCondition, MetricSpec, MetricStatus, MetricTarget, PodInfo } from '../../lib/hpa/types.js';
 import { formatFieldError, validateHPA } from '../../lib/hpa/validation.js';
 
 const now = new Date('2026-03-01T12:00:00Z');
@@ -26,6 +26,13 @@ const backlog = (activation: string): MetricSpec => ({
 });
 const series = (...values: string[]): MetricData => ({ externalMetrics: { value: values.map((value) => ({ value, timestamp: at })) } });
 const failed: MetricData = { externalMetrics: { error: 'the CloudWatch query failed' } };
+/** The metric with a fallback of `replicas` after 180 s of failures. */
+const withFallback = (m: MetricSpec, replicas: number): MetricSpec => ({ ...m, external: { ...m.external!, fallback: { failureDurationSeconds: 180, replicas } } });
+/** Its stored status entry: failing for `seconds` before now. */
+const failingSince = (m: MetricSpec, seconds: number): MetricStatus => ({
+  type: 'External',
+  external: { metric: m.external!.metric, current: {}, fallbackStatus: 'Normal', firstFailureTime: new Date(now.getTime() - seconds * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z') },
+});
 
 function readyPods(n: number): PodInfo[] {
   return Array.from({ length: n }, (_, i) => ({
@@ -46,6 +53,8 @@ interface Case {
   data: MetricData[];
   min?: number;
   conditions?: HorizontalPodAutoscalerCondition[];
+  /** The stored status.currentMetrics (a fallback's first failure time is read back from it). */
+  currentMetrics?: MetricStatus[];
   want: {
     desired: number;
     /** The ScalingActive reason after the sync. */
@@ -136,6 +145,22 @@ const cases: Case[] = [
     want: { desired: 0, active: 'BelowActivationThreshold', held: 'queue: 3 (activation 5); other: unavailable (activation 1)' },
   },
   {
+    name: 'at zero, a metric that cannot be read but is on its fallback count wakes the target (fallback from zero, KEDA #7239)',
+    replicas: 0,
+    metrics: [withFallback(queue('5'), 4)],
+    data: [failed],
+    currentMetrics: [failingSince(queue('5'), 181)],
+    want: { desired: 4, active: 'ValidMetricFound', activations: [{ threshold: '5', active: true, fallback: true }] },
+  },
+  {
+    name: 'at zero, the same before its failure duration: not yet on its fallback, not active',
+    replicas: 0,
+    metrics: [withFallback(queue('5'), 4), other()],
+    data: [failed, series('0')],
+    currentMetrics: [failingSince(queue('5'), 179)],
+    want: { desired: 0, active: 'BelowActivationThreshold', held: 'queue: unavailable (activation 5)' },
+  },
+  {
     name: 'above zero the threshold has no effect: a value below it still scales up',
     replicas: 2,
     metrics: [queue('50')],
@@ -180,7 +205,7 @@ function input(c: Case): ReconcileInput {
         metrics: c.metrics,
         behavior: c.replicas > 0 ? { scaleDown: { stabilizationWindowSeconds: 0 } } : undefined,
       },
-      status: { currentReplicas: c.replicas, desiredReplicas: c.replicas, conditions: c.conditions },
+      status: { currentReplicas: c.replicas, desiredReplicas: c.replicas, conditions: c.conditions, ...(c.currentMetrics ? { currentMetrics: c.currentMetrics } : {}) },
     },
     scale: { value: { specReplicas: c.replicas, statusReplicas: c.replicas, selector: 'app=jobs' } },
     pods: readyPods(c.replicas),
