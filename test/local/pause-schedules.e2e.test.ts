@@ -82,7 +82,8 @@ describe.skipIf(!haveKubectl)('pause and scheduled minimums on the local stack, 
   });
 
   it('a one-off window raises the minimum while open; after it the ordinary scale-down applies', async () => {
-    const start = Date.now() + 2 * PERIOD * 1000;
+    // Whole seconds, as the window is written (RFC 3339 without a fraction): it opens no sooner than `start`.
+    const start = Math.ceil((Date.now() + 2 * PERIOD * 1000) / 1000) * 1000;
     const end = start + 3 * PERIOD * 1000;
     up.setLoad('demo', 'api', 0.1);
     await apply('api', [
