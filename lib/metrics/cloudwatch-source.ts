@@ -326,12 +326,17 @@ export class CloudWatchSource {
   /** Sample counts of the probed objects' metric stats, summed by period start; an object whose probe failed is left out. */
   private async probe(units: PlannedUnit[], deadline: number, signal?: AbortSignal): Promise<Map<string, ProbeCounts>> {
     const parts: PlannedUnit[] = [];
+    // Each metric stat is a unit of its own; its counts go to the object it belongs to.
+    const owner = new Map<string, string>();
     for (const u of units) {
       const period = u.window.period;
       // From the oldest period that may still settle to the newest that has ended.
       const window = { period, end: u.window.end, start: u.window.end - Math.ceil(SETTLE_SECONDS / period + 1) * period };
       u.spec.queries.forEach((q, j) => {
-        if (q.metricStat) parts.push({ key: `${u.key}\n#${j}`, region: u.region, window, spec: { roleArn: u.spec.roleArn, queries: [{ id: 'n', metricStat: { ...q.metricStat, stat: 'SampleCount' } }] } });
+        if (!q.metricStat) return;
+        const key = `${u.key}\n#${j}`;
+        owner.set(key, u.key);
+        parts.push({ key, region: u.region, window, spec: { roleArn: u.spec.roleArn, queries: [{ id: 'n', metricStat: { ...q.metricStat, stat: 'SampleCount' } }] } });
       });
     }
     const out = new Map<string, ProbeCounts>();
@@ -342,12 +347,12 @@ export class CloudWatchSource {
       try {
         collected = await this.collect(req, deadline, signal);
       } catch {
-        for (const u of req.units) failed.add(u.key.slice(0, u.key.lastIndexOf('\n#')));
+        for (const u of req.units) failed.add(owner.get(u.key)!);
         return;
       }
       this.counters.probeMetrics += req.queries.length;
       for (const u of req.units) {
-        const key = u.key.slice(0, u.key.lastIndexOf('\n#'));
+        const key = owner.get(u.key)!;
         const entry = out.get(key) ?? { period: periods.get(key)!, counts: new Map<number, number>() };
         out.set(key, entry);
         for (const s of collected.series.get(u.returnId) ?? []) for (const p of s.points) entry.counts.set(p.t, (entry.counts.get(p.t) ?? 0) + p.v);
