@@ -1,7 +1,7 @@
 // The kinds `shpa apply` accepts, each with its validation and defaulting.
-import { validateOurAnnotations } from '../hpa/annotations.js';
+import { validateAutoscaler } from '../hpa/annotations.js';
 import { applyDefaults } from '../hpa/defaults.js';
-import { validateHPA, type FieldError, type FieldWarning } from '../hpa/validation.js';
+import type { FieldError, FieldWarning } from '../hpa/validation.js';
 import { validateCloudWatchMetric } from '../api/cloudwatch-validation.js';
 import { validatePrometheusMetric } from '../api/prometheus-validation.js';
 import { KIND_CLOUDWATCH, KIND_HPA, KIND_PROMETHEUS, type SpecKind, type StoredSpec } from '../store/index.js';
@@ -30,11 +30,9 @@ export const KINDS: KindHandler[] = [
     plural: 'horizontalpodautoscalers.autoscaling',
     aliases: ['hpa', 'hpas', 'horizontalpodautoscaler', 'horizontalpodautoscalers'],
     check(input) {
-      const r = validateHPA(input);
-      if (!r.valid) return { ok: false, errors: r.errors, warnings: r.warnings };
       // Our annotations (pause, schedules) are refused here; the sync only reports them (lib/hpa/annotations.ts).
-      const annotationErrors = validateOurAnnotations(r.hpa);
-      return annotationErrors.length === 0 ? { ok: true, object: applyDefaults(r.hpa), warnings: r.warnings } : { ok: false, errors: annotationErrors, warnings: r.warnings };
+      const r = validateAutoscaler(input);
+      return r.valid ? { ok: true, object: applyDefaults(r.hpa), warnings: r.warnings } : { ok: false, errors: r.errors, warnings: r.warnings };
     },
   },
   {

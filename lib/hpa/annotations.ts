@@ -4,7 +4,8 @@
 import { FieldPath, forbidden, type FieldError } from './field-path.js';
 import { validatePauseAnnotations } from './pause.js';
 import { MIN_REPLICA_SCHEDULES_ANNOTATION, schedulesOf } from './schedules.js';
-import type { HorizontalPodAutoscaler } from './types.js';
+import type { FeatureGates, HorizontalPodAutoscaler } from './types.js';
+import { validateHPA, type ValidationResult } from './validation.js';
 
 /** The errors of our annotations on `hpa`, each naming its annotation. */
 export function validateOurAnnotations(hpa: Pick<HorizontalPodAutoscaler, 'metadata' | 'spec'>): FieldError[] {
@@ -15,4 +16,12 @@ export function validateOurAnnotations(hpa: Pick<HorizontalPodAutoscaler, 'metad
     return [...errors, forbidden(FieldPath.root('metadata').child('annotations').key(MIN_REPLICA_SCHEDULES_ANNOTATION), 'may not be set together with spec.minReplicaSchedules: keep one')];
   }
   return [...errors, ...schedulesOf(hpa).errors];
+}
+
+/** What `shpa apply` and admission refuse: upstream's validation, then our annotations. */
+export function validateAutoscaler(input: unknown, gates?: Partial<FeatureGates>): ValidationResult {
+  const r = validateHPA(input, gates);
+  if (!r.valid) return r;
+  const errors = validateOurAnnotations(r.hpa);
+  return errors.length === 0 ? r : { valid: false, errors, warnings: r.warnings };
 }

@@ -1,8 +1,8 @@
 // Reads the HPAs of a YAML/JSON file for the simulator: validated by lib/hpa, errors with field and file:line.
 import { parseSource } from '../cli/manifests.js';
-import { validateOurAnnotations } from '../hpa/annotations.js';
+import { validateAutoscaler } from '../hpa/annotations.js';
 import type { HorizontalPodAutoscaler } from '../hpa/types.js';
-import { formatFieldError, formatFieldWarning, validateHPA } from '../hpa/validation.js';
+import { formatFieldError, formatFieldWarning } from '../hpa/validation.js';
 
 export class HpaFileError extends Error {
   override readonly name = 'HpaFileError';
@@ -24,12 +24,11 @@ export function readHpas(text: string, file: string, opts: { allowNone?: boolean
   const out: HpaFile = { hpas: [], warnings: [] };
   for (const doc of source.documents) {
     if (typeof doc.value !== 'object' || (doc.value as { kind?: unknown }).kind !== 'HorizontalPodAutoscaler') continue;
-    const v = validateHPA(doc.value);
+    // Refused as `shpa apply` refuses it, our annotations (pause, schedules) included.
+    const v = validateAutoscaler(doc.value);
     out.warnings.push(...v.warnings.map((w) => `${doc.locate(w.field)}: ${formatFieldWarning(w)}`));
-    // Our annotations (pause, schedules) are refused as `shpa apply` refuses them.
-    const errors = v.valid ? validateOurAnnotations(v.hpa) : v.errors;
-    if (errors.length === 0 && v.valid) out.hpas.push(v.hpa);
-    else for (const e of errors) problems.push(`${doc.locate(e.field)}: ${formatFieldError(e)}`);
+    if (v.valid) out.hpas.push(v.hpa);
+    else for (const e of v.errors) problems.push(`${doc.locate(e.field)}: ${formatFieldError(e)}`);
   }
   if (problems.length > 0) throw new HpaFileError(problems);
   if (out.hpas.length === 0 && !opts.allowNone) throw new HpaFileError([`${file}: no HorizontalPodAutoscaler in this file`]);
