@@ -67,7 +67,10 @@ export function createClusterAdapters(config: FunctionConfig, registry: LocalReg
       return clusterFor(c);
     },
     cloudWatch: { ...cloudWatchClients(local && { endpoint: local.cloudWatch, credentials: local.credentials }), defaultRegion: config.region },
-    ...(local ? { prometheus: { credentials: local.credentials, endpoints: local.prometheus } } : {}),
+    prometheus: {
+      access: config.options.metricAccess ?? {},
+      ...(local ? { credentials: local.credentials, endpoints: local.prometheus, ...(local.resolve ? { resolve: local.resolve } : {}) } : {}),
+    },
     ...(typeof config.cloudWatchPublishDelay === 'number' ? { publishDelaySeconds: config.cloudWatchPublishDelay } : { learnPublishDelay: true }),
     clock,
   });
