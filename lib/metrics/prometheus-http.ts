@@ -145,7 +145,12 @@ export function readEnvelope(status: number, text: string, target: QueryTarget):
   if (!body || body.status !== 'success') {
     const said = typeof body?.errorType === 'string' ? body.errorType : typeof body?.__type === 'string' ? body.__type.split('#').pop() : undefined;
     const errorType = said === undefined ? undefined : ERROR_TYPES.has(said) || (target.sign && AWS_ERROR_CODE.test(said)) ? said : 'unknown';
-    const what = body?.status === 'error' || (target.sign && errorType) ? `error${errorType ? ` ${errorType}` : ''}` : 'an answer that is not a Prometheus API answer';
+    if (target.sign) {
+      // AWS's own endpoints (never a tenant's pick): their message says what to fix (a region, a signature).
+      const message = typeof body?.message === 'string' ? body.message : typeof body?.error === 'string' ? body.error : undefined;
+      throw new PrometheusHttpError(`HTTP ${status}${errorType ? ` ${errorType}` : ''}${message ? `: ${message.slice(0, 300)}` : ''}`, status, errorType);
+    }
+    const what = body?.status === 'error' ? `error${errorType ? ` ${errorType}` : ''}` : 'an answer that is not a Prometheus API answer';
     throw new PrometheusHttpError(`HTTP ${status} from ${origin}: ${what} (its text is not shown)`, status, errorType);
   }
   const data = (body.data ?? {}) as { resultType?: unknown; result?: unknown; stats?: { samples?: { totalQueryableSamples?: unknown } } };
