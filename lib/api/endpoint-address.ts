@@ -106,6 +106,7 @@ export function serverUrlProblem(url: string): string | undefined {
   const host = u.hostname.replace(/^\[|\]$/g, '');
   const never = isIP(host) ? neverAddressProblem(host) : undefined;
   if (never) return `must not point at ${never}`;
+  if (host.includes(':') && unmapped(host) !== host) return 'must write an IPv4 host as four decimal numbers a.b.c.d, not as an IPv4-mapped IPv6 address';
   if (writtenHost(url) !== host) return `must write its host as ${host.includes(':') ? `[${host}]` : host} (the form a URL parser reads it as)`;
   if (host === 'instance-data' || host.startsWith('instance-data.')) {
     return `must not point at ${host}, the EC2 instance metadata endpoint`;
