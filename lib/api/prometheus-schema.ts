@@ -26,7 +26,7 @@ const URL_RULES: ValidationRule[] = [
   rule("!self.matches('^[^/]*//[^/]*@')", 'must not carry credentials (use bearerTokenSecretArn)'),
   rule("!self.contains('?') && !self.contains('#')", 'must not have a query or fragment, not even an empty ? or # (the base URL: /api/v1/query is appended)'),
   rule(
-    `!self.matches('${HOST}(169[.]254|0|22[4-9]|2[3-5][0-9])[.][0-9]+[.][0-9]+[.][0-9]+${PORT_END}')`,
+    `!self.matches('${HOST}(169[.]254|(0|22[4-9]|2[3-5][0-9])[.][0-9]+)[.][0-9]+[.][0-9]+${PORT_END}')`,
     'must not point at a link-local (169.254.0.0/16: the EC2, ECS and EKS metadata and credential endpoints), unspecified or multicast address',
   ),
   rule(
