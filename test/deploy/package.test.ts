@@ -675,6 +675,9 @@ describe('osls package with a bad param', () => {
     const r = oslsPackage(['clusters=prod', 'namespaces=*', 'specWriterArns=*', 'syncPeriodSeconds=7']);
     expect(r.status).not.toBe(0);
     expect(r.output).toContain('param "syncPeriodSeconds": must divide 60 and be at least 5');
+    // Said once, without a stack trace (serverless resolves each entry point on its own).
+    expect(r.output.split('param "syncPeriodSeconds"').length - 1).toBe(1);
+    expect(r.output).not.toMatch(/^\s+at /m);
     expect(r.template).toBeUndefined();
   }, 120_000);
 
@@ -683,6 +686,8 @@ describe('osls package with a bad param', () => {
     expect(r.status).not.toBe(0);
     expect(r.output).toContain('param "namespaces" is required');
     expect(r.output).toContain('param "specWriterArns" is required');
+    expect(r.output.split('param "namespaces" is required').length - 1).toBe(1);
+    expect(r.output).not.toMatch(/^\s+at /m);
     expect(r.template).toBeUndefined();
   }, 120_000);
 });
