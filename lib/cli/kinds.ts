@@ -1,5 +1,5 @@
 // The kinds `shpa apply` accepts, each with its validation and defaulting.
-import { validateOurAnnotations } from '../hpa/annotations.js';
+import { annotationWarnings, validateOurAnnotations } from '../hpa/annotations.js';
 import { applyDefaults } from '../hpa/defaults.js';
 import { validateHPA, type FieldError, type FieldWarning } from '../hpa/validation.js';
 import { validateCloudWatchMetric } from '../api/cloudwatch-validation.js';
@@ -34,7 +34,9 @@ export const KINDS: KindHandler[] = [
       if (!r.valid) return { ok: false, errors: r.errors, warnings: r.warnings };
       // Our annotations (pause, schedules) are refused here; the sync only reports them (lib/hpa/annotations.ts).
       const annotationErrors = validateOurAnnotations(r.hpa);
-      return annotationErrors.length === 0 ? { ok: true, object: applyDefaults(r.hpa), warnings: r.warnings } : { ok: false, errors: annotationErrors, warnings: r.warnings };
+      // A pause whose time has passed is stored (it does nothing), with a warning as kubectl prints one.
+      const warnings = [...r.warnings, ...annotationWarnings(r.hpa, new Date())];
+      return annotationErrors.length === 0 ? { ok: true, object: applyDefaults(r.hpa), warnings } : { ok: false, errors: annotationErrors, warnings };
     },
   },
   {
