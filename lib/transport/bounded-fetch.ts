@@ -12,6 +12,11 @@ import { isPrivateAddress, neverAddressProblem } from '../api/endpoint-address.j
 /** What fits the worker's memory: 8 queries in flight at 4 MiB each, parsed, stay far below 512 MB. */
 export const DEFAULT_MAX_ANSWER_BYTES = 4 * 1024 * 1024;
 
+/** The answer cap for a worker of `memoryMb`: 1/128 of it (4 MiB at 512 MB), between 1 and 16 MiB. */
+export function answerCapForMemory(memoryMb: number): number {
+  return Math.min(16, Math.max(1, Math.floor(memoryMb / 128))) * 1024 * 1024;
+}
+
 /** A host name's addresses, as dns.lookup({ all: true }) gives them; tests inject their own. */
 export type ResolveHost = (hostname: string) => Promise<{ address: string; family: number }[]>;
 
