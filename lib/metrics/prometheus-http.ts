@@ -33,6 +33,8 @@ export class PrometheusHttpError extends Error {
     message: string,
     readonly status?: number,
     readonly errorType?: string,
+    /** A request refused or dropped on our side (address, redirect, too large): asking again gets the same. */
+    readonly refused = false,
   ) {
     super(message);
   }
@@ -121,7 +123,7 @@ export async function sendInstantQuery(
   }
   const { host: _host, ...sent } = headers;
   const answer = await fetchBounded(new URL(`${url.origin}${url.pathname}?${search}`), { ...fetch, headers: sent, signal }).catch((e: unknown) => {
-    if (e instanceof HttpFetchError) throw new PrometheusHttpError(e.message, e.status);
+    if (e instanceof HttpFetchError) throw new PrometheusHttpError(e.message, e.status, undefined, e.reason !== 'unreachable');
     throw e;
   });
   return readEnvelope(answer.status, answer.body, target);

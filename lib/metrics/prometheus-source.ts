@@ -282,7 +282,8 @@ export class PrometheusSource {
         else this.counters.failedQueries++;
         const timedOut = attemptSignal.aborted;
         const text = timedOut ? `no answer within ${remaining} ms` : errorText(e);
-        const retriable = throttled || (status !== undefined && status >= 500) || (status === undefined && !timedOut && e instanceof PrometheusHttpError);
+        const refused = e instanceof PrometheusHttpError && e.refused;
+        const retriable = !refused && (throttled || (status !== undefined && status >= 500) || (status === undefined && !timedOut && e instanceof PrometheusHttpError));
         const wait = Math.min(MAX_DELAY_MS, (this.options.retry?.baseDelayMs ?? RETRY.baseDelayMs) * 2 ** (attempt - 1)) * (0.5 + Math.random() / 2);
         if (!retriable || attempt >= maxAttempts || this.timer() + wait + MIN_ATTEMPT_MS > deadline) {
           return { error: `query failed${attempt > 1 ? ` after ${attempt} attempts` : ''}: ${text}`, messages: [], cacheable: false };
