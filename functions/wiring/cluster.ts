@@ -70,7 +70,8 @@ export function createClusterAdapters(config: FunctionConfig, registry: LocalReg
     cloudWatch: { ...cloudWatchClients(local && { endpoint: local.cloudWatch, credentials: local.credentials }), defaultRegion: config.region },
     prometheus: {
       access: config.options.metricAccess ?? {},
-      maxAnswerBytes: config.maxAnswerBytes ?? answerCapForMemory(config.workerMemoryMb),
+      // The function's own memory where Lambda says it (the worker's), else the configured worker's.
+      maxAnswerBytes: config.maxAnswerBytes ?? answerCapForMemory(Number(process.env.AWS_LAMBDA_FUNCTION_MEMORY_SIZE) || config.workerMemoryMb),
       ...(local ? { credentials: local.credentials, endpoints: local.prometheus, ...(local.resolve ? { resolve: local.resolve } : {}) } : {}),
     },
     ...(typeof config.cloudWatchPublishDelay === 'number' ? { publishDelaySeconds: config.cloudWatchPublishDelay } : { learnPublishDelay: true }),
