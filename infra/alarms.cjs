@@ -6,7 +6,7 @@
 // docs/operations.md says which alarm covers what.
 'use strict';
 
-const { getAtt, ref } = require('./cfn.cjs');
+const { getAtt, ref, sub } = require('./cfn.cjs');
 
 /** The functions' EMF namespace (POWERTOOLS_METRICS_NAMESPACE). */
 const METRICS_NAMESPACE = 'ServerlessHPA';
@@ -35,7 +35,30 @@ function alarmTopic(c) {
         Type: 'AWS::SNS::Topic',
         Properties: { TopicName: `${c.service}-${c.stage}-alarms`, DisplayName: `serverless-hpa ${c.stage} alarms`, ...(c.kmsKeyArn ? { KmsMasterKeyId: c.kmsKeyArn } : {}) },
       },
+      AlarmTopicPolicy: { Type: 'AWS::SNS::TopicPolicy', Properties: { Topics: [ref('AlarmTopic')], PolicyDocument: alarmTopicPolicy(c) } },
     },
+  };
+}
+
+/** Only this stack's alarms publish to its topic (CloudWatch, of this account, for alarms of this stage), over TLS only. */
+function alarmTopicPolicy(c) {
+  const topic = ref('AlarmTopic');
+  return {
+    Version: '2012-10-17',
+    Statement: [
+      {
+        Sid: 'StackAlarmsPublish',
+        Effect: 'Allow',
+        Principal: { Service: 'cloudwatch.amazonaws.com' },
+        Action: 'sns:Publish',
+        Resource: topic,
+        Condition: {
+          StringEquals: { 'aws:SourceAccount': sub('${AWS::AccountId}') },
+          ArnLike: { 'aws:SourceArn': sub(`arn:\${AWS::Partition}:cloudwatch:\${AWS::Region}:\${AWS::AccountId}:alarm:${c.service}-${c.stage}-*`) },
+        },
+      },
+      { Sid: 'TlsOnly', Effect: 'Deny', Principal: '*', Action: 'sns:Publish', Resource: topic, Condition: { Bool: { 'aws:SecureTransport': 'false' } } },
+    ],
   };
 }
 
@@ -98,9 +121,11 @@ function alarmResources(c) {
   alarm('CycleErrors', 'cycle-errors', 'Cycles report errors for 5 periods in a row (EMF Errors: failed, broken or conflicting autoscalers, autoscalers cut off by the cycle deadline, unreachable clusters, DynamoDB or registry errors).', emf('Errors'), { ...anyIn3Of5, DatapointsToAlarm: 5 });
   // The dispatcher's ticks that SQS never took, or that it could only plan too late (functions/dispatcher.ts); emitted only when non-zero.
   alarm('TicksLost', 'ticks-lost', 'The dispatcher could not send ticks to the work queue (SQS refused them for the whole of its retries) or sent its minute too late: shards skipped those cycles.', emf('TicksLost', 60), anyNow);
-  alarm('DeadLetters', 'dead-letters', 'Work messages failed 3 times and were set aside in the dead-letter queue.', queue('WorkDeadLetterQueue'), anyNow);
+  // SQS stops publishing an idle queue's metrics: no data keeps the state (a DLQ still holding messages stays in ALARM).
+  const anyLeft = { ...anyNow, TreatMissingData: 'ignore' };
+  alarm('DeadLetters', 'dead-letters', 'Work messages failed 3 times and were set aside in the dead-letter queue.', queue('WorkDeadLetterQueue'), anyLeft);
   // Where the dispatcher's and the events function's failed invocations go, and the stream's failed or expired batches.
-  alarm('FailedEvents', 'failed-events', 'Scheduled, EventBridge or stream events could not be handled (a failed dispatcher or events invocation, a stream batch that failed 3 times or fell 300 s behind) and were set aside in the failed-events queue.', queue('FailedEventsQueue'), anyNow);
+  alarm('FailedEvents', 'failed-events', 'Scheduled, EventBridge or stream events could not be handled (a failed dispatcher or events invocation, a stream batch that failed 3 times or fell 300 s behind) and were set aside in the failed-events queue.', queue('FailedEventsQueue'), anyLeft);
   return { topic, resources };
 }
 

@@ -51,7 +51,7 @@ function statements(c) {
   const failureDestination = allow('FailureDestination', ['sqs:SendMessage'], [FAILED_EVENTS_QUEUE]);
   // With a customer-managed key: its data keys, only through the services the stack encrypts with it.
   const useKey = c.kmsKeyArn
-    ? [allow('UseStackKey', ['kms:Decrypt', 'kms:GenerateDataKey'], [c.kmsKeyArn], { 'ForAnyValue:StringEquals': { 'kms:ViaService': ['sqs', 'dynamodb'].map((svc) => sub(`${svc}.\${AWS::Region}.amazonaws.com`)) } })]
+    ? [allow('UseStackKey', ['kms:Decrypt', 'kms:GenerateDataKey'], [c.kmsKeyArn], { StringEquals: { 'kms:ViaService': ['sqs', 'dynamodb'].map((svc) => sub(`${svc}.\${AWS::Region}.amazonaws.com`)) } })]
     : [];
 
   const worker = [
@@ -66,7 +66,8 @@ function statements(c) {
       ...leadingKeys('StringLike', ['shard#*']),
       'ForAllValues:StringEquals': { 'dynamodb:Attributes': SHARD_CYCLE_ATTRIBUTES },
     }),
-    allow('ReceiveWork', ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes', 'sqs:ChangeMessageVisibility'], [WORK_QUEUE, EVALUATE_QUEUE]),
+    // what Lambda's SQS event source calls with the worker's role (it never changes a visibility)
+    allow('ReceiveWork', ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes'], [WORK_QUEUE, EVALUATE_QUEUE]),
     // a busy tick and a busy or rerouted evaluation are sent again
     allow('SendWork', ['sqs:SendMessage'], [WORK_QUEUE, EVALUATE_QUEUE]),
     // GetMetricData has no resource-level permissions: "*" is the only valid resource.

@@ -41,8 +41,11 @@ const CONCURRENCY_HEADROOM = 2;
 /** The most shards the dispatcher cuts a cluster into: every one of them must be able to tick at once. */
 const MAX_SHARDS = SHARDS[SHARDS.length - 1];
 
+/** A refused param value (what packaging says, once, without a trace: infra/stack.cjs). */
+class ParamError extends Error {}
+
 const fail = (name, message) => {
-  throw new Error(`param "${name}": ${message}`);
+  throw new ParamError(`param "${name}": ${message}`);
 };
 
 /** A list param: comma-separated text, a JSON list, or a list already (YAML params). */
@@ -106,20 +109,20 @@ function controllerSettings(text) {
   if (text === '') return;
   const at = (path) => `param "controllerSettings"${path ? `: ${path}` : ''}`;
   const raw = json('controllerSettings', text);
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new Error(`${at()}: must be a JSON object`);
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new ParamError(`${at()}: must be a JSON object`);
   for (const [k, v] of Object.entries(raw)) {
     if (SETTING_NUMBERS.includes(k)) {
-      if (typeof v !== 'number' || !(v >= 0)) throw new Error(`${at(k)} must be a number ≥ 0`);
+      if (typeof v !== 'number' || !(v >= 0)) throw new ParamError(`${at(k)} must be a number ≥ 0`);
     } else if (k in SETTING_OBJECTS) {
-      if (typeof v !== 'object' || v === null) throw new Error(`${at(k)} must be an object`);
+      if (typeof v !== 'object' || v === null) throw new ParamError(`${at(k)} must be an object`);
       for (const [field, value] of Object.entries(v)) {
         const type = SETTING_OBJECTS[k][field];
-        if (!type) throw new Error(`${at(`${k}.${field}`)}: unknown field`);
-        if (typeof value !== type) throw new Error(`${at(`${k}.${field}`)} must be a ${type}`);
-        if (type === 'number' && !(value >= 0)) throw new Error(`${at(`${k}.${field}`)} must be ≥ 0`);
+        if (!type) throw new ParamError(`${at(`${k}.${field}`)}: unknown field`);
+        if (typeof value !== type) throw new ParamError(`${at(`${k}.${field}`)} must be a ${type}`);
+        if (type === 'number' && !(value >= 0)) throw new ParamError(`${at(`${k}.${field}`)} must be ≥ 0`);
       }
     } else {
-      throw new Error(`${at(k)}: unknown setting (known: ${[...SETTING_NUMBERS, ...Object.keys(SETTING_OBJECTS)].join(', ')})`);
+      throw new ParamError(`${at(k)}: unknown setting (known: ${[...SETTING_NUMBERS, ...Object.keys(SETTING_OBJECTS)].join(', ')})`);
     }
   }
 }
@@ -144,7 +147,7 @@ function parseClusters(value, defaultRegion, globalNamespaces = []) {
             const [name, region, ...role] = entry.split(':');
             return { entry, name, region: region || undefined, roleArn: role.join(':') || undefined };
           });
-  if (entries.length === 0) throw new Error(`param "clusters" is empty: set it, ${example}`);
+  if (entries.length === 0) throw new ParamError(`param "clusters" is empty: set it, ${example}`);
   const seen = new Set();
   return entries.map(({ entry, name, region, roleArn, shards = 1, namespaces }) => {
     if (typeof name !== 'string' || !CLUSTER_NAME.test(name)) fail('clusters', `invalid cluster name in ${entry}`);
@@ -220,8 +223,28 @@ function scopes(p) {
       out[name] = [];
     } else out[name] = matching(name, re, one, values);
   }
-  if (missing.length > 0) throw new Error(missing.join('; '));
+  if (missing.length > 0) throw new ParamError(missing.join('; '));
   return out;
+}
+
+/**
+ * Why a prometheusUrls entry is no origin (scheme://host[:port]) or "*", as lib/api/endpoint-address.ts's
+ * grantedOriginProblem says it: servers are granted whole and compared parsed, never as string prefixes.
+ */
+function originProblem(entry) {
+  if (entry === '*') return undefined;
+  let u;
+  try {
+    u = new URL(entry);
+  } catch {
+    u = undefined;
+  }
+  if (!u || (u.protocol !== 'http:' && u.protocol !== 'https:')) return `${JSON.stringify(entry)} is not an http(s) origin such as http://prometheus.monitoring:9090`;
+  if (u.username || u.password || entry.includes('@')) return `${JSON.stringify(entry)} must not carry credentials`;
+  if ((u.pathname !== '/' && u.pathname !== '') || entry.includes('?') || entry.includes('#')) {
+    return `${JSON.stringify(entry)} must be an origin only (scheme://host[:port]): servers are granted whole, compared by scheme, host and port`;
+  }
+  return undefined;
 }
 
 /** The fields of a namespace's entry in metricAccess (lib/api/metric-access.ts). */
@@ -251,8 +274,16 @@ function metricAccess(value, roleArns, prometheus = { workspaceArns: [], secretA
     for (const w of rules.prometheusWorkspaces ?? []) {
       if (!prometheus.workspaceArns.some((arn) => arn.endsWith(`/${w}`))) fail('metricAccess', `${ns}: workspace ${w} is not in prometheusWorkspaceArns: the functions may not query it`);
     }
+    for (const origin of rules.prometheusUrls ?? []) {
+      const problem = originProblem(origin);
+      if (problem) fail('metricAccess', `${ns}.prometheusUrls: ${problem}`);
+    }
     for (const secret of rules.bearerTokenSecrets ?? []) {
       if (!prometheus.secretArns.includes(secret)) fail('metricAccess', `${ns}: secret ${secret} is not in prometheusSecretArns: the functions may not read it`);
+    }
+    // A token is granted with the origins it may be sent to (by name: "*" sends it nowhere).
+    if ((rules.bearerTokenSecrets ?? []).length > 0 && !(rules.prometheusUrls ?? []).some((u) => u !== '*')) {
+      fail('metricAccess', `${ns}.bearerTokenSecrets: grant the origins each token may be sent to, by name, in ${ns}.prometheusUrls`);
     }
   }
   const unused = roleArns.filter((r) => !granted.has(r));
@@ -407,4 +438,4 @@ async function fromServerless(resolveVariable) {
   return readParams(p, stack);
 }
 
-module.exports = { PARAMS, parseClusters, readParams, fromServerless };
+module.exports = { PARAMS, ParamError, parseClusters, readParams, fromServerless };

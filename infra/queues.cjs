@@ -10,6 +10,10 @@ const { roleArn } = require('./iam-policy.cjs');
 
 /** Who sends what: the dispatcher ticks (the worker sends a busy tick again); the others, and the worker, evaluations. */
 const SENDERS = { WorkQueue: ['dispatcher', 'worker'], EvaluateQueue: ['stream', 'events', 'worker'] };
+/** Who consumes the work queues: the worker's event sources, with its role. */
+const CONSUMERS = ['worker'];
+/** Who sets failures aside: Lambda, with the failing function's role (on-failure destinations, the stream's). */
+const FAILURE_SENDERS = ['dispatcher', 'events', 'stream'];
 
 const FOURTEEN_DAYS = 14 * 24 * 3600;
 const MAX_RECEIVE_COUNT = 3;
@@ -59,6 +63,15 @@ function queueResources(c) {
             Resource: getAtt(logicalId, 'Arn'),
             Condition: { ArnNotEquals: { 'aws:PrincipalArn': SENDERS[logicalId].map((fn) => roleArn(c, fn)) } },
           },
+          // Taking or dropping a message is losing a tick or an evaluation: the worker alone does.
+          {
+            Sid: 'OnlyTheWorkerTakesWork',
+            Effect: 'Deny',
+            Principal: '*',
+            Action: ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:PurgeQueue'],
+            Resource: getAtt(logicalId, 'Arn'),
+            Condition: { ArnNotEquals: { 'aws:PrincipalArn': CONSUMERS.map((fn) => roleArn(c, fn)) } },
+          },
           tlsOnly(getAtt(logicalId, 'Arn')),
         ],
       },
@@ -79,7 +92,21 @@ function queueResources(c) {
       Type: 'AWS::SQS::QueuePolicy',
       Properties: {
         Queues: [ref('WorkDeadLetterQueue'), ref('FailedEventsQueue')],
-        PolicyDocument: { Version: '2012-10-17', Statement: [tlsOnly([getAtt('WorkDeadLetterQueue', 'Arn'), getAtt('FailedEventsQueue', 'Arn')])] },
+        PolicyDocument: {
+          Version: '2012-10-17',
+          Statement: [
+            // Only the stack sets failures aside (the dead-letter queue is fed by SQS's redrive, no principal's send).
+            {
+              Sid: 'OnlyTheStackSetsFailuresAside',
+              Effect: 'Deny',
+              Principal: '*',
+              Action: 'sqs:SendMessage',
+              Resource: [getAtt('WorkDeadLetterQueue', 'Arn'), getAtt('FailedEventsQueue', 'Arn')],
+              Condition: { ArnNotEquals: { 'aws:PrincipalArn': FAILURE_SENDERS.map((fn) => roleArn(c, fn)) } },
+            },
+            tlsOnly([getAtt('WorkDeadLetterQueue', 'Arn'), getAtt('FailedEventsQueue', 'Arn')]),
+          ],
+        },
       },
     },
   };

@@ -5,7 +5,7 @@
 
 const { readFileSync } = require('node:fs');
 const { join } = require('node:path');
-const { fromServerless } = require('./params.cjs');
+const { fromServerless, ParamError } = require('./params.cjs');
 const { getAtt, ref } = require('./cfn.cjs');
 const { FUNCTIONS, roleResources, streamArn } = require('./iam-policy.cjs');
 const { tableResources } = require('./table.cjs');
@@ -98,7 +98,26 @@ function environment(c) {
   };
 }
 
-const entry = (fn) => async ({ resolveVariable }) => fn(await fromServerless(resolveVariable));
+/**
+ * An entry point of serverless.yml. Serverless resolves each one on its own and would print a
+ * bad param's refusal once per entry (some thirty), each with its stack: under serverless (its
+ * options passed) the refusal is said once, without a trace, and packaging stops there (exit 1).
+ * Serverless' own errors (a variable not resolvable yet) pass through, as it retries them.
+ */
+const entry = (fn) => async ({ options, resolveVariable }) => {
+  let c;
+  try {
+    c = await fromServerless(resolveVariable);
+  } catch (e) {
+    if (!(e instanceof ParamError)) throw e;
+    if (options !== null && typeof options === 'object') {
+      process.stderr.write(`\nError:\n${e.message}\n`);
+      process.exit(1);
+    }
+    throw e;
+  }
+  return fn(c);
+};
 
 module.exports = {
   stackResources,

@@ -24,6 +24,11 @@ function specWritePolicy(c) {
         'ForAnyValue:StringEquals': { 'dynamodb:Attributes': SPEC_ATTRIBUTES },
         ...others,
       }),
+      // A put replaces the whole item: at an autoscaler's key it erases the spec, whatever attributes it names.
+      deny('AutoscalerPutsOnlyBySpecWriters', ['dynamodb:PutItem'], {
+        'ForAnyValue:StringLike': { 'dynamodb:LeadingKeys': ['c#*'] },
+        ...others,
+      }),
       deny('AutoscalerDeletesOnlyBySpecWriters', ['dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'], {
         'ForAnyValue:StringLike': { 'dynamodb:LeadingKeys': ['c#*'] },
         ...others,

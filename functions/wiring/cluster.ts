@@ -4,6 +4,7 @@
 import { createClusterAccess, type KubernetesCluster, type RetryPolicy } from '../../lib/cluster/index.js';
 import { cloudWatchClients } from '../../lib/metrics/cloudwatch-clients.js';
 import { createMetricsAccess } from '../../lib/metrics/metrics-access.js';
+import { answerCapForMemory } from '../../lib/transport/bounded-fetch.js';
 import type { RegisteredCluster } from '../../lib/store/index.js';
 import type { FunctionConfig } from '../../lib/sync/config.js';
 import type { Clock, ClusterConfig } from '../../lib/sync/ports.js';
@@ -67,7 +68,12 @@ export function createClusterAdapters(config: FunctionConfig, registry: LocalReg
       return clusterFor(c);
     },
     cloudWatch: { ...cloudWatchClients(local && { endpoint: local.cloudWatch, credentials: local.credentials }), defaultRegion: config.region },
-    ...(local ? { prometheus: { credentials: local.credentials, endpoints: local.prometheus } } : {}),
+    prometheus: {
+      access: config.options.metricAccess ?? {},
+      // The function's own memory where Lambda says it (the worker's), else the configured worker's.
+      maxAnswerBytes: config.maxAnswerBytes ?? answerCapForMemory(Number(process.env.AWS_LAMBDA_FUNCTION_MEMORY_SIZE) || config.workerMemoryMb),
+      ...(local ? { credentials: local.credentials, endpoints: local.prometheus, ...(local.resolve ? { resolve: local.resolve } : {}) } : {}),
+    },
     ...(typeof config.cloudWatchPublishDelay === 'number' ? { publishDelaySeconds: config.cloudWatchPublishDelay } : { learnPublishDelay: true }),
     clock,
   });

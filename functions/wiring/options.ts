@@ -1,6 +1,7 @@
 // What the pieces of the composition root share: the system clock, and on local stacks the
 // local servers in place of AWS. Types and one constant only, so that any function's wiring
 // can take them without importing another piece.
+import type { ResolveHost } from '../../lib/transport/bounded-fetch.js';
 import type { AwsCredentials } from '../../lib/cluster/index.js';
 import type { Clock } from '../../lib/sync/ports.js';
 
@@ -16,4 +17,6 @@ export interface LocalEndpoints {
   clusterToken: string;
   /** Local stand-ins for AMP and CloudWatch's PromQL endpoint (base URLs). */
   prometheus?: { amp?: string; cloudWatch?: string };
+  /** A resolver for server host names (tests mapping a name to an address); default: the system's. */
+  resolve?: ResolveHost;
 }

@@ -8,8 +8,11 @@
 // SELECT) is refused. PrometheusMetric objects answer to the same list: the roles they assume,
 // the AMP workspaces and Prometheus servers they query, the Secrets Manager secrets whose bearer
 // token they send; a CloudWatch PromQL query reads any metric of the account, so a namespace
-// whose metric namespaces are listed may not send one.
+// whose metric namespaces are listed may not send one. A server is refused unless its origin is
+// granted (fail closed); "*" opts out for public addresses, never for loopback or private ones,
+// and a bearer token goes only to an origin granted by name.
 import type { CloudWatchMetric } from './cloudwatch-types.js';
+import { grantedOriginProblem, originOf } from './endpoint-address.js';
 import type { PrometheusMetric } from './prometheus-types.js';
 
 export interface NamespaceMetricAccess {
@@ -19,9 +22,13 @@ export interface NamespaceMetricAccess {
   metricNamespaces?: string[];
   /** AMP workspace ids its PrometheusMetric objects may query; absent: any the deploy may (param prometheusWorkspaceArns). */
   prometheusWorkspaces?: string[];
-  /** Base URLs (prefixes) of Prometheus servers its PrometheusMetric objects may query; absent: any. */
+  /**
+   * Origins (scheme://host[:port]) of Prometheus servers its PrometheusMetric objects may query,
+   * compared parsed; "*": any origin at a public address. Absent: none. Loopback and private
+   * addresses are reached only through an origin named here.
+   */
   prometheusUrls?: string[];
-  /** Secrets Manager secrets its PrometheusMetric objects may send as a bearer token; absent: none. */
+  /** Secrets Manager secrets its PrometheusMetric objects may send as a bearer token, to the origins of prometheusUrls named (not "*"); absent: none. */
   bearerTokenSecrets?: string[];
 }
 
@@ -76,14 +83,35 @@ export function prometheusAccessProblem(o: PrometheusMetric, access: MetricAcces
   if (cloudWatch && rules.metricNamespaces) {
     return `a CloudWatch PromQL query reads any metric of the account, which cannot be checked against the CloudWatch namespaces namespace ${ns} may read (param metricAccess)`;
   }
-  if (server && rules.prometheusUrls && !rules.prometheusUrls.some((prefix) => server.url.startsWith(prefix))) {
-    return `spec.server.url ${server.url} is not a server namespace ${ns} may query (param metricAccess allows ${rules.prometheusUrls.join(', ') || 'none'})`;
-  }
-  const secret = server?.bearerTokenSecretArn;
-  if (secret !== undefined && !(rules.bearerTokenSecrets ?? []).includes(secret)) {
-    return `spec.server.bearerTokenSecretArn ${secret} is not a secret namespace ${ns} may send (param metricAccess, bearerTokenSecrets)`;
+  if (server) {
+    const grant = serverGrant(o, access);
+    if ('problem' in grant) return grant.problem;
   }
   return undefined;
+}
+
+/** How a server may be reached: refused (why), or allowed, to loopback and private addresses too when its origin is granted by name. */
+export type ServerGrant = { problem: string } | { allowPrivate: boolean };
+
+/** Whether the object's namespace may query its spec.server, and send its bearer token there. */
+export function serverGrant(o: PrometheusMetric, access: MetricAccess): ServerGrant {
+  const { ns, rules } = rulesOf(o, access);
+  const server = o.spec.server;
+  if (!server) return { problem: 'no spec.server' };
+  const origin = originOf(server.url);
+  const granted = rules.prometheusUrls ?? [];
+  const byName = origin !== undefined && granted.some((g) => g !== '*' && originOf(g) === origin);
+  if (!byName && !granted.includes('*')) {
+    return { problem: `spec.server.url: origin ${origin ?? server.url} is not a Prometheus server namespace ${ns} may query (param metricAccess, prometheusUrls: ${granted.join(', ') || 'none'})` };
+  }
+  const secret = server.bearerTokenSecretArn;
+  if (secret !== undefined && !(rules.bearerTokenSecrets ?? []).includes(secret)) {
+    return { problem: `spec.server.bearerTokenSecretArn ${secret} is not a secret namespace ${ns} may send (param metricAccess, bearerTokenSecrets)` };
+  }
+  if (secret !== undefined && !byName) {
+    return { problem: `spec.server.bearerTokenSecretArn: a bearer token is sent only to an origin granted by name, and ${origin} is granted to namespace ${ns} only through "*" (param metricAccess, prometheusUrls)` };
+  }
+  return { allowPrivate: byName };
 }
 
 /** SHPA_METRIC_ACCESS as the deploy writes it; throws naming what is wrong. */
@@ -104,7 +132,14 @@ export function parseMetricAccess(text: string | undefined): MetricAccess {
       const field = FIELDS.find((f) => f === k);
       if (!field) throw new Error(`${ns}: unknown field "${k}" (${FIELDS.join(', ')})`);
       if (!Array.isArray(list) || !list.every((x) => typeof x === 'string' && x !== '')) throw new Error(`${ns}.${k}: must be a list of names`);
+      if (field === 'prometheusUrls') {
+        const bad = (list as string[]).map(grantedOriginProblem).find((p) => p !== undefined);
+        if (bad) throw new Error(`${ns}.prometheusUrls: ${bad}`);
+      }
       rules[field] = list as string[];
+    }
+    if (rules.bearerTokenSecrets?.length && !rules.prometheusUrls?.some((u) => u !== '*')) {
+      throw new Error(`${ns}.bearerTokenSecrets: grant the origins each token may be sent to, by name, in ${ns}.prometheusUrls`);
     }
     out[ns] = rules;
   }

@@ -17,6 +17,29 @@ const integer = (description: string, min: number, max: number): JSONSchemaProps
 const region = (): JSONSchemaProps =>
   str("AWS region; default: the function's region.", { maxLength: 64, 'x-kubernetes-validations': [matches(REGION_PATTERN, 'must be an AWS region such as us-east-1')] });
 
+// Server URLs, as endpoint-address.ts's serverUrlProblem checks them, as far as a regex can: the
+// sync checks the rest (non-canonical IPv6, resolved addresses, the Lambda runtime API).
+const HOST = '^[^/]*//';
+const PORT_END = '(:[0-9]*)?(/|$)';
+const URL_RULES: ValidationRule[] = [
+  rule("self.matches('^[hH][tT][tT][pP][sS]?://')", 'must be an http or https URL'),
+  rule("!self.matches('^[^/]*//[^/]*@')", 'must not carry credentials (use bearerTokenSecretArn)'),
+  rule("!self.contains('?') && !self.contains('#')", 'must not have a query or fragment, not even an empty ? or # (the base URL: /api/v1/query is appended)'),
+  rule(
+    `!self.matches('${HOST}(169[.]254|(0|22[4-9]|2[3-5][0-9])[.][0-9]+)[.][0-9]+[.][0-9]+${PORT_END}')`,
+    'must not point at a link-local (169.254.0.0/16: the EC2, ECS and EKS metadata and credential endpoints), unspecified or multicast address',
+  ),
+  rule(
+    `!self.matches('${HOST}([^/:]*[.])?([0-9]+|0[xX][0-9a-fA-F]*)[.]?${PORT_END}') || self.matches('${HOST}((0|[1-9][0-9]{0,2})[.]){3}(0|[1-9][0-9]{0,2})${PORT_END}')`,
+    'must write an IPv4 host as four decimal numbers a.b.c.d',
+  ),
+  rule(
+    `!self.matches('${HOST}[[]([fF][eE][89aAbB]|[fF][dD]00:0{0,3}[eE][cC]2:|[fF][fF]|[0:]*:[fF]{4}:|[0:]*:[^0-9a-fA-F:.])')`,
+    'must not point at a link-local (fe80::/10), AWS metadata (fd00:ec2::/32), multicast, unspecified or IPv4-mapped IPv6 address',
+  ),
+  rule(`!self.matches('${HOST}instance-data([.:/]|$)')`, 'must not point at instance-data, the EC2 instance metadata endpoint'),
+];
+
 const ENDPOINTS = "[has(self.amp), has(self.cloudWatch), has(self.server)].filter(x, x).size()";
 
 /** shpa.dev/v1 PrometheusMetricSpec. */
@@ -39,7 +62,7 @@ export function prometheusMetricSpecSchema(): JSONSchemaProps {
       server: obj(
         'A Prometheus-compatible HTTP API reachable from the function.',
         {
-          url: str('Base URL; /api/v1/query is appended.', { minLength: 1, maxLength: 2048, 'x-kubernetes-validations': [rule("self.startsWith('http://') || self.startsWith('https://')", 'must be an http or https URL')] }),
+          url: str('Base URL; /api/v1/query is appended. Queried only where the deploy grants its origin (param metricAccess).', { minLength: 1, maxLength: 2048, 'x-kubernetes-validations': URL_RULES }),
           bearerTokenSecretArn: str('A Secrets Manager secret holding the bearer token.', {
             maxLength: 2048,
             'x-kubernetes-validations': [matches(SECRET_ARN_PATTERN, 'must be a Secrets Manager secret ARN')],

@@ -2,7 +2,10 @@
 // endpoint rules of each kind of server, checked before anything is stored.
 import type { FieldError } from '../hpa/field-path.js';
 import { isAwsRegion } from './cloudwatch-validation.js';
+import { serverUrlProblem } from './endpoint-address.js';
 import { FieldCollector } from './field-collector.js';
+
+export { serverUrlProblem };
 import { DEFAULT_SAMPLES_ERROR_THRESHOLD, DEFAULT_SAMPLES_WARNING_THRESHOLD, type PrometheusMetric } from './prometheus-types.js';
 
 export type PrometheusMetricValidation = { valid: true; object: PrometheusMetric } | { valid: false; errors: FieldError[] };
@@ -13,20 +16,6 @@ const ROLE_ARN = /^arn:aws(-cn|-us-gov|-iso(-[a-z])?)?:iam::\d{12}:role\/[\w+=,.
 const ENDPOINTS = ['amp', 'cloudWatch', 'server'] as const;
 /** AMP's largest query-samples threshold is far below this; a cap beyond it is a typo. */
 const MAX_SAMPLES = 1e12;
-
-/** Why a server URL cannot be queried, or undefined: http(s), no credentials, query or fragment. */
-export function serverUrlProblem(url: string): string | undefined {
-  let u: URL;
-  try {
-    u = new URL(url);
-  } catch {
-    return 'must be an absolute http or https URL such as http://prometheus.monitoring:9090';
-  }
-  if (u.protocol !== 'http:' && u.protocol !== 'https:') return 'must be an http or https URL';
-  if (u.username || u.password) return 'must not carry credentials (use bearerTokenSecretArn)';
-  if (u.search || u.hash) return 'must not have a query or fragment (the base URL: /api/v1/query is appended)';
-  return undefined;
-}
 
 function validateRegion(c: FieldCollector, path: string, v: unknown): void {
   const region = c.string(path, v, false, 64);

@@ -1,5 +1,5 @@
 // The kinds `shpa apply` accepts, each with its validation and defaulting.
-import { validateAutoscaler } from '../hpa/annotations.js';
+import { annotationWarnings, validateAutoscaler } from '../hpa/annotations.js';
 import { applyDefaults } from '../hpa/defaults.js';
 import type { FieldError, FieldWarning } from '../hpa/validation.js';
 import { validateCloudWatchMetric } from '../api/cloudwatch-validation.js';
@@ -32,7 +32,9 @@ export const KINDS: KindHandler[] = [
     check(input) {
       // Our annotations (pause, schedules) are refused here; the sync only reports them (lib/hpa/annotations.ts).
       const r = validateAutoscaler(input);
-      return r.valid ? { ok: true, object: applyDefaults(r.hpa), warnings: r.warnings } : { ok: false, errors: r.errors, warnings: r.warnings };
+      if (!r.valid) return { ok: false, errors: r.errors, warnings: r.warnings };
+      // A pause whose time has passed is stored (it does nothing), with a warning as kubectl prints one.
+      return { ok: true, object: applyDefaults(r.hpa), warnings: [...r.warnings, ...annotationWarnings(r.hpa, new Date())] };
     },
   },
   {

@@ -454,6 +454,14 @@ export function hpaSpecSchema(): JSONSchemaProps {
         rule('!has(self.minReplicaSchedules) || self.minReplicaSchedules.all(w, w.minReplicas <= self.maxReplicas)', 'each window\'s minReplicas must be less than or equal to `maxReplicas`', {
           fieldPath: '.minReplicaSchedules',
         }),
+        // Ours: a fallback count within maxReplicas (lib/hpa/validation.ts says the same, naming the metric).
+        rule(
+          `!has(self.metrics) || self.metrics.all(m, ${Object.keys(metricSources)
+            .map((f) => `(!has(m.${f}) || !has(m.${f}.fallback) || m.${f}.fallback.replicas <= self.maxReplicas)`)
+            .join(' && ')})`,
+          "each metric's fallback.replicas must be less than or equal to `maxReplicas`",
+          { fieldPath: '.metrics' },
+        ),
         // An absent metrics list is defaulted to cpu first, which cannot scale to zero either.
         rule(
           "!has(self.minReplicas) || self.minReplicas != 0 || (has(self.metrics) && self.metrics.exists(m, m.type == 'Object' || m.type == 'External'))",
@@ -546,7 +554,7 @@ function withMetricFallback(source: JSONSchemaProps): JSONSchemaProps {
   const fallback = obj(
     'KEP-5679: the replica count this metric proposes once it has failed for failureDurationSeconds (External: upstream\'s design; other types: our extension).',
     {
-      failureDurationSeconds: int64('How long the metric must fail without a break before the fallback applies; default 180, at least 180.', {
+      failureDurationSeconds: int32('How long the metric must fail without a break before the fallback applies; default 180, at least 180.', {
         default: DEFAULT_FAILURE_DURATION_SECONDS,
         'x-kubernetes-validations': [rule(`self >= ${MIN_FAILURE_DURATION_SECONDS}`, `must be at least ${MIN_FAILURE_DURATION_SECONDS}`)],
       }),

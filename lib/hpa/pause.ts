@@ -33,11 +33,17 @@ export interface PauseState {
 }
 
 // RFC 3339 with a zone (Z or an offset), as metav1.Time writes it; fractions allowed.
-const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
+const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d+)?(Z|[+-](\d{2}):(\d{2}))$/;
 
-/** An RFC 3339 time, or undefined when `value` is not one. */
+/** An RFC 3339 time, or undefined when `value` is not one: a date that exists (no 2026-13-45, no 02-30), hours < 24, minutes and seconds < 60, as Go's time.Parse. */
 export function parseRfc3339(value: string): Date | undefined {
-  if (!RFC3339.test(value)) return undefined;
+  const m = RFC3339.exec(value);
+  if (!m) return undefined;
+  const [y, mo, d, h, mi, s] = m.slice(1, 7).map(Number);
+  const day = new Date(Date.UTC(y, mo - 1, d));
+  if (mo < 1 || mo > 12 || d < 1 || day.getUTCMonth() !== mo - 1 || day.getUTCDate() !== d) return undefined;
+  if (h > 23 || mi > 59 || s > 59) return undefined;
+  if (m[9] !== undefined && (Number(m[9]) > 23 || Number(m[10]) > 59)) return undefined;
   const ms = Date.parse(value);
   return Number.isNaN(ms) ? undefined : new Date(ms);
 }

@@ -89,6 +89,9 @@ class Validator {
   readonly errors: FieldError[] = [];
   readonly warnings: FieldWarning[] = [];
 
+  /** spec.maxReplicas when it reads as an integer: a metric's fallback count may not exceed it. */
+  private maxReplicas: number | undefined;
+
   constructor(private readonly gates: FeatureGates) {}
 
   private add(...errs: FieldError[]): void {
@@ -274,6 +277,7 @@ class Validator {
     // scalable kind of the core v1 API.
     if (ref !== BAD) this.crossVersionObjectReference(ref ?? {}, refPath, (ref ?? {}).kind === 'ReplicationController');
 
+    this.maxReplicas = typeof maxRead === 'number' ? maxRead : undefined;
     this.metrics(s.metrics, path.child('metrics'), minReplicas);
     this.str(s.selectionStrategy, path.child('selectionStrategy'));
     // KEP-6003 (HPAConfigurableSyncPeriod, proposed): greater than 0, at most 3600; our floor is the fastest tick, 5 s.
@@ -436,6 +440,10 @@ class Validator {
     const replicas = this.int32(fallback.replicas, path.child('replicas'));
     if (replicas === undefined) this.add(required(path.child('replicas'), 'must specify the replica count to use while the metric cannot be read'));
     else if (replicas !== BAD && replicas <= 0) this.add(invalid(path.child('replicas'), replicas, 'must be greater than 0'));
+    // Ours: a fallback count above maxReplicas would be clamped to it, never used as written.
+    else if (replicas !== BAD && this.maxReplicas !== undefined && this.maxReplicas >= 1 && replicas > this.maxReplicas) {
+      this.add(invalid(path.child('replicas'), replicas, `must be less than or equal to spec.maxReplicas (${this.maxReplicas})`));
+    }
     const duration = this.int32(fallback.failureDurationSeconds, path.child('failureDurationSeconds'));
     if (typeof duration === 'number' && duration < MIN_FAILURE_DURATION_SECONDS) {
       this.add(invalid(path.child('failureDurationSeconds'), duration, `must be at least ${MIN_FAILURE_DURATION_SECONDS}`));

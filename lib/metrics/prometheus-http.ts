@@ -1,10 +1,12 @@
 // One PromQL instant query over HTTP: the URL of each kind of endpoint, SigV4 for AMP (service
 // "aps") and CloudWatch's PromQL endpoint (service "monitoring"), a bearer token for a server,
-// and the Prometheus API's JSON envelope read into a typed answer or a PrometheusHttpError.
+// and the Prometheus API's JSON envelope read into a typed answer or a PrometheusHttpError that
+// says in our words what failed (HTTP status, errorType, origin), never what the server wrote.
 import { Sha256 } from '@aws-crypto/sha256-js';
 import { HttpRequest } from '@smithy/protocol-http';
 import { SignatureV4 } from '@smithy/signature-v4';
 import type { AwsCredentialIdentity, AwsCredentialIdentityProvider } from '@smithy/types';
+import { fetchBounded, HttpFetchError, type BoundedFetchOptions } from '../transport/bounded-fetch.js';
 import { DEFAULT_SAMPLES_ERROR_THRESHOLD, DEFAULT_SAMPLES_WARNING_THRESHOLD, type PrometheusMetricSpec } from '../api/prometheus-types.js';
 
 export type Credentials = AwsCredentialIdentity | AwsCredentialIdentityProvider;
@@ -31,6 +33,8 @@ export class PrometheusHttpError extends Error {
     message: string,
     readonly status?: number,
     readonly errorType?: string,
+    /** A request refused or dropped on our side (address, redirect, too large): asking again gets the same. */
+    readonly refused = false,
   ) {
     super(message);
   }
@@ -44,6 +48,8 @@ export interface QueryTarget {
   bearerTokenSecretArn?: string;
   /** Whether the endpoint bills by query samples processed (AMP). */
   billedBySamples: boolean;
+  /** A server: whether its origin is granted by name, so loopback and private addresses may be reached. */
+  allowPrivate?: boolean;
 }
 
 /** Where and how an object's query goes at evaluation time `time` (epoch seconds). */
@@ -90,6 +96,7 @@ export async function sendInstantQuery(
   target: QueryTarget,
   auth: { credentials?: Credentials; bearerToken?: string },
   signal: AbortSignal,
+  fetch: Omit<BoundedFetchOptions, 'headers' | 'signal'> = {},
   signingDate = new Date(),
 ): Promise<InstantAnswer> {
   const { url, params } = target;
@@ -115,15 +122,20 @@ export async function sendInstantQuery(
     headers = { ...headers, authorization: `Bearer ${auth.bearerToken}` };
   }
   const { host: _host, ...sent } = headers;
-  let response: Response;
-  try {
-    response = await fetch(`${url.origin}${url.pathname}?${search}`, { headers: sent, signal });
-  } catch (e) {
-    if (signal.aborted) throw e;
-    const cause = (e as { cause?: { code?: string; message?: string } }).cause;
-    throw new PrometheusHttpError(`cannot reach ${url.origin}: ${cause?.code ?? cause?.message ?? (e as Error).message}`);
-  }
-  const text = await response.text();
+  const answer = await fetchBounded(new URL(`${url.origin}${url.pathname}?${search}`), { ...fetch, headers: sent, signal }).catch((e: unknown) => {
+    if (e instanceof HttpFetchError) throw new PrometheusHttpError(e.message, e.status, undefined, e.reason !== 'unreachable');
+    throw e;
+  });
+  return readEnvelope(answer.status, answer.body, target);
+}
+
+/** Prometheus's own errorType values (web/api/v1): any other is named "unknown", not echoed. */
+const ERROR_TYPES = new Set(['timeout', 'canceled', 'execution', 'bad_data', 'internal', 'unavailable', 'not_found', 'not_acceptable']);
+/** An AWS error code (x-amzn-ErrorType, `__type`): a name, not a message. */
+const AWS_ERROR_CODE = /^[A-Za-z]{1,64}(Exception|Error)?$/;
+
+/** The API's envelope read into an answer, or a PrometheusHttpError in our words: status, errorType, origin. */
+export function readEnvelope(status: number, text: string, target: QueryTarget): InstantAnswer {
   let body: Record<string, unknown> | undefined;
   try {
     const parsed: unknown = JSON.parse(text);
@@ -131,10 +143,17 @@ export async function sendInstantQuery(
   } catch {
     // said below
   }
+  const origin = target.url.origin;
   if (!body || body.status !== 'success') {
-    const said = typeof body?.error === 'string' ? body.error : typeof body?.message === 'string' ? body.message : text.slice(0, 200).trim() || response.statusText;
-    const errorType = typeof body?.errorType === 'string' ? body.errorType : undefined;
-    throw new PrometheusHttpError(`HTTP ${response.status}${errorType ? ` ${errorType}` : ''}: ${said}`, response.status, errorType);
+    const said = typeof body?.errorType === 'string' ? body.errorType : typeof body?.__type === 'string' ? body.__type.split('#').pop() : undefined;
+    const errorType = said === undefined ? undefined : ERROR_TYPES.has(said) || (target.sign && AWS_ERROR_CODE.test(said)) ? said : 'unknown';
+    if (target.sign) {
+      // AWS's own endpoints (never a tenant's pick): their message says what to fix (a region, a signature).
+      const message = typeof body?.message === 'string' ? body.message : typeof body?.error === 'string' ? body.error : undefined;
+      throw new PrometheusHttpError(`HTTP ${status}${errorType ? ` ${errorType}` : ''}${message ? `: ${message.slice(0, 300)}` : ''}`, status, errorType);
+    }
+    const what = body?.status === 'error' ? `error${errorType ? ` ${errorType}` : ''}` : 'an answer that is not a Prometheus API answer';
+    throw new PrometheusHttpError(`HTTP ${status} from ${origin}: ${what} (its text is not shown)`, status, errorType);
   }
   const data = (body.data ?? {}) as { resultType?: unknown; result?: unknown; stats?: { samples?: { totalQueryableSamples?: unknown } } };
   const samples = data.stats?.samples?.totalQueryableSamples;
@@ -143,6 +162,7 @@ export async function sendInstantQuery(
     resultType: String(data.resultType ?? ''),
     result: data.result,
     ...(typeof samples === 'number' ? { samplesProcessed: samples } : {}),
-    warnings: notes,
+    // AWS's endpoints' notes are AWS's words; a server's are its own, only counted.
+    warnings: target.sign || notes.length === 0 ? notes : [`${origin} returned ${notes.length} warning(s) or info(s), not shown`],
   };
 }

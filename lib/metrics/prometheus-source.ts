@@ -13,6 +13,8 @@ import { DEFAULT_PROMETHEUS_PERIOD_SECONDS, prometheusEndpointText, type Prometh
 import { floatToMilliQuantity } from './float-quantity.js';
 import { PrometheusHttpError, queryTarget, sendInstantQuery, type Credentials, type InstantAnswer, type PrometheusEndpoints, type QueryTarget } from './prometheus-http.js';
 import { stableKey } from './stable-key.js';
+import { serverGrant, type MetricAccess } from '../api/metric-access.js';
+import type { BoundedFetchOptions, ResolveHost } from '../transport/bounded-fetch.js';
 
 export interface PrometheusSourceOptions {
   /** Region of amp and cloudWatch endpoints that name none. */
@@ -30,6 +32,14 @@ export interface PrometheusSourceOptions {
   /** Queries in flight at once; default 8. */
   concurrency?: number;
   retry?: { maxAttempts?: number; baseDelayMs?: number; deadlineMs?: number };
+  /** Which servers each namespace may query (param metricAccess); default: none. Checked again here, before each request. */
+  access?: MetricAccess;
+  /** Bytes of an answer read before it is dropped; default DEFAULT_MAX_ANSWER_BYTES (4 MiB). */
+  maxAnswerBytes?: number;
+  /** Resolves server host names (default: the system resolver); every address it gives is checked before connecting. */
+  resolve?: ResolveHost;
+  /** host:port endpoints never reached; default: the Lambda runtime API (AWS_LAMBDA_RUNTIME_API). */
+  refusedEndpoints?: string[];
 }
 
 export interface PrometheusStats {
@@ -89,7 +99,7 @@ function labelsText(metric: unknown): string {
 }
 
 /** The samples of an instant query's answer, or why it is no External metric value. */
-export function outcomeOf(answer: InstantAnswer, time: number): Outcome {
+export function outcomeOf(answer: InstantAnswer, time: number, showLabels = true): Outcome {
   const messages = answer.warnings.map((w) => `PrometheusWarning: ${w}`);
   const at = rfc3339(time);
   switch (answer.resultType) {
@@ -107,17 +117,18 @@ export function outcomeOf(answer: InstantAnswer, time: number): Outcome {
   const series = Array.isArray(answer.result) ? (answer.result as { metric?: unknown; value?: unknown }[]) : [];
   if (series.length === 0) return { error: `the query returned an empty vector at ${at}: no series matched`, messages, cacheable: true };
   const samples: MetricSample[] = [];
-  for (const s of series) {
+  for (const [i, s] of series.entries()) {
+    // A server's labels are its own text: named by position, not echoed.
+    const seriesName = showLabels ? `series ${labelsText(s.metric)}` : `series ${i + 1} of ${series.length}`;
     const [t, v] = Array.isArray(s.value) ? (s.value as unknown[]) : [];
     const value = sampleValue(v);
     const q = floatToMilliQuantity(value);
     if ('problem' in q) {
-      const series = `series ${labelsText(s.metric)}`;
       const what = Number.isNaN(value) ? 'NaN' : value > 0 ? '+Inf' : '-Inf';
-      const error = Number.isFinite(value) ? `${series} ${q.problem}` : `${series} is ${what}, which is no metric value`;
+      const error = Number.isFinite(value) ? `${seriesName} ${q.problem}` : `${seriesName} is ${what}, which is no metric value`;
       return { error, messages, cacheable: true };
     }
-    if (q.milli < 0n) messages.push(`NegativeValue: series ${labelsText(s.metric)} is ${value}, used as is`);
+    if (q.milli < 0n) messages.push(`NegativeValue: ${seriesName} is ${value}, used as is`);
     samples.push({ value: q.quantity, timestamp: rfc3339(typeof t === 'number' ? t : time) });
   }
   return { samples, messages };
@@ -171,8 +182,17 @@ export class PrometheusSource {
         perObject.push({ error: errorText(e) });
         continue;
       }
+      if (obj.spec.server) {
+        // The grant again, at the request: the source never trusts that a caller checked it.
+        const grant = serverGrant(obj, this.options.access ?? {});
+        if ('problem' in grant) {
+          perObject.push({ error: `refused: ${grant.problem}` });
+          continue;
+        }
+        target = { ...target, allowPrivate: grant.allowPrivate };
+      }
       // The period is part of the key: objects evaluated at different times are different questions.
-      const key = stableKey({ ...obj.spec, url: target.url.href, params: { ...target.params, time: undefined } });
+      const key = stableKey({ ...obj.spec, url: target.url.href, params: { ...target.params, time: undefined }, allowPrivate: target.allowPrivate });
       perObject.push({ key, time });
       if (outcomes.has(key) || wanted.has(key)) continue;
       const cached = this.cache.get(key);
@@ -245,12 +265,12 @@ export class PrometheusSource {
             ? { bearerToken: await this.token(target.bearerTokenSecretArn, attemptSignal) }
             : {};
         // Signed on the real clock, as the SDK signs: the cycle's clock may be virtual (the demo).
-        const answer = await sendInstantQuery(target, auth, attemptSignal);
+        const answer = await sendInstantQuery(target, auth, attemptSignal, this.fetchOptions(target));
         if (answer.samplesProcessed !== undefined) {
           this.counters.samplesProcessed += answer.samplesProcessed;
           if (target.billedBySamples) this.counters.ampSamplesProcessed += answer.samplesProcessed;
         }
-        return outcomeOf(answer, time);
+        return outcomeOf(answer, time, target.sign !== undefined);
       } catch (e) {
         if (signal?.aborted) {
           this.counters.failedQueries++;
@@ -262,7 +282,8 @@ export class PrometheusSource {
         else this.counters.failedQueries++;
         const timedOut = attemptSignal.aborted;
         const text = timedOut ? `no answer within ${remaining} ms` : errorText(e);
-        const retriable = throttled || (status !== undefined && status >= 500) || (status === undefined && !timedOut && e instanceof PrometheusHttpError);
+        const refused = e instanceof PrometheusHttpError && e.refused;
+        const retriable = !refused && (throttled || (status !== undefined && status >= 500) || (status === undefined && !timedOut && e instanceof PrometheusHttpError));
         const wait = Math.min(MAX_DELAY_MS, (this.options.retry?.baseDelayMs ?? RETRY.baseDelayMs) * 2 ** (attempt - 1)) * (0.5 + Math.random() / 2);
         if (!retriable || attempt >= maxAttempts || this.timer() + wait + MIN_ATTEMPT_MS > deadline) {
           return { error: `query failed${attempt > 1 ? ` after ${attempt} attempts` : ''}: ${text}`, messages: [], cacheable: false };
@@ -270,6 +291,17 @@ export class PrometheusSource {
         await this.sleep(wait);
       }
     }
+  }
+
+  /** How the request may go: AWS's endpoints (or the operator's local stand-ins) anywhere, a server as granted. */
+  private fetchOptions(target: QueryTarget): Omit<BoundedFetchOptions, 'headers' | 'signal'> {
+    const { maxAnswerBytes, resolve, refusedEndpoints } = this.options;
+    return {
+      allowPrivate: target.sign !== undefined || target.allowPrivate === true,
+      ...(maxAnswerBytes !== undefined ? { maxBytes: maxAnswerBytes } : {}),
+      ...(resolve ? { resolve } : {}),
+      ...(refusedEndpoints ? { refusedEndpoints } : {}),
+    };
   }
 
   private credentialsFor(region: string, roleArn: string | undefined): Credentials | undefined {

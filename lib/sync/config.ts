@@ -49,6 +49,8 @@ export interface FunctionConfig {
    * sample counts, 60 s until then, lib/sync/publish-delay.ts; absent means this) or a fixed number of seconds after each period.
    */
   cloudWatchPublishDelay?: 'learn' | number;
+  /** Bytes of a metric endpoint's answer read before it is dropped (SHPA_MAX_ANSWER_BYTES); absent: sized to the worker's memory (lib/transport/bounded-fetch.ts). */
+  maxAnswerBytes?: number;
 }
 
 export class ConfigError extends Error {
@@ -69,7 +71,7 @@ export function isSyncPeriod(p: number): boolean {
  * SHPA_SYNC_PERIOD_SECONDS (15); SHPA_DRY_RUN (false); SHPA_CONCURRENCY (32); SHPA_CONTROLLER_SETTINGS (JSON);
  * SHPA_AUTOSCALER_SOURCES ("table,cluster"); SHPA_DECISION_LOG_SECONDS (300); SHPA_AUTOSCALER_METRICS (false);
  * SHPA_WORKER_MEMORY_MB (512); SHPA_SHARD_BUDGET (none); SHPA_METRIC_ACCESS (JSON, lib/api/metric-access.ts);
- * SHPA_CLOUDWATCH_PUBLISH_DELAY ("learn", or seconds from 0 to 600).
+ * SHPA_CLOUDWATCH_PUBLISH_DELAY ("learn", or seconds from 0 to 600); SHPA_MAX_ANSWER_BYTES (1 KiB to 64 MiB; default by memory).
  */
 export function loadFunctionConfig(env: Record<string, string | undefined>, needs: { table?: boolean; queue?: boolean } = {}): FunctionConfig {
   const region = env.AWS_REGION ?? env.AWS_DEFAULT_REGION;
@@ -103,6 +105,7 @@ export function loadFunctionConfig(env: Record<string, string | undefined>, need
     workerMemoryMb: integer(env, 'SHPA_WORKER_MEMORY_MB', 512, 128, 10_240),
     ...(env.SHPA_SHARD_BUDGET ? { shardBudget: integer(env, 'SHPA_SHARD_BUDGET', 0, 1, 1000) } : {}),
     cloudWatchPublishDelay: (env.SHPA_CLOUDWATCH_PUBLISH_DELAY ?? 'learn') === 'learn' ? 'learn' : integer(env, 'SHPA_CLOUDWATCH_PUBLISH_DELAY', 60, 0, 600),
+    ...(env.SHPA_MAX_ANSWER_BYTES ? { maxAnswerBytes: integer(env, 'SHPA_MAX_ANSWER_BYTES', 0, 1024, 64 * 1024 * 1024) } : {}),
   };
 }
 

@@ -35,6 +35,7 @@ import { checkSpec, invalidSpecStatus } from './spec-check.js';
 import type { SpecVersions } from './spec-versions.js';
 import type { Unit } from './units.js';
 import { writeBack, type WriteBackContext } from './write-back.js';
+import { redactAll } from '../api/redact.js';
 
 export interface EvalContext {
   store: AutoscalerStore;
@@ -314,7 +315,8 @@ async function saveState(unit: Unit, update: AutoscalerStateUpdate, version: num
   const { record, report } = unit;
   try {
     ctx.reads.calls.saveState++;
-    const v = await ctx.store.saveState({ ...record, version }, update, ctx.now, { markerMs: ctx.now.getTime(), force, signal: ctx.deadline.signal });
+    // The status goes through the logs' redaction before it is stored (conditions carry metric errors).
+    const v = await ctx.store.saveState({ ...record, version }, { ...update, status: redactAll(update.status) }, ctx.now, { markerMs: ctx.now.getTime(), force, signal: ctx.deadline.signal });
     if (v !== version) report.stored = 'written';
     return v;
   } catch (e) {

@@ -3,6 +3,7 @@
 // client-go's event recorder does (same type, reason and message: count + 1, lastTimestamp),
 // and the log is bounded, oldest entries dropped first. Like the recorder's spam filter, a
 // repeat alone is stored at most every few minutes: its count then counts the cycles since.
+import { redact } from '../api/redact.js';
 
 export interface DecisionLogEntry {
   type: 'Normal' | 'Warning';
@@ -45,7 +46,9 @@ export function recordEvents(log: readonly DecisionLogEntry[], events: readonly 
   if (events.length === 0) return [...log];
   const at = now.toISOString();
   const out = log.map((e) => ({ ...e }));
-  for (const ev of events) {
+  for (const raw of events) {
+    // Events go through the logs' redaction: stored, shown by describe, written as Kubernetes Events.
+    const ev = { ...raw, message: redact(raw.message) };
     const same = out.findIndex((e) => e.type === ev.type && e.reason === ev.reason && e.message === ev.message);
     if (same >= 0) {
       const [e] = out.splice(same, 1);

@@ -3,6 +3,7 @@
 // whole story. Both follow the stored state: the status is written when the state was (a
 // material change, metric values at most every few minutes) or differs from the object's in
 // what kubectl shows, and an Event for each log entry that is new or counted again.
+import { redactAll } from '../api/redact.js';
 import { formatTargets } from '../hpa/metric-text.js';
 import type { HorizontalPodAutoscaler, HorizontalPodAutoscalerCondition, HorizontalPodAutoscalerStatus } from '../hpa/types.js';
 import { changedEntries, type DecisionLogEntry } from './event-log.js';
@@ -25,13 +26,13 @@ export async function writeBack(unit: Unit, evaluated: HorizontalPodAutoscalerSt
   const status = withReadyCondition(evaluated, object.metadata.generation, conditionsOf(object.status), ctx.now);
   const hpa = { ...record.hpa, status } as HorizontalPodAutoscaler;
   const ref = hpa.spec?.scaleTargetRef;
-  const desired: KubernetesAutoscalerStatus = {
+  const desired: KubernetesAutoscalerStatus = redactAll({
     ...status,
     ...(status.lastScaleTime ? { lastScaleTime: kubeTime(status.lastScaleTime) } : {}),
     ...(status.conditions ? { conditions: status.conditions.map((c) => (c.lastTransitionTime ? { ...c, lastTransitionTime: kubeTime(c.lastTransitionTime) } : c)) } : {}),
     reference: ref ? `${ref.kind}/${ref.name}` : '',
     targets: Array.isArray(hpa.spec?.metrics) ? safeTargets(hpa) : '',
-  };
+  });
   if (report.stored === 'written' || shownDiffers(object.status, desired)) {
     try {
       ctx.calls.statusWrites++;

@@ -12,7 +12,7 @@ import { autoscaler } from '../hpa/drive.js';
 
 interface Policy {
   kind: string;
-  spec: { variables: { name: string; expression: string }[]; validations: { expression: string; message: string }[] };
+  spec: { variables: { name: string; expression: string }[]; validations: { expression: string; message: string; messageExpression?: string }[] };
 }
 const docs = parseAllDocuments(readFileSync('infra/admission/annotations.yaml', 'utf8')).map((d) => d.toJS() as Policy);
 const policy = docs.find((d) => d.kind === 'ValidatingAdmissionPolicy')!;
@@ -24,7 +24,10 @@ function denied(annotations: Record<string, string> | undefined): string[] {
   const object = { metadata: { name: 'web', ...(annotations ? { annotations } : {}) } } as CelInput;
   const variables: Record<string, CelInput> = {};
   for (const v of policy.spec.variables) variables[v.name] = run(v.expression, { object, variables }) as CelInput;
-  return policy.spec.validations.filter((v) => run(v.expression, { object, variables }) !== true).map((v) => v.message);
+  // As the API server does: the messageExpression's text when it has one, else the message.
+  return policy.spec.validations
+    .filter((v) => run(v.expression, { object, variables }) !== true)
+    .map((v) => (v.messageExpression ? String(run(v.messageExpression, { object, variables })) : v.message));
 }
 
 describe('the admission policy of our annotations', () => {
@@ -36,6 +39,13 @@ describe('the admission policy of our annotations', () => {
     { name: 'a word', annotations: { 'shpa.dev/pause-scale-down': 'tomorrow' }, fields: ['metadata.annotations[shpa.dev/pause-scale-down]'] },
     { name: 'a time without a zone', annotations: { 'shpa.dev/pause': '2026-11-27T18:00:00' }, fields: ['metadata.annotations[shpa.dev/pause]'] },
     { name: '"True"', annotations: { 'shpa.dev/pause-scale-up': 'True' }, fields: ['metadata.annotations[shpa.dev/pause-scale-up]'] },
+    { name: 'an impossible date', annotations: { 'shpa.dev/pause': '2026-13-45T99:00:00Z' }, fields: ['metadata.annotations[shpa.dev/pause]'] },
+    { name: 'April 31', annotations: { 'shpa.dev/pause': '2026-04-31T10:00:00Z' }, fields: ['metadata.annotations[shpa.dev/pause]'] },
+    { name: 'an hour of 24', annotations: { 'shpa.dev/pause-scale-up': '2026-04-30T24:00:00Z' }, fields: ['metadata.annotations[shpa.dev/pause-scale-up]'] },
+    { name: 'an offset of +25:00', annotations: { 'shpa.dev/pause': '2026-04-30T10:00:00+25:00' }, fields: ['metadata.annotations[shpa.dev/pause]'] },
+    { name: 'the last days of months', annotations: { 'shpa.dev/pause': '2026-12-31T23:59:59Z', 'shpa.dev/pause-scale-up': '2028-02-29T00:00:00Z', 'shpa.dev/pause-scale-down': '2026-06-30T12:00:00-07:00' }, fields: [] },
+    { name: 'an unknown annotation under shpa.dev/', annotations: { 'shpa.dev/pause-scaledown': 'true' }, fields: ['metadata.annotations[shpa.dev/pause-scaledown]'] },
+    { name: 'dry-run and the annotations of others', annotations: { 'shpa.dev/dry-run': 'true', 'argocd.argoproj.io/sync-wave': '1' }, fields: [] },
   ])('$name', (c) => {
     const messages = denied(c.annotations);
     expect(messages.map((m) => m.split(':')[0])).toEqual(c.fields);

@@ -21,6 +21,11 @@ describe('the CRD: metric fallback', () => {
     [external({ replicas: 10 }), []],
     [external({ replicas: 10, failureDurationSeconds: 179 }), ['spec.metrics[0].external.fallback.failureDurationSeconds: Invalid value: 179: must be at least 180']],
     [external({ replicas: 0 }), ['spec.metrics[0].external.fallback.replicas: Invalid value: 0: must be greater than 0']],
+    [external({ replicas: 20 }), []],
+    [external({ replicas: 21 }), ["spec.metrics: Invalid value: each metric's fallback.replicas must be less than or equal to `maxReplicas`"]],
+    [cpu({ replicas: 21 }), ["spec.metrics: Invalid value: each metric's fallback.replicas must be less than or equal to `maxReplicas`"]],
+    // int32, as the sync reads it (one range everywhere)
+    [external({ replicas: 10, failureDurationSeconds: 2 ** 31 }), ['<nil>: Invalid value: "": Checked value must be of type integer with format int32 in spec.metrics[0].external.fallback.failureDurationSeconds']],
     [external({ failureDurationSeconds: 300 }), ['spec.metrics[0].external.fallback.replicas: Required value', BLOCKED]],
     [cpu({ replicas: 0, failureDurationSeconds: 60 }), [
       'spec.metrics[0].resource.fallback.failureDurationSeconds: Invalid value: 60: must be at least 180',

@@ -60,7 +60,7 @@ const CYCLE_ATTRIBUTES = ['pk', 'sk', 'owner', 'exp', 'what', 'tick', 'at', 'lef
 /** The customer-managed key, through SQS and DynamoDB only (param kmsKeyArn). */
 const KEY_GRANTS = [`kms:Decrypt ${KEY}`, `kms:GenerateDataKey ${KEY}`];
 /** Resource types that take no Tags property (stack tags reach those AWS can tag at deploy). */
-const UNTAGGABLE = ['AWS::Events::Rule', 'AWS::Events::EventBusPolicy', 'AWS::Lambda::Permission', 'AWS::Lambda::EventInvokeConfig', 'AWS::SQS::QueuePolicy', 'AWS::CloudWatch::Dashboard', 'AWS::S3::BucketPolicy'];
+const UNTAGGABLE = ['AWS::Events::Rule', 'AWS::Events::EventBusPolicy', 'AWS::Lambda::Permission', 'AWS::Lambda::EventInvokeConfig', 'AWS::SQS::QueuePolicy', 'AWS::SNS::TopicPolicy', 'AWS::CloudWatch::Dashboard', 'AWS::S3::BucketPolicy'];
 
 const resourcesOf = (t: Json, type: string): [string, Json][] => Object.entries(t.Resources as Json).filter(([, r]) => r.Type === type);
 const fn = (t: Json, name: string): Json => t.Resources[`${pascal(name)}LambdaFunction`].Properties;
@@ -192,6 +192,8 @@ describe('osls package: the configuration of the issue', () => {
           Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [queue, 'QueueName'] } }],
           Threshold: 1,
           EvaluationPeriods: 1,
+          // an idle queue's metrics stop: no data keeps the state
+          TreatMissingData: 'ignore',
         });
       }
       // the failures left without an alarm of their own end in the failed-events queue: the dispatcher's and events'
@@ -235,7 +237,7 @@ describe('osls package: the configuration of the issue', () => {
       expect(rules.filter((r) => r.ScheduleExpression).map((r) => [r.ScheduleExpression, r.State, target(r)])).toEqual([['rate(1 minute)', 'ENABLED', 'DispatcherLambdaFunction']]);
       expect(rules.filter((r) => r.EventPattern).map((r) => [r.EventPattern, r.EventBusName ?? 'default', target(r)])).toEqual([
         // only alarms whose name starts with param alarmNamePrefix, not every alarm of the account
-        [{ source: ['aws.cloudwatch'], 'detail-type': ['CloudWatch Alarm State Change'], detail: { alarmName: [{ prefix: 'shpa-' }] } }, 'default', 'EventsLambdaFunction'],
+        [{ source: ['aws.cloudwatch'], 'detail-type': ['CloudWatch Alarm State Change'], account: [{ Ref: 'AWS::AccountId' }], detail: { alarmName: [{ prefix: 'shpa-' }] } }, 'default', 'EventsLambdaFunction'],
         [{ source: ['shpa.dev'], 'detail-type': ['Evaluate Autoscaler'] }, { Ref: 'EvaluateBus' }, 'EventsLambdaFunction'],
       ]);
       // the permission names the rule on the stack's bus
@@ -245,12 +247,15 @@ describe('osls package: the configuration of the issue', () => {
 
     it('takes evaluate-now events only from param eventSenderArns (the bus\'s resource policy)', () => {
       expect(t.Resources.EvaluateBus.Properties.Name).toBe('serverless-hpa-test-evaluate');
-      const statements = resourcesOf(t, 'AWS::Events::EventBusPolicy').map(([, r]) => r.Properties.Statement as Json);
+      const policies = resourcesOf(t, 'AWS::Events::EventBusPolicy').map(([, r]) => r.Properties);
+      const statements = policies.map((p) => p.Statement as Json);
       const bus = { Principal: '*', Action: 'events:PutEvents', Resource: { 'Fn::GetAtt': ['EvaluateBus', 'Arn'] } };
+      // statement ids of this service and stage: another stage's bus policy in the same account and region never collides
       expect(statements).toEqual([
-        { Sid: 'SendersMaySendEvaluations', Effect: 'Allow', ...bus, Condition: { ArnLike: { 'aws:PrincipalArn': [SENDER] } } },
-        { Sid: 'OnlySendersSendEvaluations', Effect: 'Deny', ...bus, Condition: { ArnNotLike: { 'aws:PrincipalArn': [SENDER] } } },
+        { Sid: 'serverless-hpa-test-senders-may-send', Effect: 'Allow', ...bus, Condition: { ArnLike: { 'aws:PrincipalArn': [SENDER] } } },
+        { Sid: 'serverless-hpa-test-only-senders-send', Effect: 'Deny', ...bus, Condition: { ArnNotLike: { 'aws:PrincipalArn': [SENDER] } } },
       ]);
+      expect(policies.map((p) => p.StatementId)).toEqual(statements.map((st) => st.Sid));
       expect(t.Outputs.EvaluateBusName.Value).toBe('serverless-hpa-test-evaluate');
     });
 
@@ -320,12 +325,33 @@ describe('osls package: the configuration of the issue', () => {
           Resource: { 'Fn::GetAtt': [id, 'Arn'] },
           Condition: { ArnNotEquals: { 'aws:PrincipalArn': senders.map((f) => ({ 'Fn::Sub': roleArn(f) })) } },
         },
+        // and only the worker takes, deletes or purges them
+        {
+          Sid: 'OnlyTheWorkerTakesWork',
+          Effect: 'Deny',
+          Principal: '*',
+          Action: ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:PurgeQueue'],
+          Resource: { 'Fn::GetAtt': [id, 'Arn'] },
+          Condition: { ArnNotEquals: { 'aws:PrincipalArn': [{ 'Fn::Sub': roleArn('worker') }] } },
+        },
         { Sid: 'TlsOnly', Effect: 'Deny', Principal: '*', Action: 'sqs:*', Resource: { 'Fn::GetAtt': [id, 'Arn'] }, Condition: { Bool: { 'aws:SecureTransport': 'false' } } },
       ];
       expect(q('WorkQueuePolicy').PolicyDocument.Statement).toEqual(onlyFrom('WorkQueue', ['dispatcher', 'worker']));
       expect(q('EvaluateQueuePolicy').PolicyDocument.Statement).toEqual(onlyFrom('EvaluateQueue', ['stream', 'events', 'worker']));
       expect(q('FailureQueuesPolicy').Queues).toEqual([{ Ref: 'WorkDeadLetterQueue' }, { Ref: 'FailedEventsQueue' }]);
-      expect(q('FailureQueuesPolicy').PolicyDocument.Statement[0]).toMatchObject({ Sid: 'TlsOnly', Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } });
+      // the failure queues take messages only from the stack (Lambda sets failures aside with the failing function's role)
+      const failures = [{ 'Fn::GetAtt': ['WorkDeadLetterQueue', 'Arn'] }, { 'Fn::GetAtt': ['FailedEventsQueue', 'Arn'] }];
+      expect(q('FailureQueuesPolicy').PolicyDocument.Statement).toEqual([
+        {
+          Sid: 'OnlyTheStackSetsFailuresAside',
+          Effect: 'Deny',
+          Principal: '*',
+          Action: 'sqs:SendMessage',
+          Resource: failures,
+          Condition: { ArnNotEquals: { 'aws:PrincipalArn': ['dispatcher', 'events', 'stream'].map((f) => ({ 'Fn::Sub': roleArn(f) })) } },
+        },
+        { Sid: 'TlsOnly', Effect: 'Deny', Principal: '*', Action: 'sqs:*', Resource: failures, Condition: { Bool: { 'aws:SecureTransport': 'false' } } },
+      ]);
     });
   });
 
@@ -385,7 +411,7 @@ describe('osls package: the configuration of the issue', () => {
           // same-account clusters only: "other" is described with its own role
           `eks:DescribeCluster ${prodArn('prod')}`,
           `eks:DescribeCluster ${prodArn('batch')}`,
-          ...[WORK_QUEUE, EVALUATE_QUEUE].flatMap((q) => ['ChangeMessageVisibility', 'DeleteMessage', 'GetQueueAttributes', 'ReceiveMessage', 'SendMessage'].map((a) => `sqs:${a} ${q}`)),
+          ...[WORK_QUEUE, EVALUATE_QUEUE].flatMap((q) => ['DeleteMessage', 'GetQueueAttributes', 'ReceiveMessage', 'SendMessage'].map((a) => `sqs:${a} ${q}`)),
           ...KEY_GRANTS,
           `sts:AssumeRole ${ACCOUNT_ROLE}`,
           `sts:AssumeRole ${CW_ROLE}`,
@@ -430,7 +456,7 @@ describe('osls package: the configuration of the issue', () => {
     it('uses the customer-managed key only through SQS and DynamoDB, and encrypts the log groups with it', () => {
       for (const f of FUNCTIONS) {
         expect(statementsBySid(t, `${pascal(f)}Role`).UseStackKey.Condition, f).toEqual({
-          'ForAnyValue:StringEquals': { 'kms:ViaService': [{ 'Fn::Sub': 'sqs.${AWS::Region}.amazonaws.com' }, { 'Fn::Sub': 'dynamodb.${AWS::Region}.amazonaws.com' }] },
+          StringEquals: { 'kms:ViaService': [{ 'Fn::Sub': 'sqs.${AWS::Region}.amazonaws.com' }, { 'Fn::Sub': 'dynamodb.${AWS::Region}.amazonaws.com' }] },
         });
         expect(t.Resources[`${pascal(f)}LogGroup`].Properties.KmsKeyId, f).toBe(KEY);
       }
@@ -488,6 +514,7 @@ describe('osls package: the configuration of the issue', () => {
       const deny = { Effect: 'Deny', Principal: '*', Resource: { 'Fn::Sub': TABLE } };
       expect(policy.Statement).toEqual([
         { Sid: 'SpecAttributesOnlyBySpecWriters', ...deny, Action: ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:BatchWriteItem'], Condition: { 'ForAnyValue:StringEquals': { 'dynamodb:Attributes': ['doc', 'kind'] }, ...others } },
+        { Sid: 'AutoscalerPutsOnlyBySpecWriters', ...deny, Action: ['dynamodb:PutItem'], Condition: { 'ForAnyValue:StringLike': { 'dynamodb:LeadingKeys': ['c#*'] }, ...others } },
         { Sid: 'AutoscalerDeletesOnlyBySpecWriters', ...deny, Action: ['dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'], Condition: { 'ForAnyValue:StringLike': { 'dynamodb:LeadingKeys': ['c#*'] }, ...others } },
         { Sid: 'PartiQLWritesOnlyBySpecWriters', ...deny, Action: ['dynamodb:PartiQLInsert', 'dynamodb:PartiQLUpdate', 'dynamodb:PartiQLDelete'], Condition: others },
       ]);
@@ -629,6 +656,27 @@ describe('osls package: the defaults (one cluster, the opt-outs of where and who
 
   it('creates the alarm topic, and sizes the queue concurrency and the missing-cycles alarm for one shard', () => {
     expect(t.Resources.AlarmTopic).toMatchObject({ Type: 'AWS::SNS::Topic', Properties: { TopicName: 'serverless-hpa-test-alarms' } });
+    // only this stage's alarms (CloudWatch of this account) publish to it, over TLS
+    expect(t.Resources.AlarmTopicPolicy.Properties).toEqual({
+      Topics: [{ Ref: 'AlarmTopic' }],
+      PolicyDocument: {
+        Version: '2012-10-17',
+        Statement: [
+          {
+            Sid: 'StackAlarmsPublish',
+            Effect: 'Allow',
+            Principal: { Service: 'cloudwatch.amazonaws.com' },
+            Action: 'sns:Publish',
+            Resource: { Ref: 'AlarmTopic' },
+            Condition: {
+              StringEquals: { 'aws:SourceAccount': { 'Fn::Sub': '${AWS::AccountId}' } },
+              ArnLike: { 'aws:SourceArn': { 'Fn::Sub': 'arn:${AWS::Partition}:cloudwatch:${AWS::Region}:${AWS::AccountId}:alarm:serverless-hpa-test-*' } },
+            },
+          },
+          { Sid: 'TlsOnly', Effect: 'Deny', Principal: '*', Action: 'sns:Publish', Resource: { Ref: 'AlarmTopic' }, Condition: { Bool: { 'aws:SecureTransport': 'false' } } },
+        ],
+      },
+    });
     const alarms = resourcesOf(t, 'AWS::CloudWatch::Alarm').map(([, r]) => r.Properties);
     expect(alarms).toHaveLength(7);
     for (const a of alarms) expect([a.AlarmActions, a.OKActions]).toEqual([[{ Ref: 'AlarmTopic' }], [{ Ref: 'AlarmTopic' }]]);
@@ -651,7 +699,7 @@ describe('osls package: the defaults (one cluster, the opt-outs of where and who
 
   it('without eventSenderArns, takes evaluate-now events from nobody; without kmsKeyArn, encrypts with AWS-managed keys', () => {
     const statements = resourcesOf(t, 'AWS::Events::EventBusPolicy').map(([, r]) => r.Properties.Statement as Json);
-    expect(statements).toEqual([{ Sid: 'NobodySendsEvaluations', Effect: 'Deny', Principal: '*', Action: 'events:PutEvents', Resource: { 'Fn::GetAtt': ['EvaluateBus', 'Arn'] } }]);
+    expect(statements).toEqual([{ Sid: 'serverless-hpa-test-nobody-sends', Effect: 'Deny', Principal: '*', Action: 'events:PutEvents', Resource: { 'Fn::GetAtt': ['EvaluateBus', 'Arn'] } }]);
     for (const id of ['WorkQueue', 'EvaluateQueue', 'WorkDeadLetterQueue', 'FailedEventsQueue']) expect(t.Resources[id].Properties.SqsManagedSseEnabled, id).toBe(true);
     expect(t.Resources.AutoscalerTable.Properties.SSESpecification).toEqual({ SSEEnabled: true });
     expect(t.Resources.AlarmTopic.Properties.KmsMasterKeyId).toBeUndefined();
@@ -675,6 +723,9 @@ describe('osls package with a bad param', () => {
     const r = oslsPackage(['clusters=prod', 'namespaces=*', 'specWriterArns=*', 'syncPeriodSeconds=7']);
     expect(r.status).not.toBe(0);
     expect(r.output).toContain('param "syncPeriodSeconds": must divide 60 and be at least 5');
+    // Said once, without a stack trace (serverless resolves each entry point on its own).
+    expect(r.output.split('param "syncPeriodSeconds"').length - 1).toBe(1);
+    expect(r.output).not.toMatch(/^\s+at /m);
     expect(r.template).toBeUndefined();
   }, 120_000);
 
@@ -683,6 +734,8 @@ describe('osls package with a bad param', () => {
     expect(r.status).not.toBe(0);
     expect(r.output).toContain('param "namespaces" is required');
     expect(r.output).toContain('param "specWriterArns" is required');
+    expect(r.output.split('param "namespaces" is required').length - 1).toBe(1);
+    expect(r.output).not.toMatch(/^\s+at /m);
     expect(r.template).toBeUndefined();
   }, 120_000);
 });

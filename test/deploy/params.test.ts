@@ -334,4 +334,14 @@ describe('PrometheusMetric params: least privilege', () => {
     expect(rejects({ metricAccess: `{"web":{"bearerTokenSecrets":["${SECRET}"]}}` })).toThrow(/web: secret .* is not in prometheusSecretArns/);
     expect(read({ prometheusWorkspaceArns: WS, metricAccess: '{"web":{"prometheusWorkspaces":["ws-12345678-abcd-4ef0-9abc-123456789012"]}}' })).toMatchObject({ prometheus: { workspaceArns: [WS] } });
   });
+
+  it('grants Prometheus servers as origins, and a bearer token only with the origins it may be sent to', () => {
+    const access = (rules: unknown) => ({ prometheusSecretArns: SECRET, metricAccess: JSON.stringify({ web: rules }) });
+    expect(rejects(access({ bearerTokenSecrets: [SECRET] }))).toThrow('param "metricAccess": web.bearerTokenSecrets: grant the origins each token may be sent to, by name, in web.prometheusUrls');
+    expect(rejects(access({ prometheusUrls: ['*'], bearerTokenSecrets: [SECRET] }))).toThrow('param "metricAccess": web.bearerTokenSecrets: grant the origins each token may be sent to, by name, in web.prometheusUrls');
+    expect(rejects(access({ prometheusUrls: ['http://prom:9090/api'] }))).toThrow('param "metricAccess": web.prometheusUrls: "http://prom:9090/api" must be an origin only (scheme://host[:port]): servers are granted whole, compared by scheme, host and port');
+    expect(rejects(access({ prometheusUrls: ['prom:9090'] }))).toThrow('param "metricAccess": web.prometheusUrls: "prom:9090" is not an http(s) origin such as http://prometheus.monitoring:9090');
+    expect(rejects(access({ prometheusUrls: ['http://u:p@prom:9090'] }))).toThrow('param "metricAccess": web.prometheusUrls: "http://u:p@prom:9090" must not carry credentials');
+    expect(read(access({ prometheusUrls: ['http://prom:9090', '*'], bearerTokenSecrets: [SECRET] })).metricAccess).toEqual({ web: { prometheusUrls: ['http://prom:9090', '*'], bearerTokenSecrets: [SECRET] } });
+  });
 });

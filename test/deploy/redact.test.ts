@@ -24,6 +24,8 @@ describe('redact', () => {
     // the forms redacted before
     ['presigned query', `GET https://sts.amazonaws.com/?X-Amz-Credential=${ACCESS_KEY}%2F20260302&X-Amz-Security-Token=${SESSION}&X-Amz-Signature=deadbeef01 failed`, 'GET https://sts.amazonaws.com/?X-Amz-Credential…[redacted]&X-Amz-Security-Token…[redacted]&X-Amz-Signature…[redacted] failed', [ACCESS_KEY, SESSION, 'deadbeef01']],
     ['bearer token quoted in JSON', `request failed: {"headers":{"authorization":"Bearer ${JWT}"}}`, 'request failed: {"headers":{"authorization":"Bearer…[redacted]"}}', [JWT]],
+    ['a URL with user:pass@', 'query failed: http://admin:hunter2@prom.internal:9090/api/v1/query', 'query failed: http://[redacted]@prom.internal:9090/api/v1/query', ['admin', 'hunter2']],
+    ['a URL with a user alone, quoted', '{"url":"https://token-abc123@prom.example.com"}', '{"url":"https://[redacted]@prom.example.com"}', ['token-abc123']],
     ['authorization header with its scheme', `Authorization: Bearer ${JWT}`, 'Authorization: Bearer…[redacted]', [JWT]],
     ['SigV4 authorization header', `Authorization: AWS4-HMAC-SHA256 Credential=${ACCESS_KEY}/20260302/eu-west-1/sts/aws4_request, SignedHeaders=host, Signature=0123abcd`, 'Authorization: AWS4-HMAC-SHA256…[redacted]', [ACCESS_KEY, '0123abcd']],
   ])('%s', (_what, text, expected, secrets) => {

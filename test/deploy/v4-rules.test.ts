@@ -69,13 +69,13 @@ describe('serverless.yml for both osls and Serverless Framework v4', () => {
     expect(schema.configValidationMode.enum).toContain('warn');
   });
 
-  it('pins Serverless Framework v4 to 4.36.1 or newer, and admits the osls installed here', () => {
+  it('pins Serverless Framework v4 to 4.36.1 or newer, below v5, and admits the osls installed here', () => {
     const require = createRequire(import.meta.url);
     const semver = require('semver') as { satisfies(v: string, range: string): boolean };
     const range = serverlessYml().frameworkVersion!;
     const osls = (require('osls/package.json') as { version: string }).version;
     expect(semver.satisfies(osls, range), `osls ${osls}`).toBe(true);
-    for (const v of ['4.36.1', '4.37.0', '5.0.0']) expect(semver.satisfies(v, range), v).toBe(true);
-    for (const v of ['4.36.0', '4.0.24', '3.38.0']) expect(semver.satisfies(v, range), v).toBe(false);
+    for (const v of ['4.36.1', '4.37.0', '4.99.0']) expect(semver.satisfies(v, range), v).toBe(true);
+    for (const v of ['4.36.0', '4.0.24', '3.38.0', '5.0.0', '6.1.0']) expect(semver.satisfies(v, range), v).toBe(false);
   });
 });

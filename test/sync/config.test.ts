@@ -11,6 +11,11 @@ const base = {
 };
 
 describe('loadFunctionConfig', () => {
+  it('reads the answer cap of metric endpoints, absent by default (sized to the worker memory then)', () => {
+    expect(loadFunctionConfig({ ...base, SHPA_MAX_ANSWER_BYTES: '2097152' }).maxAnswerBytes).toBe(2_097_152);
+    expect(loadFunctionConfig(base).maxAnswerBytes).toBeUndefined();
+  });
+
   it('reads the clusters and applies the defaults', () => {
     const c = loadFunctionConfig(base);
     expect(c.clusters).toEqual([
@@ -57,6 +62,8 @@ describe('loadFunctionConfig', () => {
     [{ SHPA_METRIC_ACCESS: '{"web":' }, /^SHPA_METRIC_ACCESS: not JSON/],
     [{ SHPA_METRIC_ACCESS: '{"web":{"role":[]}}' }, /^SHPA_METRIC_ACCESS: web: unknown field "role" \(roles, metricNamespaces, prometheusWorkspaces, prometheusUrls, bearerTokenSecrets\)/],
     [{ SHPA_METRIC_ACCESS: '{"web":{"roles":"arn"}}' }, /^SHPA_METRIC_ACCESS: web\.roles: must be a list of names/],
+    [{ SHPA_METRIC_ACCESS: '{"web":{"prometheusUrls":["http://p:9090/x"]}}' }, /^SHPA_METRIC_ACCESS: web\.prometheusUrls: "http:\/\/p:9090\/x" must be an origin only/],
+    [{ SHPA_MAX_ANSWER_BYTES: '100' }, /^SHPA_MAX_ANSWER_BYTES: must be an integer from 1024 to 67108864/],
   ])('%j is refused with %s', (env, message) => {
     expect(() => loadFunctionConfig({ ...base, ...env })).toThrow(message);
   });

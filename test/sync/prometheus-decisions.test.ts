@@ -84,16 +84,18 @@ function runPods(namespace: string, name: string, replicas: number, cpuMilli: nu
 }
 
 async function cycle(): Promise<AutoscalerReport[]> {
+  // The local Prometheus is loopback: its origin granted by name, as a deploy grants its servers.
+  const metricAccess = { '*': { prometheusUrls: [fx.prometheus.url] } };
   const metrics = createMetricsAccess({
     clusterMetrics: () => cluster,
     cloudWatch: { ...cloudWatchClients({ endpoint: cloudWatch.url, credentials: TEST_CREDENTIALS }), defaultRegion: 'us-east-1' },
-    prometheus: { credentials: TEST_CREDENTIALS, endpoints: { amp: amp.url } },
+    prometheus: { credentials: TEST_CREDENTIALS, endpoints: { amp: amp.url }, access: metricAccess },
     clock,
   });
   const now = clock.now();
   const r = await runShardCycle(
     { store, cluster, metrics, clock },
-    { shard: { cluster: 'prod', index: 0, count: 1 }, cluster: CLUSTER, trigger: { kind: 'tick', tick: now }, deadline: new Date(now.getTime() + 8_000), periodSeconds: 15, options },
+    { shard: { cluster: 'prod', index: 0, count: 1 }, cluster: CLUSTER, trigger: { kind: 'tick', tick: now }, deadline: new Date(now.getTime() + 8_000), periodSeconds: 15, options: { ...options, metricAccess } },
   );
   return r.autoscalers;
 }

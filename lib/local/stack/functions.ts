@@ -4,6 +4,7 @@
 // (DynamoDB Local's real one, or for the demo on dynalite, the admin store's own writes)
 // feeding the stream function. The tests, the demo, `shpa local up`, the fault suite and the
 // benchmarks all run the product through this.
+import type { ResolveHost } from '../../transport/bounded-fetch.js';
 import { CreateQueueCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
 import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
@@ -64,6 +65,8 @@ export interface LocalFunctionsOptions {
   onLine?: (line: LogLine) => void;
   /** Local stand-ins for AMP and CloudWatch's PromQL endpoint (base URLs), for PrometheusMetric objects. */
   prometheus?: { amp?: string; cloudWatch?: string };
+  /** Resolves PrometheusMetric servers' host names (a test's resolver); default: the system's. */
+  resolve?: ResolveHost;
   /** The param cloudWatchPublishDelay: 'learn' (the default) or fixed seconds. */
   cloudWatchPublishDelay?: 'learn' | number;
 }
@@ -141,7 +144,7 @@ export async function startLocalFunctions(o: LocalFunctionsOptions): Promise<Loc
     await ensureTable(admin.client, o.tableName, { stream: o.stream === 'dynamodb-local' });
     for (const c of o.clusters) await admin.putCluster({ ...c, managedBy: 'cli' }, o.clock.now());
 
-    const local = { dynamoDb: o.dynamoEndpoint, cloudWatch: o.cloudWatchEndpoint, sqs: sqs.endpoint, credentials: LOCAL_CREDENTIALS, clusterToken: o.clusterToken, prometheus: o.prometheus };
+    const local = { dynamoDb: o.dynamoEndpoint, cloudWatch: o.cloudWatchEndpoint, sqs: sqs.endpoint, credentials: LOCAL_CREDENTIALS, clusterToken: o.clusterToken, prometheus: o.prometheus, ...(o.resolve ? { resolve: o.resolve } : {}) };
     const adapters = createAdapters(config, { clock: o.clock, local, retry: o.retry });
     const lines: LogLine[] = [];
     const emfDocs: Record<string, unknown>[] = [];
