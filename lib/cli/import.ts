@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { stringify } from 'yaml';
 import { expandLists, importDocument, toKubernetesKind, type ImportedObject, type ImportResult } from '../import/convert.js';
+import { DRY_RUN_ANNOTATION, KUBERNETES_KIND } from '../import/kubernetes-kind.js';
 import { formatFieldError } from '../hpa/validation.js';
 import type { StoredSpec } from '../store/index.js';
 import { CliError, resolveContext } from './context.js';
@@ -79,17 +80,21 @@ export function outputObjects(r: ImportReport, to: ImportTarget, dryRunAnnotatio
   return to === 'table' ? r.objects : r.converted.map((o) => toKubernetesKind(o, dryRunAnnotation));
 }
 
-/** The report, one block per source: what mapped, what did not, what has no effect; then what was skipped and what failed. */
-export function reportText(r: ImportReport): string {
+/** The report, one block per source (and what it became): what mapped, what did not, what has no effect; then what was skipped and what failed. */
+export function reportText(r: ImportReport, to: ImportTarget = 'table', dryRunAnnotation = true): string {
   const lines: string[] = [];
   for (const x of r.results) {
-    lines.push(`${x.source}:`);
+    const made = x.objects.map((o) => `${to === 'kubernetes' && o.kind === 'HorizontalPodAutoscaler' ? KUBERNETES_KIND : o.kind} ${o.metadata.namespace}/${o.metadata.name}`);
+    lines.push(`${x.source} → ${made.length > 0 ? made.join(', ') : 'nothing'}:`);
     for (const m of x.mapped) lines.push(`  mapped: ${m}`);
     for (const u of x.unmapped) lines.push(`  NOT mapped: ${u}`);
     for (const n of x.noEffect) lines.push(`  no effect: ${n}`);
   }
   for (const s of r.skipped) lines.push(`skipped: ${s}`);
   for (const p of r.problems) lines.push(`error: ${p}`);
+  if (to === 'kubernetes' && dryRunAnnotation && r.converted.some((o) => o.kind === 'HorizontalPodAutoscaler')) {
+    lines.push(`note: each ${KUBERNETES_KIND} carries ${DRY_RUN_ANNOTATION}: "true": it evaluates beside the live autoscaler and writes no /scale; remove the annotation when the HPA or ScaledObject is gone (docs/migrate.md)`);
+  }
   return lines.length > 0 ? `${lines.join('\n')}\n` : '';
 }
 
@@ -123,7 +128,7 @@ export function registerImport(program: Command): void {
         report = importDocuments(read.documents.map((d) => ({ value: d.value, where: d.origin })));
         report.skipped.push(...read.notes);
       } else report = importFiles(opts.filename!, opts.namespace);
-      process.stderr.write(reportText(report));
+      process.stderr.write(reportText(report, to, !opts.active));
       const objects = outputObjects(report, to, !opts.active);
       if (opts.dryRun) process.stdout.write(objects.map((o) => stringify(o)).join('---\n'));
       if (report.problems.length > 0) throw new CliError(`${report.problems.length} object(s) failed their checks: nothing ${opts.dryRun ? 'would be' : 'was'} stored or applied`);

@@ -6,7 +6,7 @@
 // Secrets and Deployments beside their autoscalers. What ours cannot express is listed, each
 // item with why, never dropped silently. Pure: documents in, documents out.
 import { fromHpa, HPA_VERSIONS } from './hpa-versions.js';
-import { isObj, str, type ImportMetadata, type ImportResult, type Obj, type SkippedDocument } from './result.js';
+import { isObj, str, type ImportedObject, type ImportMetadata, type ImportResult, type Obj, type SkippedDocument } from './result.js';
 import { fromScaledObject } from './scaled-object.js';
 
 export type { ImportedObject, ImportResult, SkippedDocument } from './result.js';
@@ -30,7 +30,24 @@ export function importDocument(doc: unknown, defaultNamespace = 'default'): Impo
     return fromHpa(doc, metadata);
   }
   if (doc.kind === 'ScaledObject' && version.startsWith('keda.sh/')) return fromScaledObject(doc, metadata);
+  if (version === 'shpa.dev/v1' && OURS.includes(doc.kind)) return keepOurs(doc, metadata);
   return { skipped: what, why: skipReason(doc.kind, version) };
+}
+
+const OURS = ['ServerlessHorizontalPodAutoscaler', 'CloudWatchMetric', 'PrometheusMetric'];
+
+/** Our own kinds, carried along so the output is whole: the Kubernetes autoscaler as the table's HPA (the same spec). */
+function keepOurs(doc: Obj, metadata: ImportMetadata): ImportResult {
+  const { status: _status, metadata: _meta, ...rest } = doc;
+  const annotations = isObj(_meta) && isObj(_meta.annotations) ? { annotations: _meta.annotations as Record<string, string> } : {};
+  const object = doc.kind === 'ServerlessHorizontalPodAutoscaler' ? { ...rest, apiVersion: 'autoscaling/v2', kind: 'HorizontalPodAutoscaler' } : rest;
+  return {
+    source: `${String(doc.kind)} ${metadata.namespace}/${metadata.name}`,
+    objects: [{ ...object, metadata: { ...metadata, ...annotations } } as unknown as ImportedObject],
+    mapped: ['already ours: kept as written'],
+    unmapped: [],
+    noEffect: [],
+  };
 }
 
 /** The ScaledObject that owns a KEDA-made HPA (keda-hpa-NAME), if it is one. */
@@ -47,7 +64,6 @@ function skipReason(kind: string, version: string): string {
   }
   if (kind === 'Secret') return 'not read: ours takes no credentials from Secrets';
   if (kind === 'ScaledJob') return 'a ScaledJob starts Jobs; ours scales workloads through /scale: no equivalent';
-  if (version === 'shpa.dev/v1') return 'already ours: apply it as it is';
   if (kind.endsWith('List')) return 'an empty list';
   return 'not an autoscaler';
 }
