@@ -172,3 +172,126 @@ describe('shpa import of real manifests', () => {
     expect(text).toContain('note: each ServerlessHorizontalPodAutoscaler carries shpa.dev/dry-run: "true"');
   });
 });
+
+/** A ScaledObject with one SQS trigger (an External metric, so it may scale to zero) and the spec fields given. */
+const scaledObject = (spec: Record<string, unknown>, metadata: Record<string, unknown> = {}) => ({
+  apiVersion: 'keda.sh/v1alpha1',
+  kind: 'ScaledObject',
+  metadata: { name: 'worker', namespace: 'jobs' },
+  spec: { scaleTargetRef: { name: 'worker' }, triggers: [{ type: 'aws-sqs-queue', metadata: { queueURL: 'https://sqs.eu-west-1.amazonaws.com/123456789012/jobs', ...metadata } }], ...spec },
+});
+
+interface MappingCase {
+  name: string;
+  doc: unknown;
+  /** Fields of the autoscaler (table form), or null when none is made. */
+  hpa: Record<string, unknown> | null;
+  metric?: Record<string, unknown>;
+  said: string;
+}
+
+const MAPPINGS: MappingCase[] = [
+  { name: 'pollingInterval within bounds', doc: scaledObject({ pollingInterval: 60 }), hpa: { spec: { syncPeriodSeconds: 60 } }, said: 'mapped: pollingInterval 60 → spec.syncPeriodSeconds 60:' },
+  { name: 'pollingInterval below 5 s, clamped', doc: scaledObject({ pollingInterval: 1 }), hpa: { spec: { syncPeriodSeconds: 5 } }, said: 'mapped: pollingInterval 1 → spec.syncPeriodSeconds 5 (clamped: ours evaluates at most every 5 s)' },
+  { name: 'pollingInterval above an hour, clamped', doc: scaledObject({ pollingInterval: 7200 }), hpa: { spec: { syncPeriodSeconds: 3600 } }, said: 'mapped: pollingInterval 7200 → spec.syncPeriodSeconds 3600 (clamped: ours evaluates at least every 3600 s)' },
+  {
+    name: 'cooldownPeriod with scale to zero: the scale-down window',
+    doc: scaledObject({ cooldownPeriod: 60 }),
+    hpa: { spec: { minReplicas: 0, behavior: { scaleDown: { stabilizationWindowSeconds: 60 } } } },
+    said: 'mapped: cooldownPeriod 60 → behavior.scaleDown.stabilizationWindowSeconds 60: going to zero waits 60 s after the last metric above zero',
+  },
+  {
+    name: 'cooldownPeriod above the longest window, clamped',
+    doc: scaledObject({ cooldownPeriod: 7200 }),
+    hpa: { spec: { behavior: { scaleDown: { stabilizationWindowSeconds: 3600 } } } },
+    said: 'cooldownPeriod 7200 → behavior.scaleDown.stabilizationWindowSeconds 3600 (clamped: a window is 0 to 3600 s)',
+  },
+  { name: 'cooldownPeriod at minReplicaCount 2: no effect', doc: scaledObject({ cooldownPeriod: 60, minReplicaCount: 2 }), hpa: { spec: { minReplicas: 2 } }, said: 'no effect: cooldownPeriod 60: KEDA waits it only before going to zero, and minReplicas is 2' },
+  {
+    name: 'a bare queue name with awsRegion and awsAccountId',
+    doc: scaledObject({}, { queueURL: 'jobs', awsRegion: 'ap-south-1', awsAccountId: '210987654321' }),
+    hpa: { spec: { minReplicas: 0 } },
+    metric: { region: 'ap-south-1', queries: [{ metricStat: { metric: { dimensions: [{ name: 'QueueName', value: 'jobs' }] } } }, {}, {}] },
+    said: 'NOT mapped: triggers[0] (aws-sqs-queue) awsAccountId 210987654321: CloudWatch answers for the account of the role that reads it',
+  },
+  { name: 'a bare queue name without awsRegion', doc: scaledObject({}, { queueURL: 'jobs' }), hpa: null, said: 'NOT mapped: triggers[0] (aws-sqs-queue): metadata.queueURL "jobs" is a queue name: KEDA then needs metadata.awsRegion, and so does ours' },
+  {
+    name: 'minMetricValue with ignoreNullValues false: no defaultValue',
+    doc: { ...scaledObject({}), spec: { scaleTargetRef: { name: 'w' }, triggers: [{ type: 'aws-cloudwatch', metadata: { namespace: 'App', metricName: 'Depth', targetMetricValue: '3', minMetricValue: '1', ignoreNullValues: 'false', metricCollectionTime: '900', metricStatPeriod: '60' } }] } },
+    hpa: { spec: { minReplicas: 0 } },
+    metric: { lookbackPeriods: 15 },
+    said: 'mapped: triggers[0] (aws-cloudwatch) ignoreNullValues false: no datapoint is a metric failure in ours too (no defaultValue)',
+  },
+  {
+    name: 'a cron window above maxReplicas, capped',
+    doc: { ...scaledObject({ maxReplicaCount: 5, minReplicaCount: 1 }), spec: { ...scaledObject({}).spec, maxReplicaCount: 5, minReplicaCount: 1, triggers: [...scaledObject({}).spec.triggers, { type: 'cron', metadata: { start: '0 8 * * *', end: '0 18 * * *', desiredReplicas: '9' } }] } },
+    hpa: { metadata: { annotations: { 'shpa.dev/min-replica-schedules': JSON.stringify([{ name: 'cron-1', minReplicas: 5, start: '0 8 * * *', end: '0 18 * * *' }]) } } },
+    said: 'mapped: scheduled minimum cron-1: desiredReplicas 9 capped at maxReplicas 5, as KEDA caps it',
+  },
+  { name: 'an autoscaling/v1 HPA without a target: upstream defaults it', doc: { apiVersion: 'autoscaling/v1', kind: 'HorizontalPodAutoscaler', metadata: { name: 'a' }, spec: { scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'a' }, maxReplicas: 3 } }, hpa: { spec: { metrics: [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 80 } } }] } }, said: 'mapped: targetCPUUtilizationPercentage unset → no metrics: cpu at 80% utilization, as upstream defaults it' },
+];
+
+describe('shpa import: single mappings', () => {
+  it.each(MAPPINGS)('$name', (c) => {
+    const r = importDocuments([{ value: c.doc, where: 'doc' }]);
+    expect(r.problems).toEqual([]);
+    const hpa = r.objects.find((o) => o.kind === 'HorizontalPodAutoscaler');
+    if (c.hpa === null) expect(hpa).toBeUndefined();
+    else expect(hpa).toMatchObject(c.hpa);
+    if (c.metric) expect(r.objects[0].spec).toMatchObject(c.metric);
+    expect(reportText(r)).toContain(c.said);
+  });
+
+  it('skips a KEDA-made HPA (owned by its ScaledObject), a ScaledJob and an HPA version it does not know; reads a typed list', () => {
+    const kedaHpa = { apiVersion: 'autoscaling/v2', kind: 'HorizontalPodAutoscaler', metadata: { name: 'keda-hpa-worker', namespace: 'jobs', ownerReferences: [{ apiVersion: 'keda.sh/v1alpha1', kind: 'ScaledObject', name: 'worker' }] }, spec: {} };
+    const list = { apiVersion: 'autoscaling/v2', kind: 'HorizontalPodAutoscalerList', items: [{ metadata: { name: 'api', namespace: 'web' }, spec: { scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'api' }, maxReplicas: 4 } }] };
+    const r = importDocuments([
+      { value: kedaHpa, where: 'a:1' },
+      { value: { apiVersion: 'keda.sh/v1alpha1', kind: 'ScaledJob', metadata: { name: 'batch' } }, where: 'a:9' },
+      { value: { apiVersion: 'autoscaling/v3', kind: 'HorizontalPodAutoscaler', metadata: { name: 'future' } }, where: 'a:20' },
+      { value: list, where: 'b:1' },
+    ]);
+    expect(r.skipped).toEqual([
+      'a:1: HorizontalPodAutoscaler jobs/keda-hpa-worker: made by KEDA for ScaledObject jobs/worker: import the ScaledObject instead',
+      'a:9: ScaledJob default/batch: a ScaledJob starts Jobs; ours scales workloads through /scale: no equivalent',
+      'a:20: HorizontalPodAutoscaler default/future: autoscaling/v3 is no version import reads (autoscaling/v2, autoscaling/v2beta2, autoscaling/v2beta1, autoscaling/v1)',
+    ]);
+    expect(r.objects.map((o) => `${o.kind} ${o.metadata.namespace}/${o.metadata.name}`)).toEqual(['HorizontalPodAutoscaler web/api']);
+  });
+});
+
+describe('shpa import: all or nothing', { timeout: 120_000 }, () => {
+  let db: DynamoServer;
+  let dir: string;
+  beforeAll(async () => {
+    db = await startDynalite();
+    dir = mkdtempSync(join(tmpdir(), 'shpa-import-store-'));
+  });
+  afterAll(async () => {
+    await db?.stop();
+  });
+
+  const run = (args: string[]): Promise<{ code: number; stdout: string; stderr: string }> =>
+    new Promise((resolve) => {
+      const env = { PATH: process.env.PATH ?? '', HOME: dir, SHPA_CONFIG: join(dir, 'none.json'), SHPA_DYNAMODB_ENDPOINT: db.endpoint, SHPA_CLUSTER: 'prod', AWS_ACCESS_KEY_ID: 'test', AWS_SECRET_ACCESS_KEY: 'test', AWS_REGION: TEST_REGION };
+      execFile(process.execPath, ['--import', 'tsx', join(root, 'lib', 'cli', 'main.ts'), ...args], { cwd: root, env, timeout: 60_000 }, (err, stdout, stderr) =>
+        resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+      );
+    });
+
+  it('one invalid object stores none; the same files without it store every object', async () => {
+    expect((await run(['init'])).code).toBe(0);
+    expect((await run(['cluster', 'add', 'prod', '--cluster-region', TEST_REGION])).code).toBe(0);
+    const bad = join(dir, 'bad.yaml');
+    // maxReplicas 0 is refused as `shpa apply` refuses it.
+    writeFileSync(bad, stringify({ apiVersion: 'autoscaling/v2', kind: 'HorizontalPodAutoscaler', metadata: { name: 'broken', namespace: 'keda-test' }, spec: { scaleTargetRef: { kind: 'Deployment', name: 'x' }, maxReplicas: 0 } }));
+    const refused = await run(['import', '-f', real('keda-aws-sqs-queue-name.yaml'), bad]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/error: .*bad.yaml:1: HorizontalPodAutoscaler keda-test\/broken → HorizontalPodAutoscaler keda-test\/broken is invalid: spec.maxReplicas/);
+    expect(refused.stderr).toContain('error: 1 object(s) failed their checks: nothing was stored or applied');
+    expect((await run(['get', '-A'])).stdout).not.toContain('aws-sqs-queue-scaledobject');
+    const stored = await run(['import', '-f', real('keda-aws-sqs-queue-name.yaml')]);
+    expect([stored.code, stored.stdout]).toEqual([0, 'cloudwatchmetric.shpa.dev/aws-sqs-queue-scaledobject-0 created\nhorizontalpodautoscaler.autoscaling/aws-sqs-queue-scaledobject created\n']);
+    expect((await run(['get', '-A'])).stdout).toContain('aws-sqs-queue-scaledobject');
+  });
+});
