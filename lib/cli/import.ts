@@ -14,7 +14,7 @@ import { formatFieldError } from '../hpa/validation.js';
 import type { StoredSpec } from '../store/index.js';
 import { CliError, resolveContext } from './context.js';
 import { kindFor } from './kinds.js';
-import { applyObjects, openKubeconfig, readAutoscalers, type KubeOptions } from './kube-access.js';
+import type { KubeOptions, Manifest } from './kube-access.js';
 import { expandPaths, readSource } from './manifests.js';
 
 export type ImportTarget = 'table' | 'kubernetes';
@@ -76,7 +76,7 @@ export function importFiles(paths: string[], namespace?: string): ImportReport {
 }
 
 /** The objects in the form asked for; `dryRunAnnotation` marks Kubernetes autoscalers shpa.dev/dry-run. */
-export function outputObjects(r: ImportReport, to: ImportTarget, dryRunAnnotation: boolean): object[] {
+export function outputObjects(r: ImportReport, to: ImportTarget, dryRunAnnotation: boolean): Manifest[] {
   return to === 'table' ? r.objects : r.converted.map((o) => toKubernetesKind(o, dryRunAnnotation));
 }
 
@@ -121,10 +121,12 @@ export function registerImport(program: Command): void {
     .action(async (opts: ImportOptions, cmd: Command) => {
       const fromCluster = opts.filename === undefined;
       const to = importTarget(opts.to, fromCluster);
-      const access = fromCluster || (to === 'kubernetes' && !opts.dryRun) ? openKubeconfig(opts) : undefined;
+      // Loaded only when a cluster is used: @kubernetes/client-node's index takes half a second to load.
+      const kube = fromCluster || (to === 'kubernetes' && !opts.dryRun) ? await import('./kube-access.js') : undefined;
+      const access = kube?.openKubeconfig(opts);
       let report: ImportReport;
       if (fromCluster) {
-        const read = await readAutoscalers(access!, opts.selector);
+        const read = await kube!.readAutoscalers(access!, opts.selector);
         report = importDocuments(read.documents.map((d) => ({ value: d.value, where: d.origin })));
         report.skipped.push(...read.notes);
       } else report = importFiles(opts.filename!, opts.namespace);
@@ -135,7 +137,7 @@ export function registerImport(program: Command): void {
       if (objects.length === 0) throw new CliError(fromCluster ? `no HorizontalPodAutoscaler or ScaledObject to import in ${access!.namespace ? `namespace "${access!.namespace}"` : 'any namespace'} of context ${access!.context}` : 'nothing to import');
       if (opts.dryRun) return;
       if (to === 'kubernetes') {
-        for (const line of await applyObjects(access!, objects as never)) process.stdout.write(`${line}\n`);
+        for (const line of await kube!.applyObjects(access!, objects)) process.stdout.write(`${line}\n`);
         return;
       }
       await storeInTable(cmd, report.objects);

@@ -93,24 +93,31 @@ async function listAll(api: CustomObjectsApi, kind: Listed, namespace: string | 
   return items;
 }
 
+/** What applyObjects takes: any object with its type and name. */
+export interface Manifest {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; namespace?: string };
+}
+
 /** Applies every object (server-side apply, field manager shpa-import): first all as a server dry run, so a refusal stores nothing. */
-export async function applyObjects(access: KubeAccess, objects: KubernetesObject[]): Promise<string[]> {
+export async function applyObjects(access: KubeAccess, objects: Manifest[]): Promise<string[]> {
   const api = KubernetesObjectApi.makeApiClient(access.config);
-  const apply = (o: KubernetesObject, dryRun?: string) => api.patch(o, undefined, dryRun, 'shpa-import', true, PatchStrategy.ServerSideApply);
+  const apply = (o: Manifest, dryRun?: string) => api.patch<KubernetesObject>(o, undefined, dryRun, 'shpa-import', true, PatchStrategy.ServerSideApply);
   for (const o of objects) {
     try {
       await apply(o, 'All');
     } catch (e) {
-      throw explainKubeError(e, access, `apply ${o.kind} ${o.metadata?.namespace}/${o.metadata?.name}`, ' (nothing was applied)');
+      throw explainKubeError(e, access, `apply ${o.kind} ${o.metadata.namespace}/${o.metadata.name}`, ' (nothing was applied)');
     }
   }
   const done: string[] = [];
   for (const o of objects) {
     try {
       await apply(o);
-      done.push(`${String(o.kind).toLowerCase()}.${o.apiVersion?.split('/')[0]}/${o.metadata?.name} serverside-applied`);
+      done.push(`${o.kind.toLowerCase()}.${o.apiVersion.split('/')[0]}/${o.metadata.name} serverside-applied`);
     } catch (e) {
-      throw explainKubeError(e, access, `apply ${o.kind} ${o.metadata?.namespace}/${o.metadata?.name}`, done.length ? ` (applied before it: ${done.join(', ')})` : ' (nothing was applied)');
+      throw explainKubeError(e, access, `apply ${o.kind} ${o.metadata.namespace}/${o.metadata.name}`, done.length ? ` (applied before it: ${done.join(', ')})` : ' (nothing was applied)');
     }
   }
   return done;
