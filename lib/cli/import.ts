@@ -8,8 +8,7 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { stringify } from 'yaml';
-import { expandLists, importDocument, toKubernetesKind, type ImportedObject, type ImportResult } from '../import/convert.js';
-import { DRY_RUN_ANNOTATION, KUBERNETES_KIND } from '../import/kubernetes-kind.js';
+import { DRY_RUN_ANNOTATION, expandLists, importDocument, KUBERNETES_KIND, toKubernetesKind, type ImportedObject, type ImportResult } from '../import/convert.js';
 import { formatFieldError } from '../hpa/validation.js';
 import type { StoredSpec } from '../store/index.js';
 import { CliError, resolveContext } from './context.js';

@@ -6,11 +6,12 @@
 // Secrets and Deployments beside their autoscalers. What ours cannot express is listed, each
 // item with why, never dropped silently. Pure: documents in, documents out.
 import { fromHpa, HPA_VERSIONS } from './hpa-versions.js';
+import { KUBERNETES_KIND } from './kubernetes-kind.js';
 import { isObj, str, type ImportedObject, type ImportMetadata, type ImportResult, type Obj, type SkippedDocument } from './result.js';
 import { fromScaledObject } from './scaled-object.js';
 
 export type { ImportedObject, ImportResult, SkippedDocument } from './result.js';
-export { toKubernetesKind } from './kubernetes-kind.js';
+export { DRY_RUN_ANNOTATION, KUBERNETES_KIND, toKubernetesKind } from './kubernetes-kind.js';
 
 /** Converts one decoded document, or says why it is skipped. */
 export function importDocument(doc: unknown, defaultNamespace = 'default'): ImportResult | SkippedDocument {
@@ -34,13 +35,13 @@ export function importDocument(doc: unknown, defaultNamespace = 'default'): Impo
   return { skipped: what, why: skipReason(doc.kind, version) };
 }
 
-const OURS = ['ServerlessHorizontalPodAutoscaler', 'CloudWatchMetric', 'PrometheusMetric'];
+const OURS = [KUBERNETES_KIND, 'CloudWatchMetric', 'PrometheusMetric'];
 
 /** Our own kinds, carried along so the output is whole: the Kubernetes autoscaler as the table's HPA (the same spec). */
 function keepOurs(doc: Obj, metadata: ImportMetadata): ImportResult {
   const { status: _status, metadata: _meta, ...rest } = doc;
   const annotations = isObj(_meta) && isObj(_meta.annotations) ? { annotations: _meta.annotations as Record<string, string> } : {};
-  const object = doc.kind === 'ServerlessHorizontalPodAutoscaler' ? { ...rest, apiVersion: 'autoscaling/v2', kind: 'HorizontalPodAutoscaler' } : rest;
+  const object = doc.kind === KUBERNETES_KIND ? { ...rest, apiVersion: 'autoscaling/v2', kind: 'HorizontalPodAutoscaler' } : rest;
   return {
     source: `${String(doc.kind)} ${metadata.namespace}/${metadata.name}`,
     objects: [{ ...object, metadata: { ...metadata, ...annotations } } as unknown as ImportedObject],

@@ -6,10 +6,12 @@
 // already shpa.dev/v1 kinds. Pure.
 import { MIN_REPLICA_SCHEDULES_ANNOTATION } from '../hpa/schedules.js';
 import type { HorizontalPodAutoscaler, MinReplicaSchedule } from '../hpa/types.js';
+import { DRY_RUN_ANNOTATION } from '../sync/units.js';
 import type { ImportedObject } from './result.js';
 
+export { DRY_RUN_ANNOTATION };
+
 export const KUBERNETES_KIND = 'ServerlessHorizontalPodAutoscaler';
-export const DRY_RUN_ANNOTATION = 'shpa.dev/dry-run';
 
 export type KubernetesObject = Omit<ImportedObject, 'apiVersion' | 'kind'> & { apiVersion: string; kind: string };
 

@@ -32,6 +32,9 @@ export function fromScaledObject(doc: Obj, metadata: ImportMetadata): ImportResu
   const triggers = convertTriggers(spec, metadata, out);
   const minReplicas = scaleToZero(spec, triggers.metrics, out);
   const maxReplicas = typeof spec.maxReplicaCount === 'number' ? spec.maxReplicaCount : KEDA_MAX_REPLICAS;
+  if (minReplicas > 0 && triggers.metrics.some((m) => m.external?.activation !== undefined)) {
+    out.noEffect.push(`activation thresholds: they act only at zero replicas (in KEDA too), and minReplicas is ${minReplicas}`);
+  }
   const behavior = cooldownBehavior(spec, configured, minReplicas, out);
   const syncPeriodSeconds = pollingSyncPeriod(spec, out);
   const schedules = effectiveSchedules(triggers.schedules, minReplicas, maxReplicas, out);

@@ -55,6 +55,7 @@ describe('shpa import', () => {
       "triggers[0] (aws-sqs-queue) authenticationRef (TriggerAuthentication keda-trigger-auth-aws-role): ours reads with the worker function's role; give CloudWatchMetric default/aws-sqs-queue-scaledobject-0 a spec.roleArn if that role may not",
     ]);
     expect(r.results[0].mapped).toContain('triggers[0] (aws-sqs-queue) activation 1 → activation.value (ours acts at zero replicas only: docs/scale-to-zero.md)');
+    expect(r.results[0].noEffect).toEqual(['activation thresholds: they act only at zero replicas (in KEDA too), and minReplicas is 1']);
   });
 
   it('aws-cloudwatch → a CloudWatchMetric with its dimension, statistic, period, end offset and minMetricValue as defaultValue (mapped, never also listed as not mapped)', () => {
