@@ -152,9 +152,18 @@ function importTarget(to: string | undefined, fromCluster: boolean): ImportTarge
 async function storeInTable(cmd: Command, objects: StoredSpec[]): Promise<void> {
   const ctx = resolveContext(cmd);
   const cluster = (await ctx.registeredCluster()).name;
+  const stored: string[] = [];
   for (const o of objects) {
     const handler = kindFor(o);
-    const outcome = await ctx.store.applySpec(cluster, o, new Date());
-    process.stdout.write(`${'resource' in handler ? handler.resource : o.kind}/${o.metadata.name} ${outcome}\n`);
+    const name = `${'resource' in handler ? handler.resource : o.kind}/${o.metadata.name}`;
+    try {
+      const outcome = await ctx.store.applySpec(cluster, o, new Date());
+      process.stdout.write(`${name} ${outcome}\n`);
+    } catch (e) {
+      // The table has no transaction across items: say what is in, and that running it again finishes it (each write is idempotent).
+      process.stderr.write(`note: storing ${name} failed; ${stored.length > 0 ? `stored before it: ${stored.join(', ')}` : 'nothing was stored'}; the same import again stores the rest\n`);
+      throw e;
+    }
+    stored.push(name);
   }
 }

@@ -45,7 +45,39 @@ export function convertTrigger(t: unknown, index: number, owner: { name: string;
     out.unmapped.push(`${ctx.at} authenticationRef (${ref}): ours reads with the worker function's role; give ${out.object.kind} ${ctx.namespace}/${ctx.objectName} a spec.roleArn if that role may not`);
   }
   if (out.metric) addActivation(out, ctx);
+  if (out.metric || out.schedule) out.unmapped.push(...unreadKeys(type, ctx));
   return out;
+}
+
+/** The metadata keys each converted trigger type reads (activation thresholds included). */
+const READ_KEYS: Record<string, string[]> = {
+  cpu: ['value', 'type', 'containerName', 'activationValue'],
+  memory: ['value', 'type', 'containerName', 'activationValue'],
+  prometheus: ['serverAddress', 'query', 'threshold', 'activationThreshold', 'awsRegion', 'namespace', 'customHeaders', 'ignoreNullValues', 'metricName'],
+  'aws-cloudwatch': [
+    'namespace', 'dimensionName', 'dimensionValue', 'expression', 'metricName', 'targetMetricValue', 'activationTargetMetricValue', 'minMetricValue', 'ignoreNullValues',
+    'awsRegion', 'awsRoleArn', 'metricCollectionTime', 'metricStat', 'metricStatPeriod', 'metricUnit', 'metricEndTimeOffset',
+  ],
+  'aws-sqs-queue': ['queueURL', 'queueLength', 'activationQueueLength', 'awsRegion', 'awsAccountId', 'awsRoleArn', 'scaleOnInFlight'],
+  cron: ['timezone', 'start', 'end', 'desiredReplicas'],
+};
+
+/** Why some keys KEDA users often set are not read. */
+const UNREAD_WHY: Record<string, string> = {
+  identityOwner: "ours reads with the worker function's role (or spec.roleArn), whatever identity KEDA used",
+  awsEndpoint: "ours reads AWS's regional endpoint",
+  scaleOnDelayed: 'ours counts visible (and in-flight) messages, not delayed ones',
+  unsafeSsl: 'ours verifies TLS certificates',
+  authModes: 'ours sends no credentials to a Prometheus server but AMP\'s SigV4 (or a bearer token from Secrets Manager)',
+};
+
+/** Each metadata key the conversion did not read, with why where it is known. */
+function unreadKeys(type: string, ctx: TriggerContext): string[] {
+  const read = READ_KEYS[type] ?? [];
+  return Object.keys(ctx.md)
+    .filter((k) => !read.includes(k) && !k.endsWith('FromEnv'))
+    .map((k) => `${ctx.at} metadata.${k}: ${UNREAD_WHY[k] ?? 'not read by ours'}`)
+    .concat(Object.keys(ctx.md).some((k) => k.endsWith('FromEnv')) ? [`${ctx.at} metadata.*FromEnv: ours reads no environment of the target`] : []);
 }
 
 function convertByType(type: string, ctx: TriggerContext): TriggerOutcome {

@@ -71,7 +71,7 @@ const CASES: RealCase[] = [
     kinds: ['PrometheusMetric default/keda-so-0', 'ServerlessHorizontalPodAutoscaler default/keda-so'],
     spec: { minReplicas: 0, maxReplicas: 2, behavior: { scaleDown: { stabilizationWindowSeconds: 15 } } },
     metricSpec: { query: 'vector(100)', amp: { workspaceId: 'ws-0123abcd-4567-89ef-0123-456789abcdef', region: 'us-east-1' } },
-    unmapped: ['cooldownPeriod 1: ours has one stabilization window for every scale-down, zero included; behavior.scaleDown.stabilizationWindowSeconds 15 is kept, so going to zero waits 15 s'],
+    unmapped: ['triggers[0] (prometheus) metadata.identityOwner: ours reads with the worker', 'cooldownPeriod 1: ours has one stabilization window for every scale-down, zero included; behavior.scaleDown.stabilizationWindowSeconds 15 is kept, so going to zero waits 15 s'],
     skipped: ['Deployment default/keda-deploy: not an autoscaler', 'TriggerAuthentication default/keda-trigger-auth-aws-credentials'],
   },
   {
@@ -94,7 +94,7 @@ const CASES: RealCase[] = [
     spec: { minReplicas: 1, maxReplicas: 2000, syncPeriodSeconds: 30, metrics: [{ external: { target: { averageValue: '2' } } }] },
     metricSpec: { region: 'us-west-2', queries: [{ metricStat: { metric: { dimensions: [{ name: 'QueueName', value: 'keda-sqs-queue' }] } } }, {}, {}] },
     mapped: ['pollingInterval 30 → spec.syncPeriodSeconds 30'],
-    unmapped: ['authenticationRef (TriggerAuthentication keda-aws-credentials)'],
+    unmapped: ['authenticationRef (TriggerAuthentication keda-aws-credentials)', "triggers[0] (aws-sqs-queue) metadata.identityOwner: ours reads with the worker function's role (or spec.roleArn), whatever identity KEDA used"],
     noEffect: ['cooldownPeriod 10: KEDA waits it only before going to zero, and minReplicas is 1'],
     skipped: ['TriggerAuthentication keda-test/keda-aws-credentials'],
   },
