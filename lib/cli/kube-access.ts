@@ -4,6 +4,9 @@
 // (autoscaling/v2) and KEDA ScaledObjects (keda.sh/v1alpha1) page by page (kubectl's chunks of
 // 500), and applies objects by server-side apply, all of them checked by the server first.
 import { ApiException, CustomObjectsApi, KubeConfig, KubernetesObjectApi, PatchStrategy, type KubernetesObject } from '@kubernetes/client-node';
+import { existsSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { delimiter, join } from 'node:path';
 import { CliError } from './context.js';
 
 export interface KubeOptions {
@@ -30,6 +33,11 @@ export interface ClusterDocument {
 /** The kubeconfig and context kubectl would use with these flags. */
 export function openKubeconfig(opts: KubeOptions): KubeAccess {
   const config = new KubeConfig();
+  const fromEnv = (process.env.KUBECONFIG ?? '').split(delimiter).filter(Boolean);
+  // client-node would otherwise fall back to http://localhost:8080, which no cluster serves.
+  if (!opts.kubeconfig && fromEnv.length === 0 && !existsSync(join(homedir(), '.kube', 'config')) && !process.env.KUBERNETES_SERVICE_HOST) {
+    throw new CliError('no kubeconfig: KUBECONFIG is unset and ~/.kube/config does not exist; pass --kubeconfig PATH (for EKS, "aws eks update-kubeconfig --name CLUSTER" writes one)');
+  }
   try {
     if (opts.kubeconfig) config.loadFromFile(opts.kubeconfig);
     else config.loadFromDefault();

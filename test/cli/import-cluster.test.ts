@@ -113,6 +113,8 @@ describe('shpa import from a cluster', { timeout: 180_000 }, () => {
     expect(printed(table)).toEqual(['HorizontalPodAutoscaler other/api']);
     const none = await shpa(['--kubeconfig', kubeconfig, '-n', 'empty', '--dry-run']);
     expect([none.code, none.stderr]).toEqual([1, 'error: no HorizontalPodAutoscaler or ScaledObject to import in namespace "empty" of context local\n']);
+    const noConfig = await shpa(['--dry-run'], { HOME: dir });
+    expect([noConfig.code, noConfig.stderr]).toEqual([1, 'error: no kubeconfig: KUBECONFIG is unset and ~/.kube/config does not exist; pass --kubeconfig PATH (for EKS, "aws eks update-kubeconfig --name CLUSTER" writes one)\n']);
     const missing = await shpa(['--kubeconfig', kubeconfig, '--context', 'prod', '--dry-run']);
     expect([missing.code, missing.stderr]).toEqual([1, 'error: context "prod" does not exist in the kubeconfig: the contexts are local, elsewhere\n']);
   });
