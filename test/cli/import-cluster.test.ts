@@ -3,7 +3,7 @@
 // real @kubernetes/client-node over HTTPS against the local API server, which serves
 // autoscaling/v2 HPAs and, with KEDA's CRD installed, keda.sh/v1alpha1 ScaledObjects. Without
 // --dry-run the Kubernetes form is applied to the same cluster (server-side apply) and read back.
-import { execFile } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,6 +15,17 @@ import { cloudWatchMetricCrd, prometheusMetricCrd, serverlessHpaCrd } from '../.
 import { kubeconfigYaml } from '../../lib/local/kubernetes/kubeconfig.js';
 
 const root = join(import.meta.dirname, '..', '..');
+
+function findKubectl(): string | undefined {
+  try {
+    execFileSync('kubectl', ['version', '--client'], { stdio: 'ignore' });
+    return 'kubectl';
+  } catch {
+    return undefined;
+  }
+}
+const kubectl = findKubectl();
+if (!kubectl) console.log('import-cluster.test.ts: no kubectl on PATH: the HPA is created with @kubernetes/client-node instead (install kubectl 1.32 to apply it as a user would)');
 const kedaCrd = parse(readFileSync(join(import.meta.dirname, 'fixtures', 'import-real', 'keda-scaledobjects-crd.yaml'), 'utf8'));
 
 interface Run {
@@ -145,10 +156,13 @@ describe('shpa import from a cluster', { timeout: 180_000 }, () => {
       writeFileSync(file, kubeconfigYaml(bare, { name: 'bare' }), { mode: 0o600 });
       const kc = new KubeConfig();
       kc.loadFromFile(file);
-      await kc.makeApiClient(CustomObjectsApi).createNamespacedCustomObject({ group: 'autoscaling', version: 'v2', namespace: 'default', plural: 'horizontalpodautoscalers', body: hpa('default', 'web', {}) });
+      // The Kubernetes website's php-apache HPA, applied by the real kubectl where there is one.
+      const manifest = join(import.meta.dirname, 'fixtures', 'import-real', 'php-apache-v2.yaml');
+      if (kubectl) await new Promise((resolve, reject) => execFile(kubectl, ['--kubeconfig', file, 'apply', '-f', manifest], (err) => (err ? reject(err) : resolve(undefined))));
+      else await kc.makeApiClient(CustomObjectsApi).createNamespacedCustomObject({ group: 'autoscaling', version: 'v2', namespace: 'default', plural: 'horizontalpodautoscalers', body: parse(readFileSync(manifest, 'utf8')) });
       const r = await shpa(['--kubeconfig', file, '--dry-run']);
       expect(r.code, r.stderr).toBe(0);
-      expect(printed(r)).toEqual(['ServerlessHorizontalPodAutoscaler default/web']);
+      expect(printed(r)).toEqual(['ServerlessHorizontalPodAutoscaler default/php-apache']);
       expect(r.stderr).toContain('skipped: no ScaledObjects read: the cluster serves no scaledobjects.keda.sh/v1alpha1 (KEDA is not installed)');
     } finally {
       await bare.stop();
