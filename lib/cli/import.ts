@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { stringify } from 'yaml';
-import { DRY_RUN_ANNOTATION, expandLists, importDocument, KUBERNETES_KIND, toKubernetesKind, type ImportedObject, type ImportResult } from '../import/convert.js';
+import { DRY_RUN_ANNOTATION, expandLists, importDocument, KUBERNETES_KIND, toKubernetesKind, triggerAuthenticationRoles, type ImportedObject, type ImportResult } from '../import/convert.js';
 import { formatFieldError } from '../hpa/validation.js';
 import type { StoredSpec } from '../store/index.js';
 import { CliError, resolveContext } from './context.js';
@@ -39,9 +39,10 @@ export interface ImportInput {
 /** Converts and checks every document. Pure. */
 export function importDocuments(inputs: ImportInput[], namespace?: string): ImportReport {
   const out: ImportReport = { results: [], objects: [], converted: [], skipped: [], problems: [] };
+  const findRole = triggerAuthenticationRoles(inputs.flatMap((i) => expandLists(i.value)), namespace);
   for (const input of inputs) {
     for (const value of expandLists(input.value)) {
-      const r = importDocument(value, namespace);
+      const r = importDocument(value, namespace, findRole);
       if ('skipped' in r) {
         out.skipped.push(`${input.where}: ${r.skipped}: ${r.why}`);
         continue;

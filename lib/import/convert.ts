@@ -7,14 +7,14 @@
 // item with why, never dropped silently. Pure: documents in, documents out.
 import { fromHpa, HPA_VERSIONS } from './hpa-versions.js';
 import { KUBERNETES_KIND } from './kubernetes-kind.js';
-import { isObj, str, type ImportedObject, type ImportMetadata, type ImportResult, type Obj, type SkippedDocument } from './result.js';
+import { isObj, str, type FindRole, type ImportedObject, type ImportMetadata, type ImportResult, type Obj, type SkippedDocument } from './result.js';
 import { fromScaledObject } from './scaled-object.js';
 
-export type { ImportedObject, ImportResult, SkippedDocument } from './result.js';
+export type { FindRole, ImportedObject, ImportResult, SkippedDocument } from './result.js';
 export { DRY_RUN_ANNOTATION, KUBERNETES_KIND, toKubernetesKind } from './kubernetes-kind.js';
 
 /** Converts one decoded document, or says why it is skipped. */
-export function importDocument(doc: unknown, defaultNamespace = 'default'): ImportResult | SkippedDocument {
+export function importDocument(doc: unknown, defaultNamespace = 'default', findRole?: FindRole): ImportResult | SkippedDocument {
   if (!isObj(doc) || typeof doc.kind !== 'string') return { skipped: 'a document', why: 'not a Kubernetes object (no kind)' };
   const meta = isObj(doc.metadata) ? doc.metadata : {};
   const metadata: ImportMetadata = {
@@ -30,9 +30,9 @@ export function importDocument(doc: unknown, defaultNamespace = 'default'): Impo
     if (owner) return { skipped: what, why: `made by KEDA for ScaledObject ${owner}: import the ScaledObject instead` };
     return fromHpa(doc, metadata);
   }
-  if (doc.kind === 'ScaledObject' && version.startsWith('keda.sh/')) return fromScaledObject(doc, metadata);
+  if (doc.kind === 'ScaledObject' && version.startsWith('keda.sh/')) return fromScaledObject(doc, metadata, findRole);
   if (version === 'shpa.dev/v1' && OURS.includes(doc.kind)) return keepOurs(doc, metadata);
-  return { skipped: what, why: skipReason(doc.kind, version) };
+  return { skipped: what, why: skipReason(doc.kind, version, doc) };
 }
 
 const OURS = [KUBERNETES_KIND, 'CloudWatchMetric', 'PrometheusMetric'];
@@ -59,8 +59,10 @@ function scaledObjectOwner(meta: Obj): string | undefined {
 }
 
 /** Why a kind is not converted, and what to do about it where there is something. */
-function skipReason(kind: string, version: string): string {
+function skipReason(kind: string, version: string, doc: Obj): string {
   if ((kind === 'TriggerAuthentication' || kind === 'ClusterTriggerAuthentication') && version.startsWith('keda.sh/')) {
+    const role = isObj(doc.spec) && isObj(doc.spec.podIdentity) ? str(doc.spec.podIdentity.roleArn) : undefined;
+    if (role) return "its podIdentity.roleArn goes to the spec.roleArn of the metric objects whose triggers name it; nothing else to import";
     return "ours reads AWS with the worker function's role, or the role in a CloudWatchMetric's or PrometheusMetric's spec.roleArn (the triggers that name it say so): nothing to import";
   }
   if (kind === 'Secret') return 'not read: ours takes no credentials from Secrets';
@@ -75,4 +77,18 @@ export function expandLists(doc: unknown): unknown[] {
   // A typed list's items carry no apiVersion and kind on the wire: they are the list's.
   const kind = doc.kind === 'List' ? undefined : doc.kind.slice(0, -'List'.length);
   return doc.items.map((item: unknown) => (kind && isObj(item) && item.kind === undefined ? { apiVersion: doc.apiVersion, kind, ...item } : item));
+}
+
+/** The roles of the (Cluster)TriggerAuthentications among the documents (KEDA's aws pod identity with a roleArn). */
+export function triggerAuthenticationRoles(docs: unknown[], defaultNamespace = 'default'): FindRole {
+  const roles = new Map<string, string>();
+  for (const doc of docs) {
+    if (!isObj(doc) || !String(doc.apiVersion).startsWith('keda.sh/') || (doc.kind !== 'TriggerAuthentication' && doc.kind !== 'ClusterTriggerAuthentication')) continue;
+    const meta = isObj(doc.metadata) ? doc.metadata : {};
+    const identity = isObj(doc.spec) && isObj(doc.spec.podIdentity) ? doc.spec.podIdentity : {};
+    const role = str(identity.roleArn);
+    const namespace = doc.kind === 'ClusterTriggerAuthentication' ? '' : (str(meta.namespace) ?? defaultNamespace);
+    if (role) roles.set(`${doc.kind}/${namespace}/${str(meta.name) ?? ''}`, role);
+  }
+  return (kind, namespace, name) => roles.get(`${kind}/${kind === 'ClusterTriggerAuthentication' ? '' : namespace}/${name}`);
 }

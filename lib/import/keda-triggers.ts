@@ -5,11 +5,11 @@
 import type { CloudWatchMetric, CloudWatchQuery } from '../api/cloudwatch-types.js';
 import type { PrometheusMetric, PrometheusMetricSpec } from '../api/prometheus-types.js';
 import type { MetricSpec, MetricTarget, MinReplicaSchedule } from '../hpa/types.js';
-import { isObj, str, type ImportedObject, type Obj } from './result.js';
+import { isObj, str, type FindRole, type Obj } from './result.js';
 
 export interface TriggerOutcome {
   metric?: MetricSpec;
-  object?: ImportedObject;
+  object?: CloudWatchMetric | PrometheusMetric;
   schedule?: MinReplicaSchedule;
   mapped: string[];
   unmapped: string[];
@@ -28,7 +28,7 @@ interface TriggerContext {
 /** KEDA's aws-sqs-queue queueLength default. */
 const KEDA_QUEUE_LENGTH = '5';
 
-export function convertTrigger(t: unknown, index: number, owner: { name: string; namespace: string }): TriggerOutcome {
+export function convertTrigger(t: unknown, index: number, owner: { name: string; namespace: string }, findRole?: FindRole): TriggerOutcome {
   const trigger = isObj(t) ? t : {};
   const type = str(trigger.type) ?? '';
   const ctx: TriggerContext = {
@@ -40,13 +40,26 @@ export function convertTrigger(t: unknown, index: number, owner: { name: string;
     metricType: str(trigger.metricType),
   };
   const out = convertByType(type, ctx);
-  if (trigger.authenticationRef !== undefined && out.object) {
-    const ref = isObj(trigger.authenticationRef) ? `${str(trigger.authenticationRef.kind) ?? 'TriggerAuthentication'} ${str(trigger.authenticationRef.name) ?? ''}` : 'its TriggerAuthentication';
-    out.unmapped.push(`${ctx.at} authenticationRef (${ref}): ours reads with the worker function's role; give ${out.object.kind} ${ctx.namespace}/${ctx.objectName} a spec.roleArn if that role may not`);
-  }
+  if (trigger.authenticationRef !== undefined && out.object) authenticate(out, ctx, trigger.authenticationRef, findRole);
   if (out.metric) addActivation(out, ctx);
   if (out.metric || out.schedule) out.unmapped.push(...unreadKeys(type, ctx));
   return out;
+}
+
+/** authenticationRef: the role its TriggerAuthentication assumes (podIdentity.roleArn) as the object's spec.roleArn, when the input has it. */
+function authenticate(out: TriggerOutcome, ctx: TriggerContext, ref: unknown, findRole?: FindRole): void {
+  const kind = (isObj(ref) && str(ref.kind)) || 'TriggerAuthentication';
+  const name = (isObj(ref) && str(ref.name)) || '';
+  const object = out.object!;
+  const target = `${object.kind} ${ctx.namespace}/${ctx.objectName}`;
+  const role = findRole?.(kind, ctx.namespace, name);
+  if (role && object.spec.roleArn === undefined) {
+    object.spec.roleArn = role;
+    out.mapped.push(`${ctx.at} authenticationRef (${kind} ${name}): its podIdentity.roleArn → spec.roleArn of ${target}; that role must trust the worker function's role, not KEDA's operator`);
+    return;
+  }
+  if (role) return;
+  out.unmapped.push(`${ctx.at} authenticationRef (${kind} ${name}): ours reads with the worker function's role; give ${target} a spec.roleArn if that role may not`);
 }
 
 /** The metadata keys each converted trigger type reads (activation thresholds included). */

@@ -32,3 +32,6 @@ export interface ImportMetadata {
 export type Obj = Record<string, unknown>;
 export const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 export const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : typeof v === 'number' ? String(v) : undefined);
+
+/** The role a TriggerAuthentication (namespace given) or ClusterTriggerAuthentication (namespace '') assumes, if the input has it. */
+export type FindRole = (kind: string, namespace: string, name: string) => string | undefined;

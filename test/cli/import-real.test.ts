@@ -260,6 +260,43 @@ describe('shpa import: single mappings', () => {
   });
 });
 
+describe('shpa import: TriggerAuthentication roles', () => {
+  const auth = (kind: string, namespace?: string) => ({
+    apiVersion: 'keda.sh/v1alpha1',
+    kind,
+    metadata: { name: 'aws-role', ...(namespace ? { namespace } : {}) },
+    spec: { podIdentity: { provider: 'aws', roleArn: `arn:aws:iam::123456789012:role/${kind}` } },
+  });
+  const withRef = (kind: string) => ({ ...scaledObject({}), spec: { ...scaledObject({}).spec, triggers: [{ ...scaledObject({}).spec.triggers[0], authenticationRef: { name: 'aws-role', kind } }] } });
+
+  it.each([
+    ['TriggerAuthentication', 'jobs'],
+    ['ClusterTriggerAuthentication', undefined],
+  ])("%s's podIdentity.roleArn becomes the metric object's spec.roleArn", (kind, namespace) => {
+    const r = importDocuments([
+      { value: auth(kind, namespace), where: 'f:1' },
+      { value: withRef(kind), where: 'f:9' },
+    ]);
+    expect(r.problems).toEqual([]);
+    expect(r.objects[0]).toMatchObject({ kind: 'CloudWatchMetric', spec: { roleArn: `arn:aws:iam::123456789012:role/${kind}` } });
+    expect(r.results[0].mapped).toContain(
+      `triggers[0] (aws-sqs-queue) authenticationRef (${kind} aws-role): its podIdentity.roleArn → spec.roleArn of CloudWatchMetric jobs/worker-0; that role must trust the worker function's role, not KEDA's operator`,
+    );
+    expect(r.results[0].unmapped).toEqual([]);
+  });
+
+  it('a TriggerAuthentication of another namespace is not the one named', () => {
+    const r = importDocuments([
+      { value: auth('TriggerAuthentication', 'elsewhere'), where: 'f:1' },
+      { value: withRef('TriggerAuthentication'), where: 'f:9' },
+    ]);
+    expect(r.objects[0].spec).not.toHaveProperty('roleArn');
+    expect(r.results[0].unmapped).toEqual([
+      "triggers[0] (aws-sqs-queue) authenticationRef (TriggerAuthentication aws-role): ours reads with the worker function's role; give CloudWatchMetric jobs/worker-0 a spec.roleArn if that role may not",
+    ]);
+  });
+});
+
 describe('shpa import: all or nothing', { timeout: 120_000 }, () => {
   let db: DynamoServer;
   let dir: string;
