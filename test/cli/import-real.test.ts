@@ -13,6 +13,7 @@ import { importDocuments, importFiles, outputObjects, reportText } from '../../l
 import { kindFor } from '../../lib/cli/kinds.js';
 import { startDynalite, type DynamoServer } from '../../lib/store/dynalite.js';
 import { TEST_REGION } from '../support/dynamo.js';
+import { startFaultProxy } from '../support/dynamo-faults.js';
 
 const root = join(import.meta.dirname, '..', '..');
 const real = (f: string) => join(import.meta.dirname, 'fixtures', 'import-real', f);
@@ -330,5 +331,23 @@ describe('shpa import: all or nothing', { timeout: 120_000 }, () => {
     const stored = await run(['import', '-f', real('keda-aws-sqs-queue-name.yaml')]);
     expect([stored.code, stored.stdout]).toEqual([0, 'cloudwatchmetric.shpa.dev/aws-sqs-queue-scaledobject-0 created\nhorizontalpodautoscaler.autoscaling/aws-sqs-queue-scaledobject created\n']);
     expect((await run(['get', '-A'])).stdout).toContain('aws-sqs-queue-scaledobject');
+  });
+
+  it('a write failing mid-way says what was stored, and the same import again stores the rest', async () => {
+    const proxy = await startFaultProxy(db.endpoint);
+    try {
+      const remove = proxy.add({ fault: 'internalError', when: (r) => r.operation !== 'GetItem' && r.operation !== 'Query' && r.body.includes('HorizontalPodAutoscaler') });
+      const failed = await run(['--endpoint', proxy.endpoint, 'import', '-f', real('keda-aws-cloudwatch.yaml')]);
+      expect(failed.code).toBe(1);
+      expect(failed.stdout).toBe('cloudwatchmetric.shpa.dev/aws-cloudwatch-queue-scaledobject-0 created\n');
+      expect(failed.stderr).toContain(
+        'note: storing horizontalpodautoscaler.autoscaling/aws-cloudwatch-queue-scaledobject failed; stored before it: cloudwatchmetric.shpa.dev/aws-cloudwatch-queue-scaledobject-0; the same import again stores the rest\n',
+      );
+      remove();
+      const again = await run(['--endpoint', proxy.endpoint, 'import', '-f', real('keda-aws-cloudwatch.yaml')]);
+      expect([again.code, again.stdout]).toEqual([0, 'cloudwatchmetric.shpa.dev/aws-cloudwatch-queue-scaledobject-0 unchanged\nhorizontalpodautoscaler.autoscaling/aws-cloudwatch-queue-scaledobject created\n']);
+    } finally {
+      await proxy.stop();
+    }
   });
 });
