@@ -36,10 +36,10 @@ export interface ImportInput {
   where: string;
 }
 
-/** Converts and checks every document. Pure. */
-export function importDocuments(inputs: ImportInput[], namespace?: string): ImportReport {
+/** Converts and checks every document; `authentications` are more (Cluster)TriggerAuthentications whose roles triggers may name. Pure. */
+export function importDocuments(inputs: ImportInput[], namespace?: string, authentications: unknown[] = []): ImportReport {
   const out: ImportReport = { results: [], objects: [], converted: [], skipped: [], problems: [] };
-  const findRole = triggerAuthenticationRoles(inputs.flatMap((i) => expandLists(i.value)), namespace);
+  const findRole = triggerAuthenticationRoles([...inputs.flatMap((i) => expandLists(i.value)), ...authentications], namespace);
   for (const input of inputs) {
     for (const value of expandLists(input.value)) {
       const r = importDocument(value, namespace, findRole);
@@ -127,7 +127,7 @@ export function registerImport(program: Command): void {
       let report: ImportReport;
       if (fromCluster) {
         const read = await kube!.readAutoscalers(access!, opts.selector);
-        report = importDocuments(read.documents.map((d) => ({ value: d.value, where: d.origin })));
+        report = importDocuments(read.documents.map((d) => ({ value: d.value, where: d.origin })), undefined, read.authentications);
         report.skipped.push(...read.notes);
       } else report = importFiles(opts.filename!, opts.namespace);
       process.stderr.write(reportText(report, to, !opts.active));

@@ -2,7 +2,7 @@
 // ~/.kube/config, or --kubeconfig), its current context or --context, the context's namespace
 // or -n, -A for every namespace, -l for a label selector. Reads HorizontalPodAutoscalers
 // (autoscaling/v2) and KEDA ScaledObjects (keda.sh/v1alpha1) page by page (kubectl's chunks of
-// 500), and applies objects by server-side apply, all of them checked by the server first.
+// 500), with the TriggerAuthentications whose roles the triggers may use, and applies objects by server-side apply, all of them checked by the server first.
 import { ApiException, CustomObjectsApi, KubeConfig, KubernetesObjectApi, PatchStrategy, type KubernetesObject } from '@kubernetes/client-node';
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
@@ -61,15 +61,18 @@ interface Listed {
   group: string;
   version: string;
   plural: string;
+  kind: string;
 }
 
-const HPAS: Listed = { group: 'autoscaling', version: 'v2', plural: 'horizontalpodautoscalers' };
-const SCALED_OBJECTS: Listed = { group: 'keda.sh', version: 'v1alpha1', plural: 'scaledobjects' };
+const HPAS: Listed = { group: 'autoscaling', version: 'v2', plural: 'horizontalpodautoscalers', kind: 'HorizontalPodAutoscaler' };
+const SCALED_OBJECTS: Listed = { group: 'keda.sh', version: 'v1alpha1', plural: 'scaledobjects', kind: 'ScaledObject' };
+const TRIGGER_AUTHENTICATIONS: Listed = { group: 'keda.sh', version: 'v1alpha1', plural: 'triggerauthentications', kind: 'TriggerAuthentication' };
+const CLUSTER_TRIGGER_AUTHENTICATIONS: Listed = { group: 'keda.sh', version: 'v1alpha1', plural: 'clustertriggerauthentications', kind: 'ClusterTriggerAuthentication' };
 /** kubectl get's default --chunk-size. */
 const CHUNK = 500;
 
-/** Every HPA and ScaledObject the flags select, and notes (KEDA not installed). */
-export async function readAutoscalers(access: KubeAccess, selector?: string): Promise<{ documents: ClusterDocument[]; notes: string[] }> {
+/** Every HPA and ScaledObject the flags select, the (Cluster)TriggerAuthentications their triggers may name, and notes (KEDA not installed). */
+export async function readAutoscalers(access: KubeAccess, selector?: string): Promise<{ documents: ClusterDocument[]; authentications: unknown[]; notes: string[] }> {
   const api = access.config.makeApiClient(CustomObjectsApi);
   const documents: ClusterDocument[] = [];
   const notes: string[] = [];
@@ -78,24 +81,39 @@ export async function readAutoscalers(access: KubeAccess, selector?: string): Pr
     try {
       for (const value of await listAll(api, kind, access.namespace, selector)) documents.push({ value, origin });
     } catch (e) {
-      if (kind === SCALED_OBJECTS && e instanceof ApiException && e.code === 404) notes.push(`no ScaledObjects read: the cluster serves no ${kind.plural}.${kind.group}/${kind.version} (KEDA is not installed)`);
-      else throw explainKubeError(e, access, `list ${kind.plural}.${kind.group}`);
+      if (kind !== SCALED_OBJECTS || !(e instanceof ApiException) || e.code !== 404) throw explainKubeError(e, access, `list ${kind.plural}.${kind.group}`);
+      notes.push(`no ScaledObjects read: the cluster serves no ${kind.plural}.${kind.group}/${kind.version} (KEDA is not installed)`);
+      return { documents, authentications: [], notes };
     }
   }
-  return { documents, notes };
+  return { documents, authentications: await readAuthentications(api, access, notes), notes };
+}
+
+/** The TriggerAuthentications (of the namespace read) and ClusterTriggerAuthentications, for the roles they assume; without the right to list them, said. */
+async function readAuthentications(api: CustomObjectsApi, access: KubeAccess, notes: string[]): Promise<unknown[]> {
+  const found: unknown[] = [];
+  for (const kind of [TRIGGER_AUTHENTICATIONS, CLUSTER_TRIGGER_AUTHENTICATIONS]) {
+    try {
+      found.push(...(await listAll(api, kind, kind === CLUSTER_TRIGGER_AUTHENTICATIONS ? undefined : access.namespace, undefined)));
+    } catch (e) {
+      const why = e instanceof ApiException ? `${e.code}${statusMessage(e.body) ? ` ${statusMessage(e.body)}` : ''}` : (e as Error)?.message;
+      notes.push(`${kind.plural}.${kind.group} not read (${why}): the roles they assume are not carried over`);
+    }
+  }
+  return found;
 }
 
 async function listAll(api: CustomObjectsApi, kind: Listed, namespace: string | undefined, labelSelector: string | undefined): Promise<unknown[]> {
   const items: unknown[] = [];
   let next: string | undefined;
   do {
-    const page = { ...kind, labelSelector, limit: CHUNK, _continue: next };
+    const page = { group: kind.group, version: kind.version, plural: kind.plural, labelSelector, limit: CHUNK, _continue: next };
     const list = (namespace === undefined ? await api.listClusterCustomObject(page) : await api.listNamespacedCustomObject({ ...page, namespace })) as {
       items?: unknown[];
       metadata?: { continue?: string };
     };
     // A list's items carry no apiVersion and kind on the wire: they are the list's.
-    for (const item of list.items ?? []) items.push({ apiVersion: `${kind.group}/${kind.version}`, kind: kind === HPAS ? 'HorizontalPodAutoscaler' : 'ScaledObject', ...(item as object) });
+    for (const item of list.items ?? []) items.push({ apiVersion: `${kind.group}/${kind.version}`, kind: kind.kind, ...(item as object) });
     next = list.metadata?.continue || undefined;
   } while (next);
   return items;

@@ -26,7 +26,7 @@ function findKubectl(): string | undefined {
 }
 const kubectl = findKubectl();
 if (!kubectl) console.log('import-cluster.test.ts: no kubectl on PATH: the HPA is created with @kubernetes/client-node instead (install kubectl 1.32 to apply it as a user would)');
-const kedaCrd = parse(readFileSync(join(import.meta.dirname, 'fixtures', 'import-real', 'keda-scaledobjects-crd.yaml'), 'utf8'));
+const kedaCrds = parseAllDocuments(readFileSync(join(import.meta.dirname, 'fixtures', 'import-real', 'keda-crds.yaml'), 'utf8')).map((d) => d.toJS());
 
 interface Run {
   code: number;
@@ -69,7 +69,7 @@ describe('shpa import from a cluster', { timeout: 180_000 }, () => {
   let custom: CustomObjectsApi;
 
   beforeAll(async () => {
-    server = await startK8sApiServer({ crds: [serverlessHpaCrd(), cloudWatchMetricCrd(), prometheusMetricCrd(), kedaCrd] });
+    server = await startK8sApiServer({ crds: [serverlessHpaCrd(), cloudWatchMetricCrd(), prometheusMetricCrd(), ...kedaCrds] });
     dir = mkdtempSync(join(tmpdir(), 'shpa-import-cluster-'));
     kubeconfig = join(dir, 'kubeconfig');
     writeFileSync(kubeconfig, twoContexts(server), { mode: 0o600 });
@@ -89,10 +89,16 @@ describe('shpa import from a cluster', { timeout: 180_000 }, () => {
         apiVersion: 'keda.sh/v1alpha1',
         kind: 'ScaledObject',
         metadata: { name: 'worker', namespace: 'shop', labels: { team: 'a' } },
-        spec: { scaleTargetRef: { name: 'worker' }, cooldownPeriod: 120, triggers: [{ type: 'aws-sqs-queue', metadata: { queueURL: 'orders', awsRegion: 'eu-west-1', queueLength: '10' } }] },
+        spec: {
+          scaleTargetRef: { name: 'worker' },
+          cooldownPeriod: 120,
+          triggers: [{ type: 'aws-sqs-queue', authenticationRef: { name: 'sqs-reader' }, metadata: { queueURL: 'orders', awsRegion: 'eu-west-1', queueLength: '10' } }],
+        },
       } as never,
       'scaledobjects',
     );
+    // The role KEDA assumes for that trigger: read from the cluster, it becomes the CloudWatchMetric's.
+    await create({ apiVersion: 'keda.sh/v1alpha1', kind: 'TriggerAuthentication', metadata: { name: 'sqs-reader', namespace: 'shop' }, spec: { podIdentity: { provider: 'aws', roleArn: 'arn:aws:iam::123456789012:role/sqs-reader' } } } as never, 'triggerauthentications');
   });
 
   afterAll(async () => {
@@ -109,6 +115,9 @@ describe('shpa import from a cluster', { timeout: 180_000 }, () => {
     const worker = parseAllDocuments(r.stdout)[2].toJS();
     expect(worker.metadata.annotations).toEqual({ 'shpa.dev/dry-run': 'true' });
     expect(worker.spec).toMatchObject({ minReplicas: 0, behavior: { scaleDown: { stabilizationWindowSeconds: 120 } } });
+    expect(parseAllDocuments(r.stdout)[1].toJS().spec.roleArn).toBe('arn:aws:iam::123456789012:role/sqs-reader');
+    expect(r.stderr).toContain('authenticationRef (TriggerAuthentication sqs-reader): its podIdentity.roleArn → spec.roleArn of CloudWatchMetric shop/worker-0');
+    expect(r.stderr).not.toContain('sqs-reader: ours reads');
   });
 
   it('-n, -A with -l, --context and KUBECONFIG select as kubectl does', async () => {
