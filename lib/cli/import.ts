@@ -24,6 +24,8 @@ export interface ImportReport {
   objects: StoredSpec[];
   /** The same objects as converted, before defaulting: what the Kubernetes form is made of. */
   converted: ImportedObject[];
+  /** Those of `converted` that were ours already: kept as written. */
+  asWritten: Set<ImportedObject>;
   /** "file:line: Secret keda-test/x: why". */
   skipped: string[];
   /** Unreadable files, and objects that did not pass their checks. */
@@ -38,7 +40,7 @@ export interface ImportInput {
 
 /** Converts and checks every document; `authentications` are more (Cluster)TriggerAuthentications whose roles triggers may name. Pure. */
 export function importDocuments(inputs: ImportInput[], namespace?: string, authentications: unknown[] = []): ImportReport {
-  const out: ImportReport = { results: [], objects: [], converted: [], skipped: [], problems: [] };
+  const out: ImportReport = { results: [], objects: [], converted: [], asWritten: new Set(), skipped: [], problems: [] };
   const findRole = triggerAuthenticationRoles([...inputs.flatMap((i) => expandLists(i.value)), ...authentications], namespace);
   for (const input of inputs) {
     for (const value of expandLists(input.value)) {
@@ -54,6 +56,7 @@ export function importDocuments(inputs: ImportInput[], namespace?: string, authe
         if (checked?.ok) {
           out.objects.push(checked.object);
           out.converted.push(o);
+          if (r.asWritten) out.asWritten.add(o);
         } else out.problems.push(`${input.where}: ${r.source} → ${o.kind} ${o.metadata.namespace}/${o.metadata.name} is invalid: ${checked ? checked.errors.map(formatFieldError).join('; ') : 'unknown kind'}`);
       }
     }
@@ -77,7 +80,7 @@ export function importFiles(paths: string[], namespace?: string): ImportReport {
 
 /** The objects in the form asked for; `dryRunAnnotation` marks Kubernetes autoscalers shpa.dev/dry-run. */
 export function outputObjects(r: ImportReport, to: ImportTarget, dryRunAnnotation: boolean): Manifest[] {
-  return to === 'table' ? r.objects : r.converted.map((o) => toKubernetesKind(o, dryRunAnnotation));
+  return to === 'table' ? r.objects : r.converted.map((o) => toKubernetesKind(o, dryRunAnnotation && !r.asWritten.has(o)));
 }
 
 /** The report, one block per source (and what it became): what mapped, what did not, what has no effect; then what was skipped and what failed. */
@@ -92,7 +95,7 @@ export function reportText(r: ImportReport, to: ImportTarget = 'table', dryRunAn
   }
   for (const s of r.skipped) lines.push(`skipped: ${s}`);
   for (const p of r.problems) lines.push(`error: ${p}`);
-  if (to === 'kubernetes' && dryRunAnnotation && r.converted.some((o) => o.kind === 'HorizontalPodAutoscaler')) {
+  if (to === 'kubernetes' && dryRunAnnotation && r.converted.some((o) => o.kind === 'HorizontalPodAutoscaler' && !r.asWritten.has(o))) {
     lines.push(`note: each ${KUBERNETES_KIND} carries ${DRY_RUN_ANNOTATION}: "true": it evaluates beside the live autoscaler and writes no /scale; remove the annotation when the HPA or ScaledObject is gone (docs/migrate.md)`);
   }
   return lines.length > 0 ? `${lines.join('\n')}\n` : '';

@@ -48,6 +48,7 @@ function keepOurs(doc: Obj, metadata: ImportMetadata): ImportResult {
     mapped: ['already ours: kept as written'],
     unmapped: [],
     noEffect: [],
+    asWritten: true,
   };
 }
 

@@ -15,6 +15,8 @@ export interface ImportResult {
   unmapped: string[];
   /** Mapped, but it would change nothing, each with why: "triggers[1] (cron): its minimum 1 is minReplicas". */
   noEffect: string[];
+  /** Our own objects, carried along as written (nothing is added to them, the dry-run annotation neither). */
+  asWritten?: true;
 }
 
 /** A document import does not convert, and why: never a failure. */

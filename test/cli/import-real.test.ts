@@ -261,6 +261,28 @@ describe('shpa import: single mappings', () => {
   });
 });
 
+describe('shpa import: our own kinds', () => {
+  it('are carried along as written: a ServerlessHorizontalPodAutoscaler comes out as it went in, without the dry-run annotation', () => {
+    const shpa = {
+      apiVersion: 'shpa.dev/v1',
+      kind: 'ServerlessHorizontalPodAutoscaler',
+      metadata: { name: 'web', namespace: 'shop' },
+      spec: {
+        scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' },
+        maxReplicas: 6,
+        minReplicaSchedules: [{ name: 'day', minReplicas: 3, start: '0 8 * * *', end: '0 18 * * *' }],
+      },
+      status: { currentReplicas: 2 },
+    };
+    const r = importDocuments([{ value: shpa, where: 'f:1' }, { value: scaledObject({}), where: 'f:20' }]);
+    expect(r.problems).toEqual([]);
+    const out = outputObjects(r, 'kubernetes', true) as Obj[];
+    const { status: _status, ...asWritten } = shpa;
+    expect(out[0]).toEqual(asWritten);
+    expect(out[2]).toMatchObject({ kind: 'ServerlessHorizontalPodAutoscaler', metadata: { name: 'worker', annotations: { 'shpa.dev/dry-run': 'true' } } });
+  });
+});
+
 describe('shpa import: TriggerAuthentication roles', () => {
   const auth = (kind: string, namespace?: string) => ({
     apiVersion: 'keda.sh/v1alpha1',
