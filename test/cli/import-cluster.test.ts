@@ -4,12 +4,14 @@
 // autoscaling/v2 HPAs and, with KEDA's CRD installed, keda.sh/v1alpha1 ScaledObjects. Without
 // --dry-run the Kubernetes form is applied to the same cluster (server-side apply) and read back.
 import { execFile, execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CustomObjectsApi, KubeConfig } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments, stringify } from 'yaml';
+import { importFiles, outputObjects } from '../../lib/cli/import.js';
+import { applyObjects, openKubeconfig } from '../../lib/cli/kube-access.js';
 import { startK8sApiServer, type K8sApiServer } from '../../lib/local/kubernetes/api-server.js';
 import { cloudWatchMetricCrd, prometheusMetricCrd, serverlessHpaCrd } from '../../lib/local/kubernetes/crd/manifests.js';
 import { kubeconfigYaml } from '../../lib/local/kubernetes/kubeconfig.js';
@@ -156,6 +158,20 @@ describe('shpa import from a cluster', { timeout: 180_000 }, () => {
     expect((await shpa(['--kubeconfig', kubeconfig, '-l', 'team=a'])).code).toBe(0);
     const again = (await custom.getNamespacedCustomObject({ group: 'shpa.dev', version: 'v1', namespace: 'shop', plural: 'serverlesshorizontalpodautoscalers', name: 'worker' })) as { metadata: { resourceVersion: string } };
     expect(again.metadata.resourceVersion).toBe(worker.metadata.resourceVersion);
+  });
+
+  it("every real manifest's Kubernetes form is accepted by the API server with our CRDs (server-side apply)", async () => {
+    const folder = join(import.meta.dirname, 'fixtures', 'import-real');
+    const files = readdirSync(folder).filter((f) => f.endsWith('.yaml') && f !== 'keda-crds.yaml');
+    const report = importFiles(files.map((f) => join(folder, f)));
+    expect(report.problems).toEqual([]);
+    const objects = outputObjects(report, 'kubernetes', true);
+    const applied = await applyObjects(openKubeconfig({ kubeconfig }), objects);
+    expect(applied).toHaveLength(objects.length);
+    const kinds = new Set(objects.map((o) => o.kind));
+    expect(kinds).toEqual(new Set(['ServerlessHorizontalPodAutoscaler', 'CloudWatchMetric', 'PrometheusMetric']));
+    const amp = (await custom.getNamespacedCustomObject({ group: 'shpa.dev', version: 'v1', namespace: 'default', plural: 'prometheusmetrics', name: 'keda-so-0' })) as { spec: unknown };
+    expect(amp.spec).toMatchObject({ amp: { workspaceId: 'ws-0123abcd-4567-89ef-0123-456789abcdef', region: 'us-east-1' } });
   });
 
   it('a cluster without KEDA: the HPAs are read, and it says that no ScaledObject could be', async () => {
