@@ -1,84 +1,173 @@
-// `shpa import -f FILE|DIR...`: HorizontalPodAutoscalers (autoscaling/v2, v1) and KEDA
-// ScaledObjects into our objects (lib/import), each checked as `shpa apply` checks it, with a
-// report on stderr of what mapped and what did not. --dry-run prints the objects as YAML and
-// stores nothing; without it they are stored as `shpa apply` stores them.
+// `shpa import`: HorizontalPodAutoscalers (autoscaling/v2, v2beta2, v2beta1, v1) and KEDA
+// ScaledObjects into ours (lib/import), from files (-f) or from the cluster of the user's
+// kubeconfig (no -f: lib/cli/kube-access.ts), with a report on stderr of what mapped, what did
+// not, what has no effect and which documents were skipped. --to table (the default for files)
+// gives the table's HPA form, stored as `shpa apply` stores it; --to kubernetes (the default
+// from a cluster) gives ServerlessHorizontalPodAutoscaler objects, applied to the cluster.
+// --dry-run prints them instead. All or nothing: one object that fails its checks stores none.
+import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { stringify } from 'yaml';
-import { importDocument, type ImportResult } from '../import/convert.js';
+import { DRY_RUN_ANNOTATION, expandLists, importDocument, KUBERNETES_KIND, toKubernetesKind, triggerAuthenticationRoles, type ImportedObject, type ImportResult } from '../import/convert.js';
 import { formatFieldError } from '../hpa/validation.js';
 import type { StoredSpec } from '../store/index.js';
 import { CliError, resolveContext } from './context.js';
 import { kindFor } from './kinds.js';
+import type { KubeOptions, Manifest } from './kube-access.js';
 import { expandPaths, readSource } from './manifests.js';
-import { readFileSync } from 'node:fs';
+
+export type ImportTarget = 'table' | 'kubernetes';
 
 export interface ImportReport {
   results: ImportResult[];
-  /** Valid objects, as they would be stored. */
+  /** Valid objects, as the table stores them (defaulted). */
   objects: StoredSpec[];
-  /** Documents that are no kind import reads, and objects that did not pass their checks. */
+  /** The same objects as converted, before defaulting: what the Kubernetes form is made of. */
+  converted: ImportedObject[];
+  /** Those of `converted` that were ours already: kept as written. */
+  asWritten: Set<ImportedObject>;
+  /** "file:line: Secret keda-test/x: why". */
+  skipped: string[];
+  /** Unreadable files, and objects that did not pass their checks. */
   problems: string[];
 }
 
-/** Reads and converts every document of the files: pure but for reading them. */
-export function importFiles(paths: string[], namespace?: string): ImportReport {
-  const out: ImportReport = { results: [], objects: [], problems: [] };
-  for (const file of expandPaths(paths)) {
-    const src = readSource(file, () => readFileSync(0, 'utf8'));
-    out.problems.push(...src.errors);
-    for (const doc of src.documents) {
-      const r = importDocument(doc.value, namespace);
-      if (!r) {
-        const d = doc.value as { apiVersion?: unknown; kind?: unknown };
-        out.problems.push(`${doc.file}:${doc.line}: ${String(d?.kind)} (${String(d?.apiVersion)}) is not a kind shpa import reads (autoscaling/v2 or v1 HorizontalPodAutoscaler, keda.sh ScaledObject)`);
+/** A decoded document and where it came from ("file:line", or the cluster's context and resource). */
+export interface ImportInput {
+  value: unknown;
+  where: string;
+}
+
+/** Converts and checks every document; `authentications` are more (Cluster)TriggerAuthentications whose roles triggers may name. Pure. */
+export function importDocuments(inputs: ImportInput[], namespace?: string, authentications: unknown[] = []): ImportReport {
+  const out: ImportReport = { results: [], objects: [], converted: [], asWritten: new Set(), skipped: [], problems: [] };
+  const findRole = triggerAuthenticationRoles([...inputs.flatMap((i) => expandLists(i.value)), ...authentications], namespace);
+  for (const input of inputs) {
+    for (const value of expandLists(input.value)) {
+      const r = importDocument(value, namespace, findRole);
+      if ('skipped' in r) {
+        out.skipped.push(`${input.where}: ${r.skipped}: ${r.why}`);
         continue;
       }
       out.results.push(r);
       for (const o of r.objects) {
         const handler = kindFor(o);
         const checked = 'check' in handler ? handler.check(o) : undefined;
-        if (checked?.ok) out.objects.push(checked.object);
-        else out.problems.push(`${doc.file}:${doc.line}: ${r.source} → ${o.kind} ${o.metadata.namespace}/${o.metadata.name} is invalid: ${checked ? checked.errors.map(formatFieldError).join('; ') : 'unknown kind'}`);
+        if (checked?.ok) {
+          out.objects.push(checked.object);
+          out.converted.push(o);
+          if (r.asWritten) out.asWritten.add(o);
+        } else out.problems.push(`${input.where}: ${r.source} → ${o.kind} ${o.metadata.namespace}/${o.metadata.name} is invalid: ${checked ? checked.errors.map(formatFieldError).join('; ') : 'unknown kind'}`);
       }
     }
   }
   return out;
 }
 
-/** The report, one block per source: what mapped, what did not. */
-export function reportText(r: ImportReport): string {
+/** Reads and converts every document of the files: pure but for reading them. */
+export function importFiles(paths: string[], namespace?: string): ImportReport {
+  const inputs: ImportInput[] = [];
+  const unreadable: string[] = [];
+  for (const file of expandPaths(paths)) {
+    const src = readSource(file, () => readFileSync(0, 'utf8'));
+    unreadable.push(...src.errors);
+    for (const doc of src.documents) inputs.push({ value: doc.value, where: `${doc.file}:${doc.line}` });
+  }
+  const report = importDocuments(inputs, namespace);
+  report.problems.unshift(...unreadable);
+  return report;
+}
+
+/** The objects in the form asked for; `dryRunAnnotation` marks Kubernetes autoscalers shpa.dev/dry-run. */
+export function outputObjects(r: ImportReport, to: ImportTarget, dryRunAnnotation: boolean): Manifest[] {
+  return to === 'table' ? r.objects : r.converted.map((o) => toKubernetesKind(o, dryRunAnnotation && !r.asWritten.has(o)));
+}
+
+/** The report, one block per source (and what it became): what mapped, what did not, what has no effect; then what was skipped and what failed. */
+export function reportText(r: ImportReport, to: ImportTarget = 'table', dryRunAnnotation = true): string {
   const lines: string[] = [];
   for (const x of r.results) {
-    lines.push(`${x.source}:`);
+    const made = x.objects.map((o) => `${to === 'kubernetes' && o.kind === 'HorizontalPodAutoscaler' ? KUBERNETES_KIND : o.kind} ${o.metadata.namespace}/${o.metadata.name}`);
+    lines.push(`${x.source} → ${made.length > 0 ? made.join(', ') : 'nothing'}:`);
     for (const m of x.mapped) lines.push(`  mapped: ${m}`);
     for (const u of x.unmapped) lines.push(`  NOT mapped: ${u}`);
+    for (const n of x.noEffect) lines.push(`  no effect: ${n}`);
   }
+  for (const s of r.skipped) lines.push(`skipped: ${s}`);
   for (const p of r.problems) lines.push(`error: ${p}`);
-  return `${lines.join('\n')}\n`;
+  if (to === 'kubernetes' && dryRunAnnotation && r.converted.some((o) => o.kind === 'HorizontalPodAutoscaler' && !r.asWritten.has(o))) {
+    lines.push(`note: each ${KUBERNETES_KIND} carries ${DRY_RUN_ANNOTATION}: "true": it evaluates beside the live autoscaler and writes no /scale; remove the annotation when the HPA or ScaledObject is gone (docs/migrate.md)`);
+  }
+  return lines.length > 0 ? `${lines.join('\n')}\n` : '';
+}
+
+interface ImportOptions extends KubeOptions {
+  filename?: string[];
+  to?: string;
+  dryRun: boolean;
+  active: boolean;
 }
 
 export function registerImport(program: Command): void {
   program
     .command('import')
-    .description('convert HorizontalPodAutoscalers and KEDA ScaledObjects into ours (with a report of what did not map); --dry-run prints them')
-    .requiredOption('-f, --filename <path...>', 'file, directory of .yaml/.yml/.json files, or - for stdin')
-    .option('-n, --namespace <ns>', 'namespace for documents that name none')
-    .option('--dry-run', 'print the objects as YAML and store nothing', false)
-    .action(async (opts: { filename: string[]; namespace?: string; dryRun: boolean }, cmd: Command) => {
-      const report = importFiles(opts.filename, opts.namespace);
-      process.stderr.write(reportText(report));
-      if (report.objects.length === 0) throw new CliError('nothing to import');
-      if (opts.dryRun) {
-        process.stdout.write(report.objects.map((o) => stringify(o)).join('---\n'));
-      } else {
-        const ctx = resolveContext(cmd);
-        const cluster = (await ctx.registeredCluster()).name;
-        for (const o of report.objects) {
-          const handler = kindFor(o);
-          const outcome = await ctx.store.applySpec(cluster, o, new Date());
-          process.stdout.write(`${'resource' in handler ? handler.resource : o.kind}/${o.metadata.name} ${outcome}\n`);
-        }
+    .description('convert HPAs and KEDA ScaledObjects, from files or from the cluster, into ours, with a report of what did not map; --dry-run prints them')
+    .option('-f, --filename <path...>', 'file, directory of .yaml/.yml/.json files, or - for stdin; without it, read the cluster of the kubeconfig')
+    .option('--to <form>', 'table (the HPA form `shpa apply` stores; default for files) or kubernetes (ServerlessHorizontalPodAutoscaler and metric objects; default from a cluster)')
+    .option('--dry-run', 'print the objects as YAML; store and apply nothing', false)
+    .option('--active', 'Kubernetes form: leave out shpa.dev/dry-run, so ours writes /scale from its first tick (only once the HPA or ScaledObject is gone)', false)
+    .option('-n, --namespace <ns>', 'files: namespace for documents that name none; cluster: the namespace to read (default: the context\'s)')
+    .option('-A, --all-namespaces', 'cluster: read every namespace', false)
+    .option('-l, --selector <selector>', 'cluster: label selector, as kubectl\'s -l')
+    .option('--context <name>', 'kubeconfig context to read from and apply to (default: the current one)')
+    .option('--kubeconfig <path>', 'kubeconfig file (default: KUBECONFIG, else ~/.kube/config)')
+    .action(async (opts: ImportOptions, cmd: Command) => {
+      const fromCluster = opts.filename === undefined;
+      const to = importTarget(opts.to, fromCluster);
+      // Loaded only when a cluster is used: @kubernetes/client-node's index takes half a second to load.
+      const kube = fromCluster || (to === 'kubernetes' && !opts.dryRun) ? await import('./kube-access.js') : undefined;
+      const access = kube?.openKubeconfig(opts);
+      let report: ImportReport;
+      if (fromCluster) {
+        const read = await kube!.readAutoscalers(access!, opts.selector);
+        report = importDocuments(read.documents.map((d) => ({ value: d.value, where: d.origin })), undefined, read.authentications);
+        report.skipped.push(...read.notes);
+      } else report = importFiles(opts.filename!, opts.namespace);
+      process.stderr.write(reportText(report, to, !opts.active));
+      const objects = outputObjects(report, to, !opts.active);
+      if (opts.dryRun) process.stdout.write(objects.map((o) => stringify(o)).join('---\n'));
+      if (report.problems.length > 0) throw new CliError(`${report.problems.length} object(s) failed their checks: nothing ${opts.dryRun ? 'would be' : 'was'} stored or applied`);
+      if (objects.length === 0) throw new CliError(fromCluster ? `no HorizontalPodAutoscaler or ScaledObject to import in ${access!.namespace ? `namespace "${access!.namespace}"` : 'any namespace'} of context ${access!.context}` : 'nothing to import');
+      if (opts.dryRun) return;
+      if (to === 'kubernetes') {
+        for (const line of await kube!.applyObjects(access!, objects)) process.stdout.write(`${line}\n`);
+        return;
       }
-      if (report.problems.length > 0) process.exitCode = 1;
+      await storeInTable(cmd, report.objects);
     });
+}
+
+function importTarget(to: string | undefined, fromCluster: boolean): ImportTarget {
+  if (to === undefined) return fromCluster ? 'kubernetes' : 'table';
+  if (to === 'table' || to === 'kubernetes') return to;
+  throw new CliError(`--to "${to}": supported values: "table", "kubernetes"`);
+}
+
+async function storeInTable(cmd: Command, objects: StoredSpec[]): Promise<void> {
+  const ctx = resolveContext(cmd);
+  const cluster = (await ctx.registeredCluster()).name;
+  const stored: string[] = [];
+  for (const o of objects) {
+    const handler = kindFor(o);
+    const name = `${'resource' in handler ? handler.resource : o.kind}/${o.metadata.name}`;
+    try {
+      const outcome = await ctx.store.applySpec(cluster, o, new Date());
+      process.stdout.write(`${name} ${outcome}\n`);
+    } catch (e) {
+      // The table has no transaction across items: say what is in, and that running it again finishes it (each write is idempotent).
+      process.stderr.write(`note: storing ${name} failed; ${stored.length > 0 ? `stored before it: ${stored.join(', ')}` : 'nothing was stored'}; the same import again stores the rest\n`);
+      throw e;
+    }
+    stored.push(name);
+  }
 }

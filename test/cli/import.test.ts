@@ -52,12 +52,13 @@ describe('shpa import', () => {
       }),
     ]);
     expect(r.results[0].unmapped).toEqual([
-      "triggers[0] (aws-sqs-queue) authenticationRef: ours signs with the worker's role (or spec.roleArn, a bearer token from Secrets Manager): set it on the object",
+      "triggers[0] (aws-sqs-queue) authenticationRef (TriggerAuthentication keda-trigger-auth-aws-role): ours reads with the worker function's role; give CloudWatchMetric default/aws-sqs-queue-scaledobject-0 a spec.roleArn if that role may not",
     ]);
     expect(r.results[0].mapped).toContain('triggers[0] (aws-sqs-queue) activation 1 → activation.value (ours acts at zero replicas only: docs/scale-to-zero.md)');
+    expect(r.results[0].noEffect).toEqual(['activation thresholds: they act only at zero replicas (in KEDA too), and minReplicas is 1']);
   });
 
-  it('aws-cloudwatch → a CloudWatchMetric with its dimension, statistic, period, end offset and minMetricValue as defaultValue', () => {
+  it('aws-cloudwatch → a CloudWatchMetric with its dimension, statistic, period, end offset and minMetricValue as defaultValue (mapped, never also listed as not mapped)', () => {
     const r = importFiles([fixture('keda-cloudwatch.yaml')]);
     expect(r.problems).toEqual([]);
     expect(r.objects[0]).toEqual({
@@ -75,7 +76,9 @@ describe('shpa import', () => {
     // KEDA's defaults: minReplicaCount 0 (ours scales to zero too, on its External metric), maxReplicaCount 100.
     expect([hpa.spec.minReplicas, hpa.spec.maxReplicas]).toEqual([0, 100]);
     expect(hpa.spec.metrics).toEqual([{ type: 'External', external: { metric: { name: 'aws-cloudwatch-queue-scaledobject-0' }, target: { type: 'AverageValue', averageValue: '2.1' } } }]);
-    expect(r.results[0].mapped).toContain("minReplicaCount 0 (KEDA's default 0) → minReplicas 0: scaled to zero on its External metrics (docs/scale-to-zero.md)");
+    expect(r.results[0].mapped).toContain("minReplicaCount unset (KEDA's default 0) → minReplicas 0: scaled to zero on its External metrics (docs/scale-to-zero.md)");
+    expect(r.results[0].mapped).toContain("triggers[0] (aws-cloudwatch) minMetricValue 0 → spec.defaultValue (the value when CloudWatch has no datapoint, as KEDA's)");
+    expect(r.results[0].unmapped.join('\n')).not.toContain('minMetricValue');
   });
 
   it('several triggers: prometheus (a server, AMP), cpu, cron, fallback, activation, scale to zero and the pause of scale-in mapped; kafka, paused-replicas and polling listed, never dropped', () => {
@@ -95,20 +98,27 @@ describe('shpa import', () => {
         { type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 60 }, fallback: { failureDurationSeconds: 180, replicas: 6 } } },
       ],
       behavior: { scaleDown: { stabilizationWindowSeconds: 120, policies: [{ type: 'Percent', value: 50, periodSeconds: 60 }], selectPolicy: 'Max' }, scaleUp: expect.any(Object) },
+      syncPeriodSeconds: 30,
     });
     const unmapped = r.results[0].unmapped.join('\n');
-    for (const item of ['pollingInterval', 'cooldownPeriod', 'annotation autoscaling.keda.sh/paused-replicas', 'triggers[4] (kafka): no equivalent']) {
+    for (const item of [
+      'cooldownPeriod 300: ours has one stabilization window for every scale-down, zero included; behavior.scaleDown.stabilizationWindowSeconds 120 is kept',
+      'annotation autoscaling.keda.sh/paused-replicas',
+      'triggers[4] (kafka): no equivalent',
+    ]) {
       expect(unmapped).toContain(item);
     }
+    expect(unmapped).not.toContain('pollingInterval');
     expect(r.results[0].mapped).toEqual([
       'annotation autoscaling.keda.sh/paused-scale-in → shpa.dev/pause-scale-down (ours keeps evaluating and says what it would do)',
       'advanced.horizontalPodAutoscalerConfig.behavior → spec.behavior',
-      'triggers[0] (prometheus) → PrometheusMetric shop/web-0 (server), threshold 100.50',
+      'triggers[0] (prometheus) → PrometheusMetric shop/web-0 (server), threshold 100.50 → External AverageValue 100.50',
       'triggers[0] (prometheus) activation 5.5 → activation.value (ours acts at zero replicas only: docs/scale-to-zero.md)',
-      'triggers[1] (prometheus) → PrometheusMetric shop/web-amp (AMP), threshold 20',
+      'triggers[1] (prometheus) → PrometheusMetric shop/web-amp (AMP workspace ws-12345678-abcd-4ef0-9abc-123456789012), threshold 20 → External AverageValue 20',
       'triggers[2] (cpu) → a Resource cpu metric (Utilization 60)',
-      'triggers[3] (cron) → window cron-3 of the shpa.dev/min-replica-schedules annotation (0 8 * * * to 0 20 * * *, minimum 10: a floor, the other metrics still scale above it)',
-      "minReplicaCount 0 (KEDA's default 0) → minReplicas 0: scaled to zero on its External metrics (docs/scale-to-zero.md)",
+      'triggers[3] (cron) → scheduled minimum cron-3 (0 8 * * * to 0 20 * * * Europe/Paris, minimum 10: a floor, the other metrics still scale above it)',
+      'minReplicaCount 0 → minReplicas 0: scaled to zero on its External metrics (docs/scale-to-zero.md)',
+      "pollingInterval 30 → spec.syncPeriodSeconds 30: ours evaluates every 30 s, also between 1 and N replicas (KEDA's HPA: every 15 s there)",
       "fallback (3 failures × 30 s polling) → each metric's fallback: 6 replicas after 180 s of failures (at least 180 s)",
     ]);
     expect(unmapped).not.toContain('fallback');
@@ -140,7 +150,7 @@ describe('shpa import', () => {
     expect((r.objects[0] as { spec: { minReplicas: number } }).spec.minReplicas).toBe(1);
     expect(r.results[0].unmapped).toEqual([
       'triggers[0] (cpu) activation 10: ours has activation thresholds on Object and External metrics only',
-      "minReplicaCount 0 (KEDA's default 0, scale to zero): ours scales to zero only with an External or Object metric, minReplicas 1",
+      "minReplicaCount unset (KEDA's default 0), scale to zero: ours scales to zero only with an External or Object metric; minReplicas 1",
     ]);
     const sqs = importFiles([fixture('keda-sqs.yaml')]);
     const out = join(dir, 'sqs.yaml');
@@ -162,7 +172,7 @@ describe('shpa import', () => {
     const r = await shpa(['import', '-f', fixture('keda-mixed.yaml'), fixture('keda-sqs.yaml'), '--dry-run']);
     expect(r.code).toBe(0);
     expect(parseAllDocuments(r.stdout).map((d) => (d.toJS() as { kind: string }).kind)).toEqual(['PrometheusMetric', 'PrometheusMetric', 'HorizontalPodAutoscaler', 'CloudWatchMetric', 'HorizontalPodAutoscaler']);
-    expect(r.stderr).toMatch(/^ScaledObject shop\/web:\n  mapped: /);
+    expect(r.stderr).toMatch(/^ScaledObject shop\/web → PrometheusMetric shop\/web-0, PrometheusMetric shop\/web-amp, HorizontalPodAutoscaler shop\/web:\n  mapped: /);
     expect(r.stderr).toContain('  NOT mapped: triggers[4] (kafka): no equivalent');
     const file = join(mkdtempSync(join(tmpdir(), 'shpa-import-')), 'ours.yaml');
     writeFileSync(file, r.stdout);
@@ -176,9 +186,18 @@ describe('shpa import', () => {
       'cloudwatchmetric.shpa.dev/aws-sqs-queue-scaledobject-0',
       'horizontalpodautoscaler.autoscaling/aws-sqs-queue-scaledobject',
     ]);
-    expect(reportText(importFiles([fixture('keda-sqs.yaml')]))).toMatch(/^ScaledObject default\/aws-sqs-queue-scaledobject:\n  mapped: triggers\[0\] \(aws-sqs-queue\) → CloudWatchMetric default\/aws-sqs-queue-scaledobject-0/);
-    const other = await shpa(['import', '-f', join(root, 'examples', 'sqs-backlog.yaml'), '--dry-run']);
-    expect(other.code).toBe(1);
-    expect(other.stderr).toContain('CloudWatchMetric (shpa.dev/v1) is not a kind shpa import reads');
+    expect(reportText(importFiles([fixture('keda-sqs.yaml')]))).toMatch(
+      /^ScaledObject default\/aws-sqs-queue-scaledobject → CloudWatchMetric default\/aws-sqs-queue-scaledobject-0, HorizontalPodAutoscaler default\/aws-sqs-queue-scaledobject:\n  mapped: triggers\[0\] \(aws-sqs-queue\) → CloudWatchMetric default\/aws-sqs-queue-scaledobject-0/,
+    );
+    // Our own objects are carried along as written; a file of nothing import reads is nothing to import, said.
+    const ours = await shpa(['import', '-f', join(root, 'examples', 'sqs-backlog.yaml'), '--dry-run']);
+    expect(ours.code).toBe(0);
+    expect(parseAllDocuments(ours.stdout).map((d) => (d.toJS() as { kind: string }).kind)).toEqual(['CloudWatchMetric', 'HorizontalPodAutoscaler']);
+    expect(ours.stderr).toContain('CloudWatchMetric demo/jobs-backlog → CloudWatchMetric demo/jobs-backlog:\n  mapped: already ours: kept as written');
+    const secretOnly = join(mkdtempSync(join(tmpdir(), 'shpa-import-')), 'secret.yaml');
+    writeFileSync(secretOnly, 'apiVersion: v1\nkind: Secret\nmetadata: {name: creds}\n');
+    const none = await shpa(['import', '-f', secretOnly, '--dry-run']);
+    expect(none.code).toBe(1);
+    expect(none.stderr).toBe(`skipped: ${secretOnly}:1: Secret default/creds: not read: ours takes no credentials from Secrets\nerror: nothing to import\n`);
   });
 });

@@ -1,7 +1,7 @@
 // A local Kubernetes API server over HTTPS, serving a WorkloadModel with the
 // real JSON shapes: discovery (legacy and aggregated), /scale of any scalable
 // kind, Deployments/StatefulSets/ReplicaSets/Pods/Namespaces mirrored from the
-// model, Events, CustomResourceDefinitions and their custom resources (with
+// model, Events, autoscaling/v2 HorizontalPodAutoscalers (stored, not acted on), CustomResourceDefinitions and their custom resources (with
 // watches, Tables, OpenAPI v3), and the metrics.k8s.io, custom.metrics.k8s.io
 // and external.metrics.k8s.io APIs. Tests, benchmarks and the demo talk to it
 // with @kubernetes/client-node; kubectl works against it too.
@@ -11,6 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { generate } from 'selfsigned';
 import { parse as parseYaml } from 'yaml';
 import { SelectorError } from '../../hpa/selector.js';
+import { horizontalPodAutoscalerSpec } from './autoscalers.js';
 import { compareVersions, CustomResourceRegistry } from './crds.js';
 import { aggregatedList, AGGREGATED_V2, apiGroup, apiGroupList, apiVersions, resourceList, wantsAggregated, type DiscoveryGroup, type DiscoveryResource } from './discovery.js';
 import { badRequest, HttpError, notFound, resourceNotFound, statusBody } from './errors.js';
@@ -188,7 +189,7 @@ export async function startK8sApiServer(opts: K8sApiServerOptions = {}): Promise
   const store = new ObjectStore();
   const mirror = new WorkloadMirror(model, store);
   const crds = new CustomResourceRegistry(store, () => model.clock.now());
-  const builtIn = new Map<string, ResourceSpec>([...mirror.specs, eventSpec(), crds.crdSpec].map((s) => [`${s.group}/${s.version}/${s.resource}`, s]));
+  const builtIn = new Map<string, ResourceSpec>([...mirror.specs, eventSpec(), horizontalPodAutoscalerSpec(), crds.crdSpec].map((s) => [`${s.group}/${s.version}/${s.resource}`, s]));
   const openapi = new OpenApiV3();
 
   const findSpec = (group: string, version: string, resource: string): ResourceSpec | undefined =>

@@ -1,0 +1,32 @@
+// Imported objects as our Kubernetes kinds (docs/kubernetes.md): the HPA becomes a
+// ServerlessHorizontalPodAutoscaler (shpa.dev/v1, the same spec), its scheduled minimums move
+// from the table form's annotation to spec.minReplicaSchedules (the annotation is refused on
+// that kind), and it carries shpa.dev/dry-run unless asked not to, so that applying it beside
+// the live HPA or ScaledObject leaves one controller writing /scale. The metric objects are
+// already shpa.dev/v1 kinds. Pure.
+import { MIN_REPLICA_SCHEDULES_ANNOTATION } from '../hpa/schedules.js';
+import type { HorizontalPodAutoscaler, MinReplicaSchedule } from '../hpa/types.js';
+import { DRY_RUN_ANNOTATION } from '../sync/units.js';
+import type { ImportedObject } from './result.js';
+
+export { DRY_RUN_ANNOTATION };
+
+export const KUBERNETES_KIND = 'ServerlessHorizontalPodAutoscaler';
+
+export type KubernetesObject = Omit<ImportedObject, 'apiVersion' | 'kind'> & { apiVersion: string; kind: string };
+
+/** The object as it goes to a cluster; `dryRun` adds shpa.dev/dry-run: "true" to an autoscaler. */
+export function toKubernetesKind(o: ImportedObject, dryRun: boolean): KubernetesObject {
+  if (o.kind !== 'HorizontalPodAutoscaler') return o;
+  const hpa = o as HorizontalPodAutoscaler;
+  const { [MIN_REPLICA_SCHEDULES_ANNOTATION]: schedules, ...annotations } = hpa.metadata.annotations ?? {};
+  if (dryRun) annotations[DRY_RUN_ANNOTATION] = 'true';
+  const minReplicaSchedules = schedules !== undefined ? (JSON.parse(schedules) as MinReplicaSchedule[]) : undefined;
+  const { annotations: _old, ...metadata } = hpa.metadata;
+  return {
+    apiVersion: 'shpa.dev/v1',
+    kind: KUBERNETES_KIND,
+    metadata: { ...metadata, ...(Object.keys(annotations).length > 0 ? { annotations } : {}) },
+    spec: { ...hpa.spec, ...(minReplicaSchedules ? { minReplicaSchedules } : {}) },
+  };
+}

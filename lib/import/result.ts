@@ -1,0 +1,39 @@
+// What one imported document gives: the objects, and what the user reads about them.
+import type { CloudWatchMetric } from '../api/cloudwatch-types.js';
+import type { PrometheusMetric } from '../api/prometheus-types.js';
+import type { HorizontalPodAutoscaler } from '../hpa/types.js';
+
+export type ImportedObject = HorizontalPodAutoscaler | CloudWatchMetric | PrometheusMetric;
+
+export interface ImportResult {
+  /** What the source was: "ScaledObject demo/worker". */
+  source: string;
+  objects: ImportedObject[];
+  /** "triggers[0] (aws-sqs-queue) → CloudWatchMetric demo/worker-0". */
+  mapped: string[];
+  /** What ours cannot express, each with why: "triggers[2] (kafka): …". */
+  unmapped: string[];
+  /** Mapped, but it would change nothing, each with why: "triggers[1] (cron): its minimum 1 is minReplicas". */
+  noEffect: string[];
+  /** Our own objects, carried along as written (nothing is added to them, the dry-run annotation neither). */
+  asWritten?: true;
+}
+
+/** A document import does not convert, and why: never a failure. */
+export interface SkippedDocument {
+  skipped: string;
+  why: string;
+}
+
+export interface ImportMetadata {
+  name: string;
+  namespace: string;
+  labels?: Record<string, string>;
+}
+
+export type Obj = Record<string, unknown>;
+export const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+export const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : typeof v === 'number' ? String(v) : undefined);
+
+/** The role a TriggerAuthentication (namespace given) or ClusterTriggerAuthentication (namespace '') assumes, if the input has it. */
+export type FindRole = (kind: string, namespace: string, name: string) => string | undefined;
