@@ -14,7 +14,7 @@ import { chooseShards, MAX_SCHEDULE_AGE_MS, planTicks, type ShardTiming } from '
 import type { Clock, ClusterConfig, ClusterIndex, DispatchStore, WorkQueue } from '../lib/sync/ports.js';
 import { mirrorRegistry, type Registry } from '../lib/sync/registry.js';
 import { sendWithRetries } from '../lib/sync/send-ticks.js';
-import { shardId, shardsOf } from '../lib/sync/shards.js';
+import { shardCountAt, shardId, shardsOf } from '../lib/sync/shards.js';
 import { tickOffsetSeconds } from '../lib/sync/tick-phase.js';
 import { logDispatch, publish } from './log.js';
 import { redact } from './redact.js';
@@ -97,11 +97,16 @@ export function createDispatcherHandler(deps: { config: FunctionConfig; adapters
       let shards = choice.shards;
       if (choice.record) {
         try {
-          await a.store.recordShardCount(c.name, choice.record);
-          logger.info('shards', { shards: { cluster: c.name, from: choice.record.previous, to: choice.record.k, since: new Date(minute).toISOString(), largest: choice.sizing.largest, capacity: choice.sizing.capacity } });
+          if (await a.store.recordShardCount(c.name, choice.record)) {
+            if (choice.changed) logger.info('shards', { shards: { cluster: c.name, from: choice.record.previous, to: choice.record.k, since: new Date(minute).toISOString(), largest: choice.sizing.largest, capacity: choice.sizing.capacity } });
+          } else {
+            // Another invocation planned this minute since the index was read: its count stands (its ticks may be running).
+            shards = shardCountAt((await a.store.readIndexes([c.name])).get(c.name) ?? { buckets: [], counts: [] }, c.shards, minute);
+            logger.warn('shards', { shards: { cluster: c.name, shards, reason: `minute ${new Date(minute).toISOString()} was already planned by another invocation: its count kept` } });
+          }
         } catch (e) {
-          // Unrecorded, the new count would be refused by the workers: the minute keeps the old one.
-          shards = choice.record.previous ?? c.shards;
+          // Unrecorded, a new count would be refused by the workers: the minute keeps the old one.
+          shards = choice.changed ? (choice.record.previous ?? c.shards) : choice.shards;
           logger.error('shards', { shardsError: `recording ${choice.record.k} shards for cluster ${c.name}: ${redact((e as Error).message)}; kept ${shards}` });
           emf.addMetric('Errors', MetricUnit.Count, 1);
           publish(emf);

@@ -163,19 +163,36 @@ export class DynamoStore implements AutoscalerStore, DispatchStore, AlarmIndexSt
     );
   }
 
-  async recordShardCount(cluster: string, record: ShardCountRecord, signal?: AbortSignal): Promise<void> {
+  async recordShardCount(cluster: string, record: ShardCountRecord, signal?: AbortSignal): Promise<boolean> {
+    const names: Record<string, string> = { '#k': 'k', '#ks': 'ks' };
     const values: Record<string, number> = { ':k': record.k, ':ks': record.since };
-    if (record.previous !== undefined) values[':kp'] = record.previous;
-    await this.doc.send(
-      new UpdateCommand({
-        TableName: this.tableName,
-        Key: bucketIndexKey(cluster),
-        UpdateExpression: `SET #k = :k, #ks = :ks${record.previous !== undefined ? ', #kp = :kp' : ''}`,
-        ExpressionAttributeNames: { '#k': 'k', '#ks': 'ks', ...(record.previous !== undefined ? { '#kp': 'kp' } : {}) },
-        ExpressionAttributeValues: values,
-      }),
-      { abortSignal: signal },
-    );
+    const set = ['#k = :k', '#ks = :ks'];
+    const add = (attribute: string, value: number | undefined) => {
+      if (value === undefined) return;
+      names[`#${attribute}`] = attribute;
+      values[`:${attribute}`] = value;
+      set.push(`#${attribute} = :${attribute}`);
+    };
+    add('kp', record.previous);
+    add('pm', record.planned);
+    try {
+      await this.doc.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: bucketIndexKey(cluster),
+          UpdateExpression: `SET ${set.join(', ')}`,
+          // A minute is planned once: a duplicate dispatcher invocation keeps the first one's count.
+          ...(record.planned !== undefined ? { ConditionExpression: 'attribute_not_exists(#pm) OR #pm < :pm' } : {}),
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: values,
+        }),
+        { abortSignal: signal },
+      );
+      return true;
+    } catch (e) {
+      if (e instanceof ConditionalCheckFailedException) return false;
+      throw e;
+    }
   }
 
   async loadShard(shard: ShardRef, opts: { now: Date; markerMs?: number; index?: ClusterIndex; signal?: AbortSignal }): Promise<ShardSnapshot> {
@@ -365,8 +382,9 @@ export class DynamoStore implements AutoscalerStore, DispatchStore, AlarmIndexSt
       ct: existing?.ct ?? now.toISOString(),
       ut: now.toISOString(),
     };
-    // The index first: a worker that sees the spec must also find its bucket.
-    if (!existing) await this.addBucket(cluster, bucketOf(namespace));
+    // The index first: a worker that sees the spec must also find its bucket, and the dispatcher how many autoscalers it holds
+    // (lib/sizing), before any tick has loaded them; a put that then fails leaves one too many until the next tick records the count.
+    if (!existing) await this.addBucket(cluster, bucketOf(namespace), undefined, obj.kind === KIND_HPA ? 1 : 0);
     await this.conditionalPut({ ...item }, version, () => new VersionConflictError(`${cluster}/${namespace}/${obj.metadata.name}`, version));
     return old ? 'configured' : 'created';
   }
@@ -390,7 +408,10 @@ export class DynamoStore implements AutoscalerStore, DispatchStore, AlarmIndexSt
     const pk = bucketPk(cluster, bucketOf(namespace));
     if (!(await this.deleteExisting({ pk, sk: specSk(kind, namespace, name) }))) return false;
     // A state left behind by a failure here is ignored (its uid matches no spec).
-    if (kind === KIND_HPA) await this.doc.send(new DeleteCommand({ TableName: this.tableName, Key: { pk, sk: stateSk(namespace, name) } }));
+    if (kind === KIND_HPA) {
+      await this.doc.send(new DeleteCommand({ TableName: this.tableName, Key: { pk, sk: stateSk(namespace, name) } }));
+      await this.addBucket(cluster, bucketOf(namespace), undefined, -1);
+    }
     return true;
   }
 
@@ -431,14 +452,16 @@ export class DynamoStore implements AutoscalerStore, DispatchStore, AlarmIndexSt
     return `${cluster}/${namespace}/${name}`;
   }
 
-  private async addBucket(cluster: string, bucket: number, signal?: AbortSignal): Promise<void> {
+  /** Adds the bucket to the cluster's index, and `autoscalers` (may be negative) to its count. */
+  private async addBucket(cluster: string, bucket: number, signal?: AbortSignal, autoscalers = 0): Promise<void> {
+    const counted = autoscalers !== 0;
     await this.doc.send(
       new UpdateCommand({
         TableName: this.tableName,
         Key: bucketIndexKey(cluster),
-        UpdateExpression: 'ADD #b :b',
-        ExpressionAttributeNames: { '#b': 'b' },
-        ExpressionAttributeValues: { ':b': new Set([bucket]) },
+        UpdateExpression: counted ? 'ADD #b :b, #n :n' : 'ADD #b :b',
+        ExpressionAttributeNames: { '#b': 'b', ...(counted ? { '#n': countAttribute(bucket) } : {}) },
+        ExpressionAttributeValues: { ':b': new Set([bucket]), ...(counted ? { ':n': autoscalers } : {}) },
       }),
       { abortSignal: signal },
     );
@@ -698,7 +721,7 @@ function decodeIndex(item: Record<string, unknown> | undefined): ClusterIndex {
   const index: ClusterIndex = { buckets, counts };
   const isK = (k: unknown): k is number => typeof k === 'number' && (SHARD_COUNTS as readonly number[]).includes(k);
   if (isK(item?.k) && typeof item?.ks === 'number' && Number.isFinite(item.ks)) {
-    index.shards = { k: item.k, since: item.ks, ...(isK(item.kp) ? { previous: item.kp } : {}) };
+    index.shards = { k: item.k, since: item.ks, ...(isK(item.kp) ? { previous: item.kp } : {}), ...(typeof item.pm === 'number' && Number.isFinite(item.pm) ? { planned: item.pm } : {}) };
   }
   return index;
 }

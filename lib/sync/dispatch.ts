@@ -64,8 +64,10 @@ export interface ShardChoice {
   cluster: string;
   /** What the ticks of the minute carry. */
   shards: number;
-  /** A new count to record in the cluster's index before the ticks are sent; absent when unchanged. */
+  /** The minute's count to record in the cluster's index before the ticks are sent; absent when the minute was already planned. */
   record?: ShardCountRecord;
+  /** The count changed this minute. */
+  changed?: boolean;
   sizing: Sizing;
   /** Fewer shards than sizing asked for: the shard budget (the queue's concurrency) was spent. */
   capped?: boolean;
@@ -75,6 +77,7 @@ export interface ShardChoice {
  * The shard count of each cluster for the minute starting at `minuteMs`, from the autoscalers its
  * buckets held at their last ticks (lib/sizing), never below the deploy's `shards`. A change
  * applies from the minute's first tick; the ticks of the minute before keep the count they had.
+ * A minute already planned (a duplicate invocation) keeps its count: its ticks may already run.
  */
 export function chooseShards(
   clusters: ClusterConfig[],
@@ -87,20 +90,25 @@ export function chooseShards(
     const index = indexes.get(c.name) ?? { buckets: [], counts: [] };
     const current = shardCountAt(index, c.shards, minuteMs);
     currents.push(current);
+    if ((index.shards?.planned ?? -Infinity) >= minuteMs) {
+      const planned: ShardChoice & { planned?: boolean; index?: ClusterIndex } = { cluster: c.name, shards: current, sizing: shardCountFor(index.counts, { memoryMb: o.memoryMb, periodSeconds: o.periodSeconds, floor: current, current }), planned: true };
+      return planned;
+    }
     const sizing = shardCountFor(index.counts, { memoryMb: o.memoryMb, periodSeconds: o.periodSeconds, floor: c.shards, current });
-    const choice: ShardChoice = { cluster: c.name, shards: sizing.shards, sizing };
+    const choice: ShardChoice & { planned?: boolean; index?: ClusterIndex } = { cluster: c.name, shards: sizing.shards, sizing, index };
     return choice;
   });
   // More shards than can tick at once would queue behind each other and arrive late: the largest counts give way, never below a floor.
   for (let total = choices.reduce((n, c) => n + c.shards, 0); o.budget !== undefined && total > o.budget; ) {
-    const i = choices.reduce((best, c, j) => (c.shards > clusters[j].shards && (best < 0 || c.shards > choices[best].shards) ? j : best), -1);
+    const i = choices.reduce((best, c, j) => (!c.planned && c.shards > clusters[j].shards && (best < 0 || c.shards > choices[best].shards) ? j : best), -1);
     if (i < 0) break;
     total -= choices[i].shards / 2;
     choices[i].shards /= 2;
     choices[i].capped = true;
   }
-  choices.forEach((c, i) => {
-    if (c.shards !== currents[i]) c.record = { k: c.shards, since: minuteMs, previous: currents[i] };
+  return choices.map(({ planned, index, ...c }, i) => {
+    if (planned) return c;
+    if (c.shards !== currents[i]) return { ...c, changed: true, record: { k: c.shards, since: minuteMs, previous: currents[i], planned: minuteMs } };
+    return { ...c, record: index?.shards ? { ...index.shards, planned: minuteMs } : { k: c.shards, since: minuteMs, planned: minuteMs } };
   });
-  return choices;
 }

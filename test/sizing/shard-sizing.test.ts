@@ -64,15 +64,24 @@ describe('the dispatcher\'s choice for the coming minute', () => {
     { name: 'prod', region: 'eu-west-1', shards: 1 },
     { name: 'batch', region: 'eu-west-1', shards: 2 },
   ];
-  it('records a change from the minute\'s first tick, with the count before it; an unchanged one is not written', () => {
+  it('records a change from the minute\'s first tick, with the count before it; an unchanged one only marks the minute planned', () => {
     const big: ClusterIndex = { buckets: [0, 1], counts: evenBuckets(5_000) };
     const small: ClusterIndex = { buckets: [0], counts: evenBuckets(10), shards: { k: 2, since: minute - 60_000 } };
     const choices = chooseShards(clusters, new Map([['prod', big], ['batch', small]]), minute, { memoryMb: 512, periodSeconds: 15 });
-    expect(choices.map((c) => [c.cluster, c.shards, c.record])).toEqual([
-      ['prod', choices[0].shards, { k: choices[0].shards, since: minute, previous: 1 }],
-      ['batch', 2, undefined],
+    expect(choices.map((c) => [c.cluster, c.shards, c.changed, c.record])).toEqual([
+      ['prod', choices[0].shards, true, { k: choices[0].shards, since: minute, previous: 1, planned: minute }],
+      ['batch', 2, undefined, { k: 2, since: minute - 60_000, planned: minute }],
     ]);
     expect(choices[0].shards).toBeGreaterThan(1);
+  });
+
+  it('a duplicate invocation for a minute already planned keeps its count, whatever the counts say since', () => {
+    const grown: ClusterIndex = { buckets: [0, 1], counts: evenBuckets(5_000), shards: { k: 1, since: minute - 60_000, planned: minute } };
+    const [prod] = chooseShards(clusters, new Map([['prod', grown]]), minute, { memoryMb: 512, periodSeconds: 15 });
+    expect(prod).toMatchObject({ shards: 1 });
+    expect(prod.record).toBeUndefined();
+    // The next minute is planned afresh.
+    expect(chooseShards(clusters, new Map([['prod', grown]]), minute + 60_000, { memoryMb: 512, periodSeconds: 15 })[0].shards).toBeGreaterThan(1);
   });
 
   it('keeps every cluster within the shard budget (the queue\'s concurrency): the largest counts give way, never below a floor', () => {
