@@ -9,8 +9,11 @@
 
 /** A cluster's namespaces fall into this many buckets (FNV-1a of the name); a bucket is one DynamoDB partition. */
 const NAMESPACE_BUCKETS = 16;
-/** K: a cluster is cut into this many shards; shard i owns the buckets b with b mod K = i. */
-const SHARD_COUNTS = [1, 2, 4, 8, 16];
+/**
+ * K: a cluster is cut into this many shards; shard i owns the buckets b with b mod K = i. Past 16, a
+ * bucket is cut by autoscaler name: shard i owns bucket i mod 16, the names of part ⌊i / 16⌋ of K / 16.
+ */
+const SHARD_COUNTS = [1, 2, 4, 8, 16, 32, 64, 128];
 
 /**
  * The all-change cycle of one shard, measured by `npm run bench -- fleet` (bench/fleet.bench.ts) with the
@@ -56,8 +59,15 @@ function shardCapacity(memoryMb, periodSeconds, measured = MEASURED) {
   return Math.max(1, Math.floor(budget / per));
 }
 
-/** The largest shard's autoscalers when the buckets are cut into k shards. */
+/**
+ * The largest shard's autoscalers when the buckets are cut into k shards. Past 16 shards a bucket's
+ * names split by their hash: a share of it and three standard deviations of a binomial draw.
+ */
 function largestShard(bucketCounts, k) {
+  if (k > NAMESPACE_BUCKETS) {
+    const parts = k / NAMESPACE_BUCKETS;
+    return Math.max(0, ...bucketCounts.map((n) => Math.min(n, Math.ceil(n / parts + 3 * Math.sqrt((n * (parts - 1)) / parts ** 2)))));
+  }
   const loads = new Array(k).fill(0);
   bucketCounts.forEach((n, b) => (loads[b % k] += n));
   return Math.max(...loads);
@@ -66,8 +76,8 @@ function largestShard(bucketCounts, k) {
 /**
  * The shard count for a cluster: the fewest shards (at least `floor`) whose largest fits the
  * capacity; fewer than `current` only when they would be at most `shrinkBelow` full. `over` is
- * true when even 16 shards leave one over capacity (a bucket too big for one shard: more memory
- * is the remedy; meanwhile what a deadline leaves goes first at the next tick).
+ * true when even 128 shards leave one over capacity (more memory is the remedy; meanwhile what a
+ * deadline leaves goes first at the next tick).
  */
 function shardCountFor(bucketCounts, o) {
   const capacity = shardCapacity(o.memoryMb, o.periodSeconds, o.measured);
@@ -81,9 +91,15 @@ function shardCountFor(bucketCounts, o) {
   return { shards, capacity, largest: largestShard(bucketCounts, shards), over: largestShard(bucketCounts, shards) > capacity };
 }
 
+/** Shards that tick at count k: past 16, the parts but the first of an empty bucket have nothing to do (the first sees the whole bucket and counts it). */
+function tickingShards(bucketCounts, k) {
+  if (k <= NAMESPACE_BUCKETS) return k;
+  return NAMESPACE_BUCKETS + (k / NAMESPACE_BUCKETS - 1) * bucketCounts.filter((n) => n > 0).length;
+}
+
 /** A cluster's autoscalers spread evenly over its buckets: what an estimate assumes. */
 function evenBuckets(autoscalers) {
   return Array.from({ length: NAMESPACE_BUCKETS }, (_, b) => Math.floor(autoscalers / NAMESPACE_BUCKETS) + (b < autoscalers % NAMESPACE_BUCKETS ? 1 : 0));
 }
 
-module.exports = { NAMESPACE_BUCKETS, SHARD_COUNTS, MEASURED, POLICY, vcpuOf, allChangeCycleMs, shardCapacity, largestShard, shardCountFor, evenBuckets };
+module.exports = { NAMESPACE_BUCKETS, SHARD_COUNTS, MEASURED, POLICY, vcpuOf, allChangeCycleMs, shardCapacity, largestShard, shardCountFor, tickingShards, evenBuckets };

@@ -86,7 +86,7 @@ export async function runShardCycle(deps: CycleDeps, req: ShardCycleRequest): Pr
     const shard = buildUnits({ cluster: req.cluster, shard: req.shard, snapshot: loaded.value, objects: listed, tableSource: sources.table, dryRun: req.options.dryRun });
     if (!(objects && 'error' in objects)) report.alarms = alarmsNamed(shard.cloudWatchMetrics);
     // What the dispatcher sizes shards by, known from the load: recorded beside the evaluations, never cut by their deadline.
-    const counting = req.trigger.kind === 'tick' && (!sources.cluster || listed) ? recordCounts(deps, req, loaded.value, shard.units) : Promise.resolve();
+    const counting = req.trigger.kind === 'tick' && (!sources.cluster || listed) ? recordCounts(deps, req, loaded.value, shard.bucketCounts) : Promise.resolve();
     const counted = counting.catch((e: unknown) => {
       report.warnings.push(`recording the shard's autoscaler counts: ${errorText(e)} (the next tick records them)`);
     });
@@ -117,7 +117,7 @@ export async function runShardCycle(deps: CycleDeps, req: ShardCycleRequest): Pr
       prometheus,
       invalidPrometheus: promChecked.invalid,
       specVersions: new SpecVersions(deps.store, req.cluster.name, deadline.signal),
-      otherSelectors: selectorsOf(shard.units),
+      otherSelectors: selectorsOf(shard.peers),
     };
     // Autoscalers of a cluster that could not be listed keep their state untouched: nothing is concluded.
     if (objects && 'error' in objects) {
@@ -224,9 +224,7 @@ function sameAnswer(a: SharedMetricAnswer | undefined, b: SharedMetricAnswer): b
  * autoscaler of its buckets. Under its own limit, the write budget past the cycle's deadline (as the
  * lease's release), so that a tick the deadline cuts short still tells the dispatcher how big it is.
  */
-async function recordCounts(deps: CycleDeps, req: ShardCycleRequest, loaded: ShardSnapshot, units: Unit[]): Promise<void> {
-  const now = new Map(bucketsOf(req.shard).map((b) => [b, 0]));
-  for (const u of units) now.set(bucketOf(u.record.namespace), (now.get(bucketOf(u.record.namespace)) ?? 0) + 1);
+async function recordCounts(deps: CycleDeps, req: ShardCycleRequest, loaded: ShardSnapshot, now: ReadonlyMap<number, number>): Promise<void> {
   const changed = new Map([...now].filter(([b, n]) => loaded.index.counts[b] !== n));
   if (changed.size === 0) return;
   const limit = new Deadline(new Date(req.deadline.getTime() + req.options.writeBudgetMs), deps.clock);

@@ -46,9 +46,12 @@ describe('shard count', () => {
     expect(shardCountFor(counts, { ...at(1769), ...o }).shards).toBe(expected);
   });
 
-  it('says when even 16 shards leave a shard over capacity: one bucket too big', () => {
-    const s = shardCountFor(buckets(cap + 1), at(1769));
-    expect(s).toMatchObject({ shards: 16, largest: cap + 1, capacity: cap, over: true });
+  it('cuts a bucket too big for one shard by autoscaler name (32 shards and more); says when even 128 leave one over capacity', () => {
+    expect(shardCountFor(buckets(cap + 1), at(1769))).toMatchObject({ shards: 32, capacity: cap, over: false });
+    expect(shardCountFor(buckets(4 * cap), at(1769)).shards).toBe(128);
+    expect(shardCountFor(buckets(10 * cap), at(1769))).toMatchObject({ shards: 128, over: true });
+    // Past 16, a part holds its share of the bucket and a margin for the hash's unevenness.
+    expect(largestShard(buckets(2_000), 128)).toBe(250 + Math.ceil(3 * Math.sqrt((2_000 * 7) / 64)));
   });
 
   it('counts a shard\'s load as the buckets it owns (b mod K)', () => {
@@ -89,7 +92,7 @@ describe('the dispatcher\'s choice for the coming minute', () => {
     const choices = chooseShards(clusters, new Map([['prod', big], ['batch', big]]), minute, { memoryMb: 512, periodSeconds: 15, budget: 10 });
     expect(choices.map((c) => c.shards)).toEqual([4, 4]);
     expect(choices.map((c) => c.capped)).toEqual([true, true]);
-    expect(choices[0].sizing.shards).toBe(16);
+    expect(choices[0].sizing.shards).toBe(128);
     expect(chooseShards(clusters, new Map([['prod', big]]), minute, { memoryMb: 512, periodSeconds: 15, budget: 3 }).map((c) => c.shards)).toEqual([1, 2]);
   });
 });
