@@ -10,7 +10,7 @@ import { shardCycleKey } from '../../lib/store/items.js';
 import type { SyncOptions } from '../../lib/sync/config.js';
 import type { EvaluateMessage, TickMessage } from '../../lib/sync/messages.js';
 import type { Clock, ClusterAccess, ClusterConfig, WorkQueue } from '../../lib/sync/ports.js';
-import { bucketOf, shardId, shardOfNamespace } from '../../lib/sync/shards.js';
+import { bucketOf, shardId, shardOfNamespace, shardsOfNamespace } from '../../lib/sync/shards.js';
 import { handleWorkMessage, type ClusterDirectory, type MessageResult, type WorkerConfig, type WorkerDeps } from '../../lib/sync/worker.js';
 import { startDynalite, TEST_CREDENTIALS, TEST_REGION, type DynamoServer } from '../support/dynamo.js';
 import { startFaultProxy, type FaultProxy } from '../support/dynamo-faults.js';
@@ -260,6 +260,21 @@ describe('a cluster the dispatcher cut into more shards', () => {
     const e = await handleWorkMessage(deps, USUAL, evaluate(T), 'd');
     expect(e).toMatchObject({ outcome: 'rerouted', shard: 'prod', to: [mine] });
     expect(sent.map((m) => JSON.parse(m.body))).toEqual([{ ...evaluate(T), shard: mine }]);
+  });
+
+  it('cut below the namespace (32 shards), each part evaluates its own autoscalers of the bucket, and counts the whole bucket', async () => {
+    await registerWeb();
+    const names = ['web', 'api', 'db', 'mq', 'ui'];
+    for (const name of names.slice(1)) await store.applySpec('prod', { ...web, metadata: { name, namespace: 'apps' } }, new Date(T));
+    await store.recordShardCount('prod', { k: 32, since: T, previous: 1 });
+    const parts = shardsOfNamespace('prod', 32, 'apps');
+    const seen: string[] = [];
+    for (const part of parts) {
+      const r = await handleWorkMessage(worker(fixedClock(iso(T))), USUAL, { ...tick(T), shard: shardId(part) }, 'a');
+      if (r.outcome === 'synced') seen.push(...r.report.autoscalers.map((a) => a.name));
+    }
+    expect(seen.sort()).toEqual([...names].sort());
+    expect((await store.readIndex('prod')).counts[bucketOf('apps')]).toBe(5);
   });
 
   it('knows how many autoscalers each bucket holds from the writes, and a tick corrects the count from its load, only when it changed', async () => {
