@@ -2,7 +2,7 @@
 // K shards; up to 16 (K divides 16), shard i owns the buckets b with b mod K = i. A bucket is one
 // DynamoDB partition, so a partition belongs to exactly one shard whatever K is, and K
 // can change at any minute without moving stored items (docs/architecture.md); how many
-// is lib/sizing's choice. Past 16 (32, 64, 128), a bucket is cut below its namespaces, by
+// is lib/sizing's choice. Past 16 (32 to 256), a bucket is cut below its namespaces, by
 // autoscaler: shard i owns bucket i mod 16 and, of its autoscalers, those whose name hashes to
 // part ⌊i / 16⌋ of K / 16; every part reads the bucket's partition and its metric objects.
 

@@ -38,7 +38,7 @@ describe('shard count', () => {
     ['a cluster that fits one shard', evenBuckets(cap), {}, 1],
     ['one more than a shard', evenBuckets(cap + 1), {}, 2],
     ['the operator\'s floor', evenBuckets(10), { floor: 4 }, 4],
-    ['buckets 0 and 8 together are too big for 8 shards: 16', buckets(300, 0, 0, 0, 0, 0, 0, 0, 300), {}, 16],
+    ['buckets 0 and 8 together are too big for 8 shards: 16', buckets(400, 0, 0, 0, 0, 0, 0, 0, 400), {}, 16],
     ['kept while it still needs it', evenBuckets(2 * cap), { current: 4 }, 4],
     ['not fewer until the smaller count would be at most 70 % full', evenBuckets(Math.floor(0.75 * cap)), { current: 2 }, 2],
     ['fewer once there is room', evenBuckets(Math.floor(0.6 * cap)), { current: 4 }, 1],
@@ -46,10 +46,10 @@ describe('shard count', () => {
     expect(shardCountFor(counts, { ...at(1769), ...o }).shards).toBe(expected);
   });
 
-  it('cuts a bucket too big for one shard by autoscaler name (32 shards and more); says when even 128 leave one over capacity', () => {
+  it('cuts a bucket too big for one shard by autoscaler name (32 shards and more); says when even 256 leave one over capacity', () => {
     expect(shardCountFor(buckets(cap + 1), at(1769))).toMatchObject({ shards: 32, capacity: cap, over: false });
     expect(shardCountFor(buckets(4 * cap), at(1769)).shards).toBe(128);
-    expect(shardCountFor(buckets(10 * cap), at(1769))).toMatchObject({ shards: 128, over: true });
+    expect(shardCountFor(buckets(20 * cap), at(1769))).toMatchObject({ shards: 256, over: true });
     // Past 16, a part holds its share of the bucket and a margin for the hash's unevenness.
     expect(largestShard(buckets(2_000), 128)).toBe(250 + Math.ceil(3 * Math.sqrt((2_000 * 7) / 64)));
   });

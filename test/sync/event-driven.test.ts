@@ -27,7 +27,7 @@ describe('shards', () => {
 
   it('past 16 shards a bucket is cut by autoscaler name: each autoscaler in exactly one shard, a namespace spread over its bucket\'s parts', () => {
     const names = Array.from({ length: 400 }, (_, i) => `app-${i}`);
-    for (const k of [32, 128]) {
+    for (const k of [32, 256]) {
       const owners = names.map((n) => shardsOf('prod', k).filter((s) => ownsAutoscaler(s, 'big', n)));
       expect(owners.every((o) => o.length === 1)).toBe(true);
       expect(owners.map(([o]) => o)).toEqual(names.map((n) => shardOfAutoscaler('prod', k, 'big', n)));
@@ -47,7 +47,7 @@ describe('shards', () => {
     expect(shardId({ cluster: 'prod', index: 0, count: 1 })).toBe('prod');
     expect(parseShardId('prod/2of4')).toEqual({ cluster: 'prod', index: 2, count: 4 });
     expect(() => parseShardId('prod/4of4')).toThrow(/index 4 is not below 4/);
-    expect(() => parseShardId('prod/0of3')).toThrow(/K must be one of 2, 4, 8, 16, 32, 64, 128/);
+    expect(() => parseShardId('prod/0of3')).toThrow(/K must be one of 2, 4, 8, 16, 32, 64, 128, 256/);
     expect(parseShardId('prod/37of64')).toEqual({ cluster: 'prod', index: 37, count: 64 });
     expect(() => parseShardId('pr od')).toThrow(/is not CLUSTER or CLUSTER\/IofK/);
   });
