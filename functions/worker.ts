@@ -116,6 +116,7 @@ export const handler = withConfig(logger, () => {
       decisionLogSeconds: config.options.decisionLogSeconds,
       autoscalerMetrics: config.autoscalerMetrics,
       detailedMetrics: env.SHPA_DETAILED_METRICS === 'true',
+      monitoring: env.SHPA_MONITORING !== 'false',
     },
   });
 });

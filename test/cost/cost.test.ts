@@ -70,7 +70,7 @@ describe('shpa cost', () => {
   it('names the option and the rule when a value is wrong', async () => {
     const cases: [string[], RegExp][] = [
       [['--sync-period', '7'], /^error: --sync-period must divide 60 .*got 7$/m],
-      [['--shards', '3'], /^error: --shards must be one of 1, 2, 4, 8, 16 .*got 3$/m],
+      [['--shards', '3'], /^error: --shards must be one of 1, 2, 4, 8, 16, 32, 64, 128, 256 .*got 3$/m],
       [['--autoscalers', '10', '--distinct-queries', '11'], /^error: --distinct-queries \(11\) cannot exceed .*\(10\)$/m],
       [['--memory', '64'], /--memory must be an integer ≥ 128, got "64"/],
       [['--error-hours', '721'], /^error: --error-hours must be at most the 720 hours of a month, got 721$/m],

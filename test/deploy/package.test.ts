@@ -118,6 +118,7 @@ describe('osls package: the configuration of the issue', () => {
           'SHPA_CONTROLLER_SETTINGS',
           'SHPA_AUTOSCALER_METRICS',
           'SHPA_DETAILED_METRICS',
+          'SHPA_MONITORING',
           'SHPA_AUTOSCALER_SOURCES',
           'SHPA_DECISION_LOG_SECONDS',
           'SHPA_METRIC_ACCESS',
@@ -634,8 +635,8 @@ describe('osls package: the defaults (one cluster, the opt-outs of where and who
     for (const a of alarms) expect([a.AlarmActions, a.OKActions]).toEqual([[{ Ref: 'AlarmTopic' }], [{ Ref: 'AlarmTopic' }]]);
     expect(alarms.find((a) => a.AlarmName === 'serverless-hpa-test-worker-missing-cycles')!.Threshold).toBe(2);
     const [[, sqs]] = resourcesOf(t, 'AWS::Lambda::EventSourceMapping').filter(([, r]) => show(r.Properties.EventSourceArn) === WORK_QUEUE);
-    // up to 16 shards for the one cluster, + 2 for busy ticks sent again
-    expect(sqs.Properties.ScalingConfig).toEqual({ MaximumConcurrency: 18 });
+    // up to 256 shards for the one cluster (a bucket cut in 16 parts), + 2 for busy ticks sent again
+    expect(sqs.Properties.ScalingConfig).toEqual({ MaximumConcurrency: 258 });
     expect(t.Outputs.AlarmTopicArn.Value).toEqual({ Ref: 'AlarmTopic' });
   });
 
