@@ -359,7 +359,7 @@ describe('osls package: the configuration of the issue', () => {
       const indexes = ['c#prod', 'c#batch', 'c#other'];
       expect(sids.ReadClusterIndexes.Condition).toEqual({ 'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': indexes } });
       expect(sids.ReadShardPhases.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['shard#*'] } });
-      expect(sids.RecordShardCounts.Condition).toEqual({ 'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': indexes, 'dynamodb:Attributes': ['pk', 'sk', 'k', 'ks', 'kp'] } });
+      expect(sids.RecordShardCounts.Condition).toEqual({ 'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': indexes, 'dynamodb:Attributes': ['pk', 'sk', 'k', 'ks', 'kp', 'pm'] } });
     });
 
     it('allows the worker its shard partitions (state attributes only), the queue, EKS, its roles, metrics, the VPC and its log group', () => {
