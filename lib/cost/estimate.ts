@@ -253,7 +253,7 @@ export function estimateCost(input: Fleet, o: EstimateOptions = {}): CostEstimat
   const sends = dispatches * Math.ceil((S * ticksPerDispatch) / 10) + fastTicks / 10 + eventInvocations + fleet.alarmChangesPerHour * HOURS * Math.ceil(S / 10);
   add('SQS', 'SendMessageBatch (ticks, events)', sends, 'requests', prices.sqs.requests, 1e6, 'ten messages a batch');
   add('SQS', 'ReceiveMessage and DeleteMessage', 2 * loads, 'requests', prices.sqs.requests, 1e6, 'one of each per message (batch size 1)');
-  add('SQS', 'idle long polls of the event source', ASSUMED.sqsIdleReceivesPerMinute * MINUTES, 'requests', prices.sqs.requests, 1e6, 'five pollers, 20 s long polls (assumed)');
+  add('SQS', 'idle long polls of the event sources', ASSUMED.sqsEventSources * ASSUMED.sqsIdleReceivesPerMinute * MINUTES, 'requests', prices.sqs.requests, 1e6, `${ASSUMED.sqsEventSources} event sources (work and evaluate queues), five pollers each, 20 s long polls (assumed)`);
 
   // DynamoDB.
   const bucketsPerShard = Math.min(NAMESPACE_BUCKETS / shards, cycle.autoscalersPerShard);
