@@ -80,10 +80,11 @@ export class CycleReads {
     });
   }
 
-  pods(namespace: string): Promise<Fetched<PodInfo[]>> {
-    return memo(this.podLists, namespace, () => {
+  /** A namespace's pods, or with a label selector those it selects (a shard holding a part of the namespace). */
+  pods(namespace: string, selector?: string): Promise<Fetched<PodInfo[]>> {
+    return memo(this.podLists, selector ? `${namespace}?${selector}` : namespace, () => {
       this.calls.listPods++;
-      return settle(this.access.listPods(namespace, this.signal));
+      return settle(this.access.listPods(namespace, this.signal, selector));
     });
   }
 
