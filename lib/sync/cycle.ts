@@ -14,7 +14,7 @@ import type { EvaluateTarget } from './messages.js';
 import type { AutoscalerStore, Clock, ClusterAccess, ClusterConfig, ClusterIndex, KubernetesAutoscaler, MetricReadOptions, MetricsAccess, ObjectMetricQuery, ShardSnapshot, SharedMetricAnswer } from './ports.js';
 import { CycleReads } from './reads.js';
 import { countOutcomes, emptyCalls, errorText, isDeferred, type CycleReport } from './report.js';
-import { bucketOf, bucketsOf, partOf, shardId, type ShardRef } from './shards.js';
+import { bucketOf, bucketsOf, shardId, type ShardRef } from './shards.js';
 import { checkCloudWatchMetrics, checkPrometheusMetrics } from './spec-check.js';
 import { SpecVersions } from './spec-versions.js';
 import { isDue, ownPeriod, shardTickPeriod } from './sync-periods.js';
@@ -112,7 +112,6 @@ export async function runShardCycle(deps: CycleDeps, req: ShardCycleRequest): Pr
       now,
       periodMs: req.periodSeconds * 1000,
       partial: req.trigger.kind === 'evaluate',
-      podsBySelector: partOf(req.shard).parts > 1,
       cloudWatch,
       invalidCloudWatch: invalid,
       prometheus,

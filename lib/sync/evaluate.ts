@@ -46,8 +46,6 @@ export interface EvalContext {
   periodMs: number;
   /** An evaluation between ticks: its recommendation is written even when unchanged (docs/store.md). */
   partial: boolean;
-  /** The shard holds a part of its namespaces (past 16 shards): pods and pod metrics are read by each target's selector. */
-  podsBySelector?: boolean;
   /** Valid CloudWatchMetric objects per namespace, by name; and why the others are not ("is invalid: …", "is refused: …"). */
   cloudWatch: Map<string, Map<string, CloudWatchMetric>>;
   invalidCloudWatch: Map<string, string>;
@@ -245,9 +243,7 @@ async function readInputs(unit: Unit, hpa: HorizontalPodAutoscaler, scale: Fetch
     waiting.add(what);
     return p.finally(() => waiting.delete(what));
   };
-  // A shard holding a part of a namespace reads its targets' pods by their selectors (as upstream does), not the namespace's every pod.
-  const selector = ctx.podsBySelector ? scale.value?.selector : undefined;
-  const pods = specs.some(needsPods) ? track(`the pods of namespace ${record.namespace}`, ctx.reads.pods(record.namespace, selector)) : Promise.resolve<Fetched<PodInfo[]>>({ value: [] });
+  const pods = specs.some(needsPods) ? track(`the pods of namespace ${record.namespace}`, ctx.reads.pods(record.namespace)) : Promise.resolve<Fetched<PodInfo[]>>({ value: [] });
   const messages: string[] = [];
   const cloudWatch = ctx.cloudWatch.get(record.namespace) ?? new Map<string, CloudWatchMetric>();
   const prometheus = ctx.prometheus.get(record.namespace) ?? new Map<string, PrometheusMetric>();
@@ -259,7 +255,7 @@ async function readInputs(unit: Unit, hpa: HorizontalPodAutoscaler, scale: Fetch
       const promProblem = ctx.invalidPrometheus.get(at);
       if (promProblem) return errorMetricData('Prometheus', `PrometheusMetric ${at} ${promProblem}`);
     }
-    const planned = planQuery(spec, { cluster: record.cluster, namespace: record.namespace, scale, cloudWatch, prometheus, podsBySelector: ctx.podsBySelector });
+    const planned = planQuery(spec, { cluster: record.cluster, namespace: record.namespace, scale, cloudWatch, prometheus });
     if ('error' in planned) return errorMetricData(planned.answerType, planned.error);
     const q = planned.query;
     if (q.type === 'PodResource' || q.type === 'Pods') {

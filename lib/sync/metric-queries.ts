@@ -15,8 +15,6 @@ export interface QueryContext {
   cloudWatch: ReadonlyMap<string, CloudWatchMetric>;
   /** PrometheusMetric objects of the same namespace, by name. */
   prometheus?: ReadonlyMap<string, PrometheusMetric>;
-  /** Pods are read by the target's selector, not for the whole namespace (a shard holding a part of it). */
-  podsBySelector?: boolean;
 }
 
 /** A query, or the reason it cannot be made (reported as that metric's error). */
@@ -27,7 +25,7 @@ export function planQuery(metric: MetricSpec, ctx: QueryContext): PlannedQuery {
   switch (metric.type) {
     case 'Resource':
     case 'ContainerResource':
-      return { query: { type: 'PodResource', cluster, namespace, ...(ctx.podsBySelector && ctx.scale.value?.selector ? { selector: ctx.scale.value.selector } : {}) } };
+      return { query: { type: 'PodResource', cluster, namespace } };
     case 'Pods': {
       const selector = ctx.scale.value?.selector;
       // Without the scale's selector the reconcile stops at FailedGetScale/InvalidSelector before reading this.

@@ -80,11 +80,10 @@ export class CycleReads {
     });
   }
 
-  /** A namespace's pods, or with a label selector those it selects (a shard holding a part of the namespace). */
-  pods(namespace: string, selector?: string): Promise<Fetched<PodInfo[]>> {
-    return memo(this.podLists, selector ? `${namespace}?${selector}` : namespace, () => {
+  pods(namespace: string): Promise<Fetched<PodInfo[]>> {
+    return memo(this.podLists, namespace, () => {
       this.calls.listPods++;
-      return settle(this.access.listPods(namespace, this.signal, selector));
+      return settle(this.access.listPods(namespace, this.signal));
     });
   }
 

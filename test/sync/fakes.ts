@@ -156,11 +156,8 @@ export class FakeCluster implements ClusterAccess, ClusterMetricsApi {
     });
   }
 
-  listPods(namespace: string, signal?: AbortSignal, labelSelector?: string): Promise<PodInfo[]> {
-    // A label selector of k=v terms, as the scales of this fake give them.
-    const selects = (p: PodInfo) => !labelSelector || labelSelector.split(',').every((t) => p.labels?.[t.split('=')[0]] === t.split('=')[1]);
-    const arg = labelSelector ? `${namespace}?${labelSelector}` : namespace;
-    return this.log.run('listPods', arg, signal, () => structuredClone((this.pods.get(namespace) ?? []).filter(selects)));
+  listPods(namespace: string, signal?: AbortSignal): Promise<PodInfo[]> {
+    return this.log.run('listPods', namespace, signal, () => structuredClone(this.pods.get(namespace) ?? []));
   }
 
   listPodMetrics(namespace: string, signal?: AbortSignal): Promise<PodMetric[]> {

@@ -10,7 +10,7 @@ import { shardCycleKey } from '../../lib/store/items.js';
 import type { SyncOptions } from '../../lib/sync/config.js';
 import type { EvaluateMessage, TickMessage } from '../../lib/sync/messages.js';
 import type { Clock, ClusterAccess, ClusterConfig, WorkQueue } from '../../lib/sync/ports.js';
-import { bucketOf, shardId, shardOfAutoscaler, shardOfNamespace, shardsOfNamespace } from '../../lib/sync/shards.js';
+import { bucketOf, shardId, shardOfNamespace, shardsOfNamespace } from '../../lib/sync/shards.js';
 import { handleWorkMessage, type ClusterDirectory, type MessageResult, type WorkerConfig, type WorkerDeps } from '../../lib/sync/worker.js';
 import { startDynalite, TEST_CREDENTIALS, TEST_REGION, type DynamoServer } from '../support/dynamo.js';
 import { startFaultProxy, type FaultProxy } from '../support/dynamo-faults.js';
@@ -275,18 +275,6 @@ describe('a cluster the dispatcher cut into more shards', () => {
     }
     expect(seen.sort()).toEqual([...names].sort());
     expect((await store.readIndex('prod')).counts[bucketOf('apps')]).toBe(5);
-  });
-
-  it("a part of a cut namespace reads its targets' pods by their selectors (as upstream does), not the namespace's every pod", async () => {
-    await register();
-    const cpu = { ...web, metadata: { name: 'cpu', namespace: 'apps' }, spec: { ...web.spec, scaleTargetRef: { ...web.spec.scaleTargetRef, name: 'cpu' }, metrics: [{ type: 'Resource' as const, resource: { name: 'cpu', target: { type: 'Utilization' as const, averageUtilization: 50 } } }] } };
-    await store.applySpec('prod', cpu, new Date(T));
-    cluster.addTarget('apps', 'cpu', 1);
-    cluster.pods.set('apps', [{ name: 'cpu-0', labels: { app: 'cpu' }, phase: 'Running', ready: 'True', containers: [{ name: 'app', requests: { cpu: '1' } }] }, { name: 'other-0', labels: { app: 'other' }, phase: 'Running', ready: 'True', containers: [] }]);
-    await store.recordShardCount('prod', { k: 32, since: T, previous: 1 });
-    const r = await handleWorkMessage(worker(fixedClock(iso(T))), USUAL, { ...tick(T), shard: shardId(shardOfAutoscaler('prod', 32, 'apps', 'cpu')) }, 'a');
-    expect(r.outcome === 'synced' && r.report.autoscalers.map((a) => a.name)).toEqual(['cpu']);
-    expect(cluster.log.calls.filter((c) => c.op === 'listPods').map((c) => c.arg)).toEqual(['apps?app=cpu']);
   });
 
   it('knows how many autoscalers each bucket holds from the writes, and a tick corrects the count from its load, only when it changed', async () => {
