@@ -20,6 +20,13 @@
 //               units per partition key per wall-clock second. One pod each, as the workload
 //               model serves them (not EKS-dressed); when not every autoscaler got to its write,
 //               the peak is a lower bound (MISS).
+//   clusters    whole clusters as the dispatcher cuts them: 1,000, 2,000 and 5,000 autoscalers (20 a
+//               namespace) and one namespace of 2,000, seeded with no recorded counts (an import), from
+//               one shard; each minute the dispatcher's choice (lib/sync/dispatch.ts chooseShards, recorded
+//               in the cluster's index as the dispatcher does), each tick every ticking shard's cycle at
+//               512 MB in a pool of environments of one host (one at a time: each its own CPU share);
+//               the second minute's third tick an all-change one (load × 2). Per tick: shards, deferred,
+//               deferred again, evaluated, lost, wall; items DynamoDB refused for size.
 //   cloudwatch  10 clusters × 4 shards of 25 autoscalers, each tick's 40 messages handled by 40
 //               of 42 environments picked at random (seeded), hosted 14 to a process at 1,769 MB
 //               (CPU is not what this part measures; a whole vCPU keeps it quick): CloudWatch
@@ -40,6 +47,11 @@ import { startLambdaFleet, type CycleResult, type LambdaFleet, type Lost } from 
 import { cpuShare, startLambdaHost, type LambdaEnvironment, type LambdaHost } from './support/lambda-env.js';
 import { countWarnings, fixed, mean, quantile } from './support/stats.js';
 import { shardCapacity } from '../lib/sizing/shard-sizing.cjs';
+import { createDynamoStore } from '../lib/store/index.js';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../lib/local/stack/functions.js';
+import { chooseShards, tickingShardsOf } from '../lib/sync/dispatch.js';
+import { ownsAutoscaler, shardId } from '../lib/sync/shards.js';
+import { namespaceName, workloadName } from './support/servers.js';
 
 const { values: args } = parseArgs({
   args: process.argv.slice(2),
@@ -51,9 +63,11 @@ const { values: args } = parseArgs({
     warmup: { type: 'string' },
     steady: { type: 'string' },
     fair: { type: 'boolean' },
+    clusters: { type: 'string' },
+    'cluster-minutes': { type: 'string' },
   },
 });
-const PARTS = ['sizes', 'partition', 'cloudwatch'] as const;
+const PARTS = ['sizes', 'partition', 'clusters', 'cloudwatch'] as const;
 const only = new Set((args.only ?? PARTS.join(',')).split(',').map((s) => s.trim()));
 for (const p of only) if (!(PARTS as readonly string[]).includes(p)) throw new Error(`--only: unknown part ${p} (${PARTS.join(', ')})`);
 /** The shard the product makes at 512 MB (lib/sizing's capacity), in whole namespaces of 20. */
@@ -315,6 +329,132 @@ async function partitionPart(): Promise<PartitionRun[]> {
   return runs;
 }
 
+// ---- clusters ----
+
+interface ClusterScenario {
+  name: string;
+  namespaces: number;
+  perNamespace: number;
+}
+interface TickRow {
+  scenario: string;
+  tick: number;
+  minute: number;
+  kind: 'from one shard' | 'first at new count' | 'steady' | 'all change';
+  shards: number;
+  ticked: number;
+  evaluated: number;
+  deferred: number;
+  deferredAgain: number;
+  lost: number;
+  sizeRefused: number;
+  failed: number;
+  wallMax: number;
+  wallP50: number;
+}
+
+const SCENARIOS: ClusterScenario[] = (args.clusters ?? '1000,2000,5000,ns2000').split(',').map((x) => {
+  const one = /^ns(\d+)$/.exec(x.trim());
+  if (one) return { name: `one namespace of ${one[1]}`, namespaces: 1, perNamespace: Number(one[1]) };
+  return { name: `${x.trim()} in namespaces of 20`, namespaces: Number(x) / 20, perNamespace: 20 };
+});
+const CLUSTER_MINUTES = Number(args['cluster-minutes'] ?? 2);
+const ENV_POOL = 6;
+
+async function runClusterScenario(sc: ClusterScenario, host: LambdaHost): Promise<TickRow[]> {
+  const fleet = await startLambdaFleet({ clusters: 1, namespacesPerCluster: sc.namespaces, workloadsPerNamespace: sc.perNamespace, podsPerWorkload: 2, shardsPerCluster: 1, eks: true, jitter: 0.03, serverPriority: PRIORITY });
+  const rows: TickRow[] = [];
+  const envs: LambdaEnvironment[] = [];
+  try {
+    for (let e = 0; e < ENV_POOL; e++) envs.push(await host.createEnvironment(fleet.environmentSpec(`${sc.name}/${e}`)));
+    const admin = createDynamoStore({ endpoint: fleet.servers.dynamo, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, tableName: fleet.tableName });
+    const cluster = { name: fleet.shards[0].cluster, region: LOCAL_REGION, shards: 1 };
+    const seeded: [string, string][] = [];
+    for (let n = 0; n < sc.namespaces; n++) for (let w = 0; w < sc.perNamespace; w++) seeded.push([namespaceName(n), workloadName(w)]);
+    let next = 0;
+    for (let minute = 0; minute < CLUSTER_MINUTES; minute++) {
+      const minuteMs = fleet.start + minute * 60_000;
+      // The dispatcher's minute: the count from what the workers recorded, written to the index before any tick.
+      const indexes = await admin.readIndexes([cluster.name]);
+      const [choice] = chooseShards([cluster], indexes, minuteMs, { memoryMb: 512, periodSeconds: PERIOD_MS / 1000 });
+      if (choice.record) await admin.recordShardCount(cluster.name, choice.record);
+      const shards = tickingShardsOf({ ...cluster, shards: choice.shards }, indexes.get(cluster.name)).map((ref) => ({
+        id: shardId(ref),
+        cluster: cluster.name,
+        autoscalers: seeded.filter(([ns, name]) => ownsAutoscaler(ref, ns, name)).length,
+      }));
+      for (let k = 0; k < 60_000 / PERIOD_MS; k++) {
+        const tick = minute * 4 + k;
+        const at = minuteMs + k * PERIOD_MS;
+        const allChange = minute === 1 && k === 2;
+        if (allChange) await fleet.servers.setLoadFactor(2);
+        await fleet.setTime(at);
+        const cycles: CycleResult[] = [];
+        for (const shard of shards) {
+          const c = await fleet.runCycle(envs[next++ % envs.length], shard, at);
+          noteWarnings([c]);
+          cycles.push(c);
+        }
+        const walls = cycles.map(wallOf);
+        rows.push({
+          scenario: sc.name,
+          tick,
+          minute: minute + 1,
+          kind: minute === 0 ? 'from one shard' : allChange ? 'all change' : k === 0 && choice.changed ? 'first at new count' : 'steady',
+          shards: choice.shards,
+          ticked: shards.length,
+          evaluated: cycles.reduce((a, c) => a + c.evaluated, 0),
+          deferred: cycles.reduce((a, c) => a + c.deferred, 0),
+          deferredAgain: cycles.reduce((a, c) => a + c.deferredAgain, 0),
+          lost: cycles.reduce((a, c) => a + c.lost, 0),
+          sizeRefused: cycles.reduce((a, c) => a + c.sizeRefused, 0),
+          failed: cycles.filter((c) => c.invocationFailed).length,
+          wallMax: maxOf(walls),
+          wallP50: quantile(walls, 0.5),
+        });
+        const r = rows.at(-1)!;
+        console.log(`  ${sc.name} tick ${tick} (${r.kind}): ${r.shards} shards, ${r.ticked} ticked, evaluated ${r.evaluated}, deferred ${r.deferred} (again ${r.deferredAgain}), lost ${r.lost}, wall max ${fixed(r.wallMax)} ms${r.sizeRefused ? `, ${r.sizeRefused} refused for size` : ''}`);
+        printErrors([{ size: seeded.length, memoryMb: 512, phase: allChange ? 'all change' : 'steady', cycles: cycles.filter((c) => c.lost > 0) }]);
+      }
+    }
+    admin.client.destroy();
+  } finally {
+    for (const e of envs) await e.dispose();
+    await fleet.stop();
+  }
+  return rows;
+}
+
+async function clustersPart(): Promise<TickRow[]> {
+  const host = await startLambdaHost({ memoryMb: 512, timeoutSeconds: PERIOD_MS / 1000, priority: PRIORITY });
+  const rows: TickRow[] = [];
+  try {
+    console.log(`\nWhole clusters from one shard, the dispatcher's count each minute, every shard's cycle at 512 MB (${describeHost(host)}), ${CLUSTER_MINUTES} minutes`);
+    for (const sc of SCENARIOS) rows.push(...(await runClusterScenario(sc, host)));
+  } finally {
+    await host.stop();
+  }
+  console.table(
+    rows.map((r) => ({
+      cluster: r.scenario,
+      tick: r.tick,
+      kind: r.kind,
+      shards: r.shards,
+      ticked: r.ticked,
+      evaluated: r.evaluated,
+      deferred: r.deferred,
+      'deferred again': r.deferredAgain,
+      lost: r.lost,
+      'inv. failed': r.failed,
+      'refused for size': r.sizeRefused,
+      'wall p50': fixed(r.wallP50),
+      'wall max': fixed(r.wallMax),
+      '< 60 %': r.wallMax < 0.6 * PERIOD_MS ? 'yes' : 'NO',
+    })),
+  );
+  return rows;
+}
+
 // ---- cloudwatch ----
 
 /** mulberry32: a small seeded PRNG, so a placement can be replayed. */
@@ -459,6 +599,20 @@ if (only.has('partition')) {
       `all change and catch-up: ${memoriesOf(runs).map((m) => `${m} MB peak ${fixed(Math.max(...change.filter((r) => r.memoryMb === m).map((r) => r.peak?.units ?? 0)))} over ${change.filter((r) => r.memoryMb === m).length} cycle(s), ${change.filter((r) => r.memoryMb === m).reduce((k, r) => k + writes(r), 0)} state writes`).join('; ')}` +
       `${whole ? '' : `; no cycle wrote 90 % of the ${n}: a lower bound`}`,
   ]);
+}
+if (only.has('clusters')) {
+  const rows = await timed('clusters', clustersPart);
+  for (const sc of new Set(rows.map((r) => r.scenario))) {
+    const later = rows.filter((r) => r.scenario === sc && r.minute >= 2);
+    const all = rows.filter((r) => r.scenario === sc);
+    goals.push([
+      `${sc}: from the second minute on no evaluation lost, in steady and all-change ticks, at 512 MB`,
+      later.length > 0 && later.every((r) => r.lost === 0),
+      later.map((r) => `tick ${r.tick} ${r.kind}: ${r.shards} shards, lost ${r.lost}, wall max ${fixed(r.wallMax)}`).join('; '),
+    ]);
+    goals.push([`${sc}: no DynamoDB item refused for size`, all.every((r) => r.sizeRefused === 0), `${all.reduce((a, r) => a + r.sizeRefused, 0)} refusals`]);
+    goals.push([`${sc}: every cycle under 60 % of the period (${0.6 * PERIOD_MS} ms) from the second minute on`, later.every((r) => r.wallMax < 0.6 * PERIOD_MS), `worst ${fixed(maxOf(later.map((r) => r.wallMax)))} ms`]);
+  }
 }
 if (only.has('cloudwatch')) {
   const rows = await timed('cloudwatch', cloudWatchPart);

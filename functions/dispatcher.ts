@@ -10,11 +10,11 @@ import { MetricUnit, type Metrics } from '@aws-lambda-powertools/metrics';
 import middy from '@middy/core';
 import type { Context, ScheduledEvent } from 'aws-lambda';
 import { loadFunctionConfig, type FunctionConfig } from '../lib/sync/config.js';
-import { chooseShards, MAX_SCHEDULE_AGE_MS, planTicks, type ShardTiming } from '../lib/sync/dispatch.js';
+import { chooseShards, MAX_SCHEDULE_AGE_MS, planTicks, tickingShardsOf, type ShardTiming } from '../lib/sync/dispatch.js';
 import type { Clock, ClusterConfig, ClusterIndex, DispatchStore, WorkQueue } from '../lib/sync/ports.js';
 import { mirrorRegistry, type Registry } from '../lib/sync/registry.js';
 import { sendWithRetries } from '../lib/sync/send-ticks.js';
-import { shardId, shardsOf } from '../lib/sync/shards.js';
+import { shardCountAt, shardId } from '../lib/sync/shards.js';
 import { tickOffsetSeconds } from '../lib/sync/tick-phase.js';
 import { logDispatch, publish } from './log.js';
 import { redact } from './redact.js';
@@ -62,8 +62,8 @@ export function createDispatcherHandler(deps: { config: FunctionConfig; adapters
    * How often each shard ticks (faster when its autoscalers ask, spec.syncPeriodSeconds) and where within the
    * period: just after its pod metrics are sampled (lib/sync/tick-phase.ts), as its worker recorded.
    */
-  async function shardTimings(a: DispatcherAdapters, clusters: ClusterConfig[], now: Date): Promise<Map<string, ShardTiming>> {
-    const ids = clusters.flatMap((c) => shardsOf(c.name, c.shards).map(shardId));
+  async function shardTimings(a: DispatcherAdapters, clusters: ClusterConfig[], now: Date, indexes?: Map<string, ClusterIndex>): Promise<Map<string, ShardTiming>> {
+    const ids = clusters.flatMap((c) => tickingShardsOf(c, indexes?.get(c.name)).map(shardId));
     try {
       const records = await a.store.shardRecords(ids);
       return new Map(
@@ -79,7 +79,7 @@ export function createDispatcherHandler(deps: { config: FunctionConfig; adapters
     }
   }
 
-  async function sizeShards(a: DispatcherAdapters, scheduled: Date): Promise<ClusterConfig[]> {
+  async function sizeShards(a: DispatcherAdapters, scheduled: Date): Promise<{ clusters: ClusterConfig[]; indexes?: Map<string, ClusterIndex> }> {
     const minute = Math.floor(scheduled.getTime() / 60_000) * 60_000;
     let indexes: Map<string, ClusterIndex>;
     try {
@@ -88,7 +88,7 @@ export function createDispatcherHandler(deps: { config: FunctionConfig; adapters
       logger.error('shards', { shardsError: `reading the cluster indexes: ${redact((e as Error).message)}; this minute's ticks keep the last counts sent` });
       emf.addMetric('Errors', MetricUnit.Count, 1);
       publish(emf);
-      return config.clusters.map((c) => ({ ...c, shards: lastSent.get(c.name) ?? c.shards }));
+      return { clusters: config.clusters.map((c) => ({ ...c, shards: lastSent.get(c.name) ?? c.shards })) };
     }
     const choices = chooseShards(config.clusters, indexes, minute, { memoryMb: config.workerMemoryMb, periodSeconds: config.syncPeriodSeconds, budget: config.shardBudget });
     const out: ClusterConfig[] = [];
@@ -97,11 +97,16 @@ export function createDispatcherHandler(deps: { config: FunctionConfig; adapters
       let shards = choice.shards;
       if (choice.record) {
         try {
-          await a.store.recordShardCount(c.name, choice.record);
-          logger.info('shards', { shards: { cluster: c.name, from: choice.record.previous, to: choice.record.k, since: new Date(minute).toISOString(), largest: choice.sizing.largest, capacity: choice.sizing.capacity } });
+          if (await a.store.recordShardCount(c.name, choice.record)) {
+            if (choice.changed) logger.info('shards', { shards: { cluster: c.name, from: choice.record.previous, to: choice.record.k, since: new Date(minute).toISOString(), largest: choice.sizing.largest, capacity: choice.sizing.capacity } });
+          } else {
+            // Another invocation planned this minute since the index was read: its count stands (its ticks may be running).
+            shards = shardCountAt((await a.store.readIndexes([c.name])).get(c.name) ?? { buckets: [], counts: [] }, c.shards, minute);
+            logger.warn('shards', { shards: { cluster: c.name, shards, reason: `minute ${new Date(minute).toISOString()} was already planned by another invocation: its count kept` } });
+          }
         } catch (e) {
-          // Unrecorded, the new count would be refused by the workers: the minute keeps the old one.
-          shards = choice.record.previous ?? c.shards;
+          // Unrecorded, a new count would be refused by the workers: the minute keeps the old one.
+          shards = choice.changed ? (choice.record.previous ?? c.shards) : choice.shards;
           logger.error('shards', { shardsError: `recording ${choice.record.k} shards for cluster ${c.name}: ${redact((e as Error).message)}; kept ${shards}` });
           emf.addMetric('Errors', MetricUnit.Count, 1);
           publish(emf);
@@ -119,7 +124,7 @@ export function createDispatcherHandler(deps: { config: FunctionConfig; adapters
       lastSent.set(c.name, shards);
       out.push({ ...c, shards });
     }
-    return out;
+    return { clusters: out, indexes };
   }
 
   return middy<ScheduledEvent, DispatcherResult, Error, Context>()
@@ -143,9 +148,9 @@ export function createDispatcherHandler(deps: { config: FunctionConfig; adapters
           emf.publishStoredMetrics();
         }
       }
-      const clusters = await sizeShards(a, scheduled);
-      const timings = await shardTimings(a, clusters, now);
-      const plan = planTicks(clusters, scheduled, now, config.syncPeriodSeconds, timings);
+      const { clusters, indexes } = await sizeShards(a, scheduled);
+      const timings = await shardTimings(a, clusters, now, indexes);
+      const plan = planTicks(clusters, scheduled, now, config.syncPeriodSeconds, timings, indexes);
       const sending = await sendWithRetries(a.queue, plan.messages, a.clock, { untilMs: a.clock.now().getTime() + SEND_WINDOW_MS });
       const result: DispatcherResult = {
         sent: sending.sent,

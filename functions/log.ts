@@ -3,7 +3,7 @@
 // condition or winning metric that changed, an error or warning, a repair) and otherwise at
 // most every few minutes, and one "cycle" summary line;
 // per message that did not run a cycle, one "message" line (dropped, busy). EMF: Cycles for
-// every tick's cycle (the missing-cycles alarm's heartbeat); Errors, Deferred and
+// every tick's cycle (the missing-cycles alarm's heartbeat, with the alarms only); Errors, Deferred and
 // DroppedMessages only when non-zero (the alarm treats no data as none, and a custom metric is
 // billed only for the hours it gets data); the rest only with detailed metrics. Every metric
 // carries the stage (functions/wiring/telemetry.ts). Field names
@@ -38,6 +38,8 @@ export interface LogOptions {
   autoscalerMetrics: boolean;
   /** EMF CycleDuration, Scaled, Autoscalers (the counts of trouble are always sent, when non-zero). */
   detailedMetrics: boolean;
+  /** The stack's alarms (param monitoring): the Cycles heartbeat is sent for the missing-cycles alarm only then. */
+  monitoring?: boolean;
 }
 
 export function decisionLine(r: AutoscalerReport, cycle: Pick<CycleReport, 'shard' | 'startedAt' | 'trigger'>): Record<string, unknown> {
@@ -117,7 +119,8 @@ export function logCycle(logger: Logger, emf: Metrics, cycle: CycleReport, sourc
   // count. Deferred twice in a row is one.
   addErrors(emf, cycle.counts.errors - cycle.counts.deferred + cycle.counts.deferredAgain + cycle.errors.length);
   // The heartbeat the missing-cycles alarm reads: a tick's cycle that ran (a failed run or a dropped tick is an invocation, not a cycle).
-  if (cycle.trigger === 'tick' && !cycle.failed) emf.addMetric('Cycles', MetricUnit.Count, 1);
+  // Without the alarms (param monitoring false) nobody reads it: not sent, not billed.
+  if (cycle.trigger === 'tick' && !cycle.failed && options.monitoring !== false) emf.addMetric('Cycles', MetricUnit.Count, 1);
   // Work the deadline left for the next tick: counted always (only when there is some), a sign the shard is too big for its memory.
   if (cycle.counts.deferred > 0) emf.addMetric('Deferred', MetricUnit.Count, cycle.counts.deferred);
   if (options.detailedMetrics) {

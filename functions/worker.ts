@@ -2,7 +2,9 @@
 // tick) or of the autoscalers an event names; wiring only, the logic is lib/sync/worker.ts.
 // It fails (throws) when it could not do its job, so Lambda's Errors metric, the alarms and
 // SQS's retries mean something: a shard that could not be loaded, a lease that could not be
-// taken, a cycle in which no autoscaler that should have been evaluated was.
+// taken, a cycle in which no autoscaler that should have been evaluated was. A metric that
+// failed is a decision (upstream's FailedGet*Metric: nothing scaled, the condition says why),
+// said once in its decision line and counted once in Errors: retrying the tick changes nothing.
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { Metrics } from '@aws-lambda-powertools/metrics';
@@ -27,11 +29,20 @@ export interface WorkerHandlerDeps {
   log: LogOptions;
 }
 
-/** Whether a cycle did its job: some autoscaler it should evaluate was evaluated without error, or there were none. */
+/**
+ * Whether a cycle did its job: it loaded, and some autoscaler it should evaluate was evaluated (without error, or
+ * decided on a metric that failed), or there were none.
+ */
 export function cycleDidItsJob(report: CycleReport): boolean {
   if (report.failed) return false;
   const due = report.autoscalers.filter((a) => !['notAllowed', 'invalid', 'broken'].includes(a.outcome));
-  return due.length === 0 || due.some((a) => a.errors.length === 0);
+  return due.length === 0 || due.some((a) => a.errors.length === 0 || decidedOnFailedMetric(a));
+}
+
+/** Upstream's FailedGetResourceMetric, FailedGetExternalMetric, ...: the autoscaler was evaluated, and holds its scale. */
+function decidedOnFailedMetric(a: CycleReport['autoscalers'][number]): boolean {
+  const reason = a.decision?.skipped?.reason;
+  return a.outcome !== 'failed' && a.outcome !== 'skipped' && reason !== undefined && /^FailedGet\w*Metric$/.test(reason) && a.errors.every((e) => e.stage === 'reconcile');
 }
 
 export function createWorkerHandler(deps: WorkerHandlerDeps) {
@@ -105,6 +116,7 @@ export const handler = withConfig(logger, () => {
       decisionLogSeconds: config.options.decisionLogSeconds,
       autoscalerMetrics: config.autoscalerMetrics,
       detailedMetrics: env.SHPA_DETAILED_METRICS === 'true',
+      monitoring: env.SHPA_MONITORING !== 'false',
     },
   });
 });

@@ -17,7 +17,7 @@ const FUNCTIONS = ['dispatcher', 'worker', 'stream', 'events'];
 const BUCKET_COUNT_ATTRIBUTES = Array.from({ length: 16 }, (_, b) => `n${String(b).padStart(2, '0')}`);
 const SHARD_STATE_ATTRIBUTES = ['pk', 'sk', 'uid', 'v', 'sv', 'st', 'rec', 'open', 'off', 'up', 'dn', 'mt', 'ut', 'w', 'pend', 'log', 'src', 'ttl', 'sel', 'cs', 'b', 'cw', 'hold', ...BUCKET_COUNT_ATTRIBUTES];
 /** The shard count the dispatcher chose for a cluster, in its index item (lib/sizing). */
-const SHARD_COUNT_ATTRIBUTES = ['pk', 'sk', 'k', 'ks', 'kp'];
+const SHARD_COUNT_ATTRIBUTES = ['pk', 'sk', 'k', 'ks', 'kp', 'pm'];
 /** …and the shard's cycle item (lease and what holds it, last tick, marker, what its deadline left, evaluation times, alarms named, phase) in `shard#…` partitions. */
 const SHARD_CYCLE_ATTRIBUTES = ['pk', 'sk', 'owner', 'exp', 'what', 'tick', 'at', 'left', 'ev', 'al', 'ph', 'pp'];
 /** Spec attributes: only the specWriterArns principals write them (the table's resource policy). */

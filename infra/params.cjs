@@ -307,7 +307,7 @@ function eventSenders(value) {
 /** The names of the params read here: serverless.yml's params.default must define each. */
 const PARAMS = [
   'clusters', 'namespaces', 'assumeRoleArns', 'syncPeriodSeconds', 'dryRun', 'controllerSettings', 'autoscalerMetrics',
-  'detailedMetrics', 'dashboard', 'autoscalerSources', 'decisionLogSeconds', 'logLevel', 'logRetentionDays', 'memorySize', 'maxConcurrency',
+  'detailedMetrics', 'dashboard', 'monitoring', 'autoscalerSources', 'decisionLogSeconds', 'logLevel', 'logRetentionDays', 'memorySize', 'maxConcurrency',
   'reservedConcurrency', 'tableName', 'tableDeletionProtection', 'existingTableStreamArn', 'specWriterArns',
   'alarmTopicArn', 'vpcSubnetIds', 'vpcSecurityGroupIds', 'permissionsBoundaryArn', 'tags', 'metricAccess', 'auditLogEvaluations',
   'evaluateConcurrency', 'eventSenderArns', 'alarmNamePrefix', 'kmsKeyArn',
@@ -398,6 +398,8 @@ function readParams(p, stack) {
     detailedMetrics: boolean('detailedMetrics', p.detailedMetrics, false),
     // $3 a month (beyond an account's first three): opt-in; the Logs Insights queries answer the same questions.
     dashboard: boolean('dashboard', p.dashboard, false),
+    // The alarms (infra/alarms.cjs) and the Cycles heartbeat they read: "false" for a deploy watched otherwise ($1 a month less).
+    monitoring: boolean('monitoring', p.monitoring, true),
     // Edits of Kubernetes objects evaluated within seconds, from the clusters' audit logs (infra/audit-log.cjs).
     auditLogEvaluations: boolean('auditLogEvaluations', p.auditLogEvaluations, false),
     autoscalerSources: sources,

@@ -55,7 +55,7 @@ function stackResources(c) {
       ...eventBusResources(c),
       ...accessEntryResources(c),
       ...auditLogResources(c),
-      ...alarms.resources,
+      ...(c.monitoring ? alarms.resources : {}),
       ...(c.dashboard ? { OperatorsDashboard: dashboard(c) } : {}),
     },
     Outputs: {
@@ -69,7 +69,7 @@ function stackResources(c) {
       EvaluateBusName: { Description: 'Where eventSenderArns put "evaluate now" events (shpa.dev / Evaluate Autoscaler)', Value: busName(c) },
       DeadLetterQueueUrl: { Description: 'Work messages that failed 3 times', Value: ref('WorkDeadLetterQueue') },
       FailedEventsQueueUrl: { Description: 'Events and stream batches Lambda gave up on', Value: ref('FailedEventsQueue') },
-      AlarmTopicArn: { Description: 'Where the alarms notify: subscribe to it', Value: alarms.topic },
+      ...(c.monitoring ? { AlarmTopicArn: { Description: 'Where the alarms notify: subscribe to it', Value: alarms.topic } } : {}),
       ...(outside.length > 0 ? { ClustersWithAccessOutsideStack: { Description: 'Give these the worker role access with infra/cross-account-cluster-access.yaml', Value: outside.join(', ') } } : {}),
     },
   };
@@ -85,6 +85,7 @@ function environment(c) {
     SHPA_CONTROLLER_SETTINGS: c.controllerSettings,
     SHPA_AUTOSCALER_METRICS: String(c.autoscalerMetrics),
     SHPA_DETAILED_METRICS: String(c.detailedMetrics),
+    SHPA_MONITORING: String(c.monitoring),
     SHPA_AUTOSCALER_SOURCES: [...new Set(c.autoscalerSources)].join(','),
     SHPA_DECISION_LOG_SECONDS: String(c.decisionLogSeconds),
     SHPA_METRIC_ACCESS: JSON.stringify(c.metricAccess),

@@ -66,6 +66,13 @@ export interface CycleResult {
   errorKinds: Record<string, number>;
   decisionLines: number;
   logBytes: number;
+  /** Log lines that say DynamoDB refused an item for its size (400 KB). */
+  sizeRefused: number;
+  /** The cycle line's counts of deferred autoscalers (the deadline came first) and of those deferred at the tick before too. */
+  deferred: number;
+  deferredAgain: number;
+  /** Autoscalers the cycle evaluated. */
+  evaluated: number;
   /** Calls at the servers during the invocation (with `measure`). */
   counts?: CountsDelta;
   /** Wall-clock window of the invocation (epoch ms), for the meter's per-second figures. */
@@ -97,7 +104,7 @@ type CycleLine = { durationMs: number; counts: Record<string, number>; errors?: 
 /** An error text with the names of autoscalers and namespaces left out, so that texts can be counted by kind. */
 export const errorKind = (text: string) => text.replace(/\b(app|ns)-\d+\b/g, '$1-N');
 
-function readLines(lines: LogLine[]): { cycle?: CycleLine; message?: string; errors: string[]; errorKinds: Record<string, number>; decisionLines: number; logBytes: number } {
+function readLines(lines: LogLine[]): { cycle?: CycleLine; message?: string; errors: string[]; errorKinds: Record<string, number>; decisionLines: number; logBytes: number; sizeRefused: number } {
   let cycle: CycleLine | undefined;
   let message: string | undefined;
   const errors: string[] = [];
@@ -108,8 +115,11 @@ function readLines(lines: LogLine[]): { cycle?: CycleLine; message?: string; err
   };
   let decisionLines = 0;
   let logBytes = 0;
+  let sizeRefused = 0;
   for (const l of lines) {
-    logBytes += Buffer.byteLength(JSON.stringify(l)) + 1;
+    const text = JSON.stringify(l);
+    logBytes += Buffer.byteLength(text) + 1;
+    if (/maximum allowed size/i.test(text)) sizeRefused++;
     if (l.message === 'decision') decisionLines++;
     if (l.message === 'cycle') cycle = l.cycle as CycleLine;
     if (l.message === 'message') {
@@ -124,7 +134,7 @@ function readLines(lines: LogLine[]): { cycle?: CycleLine; message?: string; err
       count(`${l.hpa ? '' : 'cycle: '}${x.stage ?? ''}: ${x.message}`);
     }
   }
-  return { ...(cycle ? { cycle } : {}), ...(message ? { message } : {}), errors: errors.slice(0, 5), errorKinds, decisionLines, logBytes };
+  return { ...(cycle ? { cycle } : {}), ...(message ? { message } : {}), errors: errors.slice(0, 5), errorKinds, decisionLines, logBytes, sizeRefused };
 }
 
 let notedPriority = false;
@@ -217,6 +227,10 @@ export async function startLambdaFleet(o: LambdaFleetOptions): Promise<LambdaFle
           errorKinds: read.errorKinds,
           decisionLines: read.decisionLines,
           logBytes: read.logBytes,
+          sizeRefused: read.sizeRefused,
+          deferred: read.cycle?.counts.deferred ?? 0,
+          deferredAgain: read.cycle?.counts.deferredAgain ?? 0,
+          evaluated: read.cycle?.counts.evaluated ?? 0,
           ...(counts ? { counts } : {}),
           wall: { from, to },
         };

@@ -34,7 +34,7 @@ export function registerManage(program: Command): void {
     .option('--role-arn <arn>', 'IAM role to assume for a cluster in another account')
     .option('--api-endpoint <url>', 'API server URL (skips eks:DescribeCluster)')
     .option('--ca-file <path>', 'CA bundle (PEM) of --api-endpoint')
-    .option('--shards <K>', 'shards the cluster is cut into: 1, 2, 4, 8 or 16', '1')
+    .option('--shards <K>', 'shards the cluster is cut into: 1, 2, 4, 8, 16, 32, 64, 128 or 256', '1')
     .option('--namespaces <list>', 'comma-separated namespaces the sync may act in (default: all)')
     .action(async (name: string, opts: { clusterRegion: string; roleArn?: string; apiEndpoint?: string; caFile?: string; shards: string; namespaces?: string }, cmd: Command) => {
       if (!EKS_CLUSTER_NAME.test(name)) {
@@ -42,7 +42,7 @@ export function registerManage(program: Command): void {
       }
       if (!isAwsRegion(opts.clusterRegion)) throw new CliError(`--cluster-region "${opts.clusterRegion}" is not an AWS region (such as us-east-1)`);
       const shards = Number(opts.shards);
-      if (!isShardCount(shards)) throw new CliError(`--shards "${opts.shards}": must be 1, 2, 4, 8 or 16`);
+      if (!isShardCount(shards)) throw new CliError(`--shards "${opts.shards}": must be 1, 2, 4, 8, 16, 32, 64, 128 or 256`);
       const ctx = resolveContext(cmd);
       await refuseStackTable(ctx, name);
       const rec: RegisteredCluster = { name, region: opts.clusterRegion, shards, managedBy: 'cli' };

@@ -11,7 +11,11 @@ import { isSyncPeriod } from '../sync/config.js';
 import { allChangeCycleMs, evenBuckets, shardCountFor } from '../sizing/shard-sizing.cjs';
 import { NAMESPACE_BUCKETS, SHARD_COUNTS } from '../sync/shards.js';
 import { DEFAULT_PROMETHEUS_PERIOD_SECONDS } from '../api/prometheus-types.js';
+import { SHARED_PAGE_BYTES } from '../store/shared-answers.js';
 import { ASSUMED, MEASURED, type Measured } from './inputs.js';
+
+/** A page's key and expiry beside its answers (pk, sk, ttl): bytes billed with each write and read. */
+const SHARED_PAGE_OVERHEAD_BYTES = 70;
 import { PRICES, type Price, type Prices } from './prices.js';
 
 export interface Fleet {
@@ -21,7 +25,7 @@ export interface Fleet {
   /** Distinct CloudWatch queries over the fleet (identical ones are read once); default: autoscalers × metrics. */
   distinctQueries?: number;
   clusters: number;
-  /** The operator's floor of shards per cluster (1, 2, 4, 8, 16); the count is lib/sizing's choice above it, as the dispatcher makes it. */
+  /** The operator's floor of shards per cluster (1, 2, 4, … 256); the count is lib/sizing's choice above it, as the dispatcher makes it. */
   shards?: number;
   syncPeriodSeconds: number;
   /** The worker's memory (MB). */
@@ -249,7 +253,7 @@ export function estimateCost(input: Fleet, o: EstimateOptions = {}): CostEstimat
   const sends = dispatches * Math.ceil((S * ticksPerDispatch) / 10) + fastTicks / 10 + eventInvocations + fleet.alarmChangesPerHour * HOURS * Math.ceil(S / 10);
   add('SQS', 'SendMessageBatch (ticks, events)', sends, 'requests', prices.sqs.requests, 1e6, 'ten messages a batch');
   add('SQS', 'ReceiveMessage and DeleteMessage', 2 * loads, 'requests', prices.sqs.requests, 1e6, 'one of each per message (batch size 1)');
-  add('SQS', 'idle long polls of the event source', ASSUMED.sqsIdleReceivesPerMinute * MINUTES, 'requests', prices.sqs.requests, 1e6, 'five pollers, 20 s long polls (assumed)');
+  add('SQS', 'idle long polls of the event sources', ASSUMED.sqsEventSources * ASSUMED.sqsIdleReceivesPerMinute * MINUTES, 'requests', prices.sqs.requests, 1e6, `${ASSUMED.sqsEventSources} event sources (work and evaluate queues), five pollers each, 20 s long polls (assumed)`);
 
   // DynamoDB.
   const bucketsPerShard = Math.min(NAMESPACE_BUCKETS / shards, cycle.autoscalersPerShard);
@@ -284,14 +288,25 @@ export function estimateCost(input: Fleet, o: EstimateOptions = {}): CostEstimat
   if (fleet.promQLQueries > 0) {
     add('AMP', 'PromQL query samples processed', promQueries * fleet.promQLSamplesPerQuery, 'samples', prices.amp.querySamples, 1e9, `${fleet.promQLQueries} distinct queries of ${fleet.promQLSamplesPerQuery} samples, once per ${promEvery} s`);
   }
-  // The answers a shard keeps for the deployment: one item per shard, rewritten once a period, read with every load.
+  // The answers a shard keeps for the deployment: pages of at most SHARED_PAGE_BYTES per shard (no item grows with the
+  // shard), rewritten once a period (a write unit a KB of each page), read with every load (strongly consistent, 4 KB units).
   const answersBytes = ((fleet.distinctQueries + fleet.promQLQueries) * m.sharedAnswerBytes + fleet.distinctQueries * LEARNED_BYTES) / S;
-  add('DynamoDB', 'writes: CloudWatch answers kept for the deployment', S * (MONTH_SECONDS / every) * Math.max(1, Math.ceil(answersBytes / 1024)), 'WRU', prices.dynamodb.writeRequestUnits, 1e6, `one item of ${Math.round(answersBytes)} bytes per shard, once per ${every} s`);
-  add('DynamoDB', 'reads: CloudWatch answers kept', loads * (answersBytes / 4096), 'RRU', prices.dynamodb.readRequestUnits, 1e6, 'read with the shard at every load');
-  // Cycles is sent by every tick's cycle (the missing-cycles alarm reads it); Errors only when non-zero (functions/log.ts),
-  // and a custom metric is billed for the hours it receives data.
+  const pages = Math.max(1, Math.ceil(answersBytes / SHARED_PAGE_BYTES));
+  const pageWriteUnits = Math.ceil((answersBytes / pages + SHARED_PAGE_OVERHEAD_BYTES) / 1024);
+  add(
+    'DynamoDB',
+    'writes: CloudWatch answers kept for the deployment',
+    S * (MONTH_SECONDS / every) * pages * pageWriteUnits,
+    'WRU',
+    prices.dynamodb.writeRequestUnits,
+    1e6,
+    `${pages} page(s) of ${Math.round(answersBytes / pages)} bytes per shard (${pageWriteUnits} WRU each), once per ${every} s`,
+  );
+  add('DynamoDB', 'reads: CloudWatch answers kept', loads * ((answersBytes + pages * SHARED_PAGE_OVERHEAD_BYTES) / 4096), 'RRU', prices.dynamodb.readRequestUnits, 1e6, 'read with the shard at every load');
+  // Cycles is sent by every tick's cycle when the alarms are deployed (the missing-cycles alarm reads it); Errors only
+  // when non-zero (functions/log.ts), and a custom metric is billed for the hours it receives data.
   const errorShare = fleet.errorHoursPerMonth / HOURS;
-  const customMetrics = 1 + errorShare + (fleet.autoscalerMetrics ? 2 * A : 0);
+  const customMetrics = (fleet.monitoring ? 1 : 0) + errorShare + (fleet.autoscalerMetrics ? 2 * A : 0);
   add(
     'CloudWatch',
     'custom metrics (EMF)',
@@ -299,7 +314,7 @@ export function estimateCost(input: Fleet, o: EstimateOptions = {}): CostEstimat
     'metric-months',
     prices.cloudWatch.customMetrics,
     1,
-    `Cycles all month, Errors in the ${fleet.errorHoursPerMonth} hour(s) a month with errors${fleet.autoscalerMetrics ? ', two per autoscaler all month' : ''}`,
+    `${fleet.monitoring ? 'Cycles all month (param monitoring), ' : ''}Errors in the ${fleet.errorHoursPerMonth} hour(s) a month with errors${fleet.autoscalerMetrics ? ', two per autoscaler all month' : ''}`,
   );
 
   // CloudWatch Logs.
@@ -307,7 +322,7 @@ export function estimateCost(input: Fleet, o: EstimateOptions = {}): CostEstimat
   const decisionLines = quietLines + rescales * m.rescaleDecisionLines + eventInvocations;
   const bytes =
     loads * m.cycleLineBytes +
-    (tickInvocations + loads * errorShare) * m.emfBytesPerCycle +
+    ((fleet.monitoring ? tickInvocations : 0) + loads * errorShare) * m.emfBytesPerCycle +
     decisionLines * m.decisionLineBytes +
     dispatches * m.dispatchLineBytes +
     (loads + smallInvocations) * ASSUMED.platformLogBytesPerInvocation;
@@ -319,7 +334,7 @@ export function estimateCost(input: Fleet, o: EstimateOptions = {}): CostEstimat
     'GB',
     prices.cloudWatch.logIngestion,
     1,
-    `${Math.round(decisionLines / 1000)}k decision lines (a quiet one every ${fleet.decisionLogSeconds} s), a summary per cycle (EMF Cycles at every tick, Errors only in hours with errors), Lambda's lines`,
+    `${Math.round(decisionLines / 1000)}k decision lines (a quiet one every ${fleet.decisionLogSeconds} s), a summary per cycle (EMF Cycles at every tick with the alarms, Errors only in hours with errors), Lambda's lines`,
   );
   add('CloudWatch Logs', 'storage', gb * (fleet.logRetentionDays / 30) * ASSUMED.logCompression, 'GB-month', prices.cloudWatch.logStorage, 1, `${fleet.logRetentionDays} days kept, compressed to ${ASSUMED.logCompression * 100} %`);
 

@@ -50,6 +50,8 @@ export const MEASURED: Measured = {
 export const ASSUMED = {
   /** Lambda's SQS pollers on an idle queue: five long polls of 20 s (docs: services-sqs-scaling; the two-poller saving is off when maximumConcurrency is set, as serverless.yml does). */
   sqsIdleReceivesPerMinute: 5 * (60 / 20),
+  /** The worker's SQS event sources (serverless.yml): the work queue (ticks) and the evaluate queue (events), each polled so. */
+  sqsEventSources: 2,
   /** Lambda's own START, END and REPORT lines per invocation, about 290 bytes together. */
   platformLogBytesPerInvocation: 290,
   /** CloudWatch Logs archives compressed: about 15 % of the bytes ingested. */

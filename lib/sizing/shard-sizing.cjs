@@ -1,7 +1,7 @@
 // How many shards a cluster is cut into, from how many autoscalers each of its namespace
 // buckets holds and what the worst cycle costs: the one where every autoscaler of a shard
-// changes at once (a fleet-wide load step), which must fit in half a sync period at the
-// worker's CPU share. One function for the dispatcher (every minute, from the counts the
+// changes at once (a fleet-wide load step), which must fit in 45 % of a sync period at the
+// worker's CPU share on a loaded machine. One function for the dispatcher (every minute, from the counts the
 // workers record), `shpa cost` and the deploy's checks (from an expected count), so the three
 // agree. CommonJS with its types beside it (shard-sizing.d.cts): the deploy's parameter checks
 // (infra/*.cjs) run under plain Node at package time.
@@ -9,32 +9,36 @@
 
 /** A cluster's namespaces fall into this many buckets (FNV-1a of the name); a bucket is one DynamoDB partition. */
 const NAMESPACE_BUCKETS = 16;
-/** K: a cluster is cut into this many shards; shard i owns the buckets b with b mod K = i. */
-const SHARD_COUNTS = [1, 2, 4, 8, 16];
+/**
+ * K: a cluster is cut into this many shards; shard i owns the buckets b with b mod K = i. Past 16, a
+ * bucket is cut by autoscaler name: shard i owns bucket i mod 16, the names of part ⌊i / 16⌋ of K / 16.
+ */
+const SHARD_COUNTS = [1, 2, 4, 8, 16, 32, 64, 128, 256];
 
 /**
  * The all-change cycle of one shard, measured by `npm run bench -- fleet` (bench/fleet.bench.ts) with the
  * worker held to Lambda's CPU share, against local servers on the same 2 cores: its wall time fitted as
  * fixedMs + n × (cpuMsPerAutoscaler / vCPU + waitMsPerAutoscaler), a part per autoscaler that shrinks with
- * the CPU share and a part that does not (the servers' answers). The fit's points: 15.9 ms an autoscaler
- * at 512 MB, 12.3 at 1,024, 10.7 at 1,769 (the waits, bound here by the local servers' throughput, make the
- * larger sizes' figures conservative).
+ * the CPU share and a part that does not (the servers' answers). On a machine shared with other work, as
+ * Lambda's hosts are: all-change walls of 7.5–8.5 s at 263 autoscalers at 512 MB (29.7 ms an autoscaler
+ * past the fixed part, 1.87 times the 15.9 of an idle machine), both parts scaled alike. Sizing on the
+ * loaded figure is the margin: on an idle machine the same shard takes about half of it.
  */
 const MEASURED = {
-  source: 'bench/fleet.bench.ts, 2026-11-26, 2-core x86_64, Node 20: all-change cycles of 100, 250 and 500 autoscalers at 512, 1,024 and 1,769 MB',
+  source: 'bench/fleet.bench.ts, 2026-11-26/28, 2-core x86_64, Node 20, a machine shared with other work: all-change cycles at 512 MB, idle fit ×1.87',
   fixedMs: 700,
-  cpuMsPerAutoscaler: 2.1,
-  waitMsPerAutoscaler: 8.6,
+  cpuMsPerAutoscaler: 3.9,
+  waitMsPerAutoscaler: 16.1,
 };
 
 const POLICY = {
   /** Lambda gives one vCPU at 1,769 MB, in proportion below; the worker runs on one thread. */
   mbPerVcpu: 1769,
   /**
-   * A shard's all-change cycle may fill this share of half the period. The rest is margin: a cold environment's
-   * first cycle (its JIT, every autoscaler's first state write) costs about a fifth more, and noise, a slow API server.
+   * A shard's all-change cycle on a loaded machine may fill this share of half the period (the cycle's deadline):
+   * 45 % of the period, under the 60 % it must stay below. The rest is margin for noise, a slow API server.
    */
-  halfPeriodShare: 0.65,
+  halfPeriodShare: 0.9,
   /** Fewer shards only when the larger ones would be this full at most: the count does not flap around a threshold. */
   shrinkBelow: 0.7,
 };
@@ -56,8 +60,15 @@ function shardCapacity(memoryMb, periodSeconds, measured = MEASURED) {
   return Math.max(1, Math.floor(budget / per));
 }
 
-/** The largest shard's autoscalers when the buckets are cut into k shards. */
+/**
+ * The largest shard's autoscalers when the buckets are cut into k shards. Past 16 shards a bucket's
+ * names split by their hash: a share of it and three standard deviations of a binomial draw.
+ */
 function largestShard(bucketCounts, k) {
+  if (k > NAMESPACE_BUCKETS) {
+    const parts = k / NAMESPACE_BUCKETS;
+    return Math.max(0, ...bucketCounts.map((n) => Math.min(n, Math.ceil(n / parts + 3 * Math.sqrt((n * (parts - 1)) / parts ** 2)))));
+  }
   const loads = new Array(k).fill(0);
   bucketCounts.forEach((n, b) => (loads[b % k] += n));
   return Math.max(...loads);
@@ -66,8 +77,8 @@ function largestShard(bucketCounts, k) {
 /**
  * The shard count for a cluster: the fewest shards (at least `floor`) whose largest fits the
  * capacity; fewer than `current` only when they would be at most `shrinkBelow` full. `over` is
- * true when even 16 shards leave one over capacity (a bucket too big for one shard: more memory
- * is the remedy; meanwhile what a deadline leaves goes first at the next tick).
+ * true when even 256 shards leave one over capacity (more memory is the remedy; meanwhile what a
+ * deadline leaves goes first at the next tick).
  */
 function shardCountFor(bucketCounts, o) {
   const capacity = shardCapacity(o.memoryMb, o.periodSeconds, o.measured);
@@ -81,9 +92,15 @@ function shardCountFor(bucketCounts, o) {
   return { shards, capacity, largest: largestShard(bucketCounts, shards), over: largestShard(bucketCounts, shards) > capacity };
 }
 
+/** Shards that tick at count k: past 16, the parts but the first of an empty bucket have nothing to do (the first sees the whole bucket and counts it). */
+function tickingShards(bucketCounts, k) {
+  if (k <= NAMESPACE_BUCKETS) return k;
+  return NAMESPACE_BUCKETS + (k / NAMESPACE_BUCKETS - 1) * bucketCounts.filter((n) => n > 0).length;
+}
+
 /** A cluster's autoscalers spread evenly over its buckets: what an estimate assumes. */
 function evenBuckets(autoscalers) {
   return Array.from({ length: NAMESPACE_BUCKETS }, (_, b) => Math.floor(autoscalers / NAMESPACE_BUCKETS) + (b < autoscalers % NAMESPACE_BUCKETS ? 1 : 0));
 }
 
-module.exports = { NAMESPACE_BUCKETS, SHARD_COUNTS, MEASURED, POLICY, vcpuOf, allChangeCycleMs, shardCapacity, largestShard, shardCountFor, evenBuckets };
+module.exports = { NAMESPACE_BUCKETS, SHARD_COUNTS, MEASURED, POLICY, vcpuOf, allChangeCycleMs, shardCapacity, largestShard, shardCountFor, tickingShards, evenBuckets };

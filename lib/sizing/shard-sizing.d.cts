@@ -1,6 +1,6 @@
 // Types of shard-sizing.cjs (see there).
 export declare const NAMESPACE_BUCKETS: 16;
-export declare const SHARD_COUNTS: readonly [1, 2, 4, 8, 16];
+export declare const SHARD_COUNTS: readonly [1, 2, 4, 8, 16, 32, 64, 128, 256];
 
 /** The all-change cycle of one shard, as measured: wall = fixedMs + n × (cpuMsPerAutoscaler / vCPU + waitMsPerAutoscaler). */
 export interface CycleCost {
@@ -32,8 +32,9 @@ export interface Sizing {
   capacity: number;
   /** The largest shard's autoscalers at that count. */
   largest: number;
-  /** Even 16 shards leave one over capacity. */
+  /** Even 256 shards leave one over capacity. */
   over: boolean;
 }
 export declare function shardCountFor(bucketCounts: readonly number[], o: SizingOptions): Sizing;
+export declare function tickingShards(bucketCounts: readonly number[], k: number): number;
 export declare function evenBuckets(autoscalers: number): number[];

@@ -40,7 +40,7 @@ import {
   type ShardSnapshot,
 } from '../sync/ports.js';
 import { logNeedsWrite } from '../sync/event-log.js';
-import { NAMESPACE_BUCKETS, SHARD_COUNTS, bucketOf, bucketsOf, type ShardRef } from '../sync/shards.js';
+import { NAMESPACE_BUCKETS, SHARD_COUNTS, bucketOf, bucketsOf, partOf, type ShardRef } from '../sync/shards.js';
 import { createDynamoClient, type DynamoClientOptions } from './dynamo-client.js';
 import { DEFAULT_WRITE_POLICY, compactState, expandHistory, historyHorizonSeconds, needsWrite, type CompactState, type WritePolicy } from './history.js';
 import {
@@ -62,10 +62,13 @@ import {
 import { ShardCycles, type ShardCycleItem } from './shard-cycles.js';
 import { decodePhase } from '../sync/tick-phase.js';
 import { TICK_PERIODS } from '../sync/sync-periods.js';
-import { decodeSharedAnswers, encodeSharedAnswers, SHARED_ANSWERS_SK } from './shared-answers.js';
+import { decodeSharedAnswers, encodeSharedPages, parseSharedPageSk, SHARED_ANSWERS_SK, sharedPageSk } from './shared-answers.js';
 import { decodeState, encodeState, type DecodedState, type StateFields } from './state-codec.js';
 import { DEFAULT_TABLE_NAME } from './table.js';
 import { WritePacer, writeUnitsOf, type PaceOptions } from './write-pacer.js';
+
+/** A page of kept answers expires this long after its last write: what an old shard layout left goes by itself. */
+const SHARED_PAGE_TTL_S = 86_400;
 
 export type ApplyOutcome = 'created' | 'configured' | 'unchanged';
 export type StoredSpec = HorizontalPodAutoscaler | CloudWatchMetric | PrometheusMetric;
@@ -122,6 +125,10 @@ export class DynamoStore implements AutoscalerStore, DispatchStore, AlarmIndexSt
   private readonly cycles: ShardCycles;
   /** Writes paced per partition key: no key past DynamoDB's 1,000 write units a second. */
   readonly pacer: WritePacer;
+  /** Pages of kept answers the loads saw, by partition and owner ("pk|owner"): those past a smaller count are emptied. */
+  private readonly sharedPages = new Map<string, number>();
+  /** Partitions where a load saw an older release's single answers item: it is left to expire at the next save. */
+  private readonly legacyShared = new Set<string>();
 
   constructor(
     readonly client: DynamoDBClient,
@@ -163,19 +170,36 @@ export class DynamoStore implements AutoscalerStore, DispatchStore, AlarmIndexSt
     );
   }
 
-  async recordShardCount(cluster: string, record: ShardCountRecord, signal?: AbortSignal): Promise<void> {
+  async recordShardCount(cluster: string, record: ShardCountRecord, signal?: AbortSignal): Promise<boolean> {
+    const names: Record<string, string> = { '#k': 'k', '#ks': 'ks' };
     const values: Record<string, number> = { ':k': record.k, ':ks': record.since };
-    if (record.previous !== undefined) values[':kp'] = record.previous;
-    await this.doc.send(
-      new UpdateCommand({
-        TableName: this.tableName,
-        Key: bucketIndexKey(cluster),
-        UpdateExpression: `SET #k = :k, #ks = :ks${record.previous !== undefined ? ', #kp = :kp' : ''}`,
-        ExpressionAttributeNames: { '#k': 'k', '#ks': 'ks', ...(record.previous !== undefined ? { '#kp': 'kp' } : {}) },
-        ExpressionAttributeValues: values,
-      }),
-      { abortSignal: signal },
-    );
+    const set = ['#k = :k', '#ks = :ks'];
+    const add = (attribute: string, value: number | undefined) => {
+      if (value === undefined) return;
+      names[`#${attribute}`] = attribute;
+      values[`:${attribute}`] = value;
+      set.push(`#${attribute} = :${attribute}`);
+    };
+    add('kp', record.previous);
+    add('pm', record.planned);
+    try {
+      await this.doc.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: bucketIndexKey(cluster),
+          UpdateExpression: `SET ${set.join(', ')}`,
+          // A minute is planned once: a duplicate dispatcher invocation keeps the first one's count.
+          ...(record.planned !== undefined ? { ConditionExpression: 'attribute_not_exists(#pm) OR #pm < :pm' } : {}),
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: values,
+        }),
+        { abortSignal: signal },
+      );
+      return true;
+    } catch (e) {
+      if (e instanceof ConditionalCheckFailedException) return false;
+      throw e;
+    }
   }
 
   async loadShard(shard: ShardRef, opts: { now: Date; markerMs?: number; index?: ClusterIndex; signal?: AbortSignal }): Promise<ShardSnapshot> {
@@ -183,7 +207,8 @@ export class DynamoStore implements AutoscalerStore, DispatchStore, AlarmIndexSt
     const index = opts.index ?? (await this.readIndex(shard.cluster, opts.signal));
     const buckets = index.buckets.filter((b) => owned.has(b));
     const limit = pLimit(8);
-    const parts = await Promise.all(buckets.map((b) => limit(() => this.readBucket(shard.cluster, b, opts.signal))));
+    const owner = parseSharedPageSk(sharedPageSk(partOf(shard), 0))!.owner;
+    const parts = await Promise.all(buckets.map((b) => limit(() => this.readBucket(shard.cluster, b, opts.signal, owner))));
     const snapshot: ShardSnapshot = { autoscalers: [], clusterStates: [], cloudWatchMetrics: [], prometheusMetrics: [], broken: [], buckets, index, sharedAnswers: new Map() };
     for (const part of parts) {
       this.decodeBucket(shard.cluster, part, opts.now.getTime(), opts.markerMs, snapshot);
@@ -193,22 +218,36 @@ export class DynamoStore implements AutoscalerStore, DispatchStore, AlarmIndexSt
     return snapshot;
   }
 
+  /**
+   * Writes the shard's answers as pages (shared-answers.ts), each expiring a day after its write (TTL: the worker
+   * may not delete); pages the last load saw beyond the new count are emptied, and an older release's single item
+   * the load saw is left to expire.
+   */
   async saveSharedAnswers(shard: ShardRef, bucket: number, answers: ReadonlyMap<string, SharedMetricAnswer>, signal?: AbortSignal): Promise<void> {
     const pk = bucketPk(shard.cluster, bucket);
-    const cw = encodeSharedAnswers(answers);
-    await this.paced(pk, cw.length, signal, () =>
-      this.doc.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: { pk, sk: SHARED_ANSWERS_SK },
-          UpdateExpression: 'SET #cw = :cw',
-          ExpressionAttributeNames: { '#cw': 'cw' },
-          ExpressionAttributeValues: { ':cw': cw },
-          ReturnConsumedCapacity: 'TOTAL',
-        }),
-        { abortSignal: signal },
-      ),
-    );
+    const part = partOf(shard);
+    const pages = encodeSharedPages(answers);
+    const owner = `${pk}|${parseSharedPageSk(sharedPageSk(part, 0))!.owner}`;
+    const before = this.sharedPages.get(owner) ?? 0;
+    for (let i = pages.length; i < before; i++) pages.push('{}');
+    const nowS = Math.floor(Date.now() / 1000);
+    const write = (sk: string, cw: string | undefined, ttl: number) =>
+      this.paced(pk, (cw?.length ?? 0) + 100, signal, () =>
+        this.doc.send(
+          new UpdateCommand({
+            TableName: this.tableName,
+            Key: { pk, sk },
+            UpdateExpression: cw === undefined ? 'SET #ttl = :ttl' : 'SET #cw = :cw, #ttl = :ttl',
+            ExpressionAttributeNames: { '#ttl': 'ttl', ...(cw === undefined ? {} : { '#cw': 'cw' }) },
+            ExpressionAttributeValues: { ':ttl': ttl, ...(cw === undefined ? {} : { ':cw': cw }) },
+            ReturnConsumedCapacity: 'TOTAL',
+          }),
+          { abortSignal: signal },
+        ),
+      );
+    await Promise.all(pages.map((cw, i) => write(sharedPageSk(part, i), cw, nowS + SHARED_PAGE_TTL_S)));
+    this.sharedPages.set(owner, pages.length);
+    if (this.legacyShared.delete(pk)) await write(SHARED_ANSWERS_SK, undefined, nowS);
   }
 
   async saveState(record: AutoscalerRecord, update: AutoscalerStateUpdate, now: Date, opts: SaveOptions): Promise<number> {
@@ -365,8 +404,9 @@ export class DynamoStore implements AutoscalerStore, DispatchStore, AlarmIndexSt
       ct: existing?.ct ?? now.toISOString(),
       ut: now.toISOString(),
     };
-    // The index first: a worker that sees the spec must also find its bucket.
-    if (!existing) await this.addBucket(cluster, bucketOf(namespace));
+    // The index first: a worker that sees the spec must also find its bucket, and the dispatcher how many autoscalers it holds
+    // (lib/sizing), before any tick has loaded them; a put that then fails leaves one too many until the next tick records the count.
+    if (!existing) await this.addBucket(cluster, bucketOf(namespace), undefined, obj.kind === KIND_HPA ? 1 : 0);
     await this.conditionalPut({ ...item }, version, () => new VersionConflictError(`${cluster}/${namespace}/${obj.metadata.name}`, version));
     return old ? 'configured' : 'created';
   }
@@ -390,7 +430,10 @@ export class DynamoStore implements AutoscalerStore, DispatchStore, AlarmIndexSt
     const pk = bucketPk(cluster, bucketOf(namespace));
     if (!(await this.deleteExisting({ pk, sk: specSk(kind, namespace, name) }))) return false;
     // A state left behind by a failure here is ignored (its uid matches no spec).
-    if (kind === KIND_HPA) await this.doc.send(new DeleteCommand({ TableName: this.tableName, Key: { pk, sk: stateSk(namespace, name) } }));
+    if (kind === KIND_HPA) {
+      await this.doc.send(new DeleteCommand({ TableName: this.tableName, Key: { pk, sk: stateSk(namespace, name) } }));
+      await this.addBucket(cluster, bucketOf(namespace), undefined, -1);
+    }
     return true;
   }
 
@@ -431,20 +474,23 @@ export class DynamoStore implements AutoscalerStore, DispatchStore, AlarmIndexSt
     return `${cluster}/${namespace}/${name}`;
   }
 
-  private async addBucket(cluster: string, bucket: number, signal?: AbortSignal): Promise<void> {
+  /** Adds the bucket to the cluster's index, and `autoscalers` (may be negative) to its count. */
+  private async addBucket(cluster: string, bucket: number, signal?: AbortSignal, autoscalers = 0): Promise<void> {
+    const counted = autoscalers !== 0;
     await this.doc.send(
       new UpdateCommand({
         TableName: this.tableName,
         Key: bucketIndexKey(cluster),
-        UpdateExpression: 'ADD #b :b',
-        ExpressionAttributeNames: { '#b': 'b' },
-        ExpressionAttributeValues: { ':b': new Set([bucket]) },
+        UpdateExpression: counted ? 'ADD #b :b, #n :n' : 'ADD #b :b',
+        ExpressionAttributeNames: { '#b': 'b', ...(counted ? { '#n': countAttribute(bucket) } : {}) },
+        ExpressionAttributeValues: { ':b': new Set([bucket]), ...(counted ? { ':n': autoscalers } : {}) },
       }),
       { abortSignal: signal },
     );
   }
 
-  private async readBucket(cluster: string, bucket: number, signal?: AbortSignal): Promise<BucketItems> {
+  /** A bucket's items; of the kept answers, the pages of `owner` (the shard's part of the bucket) and an older release's item. */
+  private async readBucket(cluster: string, bucket: number, signal?: AbortSignal, owner = 'all'): Promise<BucketItems> {
     const out: BucketItems = { specs: [], states: new Map() };
     const pages = paginateQuery(
       { client: this.doc },
@@ -453,8 +499,8 @@ export class DynamoStore implements AutoscalerStore, DispatchStore, AlarmIndexSt
     );
     for await (const page of pages) {
       for (const item of page.Items ?? []) {
-        if (item.sk === SHARED_ANSWERS_SK) {
-          out.shared = decodeSharedAnswers(item.cw);
+        if (typeof item.sk === 'string' && item.sk.startsWith(SHARED_ANSWERS_SK)) {
+          this.readSharedItem(bucketPk(cluster, bucket), item, owner, out);
           continue;
         }
         const parsed = parseSk(String(item.sk));
@@ -464,6 +510,18 @@ export class DynamoStore implements AutoscalerStore, DispatchStore, AlarmIndexSt
       }
     }
     return out;
+  }
+
+  /** A page of kept answers (or an older release's single item): merged into the bucket's, the newest of each answer winning. */
+  private readSharedItem(pk: string, item: Record<string, unknown>, owner: string, out: BucketItems): void {
+    if (expired(item, Date.now())) return;
+    const page = parseSharedPageSk(String(item.sk));
+    if (page && page.owner !== owner) return;
+    if (page) this.sharedPages.set(`${pk}|${page.owner}`, Math.max(this.sharedPages.get(`${pk}|${page.owner}`) ?? 0, page.page + 1));
+    else if (item.sk === SHARED_ANSWERS_SK) this.legacyShared.add(pk);
+    else return;
+    out.shared ??= new Map();
+    for (const [key, a] of decodeSharedAnswers(item.cw)) if ((out.shared.get(key)?.end ?? -1) < a.end) out.shared.set(key, a);
   }
 
   private decodeBucket(cluster: string, part: BucketItems, nowMs: number, markerMs: number | undefined, snapshot: ShardSnapshot): void {
@@ -698,7 +756,7 @@ function decodeIndex(item: Record<string, unknown> | undefined): ClusterIndex {
   const index: ClusterIndex = { buckets, counts };
   const isK = (k: unknown): k is number => typeof k === 'number' && (SHARD_COUNTS as readonly number[]).includes(k);
   if (isK(item?.k) && typeof item?.ks === 'number' && Number.isFinite(item.ks)) {
-    index.shards = { k: item.k, since: item.ks, ...(isK(item.kp) ? { previous: item.kp } : {}) };
+    index.shards = { k: item.k, since: item.ks, ...(isK(item.kp) ? { previous: item.kp } : {}), ...(typeof item.pm === 'number' && Number.isFinite(item.pm) ? { planned: item.pm } : {}) };
   }
   return index;
 }

@@ -1,14 +1,49 @@
 // The metric answers a shard keeps for the whole deployment (lib/sync/ports.ts
-// SharedMetricAnswer), as one item in the partition of one of the shard's buckets, so the
-// Query that loads the shard returns them. Compact: a few dozen bytes a query, since the item
-// is rewritten once a metric period. Decoded strictly: an entry that cannot be trusted is
-// dropped, and costs nothing but one more read from CloudWatch.
+// SharedMetricAnswer), with their publication delay learning, as pages of at most
+// SHARED_PAGE_BYTES in the partition of one of the shard's buckets, so the Query that loads the
+// shard returns them and no item grows with the shard (DynamoDB refuses items over 400 KB).
+// Compact: a few dozen bytes a query, since the pages are rewritten once a metric period.
+// Decoded strictly: an entry that cannot be trusted is dropped, and costs nothing but one more
+// read from CloudWatch.
 import type { MetricSample } from '../hpa/types.js';
 import type { SharedMetricAnswer } from '../sync/ports.js';
 import { decodeLearning, encodeLearning, type DelayLearning } from '../sync/publish-delay.js';
 
-/** The item's sort key in a bucket partition; its attribute `cw` holds the answers. */
+/** The sort key (and, of the pages, its prefix) in a bucket partition; the attribute `cw` holds the answers. A bare one is an older release's single item. */
 export const SHARED_ANSWERS_SK = 'shared#cloudwatch';
+/** A page's answers at most: a quarter of DynamoDB's item limit, whatever the shard holds. */
+export const SHARED_PAGE_BYTES = 100_000;
+
+/** The sort key of a page: the part of the bucket the shard holds (lib/sync/shards.ts partOf) and the page number. */
+export function sharedPageSk(part: { part: number; parts: number }, page: number): string {
+  return `${SHARED_ANSWERS_SK}#${part.parts > 1 ? `${part.part}of${part.parts}` : 'all'}#${page}`;
+}
+
+/** The owner tag and page number of a page's sort key; undefined for the older single item and anything else. */
+export function parseSharedPageSk(sk: string): { owner: string; page: number } | undefined {
+  const m = /^shared#cloudwatch#([a-z0-9]+)#(\d+)$/.exec(sk);
+  return m ? { owner: m[1], page: Number(m[2]) } : undefined;
+}
+
+/** The answers as pages of at most `maxBytes` each (an answer larger than that on a page of its own). */
+export function encodeSharedPages(answers: ReadonlyMap<string, SharedMetricAnswer>, maxBytes = SHARED_PAGE_BYTES): string[] {
+  const pages: string[] = [];
+  let entries: string[] = [];
+  let bytes = 2;
+  for (const [key, a] of answers) {
+    const entry = `${JSON.stringify(key)}:${JSON.stringify(encodeEntry(a))}`;
+    const size = Buffer.byteLength(entry) + 1;
+    if (entries.length > 0 && bytes + size > maxBytes) {
+      pages.push(`{${entries.join(',')}}`);
+      entries = [];
+      bytes = 2;
+    }
+    entries.push(entry);
+    bytes += size;
+  }
+  if (entries.length > 0 || pages.length === 0) pages.push(`{${entries.join(',')}}`);
+  return pages;
+}
 
 /** [end, samples as [value, timestamp in epoch seconds], error, messages, publication delay learning?]: 0 where absent. */
 type Entry = [number, [string, number][] | 0, string | 0, string[] | 0] | [number, [string, number][] | 0, string | 0, string[] | 0, Partial<DelayLearning>];
@@ -17,12 +52,14 @@ const iso = (epochSeconds: number) => new Date(epochSeconds * 1000).toISOString(
 
 export function encodeSharedAnswers(answers: ReadonlyMap<string, SharedMetricAnswer>): string {
   const out: Record<string, Entry> = {};
-  for (const [key, a] of answers) {
-    const samples = a.samples?.map((s): [string, number] => [s.value, Math.floor(Date.parse(s.timestamp) / 1000)]);
-    const entry: Entry = [a.end, samples ?? 0, a.error ?? 0, a.messages?.length ? a.messages : 0];
-    out[key] = a.learn ? [...entry, encodeLearning(a.learn)] : entry;
-  }
+  for (const [key, a] of answers) out[key] = encodeEntry(a);
   return JSON.stringify(out);
+}
+
+function encodeEntry(a: SharedMetricAnswer): Entry {
+  const samples = a.samples?.map((s): [string, number] => [s.value, Math.floor(Date.parse(s.timestamp) / 1000)]);
+  const entry: Entry = [a.end, samples ?? 0, a.error ?? 0, a.messages?.length ? a.messages : 0];
+  return a.learn ? [...entry, encodeLearning(a.learn)] : entry;
 }
 
 /** The answers of a stored item; entries of the wrong shape are left out. */

@@ -85,6 +85,11 @@ export async function runShardCycle(deps: CycleDeps, req: ShardCycleRequest): Pr
     const listed = objects && !('error' in objects) ? objects.value : undefined;
     const shard = buildUnits({ cluster: req.cluster, shard: req.shard, snapshot: loaded.value, objects: listed, tableSource: sources.table, dryRun: req.options.dryRun });
     if (!(objects && 'error' in objects)) report.alarms = alarmsNamed(shard.cloudWatchMetrics);
+    // What the dispatcher sizes shards by, known from the load: recorded beside the evaluations, never cut by their deadline.
+    const counting = req.trigger.kind === 'tick' && (!sources.cluster || listed) ? recordCounts(deps, req, loaded.value, shard.bucketCounts) : Promise.resolve();
+    const counted = counting.catch((e: unknown) => {
+      report.warnings.push(`recording the shard's autoscaler counts: ${errorText(e)} (the next tick records them)`);
+    });
     const selected = req.trigger.kind === 'tick' ? dueUnits(shard.units, req.trigger.tick.getTime(), req) : selectTargets(shard.units, req.trigger.targets, shard.cloudWatchMetrics);
     if (req.trigger.kind === 'tick') report.tickPeriodSeconds = shardTickPeriod(shard.units.map((u) => ownPeriod(u.record.hpa.spec)), req.deployPeriodSeconds ?? req.periodSeconds);
 
@@ -112,7 +117,7 @@ export async function runShardCycle(deps: CycleDeps, req: ShardCycleRequest): Pr
       prometheus,
       invalidPrometheus: promChecked.invalid,
       specVersions: new SpecVersions(deps.store, req.cluster.name, deadline.signal),
-      otherSelectors: selectorsOf(shard.units),
+      otherSelectors: selectorsOf(shard.peers),
     };
     // Autoscalers of a cluster that could not be listed keep their state untouched: nothing is concluded.
     if (objects && 'error' in objects) {
@@ -158,12 +163,7 @@ export async function runShardCycle(deps: CycleDeps, req: ShardCycleRequest): Pr
     // A tick's pod metrics say when the shard's data is sampled: where its next ticks go.
     if (req.trigger.kind === 'tick') report.phase = learnPhase(reads.podSampleTimes, req.periodSeconds, now.getTime());
     await keeping;
-    // What the dispatcher sizes shards by: a tick that saw every autoscaler of its buckets records how many each holds.
-    if (req.trigger.kind === 'tick' && (!sources.cluster || listed)) {
-      await recordCounts(deps.store, req, loaded.value, shard.units, deadline).catch((e: unknown) => {
-        report.warnings.push(`recording the shard's autoscaler counts: ${errorText(e)} (the next tick records them)`);
-      });
-    }
+    await counted;
     for (const orphan of shard.orphans) {
       try {
         await deps.store.expireState(req.cluster.name, orphan, now, deadline.signal);
@@ -219,12 +219,20 @@ function sameAnswer(a: SharedMetricAnswer | undefined, b: SharedMetricAnswer): b
   return a?.end === b.end && JSON.stringify(a.learn) === JSON.stringify(b.learn);
 }
 
-/** Records the autoscalers of each bucket the shard owns, where they changed. */
-async function recordCounts(store: AutoscalerStore, req: ShardCycleRequest, loaded: ShardSnapshot, units: Unit[], deadline: Deadline): Promise<void> {
-  const now = new Map(bucketsOf(req.shard).map((b) => [b, 0]));
-  for (const u of units) now.set(bucketOf(u.record.namespace), (now.get(bucketOf(u.record.namespace)) ?? 0) + 1);
+/**
+ * Records the autoscalers of each bucket the shard owns, where they changed: a tick that saw every
+ * autoscaler of its buckets. Under its own limit, the write budget past the cycle's deadline (as the
+ * lease's release), so that a tick the deadline cuts short still tells the dispatcher how big it is.
+ */
+async function recordCounts(deps: CycleDeps, req: ShardCycleRequest, loaded: ShardSnapshot, now: ReadonlyMap<number, number>): Promise<void> {
   const changed = new Map([...now].filter(([b, n]) => loaded.index.counts[b] !== n));
-  if (changed.size > 0) await store.recordBucketCounts(req.cluster.name, changed, deadline.signal);
+  if (changed.size === 0) return;
+  const limit = new Deadline(new Date(req.deadline.getTime() + req.options.writeBudgetMs), deps.clock);
+  try {
+    await deps.store.recordBucketCounts(req.cluster.name, changed, limit.signal);
+  } finally {
+    limit.dispose();
+  }
 }
 
 /** The cycle's metric reads: answered by the reads' deadline; an alarm's readers read what it evaluated. */
@@ -275,10 +283,14 @@ async function listObjects(deps: CycleDeps, req: ShardCycleRequest, deadline: De
   return { value: r.value };
 }
 
-/** The autoscalers a tick evaluates: those whose own period (spec.syncPeriodSeconds) this tick crosses, and those the last tick's deadline left. */
+/**
+ * The autoscalers a tick evaluates: those whose own period (spec.syncPeriodSeconds, else the deploy's, whatever
+ * period a neighbour makes the shard tick at) this tick crosses, and those the last tick's deadline left.
+ */
 function dueUnits(units: Unit[], tickMs: number, req: ShardCycleRequest): Set<Unit> {
   const first = new Set(req.first ?? []);
-  return new Set(units.filter((u) => first.has(`${u.record.namespace}/${u.record.name}`) || isDue(tickMs, req.periodSeconds, ownPeriod(u.record.hpa.spec))));
+  const deploy = req.deployPeriodSeconds ?? req.periodSeconds;
+  return new Set(units.filter((u) => first.has(`${u.record.namespace}/${u.record.name}`) || isDue(tickMs, req.periodSeconds, ownPeriod(u.record.hpa.spec) ?? deploy)));
 }
 
 /** The alarm names CloudWatchMetric objects give (not validated yet: only names that are text), sorted. */

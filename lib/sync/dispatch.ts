@@ -1,10 +1,10 @@
 // The dispatcher's plan: for every shard, one tick message per tick of the coming minute,
 // delayed to its exact second (SQS DelaySeconds), so that each shard's cycles are one sync
 // period apart. Pure: the handler sends what this returns.
-import { shardCountFor, type Sizing } from '../sizing/shard-sizing.cjs';
+import { shardCountFor, tickingShards, type Sizing } from '../sizing/shard-sizing.cjs';
 import type { TickMessage } from './messages.js';
 import type { ClusterConfig, ClusterIndex, ShardCountRecord, WorkMessageEntry } from './ports.js';
-import { shardCountAt, shardId, shardsOf } from './shards.js';
+import { bucketsOf, partOf, shardCountAt, shardId, shardsOf } from './shards.js';
 
 /** A scheduled event older than this is not acted on: its ticks are past (a throttled, retried event). */
 export const MAX_SCHEDULE_AGE_MS = 60_000;
@@ -24,12 +24,19 @@ export interface TickPlan {
  * autoscalers ask for (spec.syncPeriodSeconds) and the seconds after each multiple of the period
  * at which it ticks (its data's phase, lib/sync/tick-phase.ts); absent, the deploy's period at 0.
  */
-export function planTicks(clusters: ClusterConfig[], scheduledAt: Date, now: Date, deployPeriodSeconds: number, timing?: ReadonlyMap<string, ShardTiming>): TickPlan {
+export function planTicks(
+  clusters: ClusterConfig[],
+  scheduledAt: Date,
+  now: Date,
+  deployPeriodSeconds: number,
+  timing?: ReadonlyMap<string, ShardTiming>,
+  indexes?: ReadonlyMap<string, ClusterIndex>,
+): TickPlan {
   const plan: TickPlan = { messages: [], late: 0, tooOld: false };
   if (now.getTime() - scheduledAt.getTime() > MAX_SCHEDULE_AGE_MS) return { ...plan, tooOld: true };
   const minute = Math.floor(scheduledAt.getTime() / 60_000) * 60_000;
   for (const c of clusters) {
-    for (const s of shardsOf(c.name, c.shards)) {
+    for (const s of tickingShardsOf(c, indexes?.get(c.name))) {
       const shard = shardId(s);
       const { periodSeconds = deployPeriodSeconds, offsetSeconds = 0 } = timing?.get(shard) ?? {};
       const periodMs = periodSeconds * 1000;
@@ -53,6 +60,11 @@ export function planTicks(clusters: ClusterConfig[], scheduledAt: Date, now: Dat
   return plan;
 }
 
+/** The shards of a cluster that tick: past 16, not the parts but the first of a bucket that holds no autoscaler (lib/sizing tickingShards). */
+export function tickingShardsOf(c: ClusterConfig, index: ClusterIndex | undefined): ReturnType<typeof shardsOf> {
+  return shardsOf(c.name, c.shards).filter((s) => partOf(s).part === 0 || (index?.counts[bucketsOf(s)[0]] ?? 1) > 0);
+}
+
 /** When a shard ticks: its period (default the deploy's) and its offset within it (default 0). */
 export interface ShardTiming {
   periodSeconds?: number;
@@ -64,8 +76,10 @@ export interface ShardChoice {
   cluster: string;
   /** What the ticks of the minute carry. */
   shards: number;
-  /** A new count to record in the cluster's index before the ticks are sent; absent when unchanged. */
+  /** The minute's count to record in the cluster's index before the ticks are sent; absent when the minute was already planned. */
   record?: ShardCountRecord;
+  /** The count changed this minute. */
+  changed?: boolean;
   sizing: Sizing;
   /** Fewer shards than sizing asked for: the shard budget (the queue's concurrency) was spent. */
   capped?: boolean;
@@ -75,6 +89,7 @@ export interface ShardChoice {
  * The shard count of each cluster for the minute starting at `minuteMs`, from the autoscalers its
  * buckets held at their last ticks (lib/sizing), never below the deploy's `shards`. A change
  * applies from the minute's first tick; the ticks of the minute before keep the count they had.
+ * A minute already planned (a duplicate invocation) keeps its count: its ticks may already run.
  */
 export function chooseShards(
   clusters: ClusterConfig[],
@@ -87,20 +102,27 @@ export function chooseShards(
     const index = indexes.get(c.name) ?? { buckets: [], counts: [] };
     const current = shardCountAt(index, c.shards, minuteMs);
     currents.push(current);
+    if ((index.shards?.planned ?? -Infinity) >= minuteMs) {
+      const planned: ShardChoice & { planned?: boolean; index?: ClusterIndex } = { cluster: c.name, shards: current, sizing: shardCountFor(index.counts, { memoryMb: o.memoryMb, periodSeconds: o.periodSeconds, floor: current, current }), planned: true, index };
+      return planned;
+    }
     const sizing = shardCountFor(index.counts, { memoryMb: o.memoryMb, periodSeconds: o.periodSeconds, floor: c.shards, current });
-    const choice: ShardChoice = { cluster: c.name, shards: sizing.shards, sizing };
+    const choice: ShardChoice & { planned?: boolean; index?: ClusterIndex } = { cluster: c.name, shards: sizing.shards, sizing, index };
     return choice;
   });
   // More shards than can tick at once would queue behind each other and arrive late: the largest counts give way, never below a floor.
-  for (let total = choices.reduce((n, c) => n + c.shards, 0); o.budget !== undefined && total > o.budget; ) {
-    const i = choices.reduce((best, c, j) => (c.shards > clusters[j].shards && (best < 0 || c.shards > choices[best].shards) ? j : best), -1);
+  const ticking = (c: (typeof choices)[number]) => tickingShards(c.index?.counts ?? [], c.shards);
+  for (let total = choices.reduce((n, c) => n + ticking(c), 0); o.budget !== undefined && total > o.budget; ) {
+    const i = choices.reduce((best, c, j) => (!c.planned && c.shards > clusters[j].shards && (best < 0 || ticking(c) > ticking(choices[best])) ? j : best), -1);
     if (i < 0) break;
-    total -= choices[i].shards / 2;
+    total -= ticking(choices[i]);
     choices[i].shards /= 2;
     choices[i].capped = true;
+    total += ticking(choices[i]);
   }
-  choices.forEach((c, i) => {
-    if (c.shards !== currents[i]) c.record = { k: c.shards, since: minuteMs, previous: currents[i] };
+  return choices.map(({ planned, index, ...c }, i) => {
+    if (planned) return c;
+    if (c.shards !== currents[i]) return { ...c, changed: true, record: { k: c.shards, since: minuteMs, previous: currents[i], planned: minuteMs } };
+    return { ...c, record: index?.shards ? { ...index.shards, planned: minuteMs } : { k: c.shards, since: minuteMs, planned: minuteMs } };
   });
-  return choices;
 }

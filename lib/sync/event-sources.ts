@@ -3,7 +3,7 @@
 // naming what to evaluate; the worker does the rest through the same cycle as a tick.
 import { MAX_TARGETS_PER_MESSAGE, type EvaluateMessage, type EvaluateTarget } from './messages.js';
 import type { ClusterConfig, WorkMessageEntry } from './ports.js';
-import { parseShardId, shardId, shardOfNamespace, shardsOf } from './shards.js';
+import { parseShardId, shardId, shardOfAutoscaler, shardsOf, shardsOfNamespace } from './shards.js';
 
 export interface Planned {
   messages: (WorkMessageEntry & { groupId: string })[];
@@ -32,11 +32,13 @@ export function fromSpecChanges(changes: SpecChange[], clusters: ClusterConfig[]
       ignored.push(`${c.namespace}/${c.name}: cluster ${c.cluster} is not configured for this deploy`);
       continue;
     }
-    const shard = shardId(shardOfNamespace(cluster.name, cluster.shards, c.namespace));
-    const entry = byShard.get(shard) ?? { targets: [], at: 0 };
-    entry.targets.push({ kind: c.kind, namespace: c.namespace, name: c.name });
-    entry.at = Math.max(entry.at, c.at.getTime());
-    byShard.set(shard, entry);
+    const shards = c.kind === 'hpa' ? [shardOfAutoscaler(cluster.name, cluster.shards, c.namespace, c.name)] : shardsOfNamespace(cluster.name, cluster.shards, c.namespace);
+    for (const shard of shards.map(shardId)) {
+      const entry = byShard.get(shard) ?? { targets: [], at: 0 };
+      entry.targets.push({ kind: c.kind, namespace: c.namespace, name: c.name });
+      entry.at = Math.max(entry.at, c.at.getTime());
+      byShard.set(shard, entry);
+    }
   }
   const messages = [...byShard].flatMap(([shard, e]) => evaluations(shard, e.targets, 'spec change', new Date(e.at)));
   return { messages, ignored };
@@ -84,7 +86,7 @@ export function fromBusEvent(event: BusEventLike, clusters: ClusterConfig[], now
     if (problem) return { messages: [], ignored: [`evaluate-now event: ${problem} (send {"cluster": ..., "namespace": ..., "name": ...})`] };
     const cluster = clusters.find((c) => c.name === name);
     if (!cluster) return { messages: [], ignored: [`evaluate-now event: cluster ${String(name)} is not configured for this deploy`] };
-    const shard = shardId(shardOfNamespace(cluster.name, cluster.shards, namespace as string));
+    const shard = shardId(shardOfAutoscaler(cluster.name, cluster.shards, namespace as string, hpa as string));
     return { messages: evaluations(shard, [{ kind: 'hpa', namespace: namespace as string, name: hpa as string }], 'evaluate-now', at), ignored: [] };
   }
   return { messages: [], ignored: [`event ${String(event.source)} / ${String(event['detail-type'])}: not one this function handles`] };
@@ -134,7 +136,9 @@ export function evaluationsByShard(cluster: string, count: number, targets: Eval
   const add = (shard: string, t: EvaluateTarget) => byShard.set(shard, [...(byShard.get(shard) ?? []), t]);
   for (const t of targets) {
     if (t.kind === 'alarm') for (const s of shardsOf(cluster, count)) add(shardId(s), t);
-    else add(shardId(shardOfNamespace(cluster, count, t.namespace)), t);
+    else if (t.kind === 'hpa') add(shardId(shardOfAutoscaler(cluster, count, t.namespace, t.name)), t);
+    // A metric object's readers may sit in every part of its namespace's bucket.
+    else for (const s of shardsOfNamespace(cluster, count, t.namespace)) add(shardId(s), t);
   }
   return [...byShard].flatMap(([shard, list]) => evaluations(shard, list, reason, at, attempt));
 }

@@ -136,6 +136,8 @@ export interface ShardCountRecord {
   k: number;
   since: number;
   previous?: number;
+  /** The latest minute (epoch ms) a dispatcher planned: a second invocation for it keeps its count (one evaluation per tick). */
+  planned?: number;
 }
 
 /**
@@ -292,7 +294,8 @@ export interface AlarmIndexStore {
 export interface DispatchStore {
   readIndexes(clusters: string[], signal?: AbortSignal): Promise<Map<string, ClusterIndex>>;
   shardRecords(shardIds: string[], signal?: AbortSignal): Promise<Map<string, ShardRecord>>;
-  recordShardCount(cluster: string, record: ShardCountRecord, signal?: AbortSignal): Promise<void>;
+  /** Records the count of a minute (record.planned); false when another invocation already planned that minute. */
+  recordShardCount(cluster: string, record: ShardCountRecord, signal?: AbortSignal): Promise<boolean>;
 }
 
 /** An error from the cluster API, with the HTTP status when there was one. */

@@ -1,6 +1,6 @@
 // spec.syncPeriodSeconds (KEP-6003's proposed field, ours now): a shard ticks at the shortest
 // period its autoscalers ask for, and a tick evaluates an autoscaler only when it crosses a
-// multiple of the autoscaler's own period. Behavior rules, stabilization windows and history
+// multiple of the autoscaler's own period (the deploy's for one that sets none). Behavior rules, stabilization windows and history
 // are in seconds, not ticks, so they stay exact whatever the period.
 import { MAX_SYNC_PERIOD_SECONDS, MIN_SYNC_PERIOD_SECONDS } from '../hpa/validation.js';
 
@@ -20,7 +20,7 @@ export function shardTickPeriod(periods: readonly (number | undefined)[], deploy
   return [...TICK_PERIODS].reverse().find((t) => t <= fastest && t < deploySeconds);
 }
 
-/** Whether the tick at `tickMs` (of a shard ticking every `tickSeconds`) evaluates an autoscaler of period `ownSeconds`. */
+/** Whether the tick at `tickMs` (of a shard ticking every `tickSeconds`) evaluates an autoscaler of period `ownSeconds` (undefined: every tick). */
 export function isDue(tickMs: number, tickSeconds: number, ownSeconds: number | undefined): boolean {
   const tickPeriodMs = tickSeconds * 1000;
   if (ownSeconds === undefined || ownSeconds * 1000 <= tickPeriodMs) return true;

@@ -9,7 +9,7 @@ import type { PrometheusMetric } from '../api/prometheus-types.js';
 import type { EvaluateTarget } from './messages.js';
 import type { AutoscalerRecord, ClusterConfig, ClusterStateRecord, KubernetesAutoscaler, ShardSnapshot } from './ports.js';
 import type { AutoscalerReport, StageError } from './report.js';
-import { bucketOf, bucketsOf, type ShardRef } from './shards.js';
+import { bucketOf, bucketsOf, ownsAutoscaler, type ShardRef } from './shards.js';
 
 /** The per-autoscaler dry-run annotation. */
 export const DRY_RUN_ANNOTATION = 'shpa.dev/dry-run';
@@ -31,6 +31,10 @@ export interface ShardUnits {
   orphans: ClusterStateRecord[];
   cloudWatchMetrics: CloudWatchMetric[];
   prometheusMetrics: PrometheusMetric[];
+  /** Autoscalers of each of the shard's buckets, every part of it (what the dispatcher sizes by). */
+  bucketCounts: Map<number, number>;
+  /** Every autoscaler of the shard's buckets, its own and, past 16 shards, the other parts' (whose selectors upstream checks against). */
+  peers: Unit[];
 }
 
 export function baseReport(record: Pick<AutoscalerRecord, 'cluster' | 'namespace' | 'name' | 'source'>, dryRun: boolean): AutoscalerReport {
@@ -110,10 +114,16 @@ export function buildUnits(args: {
     }
     return [...metrics.values()];
   };
+  // Past 16 shards a bucket is cut by autoscaler name: the shard evaluates its part, and knows the whole bucket.
+  const mine = (ns: string, name: string) => ownsAutoscaler(shard, ns, name);
+  const bucketCounts = new Map(bucketsOf(shard).map((b) => [b, 0]));
+  for (const u of units) bucketCounts.set(bucketOf(u.record.namespace), (bucketCounts.get(bucketOf(u.record.namespace)) ?? 0) + 1);
   return {
-    units,
-    broken,
-    orphans,
+    units: units.filter((u) => mine(u.record.namespace, u.record.name)),
+    peers: units,
+    bucketCounts,
+    broken: broken.filter((b) => mine(b.namespace, b.name)),
+    orphans: orphans.filter((o) => mine(o.namespace, o.name)),
     cloudWatchMetrics: merge(snapshot.cloudWatchMetrics, objects?.cloudWatchMetrics),
     prometheusMetrics: merge(snapshot.prometheusMetrics ?? [], objects?.prometheusMetrics),
   };

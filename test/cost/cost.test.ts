@@ -62,15 +62,17 @@ describe('shpa cost', () => {
     const [usual, bare, dashboard] = runs.map((r) => JSON.parse(r.stdout) as CostEstimate);
     expect(usual.lines.filter((l) => l.service === 'Monitoring').map((l) => l.item)).toEqual(['alarms (fixed)']);
     expect(bare.lines.some((l) => l.service === 'Monitoring')).toBe(false);
-    expect(usual.totalUsd - bare.totalUsd).toBeCloseTo(ASSUMED.alarmMetrics * PRICES.cloudWatch.alarms.usd, 9);
+    // Without the alarms, nobody reads the Cycles heartbeat: it is not sent, and its EMF documents not logged.
+    expect(usual.totalUsd - bare.totalUsd).toBeGreaterThan(ASSUMED.alarmMetrics * PRICES.cloudWatch.alarms.usd + PRICES.cloudWatch.customMetrics.usd - 0.01);
+    expect(line(usual, 'custom metrics').quantity - line(bare, 'custom metrics').quantity).toBeCloseTo(1, 9);
     expect(dashboard.totalUsd - usual.totalUsd).toBeCloseTo(PRICES.cloudWatch.dashboards.usd, 9);
-    expect(dashboard.perAutoscalerWithoutMonitoringUsd).toBeCloseTo(bare.perAutoscalerUsd, 9);
+    expect(dashboard.totalUsd - dashboard.byService.Monitoring!).toBeCloseTo(usual.totalUsd - usual.byService.Monitoring!, 9);
   });
 
   it('names the option and the rule when a value is wrong', async () => {
     const cases: [string[], RegExp][] = [
       [['--sync-period', '7'], /^error: --sync-period must divide 60 .*got 7$/m],
-      [['--shards', '3'], /^error: --shards must be one of 1, 2, 4, 8, 16 .*got 3$/m],
+      [['--shards', '3'], /^error: --shards must be one of 1, 2, 4, 8, 16, 32, 64, 128, 256 .*got 3$/m],
       [['--autoscalers', '10', '--distinct-queries', '11'], /^error: --distinct-queries \(11\) cannot exceed .*\(10\)$/m],
       [['--memory', '64'], /--memory must be an integer ≥ 128, got "64"/],
       [['--error-hours', '721'], /^error: --error-hours must be at most the 720 hours of a month, got 721$/m],
@@ -148,16 +150,17 @@ describe('the cost model', () => {
     expect(line(more, 'writes: state').quantity).toBeCloseTo(base.autoscalers * (MONTH / 15) * f * MEASURED.stateWriteUnits, 3);
   });
 
-  it('bills the Cycles heartbeat all month and the Errors metric only for the hours with errors: it is sent only then', () => {
-    const quiet = estimateCost({ ...base, errorHoursPerMonth: 0 });
-    const allMonth = estimateCost({ ...base, errorHoursPerMonth: 720 });
+  it('bills the Cycles heartbeat all month (with the alarms) and the Errors metric only for the hours with errors: it is sent only then', () => {
+    expect(line(estimateCost({ ...base, errorHoursPerMonth: 0, monitoring: false }), 'custom metrics').quantity).toBe(0);
+    const quiet = estimateCost({ ...base, monitoring: true, errorHoursPerMonth: 0 });
+    const allMonth = estimateCost({ ...base, monitoring: true, errorHoursPerMonth: 720 });
     expect(line(quiet, 'custom metrics').usd).toBeCloseTo(PRICES.cloudWatch.customMetrics.usd, 9);
     expect(line(allMonth, 'custom metrics').usd).toBeCloseTo(2 * PRICES.cloudWatch.customMetrics.usd, 9);
-    expect(line(estimateCost({ ...base, errorHoursPerMonth: 72 }), 'custom metrics').quantity).toBeCloseTo(1.1, 9);
+    expect(line(estimateCost({ ...base, monitoring: true, errorHoursPerMonth: 72 }), 'custom metrics').quantity).toBeCloseTo(1.1, 9);
     // An EMF document goes to the logs from every tick's cycle, and from the others only with errors.
     expect(line(allMonth, 'ingestion').quantity).toBeGreaterThan(line(quiet, 'ingestion').quantity);
     // Per-autoscaler metrics come with every decision line: billed all month.
-    expect(line(estimateCost({ ...base, errorHoursPerMonth: 0, autoscalerMetrics: true }), 'custom metrics').quantity).toBe(1 + 2 * base.autoscalers);
+    expect(line(estimateCost({ ...base, monitoring: true, errorHoursPerMonth: 0, autoscalerMetrics: true }), 'custom metrics').quantity).toBe(1 + 2 * base.autoscalers);
   });
 
   it("counts the stack's alarms as infra/alarms.cjs creates them, a metric-math alarm per metric", () => {

@@ -118,6 +118,7 @@ describe('osls package: the configuration of the issue', () => {
           'SHPA_CONTROLLER_SETTINGS',
           'SHPA_AUTOSCALER_METRICS',
           'SHPA_DETAILED_METRICS',
+          'SHPA_MONITORING',
           'SHPA_AUTOSCALER_SOURCES',
           'SHPA_DECISION_LOG_SECONDS',
           'SHPA_METRIC_ACCESS',
@@ -384,7 +385,7 @@ describe('osls package: the configuration of the issue', () => {
       const indexes = ['c#prod', 'c#batch', 'c#other'];
       expect(sids.ReadClusterIndexes.Condition).toEqual({ 'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': indexes } });
       expect(sids.ReadShardPhases.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['shard#*'] } });
-      expect(sids.RecordShardCounts.Condition).toEqual({ 'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': indexes, 'dynamodb:Attributes': ['pk', 'sk', 'k', 'ks', 'kp'] } });
+      expect(sids.RecordShardCounts.Condition).toEqual({ 'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': indexes, 'dynamodb:Attributes': ['pk', 'sk', 'k', 'ks', 'kp', 'pm'] } });
     });
 
     it('allows the worker its shard partitions (state attributes only), the queue, EKS, its roles, metrics, the VPC and its log group', () => {
@@ -682,8 +683,8 @@ describe('osls package: the defaults (one cluster, the opt-outs of where and who
     for (const a of alarms) expect([a.AlarmActions, a.OKActions]).toEqual([[{ Ref: 'AlarmTopic' }], [{ Ref: 'AlarmTopic' }]]);
     expect(alarms.find((a) => a.AlarmName === 'serverless-hpa-test-worker-missing-cycles')!.Threshold).toBe(2);
     const [[, sqs]] = resourcesOf(t, 'AWS::Lambda::EventSourceMapping').filter(([, r]) => show(r.Properties.EventSourceArn) === WORK_QUEUE);
-    // up to 16 shards for the one cluster, + 2 for busy ticks sent again
-    expect(sqs.Properties.ScalingConfig).toEqual({ MaximumConcurrency: 18 });
+    // up to 256 shards for the one cluster (a bucket cut in 16 parts), + 2 for busy ticks sent again
+    expect(sqs.Properties.ScalingConfig).toEqual({ MaximumConcurrency: 258 });
     expect(t.Outputs.AlarmTopicArn.Value).toEqual({ Ref: 'AlarmTopic' });
   });
 

@@ -103,7 +103,7 @@ describe('clusters', () => {
   });
 
   it.each([
-    ['[{"name":"a","shards":3}]', 'shards of "a" must be one of 1, 2, 4, 8, 16, got 3'],
+    ['[{"name":"a","shards":3}]', 'shards of "a" must be one of 1, 2, 4, 8, 16, 32, 64, 128, 256, got 3'],
     ['[{"name":"a","shard":2}]', 'clusters[0]: unknown field "shard"'],
     ['[{"name":"a","namespaces":[]}]', 'namespaces of "a" must be a non-empty list'],
     ['[{"name":"a","namespaces":["Web"]}]', 'not a namespace name (in "a"): "Web"'],
@@ -122,7 +122,7 @@ describe('clusters', () => {
 describe('other params', () => {
   it('accepts the defaults', () => {
     const c = read();
-    expect(c).toMatchObject({ syncPeriodSeconds: 15, dryRun: false, autoscalerMetrics: false, detailedMetrics: false, dashboard: false, memorySize: 512, logRetentionDays: 30, maxConcurrency: 18, shardBudget: 16, tableDeletionProtection: true });
+    expect(c).toMatchObject({ syncPeriodSeconds: 15, dryRun: false, autoscalerMetrics: false, detailedMetrics: false, dashboard: false, memorySize: 512, logRetentionDays: 30, maxConcurrency: 258, shardBudget: 256, monitoring: true, tableDeletionProtection: true });
     expect(c.reservedConcurrency).toBeUndefined();
     expect(c.vpc).toBeUndefined();
     expect(c.tags).toEqual({ service: 'serverless-hpa', stage: 'dev' });
@@ -191,6 +191,14 @@ describe('other params', () => {
     expect(dashboards(read({ dashboard: 'TRUE' }))).toHaveLength(1);
     expect(dashboards(read({ dashboard: 'true' }))[0].Properties.DashboardName).toBe('serverless-hpa-dev');
     expect(alarms(read())).toBe(alarms(read({ dashboard: 'true' })));
+  });
+
+  it('leaves out the alarms, their topic and the Cycles heartbeat with param monitoring false', () => {
+    const resources = (c: Config) => Object.values(stack.stackResources(c).Resources as Json).map((r) => r.Type as string);
+    expect(resources(read()).filter((t) => t === 'AWS::CloudWatch::Alarm')).toHaveLength(7);
+    const off = read({ monitoring: 'false' });
+    expect(resources(off).filter((t) => t === 'AWS::CloudWatch::Alarm' || t === 'AWS::SNS::Topic')).toEqual([]);
+    expect(stack.stackResources(off).Outputs.AlarmTopicArn).toBeUndefined();
   });
 
   it('subscribes the events function to the audit log of each in-stack cluster only when param auditLogEvaluations is true', () => {

@@ -3,7 +3,8 @@
 import type { Context, SQSEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import type { Adapters } from '../../functions/adapters.js';
-import { createWorkerHandler } from '../../functions/worker.js';
+import { createWorkerHandler, cycleDidItsJob } from '../../functions/worker.js';
+import type { CycleReport } from '../../lib/sync/report.js';
 import { CapturingLogger, CapturingMetrics } from '../../lib/local/lambda/telemetry-capture.js';
 import { loadFunctionConfig } from '../../lib/sync/config.js';
 
@@ -53,5 +54,21 @@ describe('worker handler', () => {
     const errors = logger.lines.filter((l) => l.level === 'ERROR');
     expect(errors.map((l) => JSON.stringify(l))).toEqual([expect.stringContaining('unexpected failure: TypeError')]);
     expect(emf.documents.some((d) => JSON.stringify(d).includes('"Errors"'))).toBe(true);
+  });
+});
+
+describe('when a cycle did its job (the invocation fails otherwise, for Lambda Errors and SQS retries)', () => {
+  const a = (outcome: string, errors: { stage: string; message: string }[] = [], skipped?: string) => ({ namespace: 'apps', name: 'web', outcome, errors, ...(skipped ? { decision: { skipped: { reason: skipped, message: 'x' } } } : {}) });
+  const report = (failed: boolean, ...autoscalers: ReturnType<typeof a>[]) => ({ failed, autoscalers }) as unknown as CycleReport;
+  const metricOutage = a('unchanged', [{ stage: 'reconcile', message: 'FailedGetExternalMetric: AccessDenied' }], 'FailedGetExternalMetric');
+  it.each([
+    ['every autoscaler decided on a failing metric (a metric outage): a decision, not a failure', report(false, metricOutage, metricOutage), true],
+    ['the shard could not be loaded', report(true), false],
+    ['no autoscaler could be read at all (every scale read failed)', report(false, a('unchanged', [{ stage: 'reconcile', message: 'FailedGetScale: 503' }], 'FailedGetScale')), false],
+    ['every autoscaler left by the deadline', report(false, a('skipped', [{ stage: 'deadline', message: 'not evaluated' }])), false],
+    ['one evaluated without error', report(false, a('failed', [{ stage: 'updateScale', message: 'x' }]), a('scaled')), true],
+    ['nothing to evaluate', report(false, a('invalid', [{ stage: 'validate', message: 'x' }])), true],
+  ])('%s', (_, r, ok) => {
+    expect(cycleDidItsJob(r)).toBe(ok);
   });
 });

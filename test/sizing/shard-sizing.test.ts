@@ -38,7 +38,7 @@ describe('shard count', () => {
     ['a cluster that fits one shard', evenBuckets(cap), {}, 1],
     ['one more than a shard', evenBuckets(cap + 1), {}, 2],
     ['the operator\'s floor', evenBuckets(10), { floor: 4 }, 4],
-    ['buckets 0 and 8 together are too big for 8 shards: 16', buckets(300, 0, 0, 0, 0, 0, 0, 0, 300), {}, 16],
+    ['buckets 0 and 8 together are too big for 8 shards: 16', buckets(400, 0, 0, 0, 0, 0, 0, 0, 400), {}, 16],
     ['kept while it still needs it', evenBuckets(2 * cap), { current: 4 }, 4],
     ['not fewer until the smaller count would be at most 70 % full', evenBuckets(Math.floor(0.75 * cap)), { current: 2 }, 2],
     ['fewer once there is room', evenBuckets(Math.floor(0.6 * cap)), { current: 4 }, 1],
@@ -46,9 +46,12 @@ describe('shard count', () => {
     expect(shardCountFor(counts, { ...at(1769), ...o }).shards).toBe(expected);
   });
 
-  it('says when even 16 shards leave a shard over capacity: one bucket too big', () => {
-    const s = shardCountFor(buckets(cap + 1), at(1769));
-    expect(s).toMatchObject({ shards: 16, largest: cap + 1, capacity: cap, over: true });
+  it('cuts a bucket too big for one shard by autoscaler name (32 shards and more); says when even 256 leave one over capacity', () => {
+    expect(shardCountFor(buckets(cap + 1), at(1769))).toMatchObject({ shards: 32, capacity: cap, over: false });
+    expect(shardCountFor(buckets(4 * cap), at(1769)).shards).toBe(128);
+    expect(shardCountFor(buckets(20 * cap), at(1769))).toMatchObject({ shards: 256, over: true });
+    // Past 16, a part holds its share of the bucket and a margin for the hash's unevenness.
+    expect(largestShard(buckets(2_000), 128)).toBe(250 + Math.ceil(3 * Math.sqrt((2_000 * 7) / 64)));
   });
 
   it('counts a shard\'s load as the buckets it owns (b mod K)', () => {
@@ -64,15 +67,24 @@ describe('the dispatcher\'s choice for the coming minute', () => {
     { name: 'prod', region: 'eu-west-1', shards: 1 },
     { name: 'batch', region: 'eu-west-1', shards: 2 },
   ];
-  it('records a change from the minute\'s first tick, with the count before it; an unchanged one is not written', () => {
+  it('records a change from the minute\'s first tick, with the count before it; an unchanged one only marks the minute planned', () => {
     const big: ClusterIndex = { buckets: [0, 1], counts: evenBuckets(5_000) };
     const small: ClusterIndex = { buckets: [0], counts: evenBuckets(10), shards: { k: 2, since: minute - 60_000 } };
     const choices = chooseShards(clusters, new Map([['prod', big], ['batch', small]]), minute, { memoryMb: 512, periodSeconds: 15 });
-    expect(choices.map((c) => [c.cluster, c.shards, c.record])).toEqual([
-      ['prod', choices[0].shards, { k: choices[0].shards, since: minute, previous: 1 }],
-      ['batch', 2, undefined],
+    expect(choices.map((c) => [c.cluster, c.shards, c.changed, c.record])).toEqual([
+      ['prod', choices[0].shards, true, { k: choices[0].shards, since: minute, previous: 1, planned: minute }],
+      ['batch', 2, undefined, { k: 2, since: minute - 60_000, planned: minute }],
     ]);
     expect(choices[0].shards).toBeGreaterThan(1);
+  });
+
+  it('a duplicate invocation for a minute already planned keeps its count, whatever the counts say since', () => {
+    const grown: ClusterIndex = { buckets: [0, 1], counts: evenBuckets(5_000), shards: { k: 1, since: minute - 60_000, planned: minute } };
+    const [prod] = chooseShards(clusters, new Map([['prod', grown]]), minute, { memoryMb: 512, periodSeconds: 15 });
+    expect(prod).toMatchObject({ shards: 1 });
+    expect(prod.record).toBeUndefined();
+    // The next minute is planned afresh.
+    expect(chooseShards(clusters, new Map([['prod', grown]]), minute + 60_000, { memoryMb: 512, periodSeconds: 15 })[0].shards).toBeGreaterThan(1);
   });
 
   it('keeps every cluster within the shard budget (the queue\'s concurrency): the largest counts give way, never below a floor', () => {
@@ -80,7 +92,7 @@ describe('the dispatcher\'s choice for the coming minute', () => {
     const choices = chooseShards(clusters, new Map([['prod', big], ['batch', big]]), minute, { memoryMb: 512, periodSeconds: 15, budget: 10 });
     expect(choices.map((c) => c.shards)).toEqual([4, 4]);
     expect(choices.map((c) => c.capped)).toEqual([true, true]);
-    expect(choices[0].sizing.shards).toBe(16);
+    expect(choices[0].sizing.shards).toBe(128);
     expect(chooseShards(clusters, new Map([['prod', big]]), minute, { memoryMb: 512, periodSeconds: 15, budget: 3 }).map((c) => c.shards)).toEqual([1, 2]);
   });
 });

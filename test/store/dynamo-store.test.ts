@@ -158,6 +158,24 @@ for (const server of servers) {
       expect(halves[0].buckets.some((b) => halves[1].buckets.includes(b))).toBe(false);
     });
 
+    it("keeps a shard's metric answers in pages under DynamoDB's item limit, whatever their number; a smaller set empties the pages past it", async () => {
+      const c = cluster();
+      await store.applySpec(c, hpa('web'), at(0));
+      const answer = (i: number) => ({ end: 1_700_000_000 + i, samples: [{ value: String(i), timestamp: '2026-11-26T11:58:00Z' }], learn: { d: 90, s: [88, 91], o: [], p: 1_700_000_000_000 } });
+      const many = new Map(Array.from({ length: 3_000 }, (_, i) => [`cloudwatch|${c}|ns-${i % 7}|queue-${i}|${'k'.repeat(120)}`, answer(i)]));
+      const [b] = (await store.readIndex(c)).buckets;
+      await store.saveSharedAnswers(whole(c), b, many);
+      const loaded = await store.loadShard(whole(c), { now: at(1) });
+      expect(loaded.sharedAnswers.size).toBe(3_000);
+      expect(loaded.sharedAnswers.get([...many.keys()][2_999])?.end).toBe(1_700_002_999);
+      await store.saveSharedAnswers(whole(c), b, new Map([...many].slice(0, 10)));
+      expect((await store.loadShard(whole(c), { now: at(2) })).sharedAnswers.size).toBe(10);
+      // A bucket cut in parts: each part keeps and reads its own pages.
+      const part = { cluster: c, index: 16 + b, count: 32 };
+      await store.saveSharedAnswers(part, b, new Map([...many].slice(20, 25)));
+      expect((await store.loadShard(part, { now: at(3) })).sharedAnswers.size).toBe(5);
+    });
+
     it('pages through a bucket larger than one Query page', async () => {
       const c = cluster();
       const big = 'x'.repeat(20_000);

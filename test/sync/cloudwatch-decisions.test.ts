@@ -228,7 +228,7 @@ describe('CloudWatch answers shared by every environment', () => {
     const { UpdateCommand } = await import('@aws-sdk/lib-dynamodb');
     const { bucketPk } = await import('../../lib/store/items.js');
     const { bucketOf } = await import('../../lib/sync/shards.js');
-    await store.doc.send(new UpdateCommand({ TableName: store.tableName, Key: { pk: bucketPk('prod', bucketOf('apps')), sk: 'shared#cloudwatch' }, UpdateExpression: 'SET cw = :x', ExpressionAttributeValues: { ':x': '{"k":[1,"oops",0,0]' } }));
+    await store.doc.send(new UpdateCommand({ TableName: store.tableName, Key: { pk: bucketPk('prod', bucketOf('apps')), sk: 'shared#cloudwatch#all#0' }, UpdateExpression: 'SET cw = :x', ExpressionAttributeValues: { ':x': '{"k":[1,"oops",0,0]' } }));
     const before = metrics.stats().cloudWatch.metricsRequested;
     const fresh = createMetricsAccess({ clusterMetrics: () => cluster, cloudWatch: { ...cloudWatchClients({ endpoint: cloudWatch.url, credentials: TEST_CREDENTIALS }), defaultRegion: 'eu-west-1' }, clock });
     const r = await runShardCycle(

@@ -7,7 +7,7 @@ import { fromBusEvent, fromSpecChanges } from '../../lib/sync/event-sources.js';
 import { parseWorkMessage, type EvaluateMessage, type TickMessage } from '../../lib/sync/messages.js';
 import { inFlightMs, resolvePending } from '../../lib/sync/pending.js';
 import type { ClusterConfig } from '../../lib/sync/ports.js';
-import { bucketOf, bucketsOf, NAMESPACE_BUCKETS, parseShardId, shardId, shardOfNamespace } from '../../lib/sync/shards.js';
+import { bucketOf, bucketsOf, NAMESPACE_BUCKETS, ownsAutoscaler, parseShardId, shardId, shardOfAutoscaler, shardOfNamespace, shardsOf, shardsOfNamespace } from '../../lib/sync/shards.js';
 
 const clusters: ClusterConfig[] = [
   { name: 'prod', region: 'eu-west-1', shards: 4 },
@@ -25,6 +25,17 @@ describe('shards', () => {
     }
   });
 
+  it('past 16 shards a bucket is cut by autoscaler name: each autoscaler in exactly one shard, a namespace spread over its bucket\'s parts', () => {
+    const names = Array.from({ length: 400 }, (_, i) => `app-${i}`);
+    for (const k of [32, 256]) {
+      const owners = names.map((n) => shardsOf('prod', k).filter((s) => ownsAutoscaler(s, 'big', n)));
+      expect(owners.every((o) => o.length === 1)).toBe(true);
+      expect(owners.map(([o]) => o)).toEqual(names.map((n) => shardOfAutoscaler('prod', k, 'big', n)));
+      expect(new Set(owners.map(([o]) => o.index)).size).toBe(k / NAMESPACE_BUCKETS);
+      expect(shardsOfNamespace('prod', k, 'big').map((s) => s.index).sort((a, b) => a - b)).toEqual([...new Set(owners.map(([o]) => o.index))].sort((a, b) => a - b));
+    }
+  });
+
   it('a namespace stays in its bucket, and its shard is the one owning the bucket', () => {
     expect(bucketOf('apps')).toBe(bucketOf('apps'));
     const s = shardOfNamespace('prod', 4, 'apps');
@@ -36,7 +47,8 @@ describe('shards', () => {
     expect(shardId({ cluster: 'prod', index: 0, count: 1 })).toBe('prod');
     expect(parseShardId('prod/2of4')).toEqual({ cluster: 'prod', index: 2, count: 4 });
     expect(() => parseShardId('prod/4of4')).toThrow(/index 4 is not below 4/);
-    expect(() => parseShardId('prod/0of3')).toThrow(/K must be one of 2, 4, 8, 16/);
+    expect(() => parseShardId('prod/0of3')).toThrow(/K must be one of 2, 4, 8, 16, 32, 64, 128, 256/);
+    expect(parseShardId('prod/37of64')).toEqual({ cluster: 'prod', index: 37, count: 64 });
     expect(() => parseShardId('pr od')).toThrow(/is not CLUSTER or CLUSTER\/IofK/);
   });
 });

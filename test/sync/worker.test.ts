@@ -10,7 +10,7 @@ import { shardCycleKey } from '../../lib/store/items.js';
 import type { SyncOptions } from '../../lib/sync/config.js';
 import type { EvaluateMessage, TickMessage } from '../../lib/sync/messages.js';
 import type { Clock, ClusterAccess, ClusterConfig, WorkQueue } from '../../lib/sync/ports.js';
-import { bucketOf, shardId, shardOfNamespace } from '../../lib/sync/shards.js';
+import { bucketOf, shardId, shardOfNamespace, shardsOfNamespace } from '../../lib/sync/shards.js';
 import { handleWorkMessage, type ClusterDirectory, type MessageResult, type WorkerConfig, type WorkerDeps } from '../../lib/sync/worker.js';
 import { startDynalite, TEST_CREDENTIALS, TEST_REGION, type DynamoServer } from '../support/dynamo.js';
 import { startFaultProxy, type FaultProxy } from '../support/dynamo-faults.js';
@@ -240,7 +240,10 @@ describe('a tick whose deadline leaves work', () => {
 describe('a cluster the dispatcher cut into more shards', () => {
   it('ticks carry the count in use at their time; an evaluation of an older count is sent on to the shards in use', async () => {
     await registerWeb();
-    await store.recordShardCount('prod', { k: 2, since: T, previous: 1 });
+    expect(await store.recordShardCount('prod', { k: 2, since: T, previous: 1, planned: T })).toBe(true);
+    // A duplicate dispatcher invocation for the same minute, the counts grown since: refused, the first count stands.
+    expect(await store.recordShardCount('prod', { k: 4, since: T, previous: 1, planned: T })).toBe(false);
+    expect((await store.readIndex('prod')).shards).toEqual({ k: 2, since: T, previous: 1, planned: T });
     const sent: { body: string; delaySeconds: number }[] = [];
     const deps = { ...worker(fixedClock(iso(T + 1_000))), queue: { send: async (m: { body: string; delaySeconds: number }[]) => void sent.push(...m) } };
 
@@ -259,23 +262,54 @@ describe('a cluster the dispatcher cut into more shards', () => {
     expect(sent.map((m) => JSON.parse(m.body))).toEqual([{ ...evaluate(T), shard: mine }]);
   });
 
-  it('records how many autoscalers each bucket holds at a tick, only when it changed', async () => {
+  it('cut below the namespace (32 shards), each part evaluates its own autoscalers of the bucket, and counts the whole bucket', async () => {
+    await registerWeb();
+    const names = ['web', 'api', 'db', 'mq', 'ui'];
+    for (const name of names.slice(1)) await store.applySpec('prod', { ...web, metadata: { name, namespace: 'apps' } }, new Date(T));
+    await store.recordShardCount('prod', { k: 32, since: T, previous: 1 });
+    const parts = shardsOfNamespace('prod', 32, 'apps');
+    const seen: string[] = [];
+    for (const part of parts) {
+      const r = await handleWorkMessage(worker(fixedClock(iso(T))), USUAL, { ...tick(T), shard: shardId(part) }, 'a');
+      if (r.outcome === 'synced') seen.push(...r.report.autoscalers.map((a) => a.name));
+    }
+    expect(seen.sort()).toEqual([...names].sort());
+    expect((await store.readIndex('prod')).counts[bucketOf('apps')]).toBe(5);
+  });
+
+  it('knows how many autoscalers each bucket holds from the writes, and a tick corrects the count from its load, only when it changed', async () => {
     await register();
     await store.applySpec('prod', web, new Date(T));
     await store.applySpec('prod', { ...web, metadata: { name: 'api', namespace: 'apps' } }, new Date(T));
+    // Known before any tick: the dispatcher plans the first one with the right count.
+    expect((await store.readIndex('prod')).counts[bucketOf('apps')]).toBe(2);
     cluster.addTarget('apps', 'web', 2);
     cluster.external.set('apps/jobs', 20);
+    await store.recordBucketCounts('prod', new Map([[bucketOf('apps'), 7]]));
     const recorded = vi.spyOn(store, 'recordBucketCounts');
     await handleWorkMessage(worker(fixedClock(iso(T))), USUAL, tick(T), 'a');
-    const index = await store.readIndex('prod');
-    expect(index.counts[bucketOf('apps')]).toBe(2);
-    expect(index.counts.reduce((a, b) => a + b, 0)).toBe(2);
+    expect((await store.readIndex('prod')).counts).toEqual(Array.from({ length: 16 }, (_, b) => (b === bucketOf('apps') ? 2 : 0)));
     expect(recorded).toHaveBeenCalledTimes(1);
     await handleWorkMessage(worker(fixedClock(iso(T + 15_000))), USUAL, tick(T + 15_000), 'b');
     expect(recorded).toHaveBeenCalledTimes(1);
     await store.deleteSpec('prod', 'HorizontalPodAutoscaler', 'apps', 'api');
-    await handleWorkMessage(worker(fixedClock(iso(T + 30_000))), USUAL, tick(T + 30_000), 'c');
-    expect(recorded).toHaveBeenCalledTimes(2);
+    expect((await store.readIndex('prod')).counts[bucketOf('apps')]).toBe(1);
+  });
+
+  it('records the counts of a tick whose deadline passed before any evaluation: a shard too big for its worker still gets split', async () => {
+    await registerWeb();
+    await store.recordBucketCounts('prod', new Map([[bucketOf('apps'), 0]]));
+    // The lease and the load take the whole cycle: nothing is evaluated, the count is still written.
+    const slow = { ...worker(fixedClock(iso(T))), clock: { now: () => new Date(Date.now() - wallStart + T) } };
+    const wallStart = Date.now();
+    const loadShard = store.loadShard.bind(store);
+    vi.spyOn(store, 'loadShard').mockImplementation(async (...a) => {
+      const r = await loadShard(...a);
+      await new Promise((res) => setTimeout(res, 800));
+      return r;
+    });
+    const r = await handleWorkMessage(slow, SHORT, { ...tick(T), periodSeconds: 2 }, 'a');
+    expect(r.outcome === 'synced' && r.report.counts).toMatchObject({ skipped: 1, deferred: 1 });
     expect((await store.readIndex('prod')).counts[bucketOf('apps')]).toBe(1);
   });
 });
@@ -376,5 +410,15 @@ describe("each autoscaler at its own period (spec.syncPeriodSeconds), the shard 
     await store.applySpec('prod', { ...web, spec: { ...web.spec, syncPeriodSeconds: 5 } }, new Date(T + 61_000));
     await evaluated(T + 75_000);
     expect((await store.shardRecords(['prod'])).get('prod')?.tickPeriodSeconds).toBe(5);
+    // Beside the 5 s one, an autoscaler that sets no period keeps the deploy's 15 s, and the 60 s one its own.
+    await store.applySpec('prod', { ...web, metadata: { name: 'plain', namespace: 'apps' }, spec: { ...web.spec, scaleTargetRef: { ...web.spec.scaleTargetRef, name: 'plain' } } }, new Date(T + 76_000));
+    cluster.addTarget('apps', 'plain', 2);
+    const fast = async (ms: number) => {
+      const r = await handleWorkMessage(worker(fixedClock(iso(ms))), USUAL, { ...tick(ms), periodSeconds: 5 }, 'w1');
+      return r.outcome === 'synced' ? r.report.autoscalers.map((a) => a.name).sort() : r.outcome;
+    };
+    const seen = [];
+    for (let ms = T + 80_000; ms <= T + 120_000; ms += 5_000) seen.push(await fast(ms));
+    expect(seen).toEqual([['web'], ['web'], ['plain', 'web'], ['web'], ['web'], ['plain', 'web'], ['web'], ['web'], ['plain', 'slow', 'web']]);
   });
 });
