@@ -3,7 +3,7 @@
 // AWS or the internet fails the packaging. Packaging takes seconds to a minute: the suite
 // runs it at most twice (test/deploy/package.test.ts).
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'vitest';
@@ -53,6 +53,25 @@ export function oslsPackage(params: string[]): Packaged {
   } finally {
     rmSync(out, { recursive: true, force: true });
     rmSync(home, { recursive: true, force: true });
+  }
+}
+
+/** cfn-lint, the CloudFormation specification check (in the machine image's Python; not every machine has it). */
+export const cfnLintAvailable = spawnSync('cfn-lint', ['--version'], { stdio: 'ignore' }).status === 0;
+if (!cfnLintAvailable) console.log('cfn-lint not found: the CloudFormation specification check of the packaged templates is skipped');
+
+/** The errors (not warnings) cfn-lint finds in `template` for the deploy's region, one line each. */
+export function cfnLintErrors(template: Json): string[] {
+  const dir = mkdtempSync(join(tmpdir(), 'shpa-cfn-'));
+  try {
+    const file = join(dir, 'template.json');
+    writeFileSync(file, JSON.stringify(template));
+    const r = spawnSync('cfn-lint', ['--format', 'parseable', '--regions', REGION, '--non-zero-exit-code', 'error', file], { encoding: 'utf8', timeout: 120_000 });
+    const lines = `${r.stdout}`.split('\n').filter((l) => /:E\d+:/.test(l));
+    if (r.status !== 0 && lines.length === 0) return [`cfn-lint failed: ${r.stderr || r.stdout}`];
+    return lines;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
 }
 

@@ -9,7 +9,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { missingFields, workerLogLines, type LogLine } from './log-sample.js';
-import { configWarnings, grants, offline, oslsPackage, REGION, root, roleStatements, show, type Json, type Packaged } from './osls.js';
+import { cfnLintAvailable, cfnLintErrors, configWarnings, grants, offline, oslsPackage, REGION, root, roleStatements, show, type Json, type Packaged } from './osls.js';
 
 const require = createRequire(import.meta.url);
 const { TAGGABLE } = require('../../infra/tags-plugin.cjs') as { TAGGABLE: string[] };
@@ -74,6 +74,10 @@ describe('osls package: the configuration of the issue', () => {
     packaged = oslsPackage(FULL);
     t = packaged.template ?? { Resources: {}, Outputs: {} };
   }, 300_000);
+
+  it.skipIf(!cfnLintAvailable)('passes the CloudFormation specification check (cfn-lint)', () => {
+    expect(cfnLintErrors(t)).toEqual([]);
+  }, 120_000);
 
   it('packages offline, and osls warns about nothing but the `build` block Serverless Framework v4 needs', () => {
     expect(packaged.output).toContain('Service packaged');
@@ -642,6 +646,10 @@ describe('osls package: the defaults (one cluster, the opt-outs of where and who
     t = packaged.template ?? { Resources: {}, Outputs: {} };
   }, 300_000);
 
+  it.skipIf(!cfnLintAvailable)('passes the CloudFormation specification check (cfn-lint)', () => {
+    expect(cfnLintErrors(t)).toEqual([]);
+  }, 120_000);
+
   it('packages, with no reserved concurrency, no VPC, no permissions boundary', () => {
     expect(packaged.status, packaged.output).toBe(0);
     for (const f of FUNCTIONS) {
@@ -717,6 +725,25 @@ describe('osls package: the defaults (one cluster, the opt-outs of where and who
     ]);
     expect(resourcesOf(t, 'AWS::EKS::AccessEntry').map(([, e]) => e.Properties.ClusterName)).toEqual(['prod']);
   });
+});
+
+describe('osls package: the other opt-ins (PromQL sources with their grants, monitoring off)', () => {
+  const WORKSPACE = 'arn:aws:aps:eu-west-1:123456789012:workspace/ws-0123abcd-4567-89ef-0123-456789abcdef';
+  const SECRET = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:prometheus-token-AbCdEf';
+  let packaged: Packaged;
+
+  beforeAll(() => {
+    const access = { web: { prometheusWorkspaces: ['ws-0123abcd-4567-89ef-0123-456789abcdef'], prometheusUrls: ['https://prometheus.monitoring:9090'], bearerTokenSecrets: [SECRET] } };
+    packaged = oslsPackage(['clusters=prod', 'namespaces=web', 'specWriterArns=*', `prometheusWorkspaceArns=${WORKSPACE}`, `prometheusSecretArns=${SECRET}`, `metricAccess=${JSON.stringify(access)}`, 'cloudWatchPromQL=true', 'monitoring=false', `kmsKeyArn=${KEY}`]);
+  }, 300_000);
+
+  it('packages, with no alarms, and passes the CloudFormation specification check where cfn-lint is found', () => {
+    expect(packaged.status, packaged.output).toBe(0);
+    const t = packaged.template!;
+    expect(resourcesOf(t, 'AWS::CloudWatch::Alarm')).toEqual([]);
+    expect(grants(t, 'WorkerRole')).toEqual(expect.arrayContaining([`aps:QueryMetrics ${WORKSPACE}`, `secretsmanager:GetSecretValue ${SECRET}`]));
+    if (cfnLintAvailable) expect(cfnLintErrors(t)).toEqual([]);
+  }, 120_000);
 });
 
 describe('osls package with a bad param', () => {
