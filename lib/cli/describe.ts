@@ -1,7 +1,7 @@
 // The text of `shpa describe`, as `kubectl describe hpa` lays it out, and the events of the decision log.
 import { stringify } from 'yaml';
 import { activationThreshold } from '../hpa/activation.js';
-import type { HorizontalPodAutoscaler, HPAScalingRules } from '../hpa/types.js';
+import type { HorizontalPodAutoscaler, HPAScalingRules, ShadowSummary } from '../hpa/types.js';
 import type { StoredSpec } from '../store/index.js';
 import type { DecisionLogEntry } from '../sync/event-log.js';
 import { metricSourceText } from '../sync/metric-queries.js';
@@ -69,6 +69,7 @@ export function describe(rec: DescribedAutoscaler, cluster: string, now: Date, o
     ['Behavior:', h.spec?.behavior ? behaviorText(h) : '<default>'],
     [`${h.spec?.scaleTargetRef?.kind} pods:`, st ? `${st.currentReplicas} current / ${st.desiredReplicas} desired` : '<unknown>'],
   );
+  if (st?.shadow) kv.push(['Shadow:', shadowText(st.shadow, now)]);
   const w = Math.max(...kv.map(([k]) => k.length)) + 1;
   // A multi-line value (labels, annotations) continues in the value column.
   let s = kv.map(([k, v]) => `${k.padEnd(w)}${v.replaceAll('\n', `\n${' '.repeat(w)}`)}`).join('\n') + '\n';
@@ -101,6 +102,19 @@ export function describeObject(obj: StoredSpec, cluster: string): string {
   const w = Math.max(...kv.map(([k]) => k.length)) + 1;
   const head = kv.map(([k, v]) => `${k.padEnd(w)}${v.replaceAll('\n', `\n${' '.repeat(w)}`)}`).join('\n');
   return `${head}\nSpec:\n${indent(stringify(obj.spec))}`;
+}
+
+/** The shadow period (lib/sync/shadow.ts): counts, the last comparison, and whether ours has taken over. */
+function shadowText(s: ShadowSummary, now: Date): string {
+  const ago = (t: string) => age(now.getTime() - Date.parse(t));
+  const lines = [`${s.of}: ${s.decisions} decisions compared over ${ago(s.since)}, ${s.agreed} agreed, largest difference ${s.maxDifference}`];
+  const l = s.last;
+  if (l) {
+    const live = l.liveDesiredReplicas !== undefined ? `the live HPA wanted ${l.liveDesiredReplicas} (had ${l.liveCurrentReplicas ?? '?'})` : (l.problem ?? 'nothing to compare');
+    lines.push(`last, ${ago(l.time)} ago: would scale to ${l.desiredReplicas}; ${live}`);
+  }
+  if (s.until) lines.push(`ended ${ago(s.until)} ago: this autoscaler took over (shpa handback to return)`);
+  return lines.join('\n');
 }
 
 /** One key=value per line, sorted by key, as kubectl prints labels and annotations. */
