@@ -112,10 +112,10 @@ describe.skipIf(!haveKubectl)('shpa local up, driven with kubectl', () => {
     // 25 messages: above it, back up by the ordinary algorithm (25 / 10 a replica = 3), ScaledToZero False.
     // The worker reads the queue's latest complete 60 s period, and keeps each answer for its period: within a minute or so.
     up.cloudWatch.setSeriesFunction(queue, () => 25);
-    expect(await within(18, () => condition('ScaledToZero'), (c) => c === 'False/ScaledFromZero')).toBe('False/ScaledFromZero');
+    expect(await within(18, () => condition('ScaledToZero'), (c) => c === 'False/NotScaledToZero')).toBe('False/NotScaledToZero');
     expect(reports()).toBe(3);
     const described = await kubectl('describe', 'shpa', 'reports');
-    expect(described).toMatch(/Reason:\s+ScaledFromZero\s+Status:\s+False\s+Type:\s+ScaledToZero/);
+    expect(described).toMatch(/Reason:\s+NotScaledToZero\s+Status:\s+False\s+Type:\s+ScaledToZero/);
     expect(described).toMatch(/Normal\s+SuccessfulRescale\s+\S+\s+serverless-hpa\s+New size: 0; reason: All metrics below target/);
     expect(described).toMatch(/Normal\s+SuccessfulRescale\s+\S+\s+serverless-hpa\s+New size: 3; reason: external metric reports-backlog\(nil\) above target/);
     await kubectl('delete', '-f', 'examples/kubernetes/scale-to-zero.yaml');
