@@ -58,7 +58,9 @@ export function describe(rec: DescribedAutoscaler, cluster: string, now: Date, o
     kv.push([`  ${label}:`, value]);
     const activation = activationThreshold(m);
     if (activation) kv.push(['    activation:', `above ${activation.value} to scale up from zero (no effect above zero)`]);
-    if (known) kv.push(['    from:', metricSourceText(m, rec.namespace, known)]);
+    // What the sync read is the truth: the metric objects of a Kubernetes-defined autoscaler live in the cluster, not the table.
+    const source = st?.metricSources?.[i] ?? (known && metricSourceText(m, rec.namespace, known));
+    if (source) kv.push(['    from:', source]);
     const fallback = fallbackText(h.spec.metrics ?? [], i, st?.currentMetrics, now);
     if (fallback) kv.push(['    fallback:', fallback]);
   }

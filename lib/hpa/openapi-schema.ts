@@ -601,6 +601,7 @@ export function hpaStatusSchema(): JSONSchemaProps {
         ),
         { 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['type'] },
       ),
+      metricSources: list('Ours, display only: where each of spec.metrics was read at the last evaluation (a CloudWatchMetric, a PrometheusMetric, metrics.k8s.io…).', str('One metric\'s source.')),
       shadow: obj(
         'Ours: the shadow period beside the live autoscaler named by the shpa.dev/shadow-of annotation (docs/migrate.md, "Shadow").',
         {

@@ -218,6 +218,8 @@ export interface HorizontalPodAutoscalerStatus {
   desiredReplicas: number;
   currentMetrics?: MetricStatus[];
   conditions?: HorizontalPodAutoscalerCondition[];
+  /** Ours, display only: where each of spec.metrics was read at the last evaluation ("CloudWatchMetric demo/queue: AWS/SQS …"). */
+  metricSources?: string[];
   /** Ours: how this autoscaler's dry-run decisions compared with the live autoscaler it shadows (lib/sync/shadow.ts). */
   shadow?: ShadowSummary;
 }

@@ -161,8 +161,10 @@ export async function evaluateUnit(unit: Unit, ctx: EvalContext): Promise<void> 
     report.shadow = shadow.report;
     report.notable = true;
   }
-  const shown = (s: HorizontalPodAutoscalerStatus) =>
-    shadow.summary ? { ...s, shadow: shadow.summary } : carryShadow(s, record.hpa.status?.shadow, report.dryRun, ctx.now);
+  const shown = (s: HorizontalPodAutoscalerStatus) => ({
+    ...(shadow.summary ? { ...s, shadow: shadow.summary } : carryShadow(s, record.hpa.status?.shadow, report.dryRun, ctx.now)),
+    metricSources: inputs.sources,
+  });
   const selector = scale.value?.selector;
   const force = ctx.partial || pendingSettled || record.stateProblem !== undefined || record.untrustedHistory !== undefined;
   // Saves the state of `result`, then (for a cluster-defined autoscaler) its status and events; the version written.
