@@ -123,7 +123,7 @@ function introduction(up: LocalUp, periodSeconds: number, workloads: string): st
     `  ${ZERO_QUEUE_METRIC} 25        (typed here: back up, ScaledToZero False)`,
     '',
     ...(up.prometheus
-      ? ['On PromQL: Prometheus scrapes the workloads, behind an AMP stand-in:', `  kubectl apply -f examples/kubernetes/web-requests.yaml   # Prometheus at ${up.prometheus.url}, workspace ${up.prometheus.workspaceId}`, '']
+      ? ['On PromQL: Prometheus scrapes the workloads, behind an AMP stand-in:', `  kubectl apply -f examples/kubernetes/web-requests.yaml   # demo/catalog; then: load catalog 4 (Prometheus at ${up.prometheus.url}, workspace ${up.prometheus.workspaceId})`, '']
       : ['(no prometheus binary: the PromQL example needs it, apt-get install prometheus)', '']),
     'Migrating from an HPA (docs/migrate.md): a stand-in of the HPA controller acts on autoscaling/v2 HPAs here:',
     '  kubectl apply -f examples/migrate/hpa.yaml -f examples/migrate/shadow.yaml   # the live HPA, and ours shadowing it',

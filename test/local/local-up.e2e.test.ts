@@ -121,16 +121,16 @@ describe.skipIf(!haveKubectl)('shpa local up, driven with kubectl', () => {
     await kubectl('delete', '-f', 'examples/kubernetes/scale-to-zero.yaml');
   }, 150_000);
 
-  it.skipIf(!havePrometheus)('examples/kubernetes/web-requests.yaml: web scales on PromQL, signed for AMP, answered by the real Prometheus', async () => {
+  it.skipIf(!havePrometheus)('examples/kubernetes/web-requests.yaml: catalog scales on PromQL, signed for AMP, answered by the real Prometheus', async () => {
     expect(up.prometheus).toBeDefined();
-    expect(await kubectl('apply', '-f', 'examples/kubernetes/web-requests.yaml')).toBe('prometheusmetric.shpa.dev/http-requests created\nserverlesshorizontalpodautoscaler.shpa.dev/web created\n');
-    up.setLoad('demo', 'web', 4);
-    const value = () => kubectl('get', 'shpa', 'web', '-o', 'jsonpath={.status.currentMetrics[0].external.current.averageValue}');
+    expect(await kubectl('apply', '-f', 'examples/kubernetes/web-requests.yaml')).toBe('prometheusmetric.shpa.dev/http-requests created\nserverlesshorizontalpodautoscaler.shpa.dev/catalog created\n');
+    up.setLoad('demo', 'catalog', 4);
+    const value = () => kubectl('get', 'shpa', 'catalog', '-o', 'jsonpath={.status.currentMetrics[0].external.current.averageValue}');
     const read = await within(6, value, (v) => v !== '');
     expect(read).toMatch(/^\d+(\.\d+)?m?$/);
-    expect(await kubectl('get', 'shpa', 'web', '-o', 'jsonpath={.status.conditions[?(@.type=="ScalingActive")].reason}')).toBe('ValidMetricFound');
+    expect(await kubectl('get', 'shpa', 'catalog', '-o', 'jsonpath={.status.conditions[?(@.type=="ScalingActive")].reason}')).toBe('ValidMetricFound');
     // 40 requests a second at 5 a pod: up from 2.
-    const scaled = await within(6, async () => replicas(), (n) => n > 2);
+    const scaled = await within(6, async () => up.model.replicasOf('demo', 'Deployment', 'catalog'), (n) => n > 2);
     expect(scaled).toBeGreaterThan(2);
     await kubectl('delete', '-f', 'examples/kubernetes/web-requests.yaml');
   });

@@ -38,6 +38,10 @@ export const LOCAL_WORKLOADS: LocalWorkload[] = [
   { namespace: 'demo', name: 'api', replicas: 2, cpuAtLoad1: 0.5 },
   // examples/kubernetes/scale-to-zero.yaml takes it to zero and back.
   { namespace: 'demo', name: 'reports', replicas: 1, cpuAtLoad1: 0.5 },
+  // examples/kubernetes/web-requests.yaml (PromQL) and scheduled-minimums.yaml: each example its own workload,
+  // so that the whole folder applies with one autoscaler per target.
+  { namespace: 'demo', name: 'catalog', replicas: 2, cpuAtLoad1: 0.5 },
+  { namespace: 'demo', name: 'batch', replicas: 1, cpuAtLoad1: 0.5 },
 ];
 
 export interface LocalUpOptions {
