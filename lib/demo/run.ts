@@ -13,7 +13,7 @@ import { renderHtmlReport } from '../report/html.js';
 import type { AutoscalerReport } from '../report/model.js';
 import { ReportRecorder } from '../report/recorder.js';
 import { renderReplicasChart, renderSummaryTable } from '../report/terminal.js';
-import { decisionRows, errorRow, limitingReason, limitText, metricsText, metricValues } from '../sim/explain.js';
+import { decisionRows, errorRow, limitingReason, limitText, metricActivationValues, metricsText, metricValues } from '../sim/explain.js';
 import type { LiveRow } from './live.js';
 import { reportSetup } from '../sim/metric-info.js';
 import { valueAt, type Trace } from '../sim/trace.js';
@@ -218,6 +218,7 @@ export async function runDemo(o: DemoOptions): Promise<DemoResult> {
           desired: d?.desiredReplicas ?? replicas,
           readyPods: readyPods(stack.model, namespace, ref.name),
           metrics: d?.decision ? metricValues(d.decision, a.hpa.spec.metrics?.length ?? 0) : [],
+          atZero: d?.decision ? metricActivationValues(d.decision, a.hpa.spec.metrics?.length ?? 0) : [],
           rescaled: patched,
           decisions: logRows,
         });

@@ -46,6 +46,10 @@ describe('simulate: scale to zero and the activation threshold', () => {
     // No per-pod average without pods: the chart leaves a gap at zero rather than upstream's saturated int64.
     expect(r.metrics[0].current[(39 * 60) / 15]).toBeNull();
     expect(r.metrics[0].current[(5 * 60) / 15]).toBe(10);
+    // What the chart draws instead at zero: the value against its activation threshold.
+    expect(r.metrics[0].activation).toBe(5);
+    expect(r.metrics[0].atZero?.[(39 * 60) / 15]).toBe(3);
+    expect(r.metrics[0].atZero?.[(5 * 60) / 15]).toBeNull();
   });
 
   it('says so in the decision log: ScaledToZero True and False on the rescales, the hold while below the threshold', () => {
