@@ -143,6 +143,8 @@ describe('shpa demo, headless', () => {
     expect(lines[woke].decision?.metrics[0].activation).toEqual({ threshold: '10', value: '700', active: true });
     // The report's decision log says so too.
     const texts = reports.decisions.map((d) => d.text);
+    // The first row says what the first sync did: deployed at 1, taken to zero (not "holds 0").
+    expect(texts[0]).toMatch(/^scaled 1→0: SuccessfulRescale: /);
     expect(texts.some((t) => /^holds 0: BelowActivationThreshold: the target stays at zero replicas/.test(t))).toBe(true);
     expect(texts.some((t) => /^scaled 0→\d+: SuccessfulRescale: .*; ScaledToZero False \(NotScaledToZero\)/.test(t))).toBe(true);
     expect(texts.some((t) => /^scaled \d+→0: SuccessfulRescale: .*; ScaledToZero True \(ScaledToZero\)/.test(t))).toBe(true);
