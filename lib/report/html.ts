@@ -116,7 +116,7 @@ const CLIENT = `
       scales: { x: { time: true }, y: { range: zeroTo(a.maxReplicas) } },
       axes: [xAxis, replicasAxis('replicas'), loadAxis(a)],
       series: [{},
-        { label: named('load', a.loadUnit), scale: 'load', stroke: '#aaa', fill: 'rgba(150,150,150,0.14)', value: legendValue(a.loadUnit) },
+        { label: named('load', a.loadUnit), scale: 'load', stroke: '#aaa', fill: 'rgba(150,150,150,0.14)', spanGaps: false, value: legendValue(a.loadUnit) },
         { label: 'ready pods', stroke: '#2ca02c', fill: 'rgba(44,160,44,0.12)', paths: stepped, value: legendValue('') },
         { label: 'replicas', stroke: '#1f77b4', width: 3, paths: stepped, value: legendValue('') },
         // Drawn over replicas, dashed: visible where the two agree, distinct where they do not.

@@ -63,7 +63,8 @@ export interface AutoscalerReport {
   /** The load driving the workload: "load (cpu, cores)", and its unit. */
   loadLabel: string;
   loadUnit: Unit;
-  load: number[];
+  /** null inside a gap of the trace: drawn as a gap, not carried flat through it. */
+  load: (number | null)[];
   /** spec.replicas after the sync. */
   replicas: number[];
   /** The HPA's desired replicas (status.desiredReplicas). */

@@ -16,7 +16,8 @@ export interface RecorderSetup {
 
 export interface Sample {
   time: number;
-  load: number;
+  /** null where the trace has a gap. */
+  load: number | null;
   replicas: number;
   desired: number;
   readyPods: number;

@@ -182,7 +182,8 @@ export function simulate(input: HorizontalPodAutoscaler, trace: Trace, opts: Sim
 
     recorder.add({
       time: t,
-      load: loads[0] ?? valueAt(trace, series[0] ?? 0, t),
+      // Inside a gap of the trace the load is unknown: a gap in the chart, not the last value drawn on.
+      load: series.length > 0 ? (loads[0] ?? null) : valueAt(trace, 0, t),
       replicas: workload.replicas,
       desired: result.status.desiredReplicas,
       readyPods: workload.readyCount(now),
