@@ -11,7 +11,7 @@ const FUNCTIONS = ['dispatcher', 'worker', 'stream', 'events'];
 /**
  * Attributes the worker writes (docs/architecture.md, and lib/store as it is: test/deploy/dynamo-iam.test.ts
  * checks every request of an end-to-end run): state items and the bucket index in `c#…` partitions
- * (`sel`: the target's selector, `cs`: a copy of a Kubernetes-defined autoscaler's spec for `shpa get`),
+ * (`sel`: the target's selector, `cs`, `oc`: a copy of a Kubernetes-defined autoscaler's spec and its creationTimestamp for `shpa get`),
  * the shard's CloudWatch answers kept for the deployment (`cw`) and its buckets' autoscaler counts (`n00`…`n15`)…
  */
 const BUCKET_COUNT_ATTRIBUTES = Array.from({ length: 16 }, (_, b) => `n${String(b).padStart(2, '0')}`);
