@@ -231,10 +231,11 @@ interface CommandOptions {
 
 export function registerHandover(program: Command): void {
   const run = (fn: typeof handOver) => async (name: string, opts: CommandOptions) => {
+    const timeoutMs = parseTimeout(opts.timeout);
     const kube = connectKube({ kubeconfig: opts.kubeconfig, context: opts.context });
     await fn(kube, name, {
       namespace: opts.namespace ?? kube.namespace,
-      timeoutMs: parseTimeout(opts.timeout),
+      timeoutMs,
       pollMs: 1000,
       force: opts.force,
       say: (line) => process.stdout.write(`${line}\n`),
