@@ -38,20 +38,15 @@ export interface ShadowReport {
   problem?: string;
 }
 
-const KIND_NAMES: Record<string, ShadowTarget['kind']> = {
-  horizontalpodautoscaler: 'HorizontalPodAutoscaler',
-  horizontalpodautoscalers: 'HorizontalPodAutoscaler',
-  hpa: 'HorizontalPodAutoscaler',
-  scaledobject: 'ScaledObject',
-  scaledobjects: 'ScaledObject',
-  so: 'ScaledObject',
-};
+/** TYPE as kubectl reads it (singular, plural, short name, with or without its group); the same rule as infra/admission/annotations.yaml. */
+const HPA_TYPE = /^(hpa|horizontalpodautoscalers?)(\.autoscaling)?$/i;
+const SCALED_OBJECT_TYPE = /^(so|scaledobjects?)(\.keda\.sh)?$/i;
 const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/;
 
 /** The annotation read as kubectl reads TYPE/NAME; an error naming the annotation when it does not parse. */
 export function parseShadowTarget(value: string): ShadowTarget | { error: string } {
-  const m = /^([A-Za-z.]+)\/(.+)$/.exec(value.trim());
-  const kind = m ? KIND_NAMES[m[1].toLowerCase().replace(/\.(autoscaling|keda\.sh)$/, '')] : undefined;
+  const m = /^([A-Za-z.]+)\/(.+)$/.exec(value);
+  const kind = !m ? undefined : HPA_TYPE.test(m[1]) ? 'HorizontalPodAutoscaler' : SCALED_OBJECT_TYPE.test(m[1]) ? 'ScaledObject' : undefined;
   if (!m || !kind) return { error: `annotation ${SHADOW_ANNOTATION}: "${value}" is not HorizontalPodAutoscaler/NAME or ScaledObject/NAME` };
   const name = m[2];
   if (!DNS_SUBDOMAIN.test(name)) return { error: `annotation ${SHADOW_ANNOTATION}: "${name}" is not a valid object name` };
