@@ -61,6 +61,7 @@ export function decisionLine(r: AutoscalerReport, cycle: Pick<CycleReport, 'shar
     conditions: r.conditions,
     events: r.events,
     metricMessages: r.metricMessages,
+    shadow: r.shadow,
     errors: r.errors.length > 0 ? r.errors : undefined,
     warnings: r.warnings.length > 0 ? r.warnings : undefined,
   });

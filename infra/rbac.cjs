@@ -42,6 +42,7 @@ const RULES = [
   ],
   [null, { apiGroups: ['shpa.dev'], resources: ['serverlesshorizontalpodautoscalers/status'], verbs: ['patch'] }],
   ['events on those objects, as the HPA controller records them', { apiGroups: [''], resources: ['events'], verbs: ['create', 'patch'] }],
+  ['the live HPA an autoscaler shadows (shpa.dev/shadow-of, docs/migrate.md): its status, read', { apiGroups: ['autoscaling'], resources: ['horizontalpodautoscalers'], verbs: ['get'] }],
 ];
 
 /** The manifests, as objects. namespaces: the allowlist (empty: every namespace); scaleResources: "group/resource" of custom scalable kinds. */

@@ -1,7 +1,8 @@
 // The text of `shpa describe`, as `kubectl describe hpa` lays it out, and the events of the decision log.
 import { stringify } from 'yaml';
 import { activationThreshold } from '../hpa/activation.js';
-import type { HorizontalPodAutoscaler, HPAScalingRules } from '../hpa/types.js';
+import type { HorizontalPodAutoscaler, HPAScalingRules, ShadowSummary } from '../hpa/types.js';
+import type { CloudWatchMetric } from '../api/cloudwatch-types.js';
 import type { StoredSpec } from '../store/index.js';
 import type { DecisionLogEntry } from '../sync/event-log.js';
 import { metricSourceText } from '../sync/metric-queries.js';
@@ -58,7 +59,9 @@ export function describe(rec: DescribedAutoscaler, cluster: string, now: Date, o
     kv.push([`  ${label}:`, value]);
     const activation = activationThreshold(m);
     if (activation) kv.push(['    activation:', `above ${activation.value} to scale up from zero (no effect above zero)`]);
-    if (known) kv.push(['    from:', metricSourceText(m, rec.namespace, known)]);
+    // What the sync read is the truth: the metric objects of a Kubernetes-defined autoscaler live in the cluster, not the table.
+    const source = st?.metricSources?.[i] ?? (known && metricSourceText(m, rec.namespace, known));
+    if (source) kv.push(['    from:', source]);
     const fallback = fallbackText(h.spec.metrics ?? [], i, st?.currentMetrics, now);
     if (fallback) kv.push(['    fallback:', fallback]);
   }
@@ -66,9 +69,11 @@ export function describe(rec: DescribedAutoscaler, cluster: string, now: Date, o
     ['Min replicas:', String(h.spec?.minReplicas ?? '<unset>')],
     ['Max replicas:', String(h.spec?.maxReplicas)],
     ...pauseAndScheduleRows(h, now),
+    ...wakeRows(h, known),
     ['Behavior:', h.spec?.behavior ? behaviorText(h) : '<default>'],
     [`${h.spec?.scaleTargetRef?.kind} pods:`, st ? `${st.currentReplicas} current / ${st.desiredReplicas} desired` : '<unknown>'],
   );
+  if (st?.shadow) kv.push(['Shadow:', shadowText(st.shadow, now)]);
   const w = Math.max(...kv.map(([k]) => k.length)) + 1;
   // A multi-line value (labels, annotations) continues in the value column.
   let s = kv.map(([k, v]) => `${k.padEnd(w)}${v.replaceAll('\n', `\n${' '.repeat(w)}`)}`).join('\n') + '\n';
@@ -101,6 +106,39 @@ export function describeObject(obj: StoredSpec, cluster: string): string {
   const w = Math.max(...kv.map(([k]) => k.length)) + 1;
   const head = kv.map(([k, v]) => `${k.padEnd(w)}${v.replaceAll('\n', `\n${' '.repeat(w)}`)}`).join('\n');
   return `${head}\nSpec:\n${indent(stringify(obj.spec))}`;
+}
+
+/**
+ * With minReplicas 0, how long a wake from zero takes once a metric crosses its activation threshold:
+ * the wait for the next evaluation, for the metric's next datapoint, then the pods' start (docs/scale-to-zero.md).
+ */
+function wakeRows(h: HorizontalPodAutoscaler, known: { cloudWatch: Map<string, CloudWatchMetric> } | undefined): [string, string][] {
+  if (h.spec?.minReplicas !== 0) return [];
+  const sync = h.spec.syncPeriodSeconds ?? 15;
+  const objects = (h.spec.metrics ?? []).flatMap((m) => (m.type === 'External' && m.external ? [known?.cloudWatch.get(m.external.metric.name)] : []));
+  const periods = objects.flatMap((o) => (o ? o.spec.queries.map((q) => q.period ?? q.metricStat?.period ?? 60) : []));
+  const alarm = objects.some((o) => o?.spec.alarmName);
+  const period = periods.length > 0 ? Math.max(...periods) : undefined;
+  const parts = [
+    alarm ? `at once on its CloudWatch alarm (else up to ${sync} s to the next evaluation)` : `up to ${sync} s to the next evaluation`,
+    period !== undefined ? `up to ${period} s for the metric's next datapoint (its period)` : "up to the metric's period for its next datapoint",
+    "the source's publishing delay (AWS/SQS: 1–3 min)",
+    "the pods' start and readiness",
+  ];
+  return [['Wake from zero:', `after a metric crosses its activation threshold: ${parts.join(' + ')} (docs/scale-to-zero.md, "How long a wake takes")`]];
+}
+
+/** The shadow period (lib/sync/shadow.ts): counts, the last comparison, and whether ours has taken over. */
+function shadowText(s: ShadowSummary, now: Date): string {
+  const ago = (t: string) => age(now.getTime() - Date.parse(t));
+  const lines = [`${s.of}: ${s.decisions} decisions compared over ${ago(s.since)}, ${s.agreed} agreed, largest difference ${s.maxDifference}`];
+  const l = s.last;
+  if (l) {
+    const live = l.liveDesiredReplicas !== undefined ? `the live HPA wanted ${l.liveDesiredReplicas} (had ${l.liveCurrentReplicas ?? '?'})` : (l.problem ?? 'nothing to compare');
+    lines.push(`last, ${ago(l.time)} ago: would scale to ${l.desiredReplicas}; ${live}`);
+  }
+  if (s.until) lines.push(`ended ${ago(s.until)} ago: this autoscaler took over (shpa handback to return)`);
+  return lines.join('\n');
 }
 
 /** One key=value per line, sorted by key, as kubectl prints labels and annotations. */

@@ -65,12 +65,19 @@ export function registerLocal(program: Command): void {
       out.write(`${introduction(up, opts.syncPeriod, workloads)}\n`);
       await new Promise<void>((resolve) => {
         const rl = createInterface({ input: process.stdin });
+        let stopped = false;
         const stop = () => {
+          if (stopped) return;
+          stopped = true;
+          process.off('SIGINT', stop);
+          process.off('SIGTERM', stop);
           rl.close();
           resolve();
         };
         process.once('SIGINT', stop);
         process.once('SIGTERM', stop);
+        // The end of a piped stdin (or Ctrl-D) ends the session too, as a shell's does.
+        rl.on('close', stop);
         rl.on('line', (line) => {
           const words = line.trim().split(/\s+/);
           if (words[0] === 'quit' || words[0] === 'exit') return stop();
@@ -83,6 +90,8 @@ export function registerLocal(program: Command): void {
       });
       out.write('stopping…\n');
       await up.stop();
+      // A pipe whose writer is still open keeps stdin, and with it the process, alive after rl.close().
+      process.stdin.destroy();
     });
 }
 
@@ -114,8 +123,12 @@ function introduction(up: LocalUp, periodSeconds: number, workloads: string): st
     `  ${ZERO_QUEUE_METRIC} 25        (typed here: back up, ScaledToZero False)`,
     '',
     ...(up.prometheus
-      ? ['On PromQL: Prometheus scrapes the workloads, behind an AMP stand-in:', `  kubectl apply -f examples/kubernetes/web-requests.yaml   # Prometheus at ${up.prometheus.url}, workspace ${up.prometheus.workspaceId}`, '']
+      ? ['On PromQL: Prometheus scrapes the workloads, behind an AMP stand-in:', `  kubectl apply -f examples/kubernetes/web-requests.yaml   # demo/catalog; then: load catalog 4 (Prometheus at ${up.prometheus.url}, workspace ${up.prometheus.workspaceId})`, '']
       : ['(no prometheus binary: the PromQL example needs it, apt-get install prometheus)', '']),
+    'Migrating from an HPA (docs/migrate.md): a stand-in of the HPA controller acts on autoscaling/v2 HPAs here:',
+    '  kubectl apply -f examples/migrate/hpa.yaml -f examples/migrate/shadow.yaml   # the live HPA, and ours shadowing it',
+    '  npm run shpa -- handover web-shadow -n demo   # then: npm run shpa -- handback web-shadow -n demo',
+    '',
     'With shpa, on the table the functions keep (the HPA-style view, the decision log):',
     `  export ${env}`,
     '  npm run shpa -- get hpa -A',

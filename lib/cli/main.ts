@@ -10,6 +10,7 @@ import { registerDelete } from './delete.js';
 import { registerDemo } from './demo.js';
 import { registerDiff } from './diff.js';
 import { registerEvents } from './events.js';
+import { registerHandover } from './handover.js';
 import { registerImport } from './import.js';
 import { registerInspect } from './inspect.js';
 import { registerLocal } from './local.js';
@@ -29,6 +30,7 @@ export function buildProgram(): Command {
   registerDelete(program);
   registerAutoscale(program);
   registerImport(program);
+  registerHandover(program);
   registerManage(program);
   registerDemo(program);
   registerCost(program);

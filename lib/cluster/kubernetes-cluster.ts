@@ -27,6 +27,7 @@ import {
   type KubernetesAutoscaler,
   type KubernetesAutoscalerStatus,
   type ListableScaleKind,
+  type LiveHpaStatus,
   type ObjectReference,
 } from '../sync/ports.js';
 import { appsScalesOf, customObjectsOf, externalMetricSamplesOf, objectMetricSampleOf, podListOf, podMetricSamplesOf, podMetricsOf, scaleInfoOf } from './convert.js';
@@ -65,6 +66,8 @@ const SHPA = `/apis/${SHPA_GROUP}/v1`;
 const AUTOSCALERS = 'serverlesshorizontalpodautoscalers';
 const CLOUDWATCH_METRICS = 'cloudwatchmetrics';
 const PROMETHEUS_METRICS = 'prometheusmetrics';
+/** The User-Agent of every request: who wrote /scale, in the cluster's audit log. */
+export const USER_AGENT = 'serverless-hpa/sync';
 /** Events we write name this component, as upstream's name "horizontal-pod-autoscaler". */
 export const EVENT_SOURCE = 'serverless-hpa';
 const CUSTOM_METRICS = '/apis/custom.metrics.k8s.io/v1beta2';
@@ -104,6 +107,8 @@ async function send(c: Client, req: ApiRequest, signal: AbortSignal): Promise<un
   const ctx = c.config.baseServer.makeRequestContext(req.path, req.method);
   for (const [k, v] of Object.entries(req.query ?? {})) ctx.setQueryParam(k, v);
   ctx.setHeaderParam('Accept', 'application/json');
+  // As client-go names its binary: audit logs (and the local API server) attribute each write to us.
+  ctx.setHeaderParam('User-Agent', USER_AGENT);
   if (req.body) {
     ctx.setHeaderParam('Content-Type', req.body.contentType);
     ctx.setBody(JSON.stringify(req.body.json));
@@ -279,6 +284,23 @@ export class KubernetesCluster implements ClusterAccess, ClusterMetricsApi {
       const body = await this.request(target, { method: HttpMethod.GET, path: `${SHPA}/namespaces/${seg(namespace)}/${AUTOSCALERS}/${seg(name)}` }, signal);
       const generation = (body as { metadata?: { generation?: unknown } }).metadata?.generation;
       return typeof generation === 'number' ? generation : 0;
+    } catch (e) {
+      if (e instanceof ClusterApiError && e.statusCode === 404) return undefined;
+      throw e;
+    }
+  }
+
+  async getLiveHpa(namespace: string, name: string, signal?: AbortSignal): Promise<LiveHpaStatus | undefined> {
+    const target: RequestTarget = { verb: 'get', group: 'autoscaling', resource: 'horizontalpodautoscalers', namespace, name };
+    try {
+      const body = await this.request(target, { method: HttpMethod.GET, path: `/apis/autoscaling/v2/namespaces/${seg(namespace)}/horizontalpodautoscalers/${seg(name)}` }, signal);
+      const st = (body as { status?: { desiredReplicas?: unknown; currentReplicas?: unknown; lastScaleTime?: unknown } }).status ?? {};
+      const count = (v: unknown) => (typeof v === 'number' && Number.isInteger(v) && v >= 0 ? v : 0);
+      return {
+        desiredReplicas: count(st.desiredReplicas),
+        currentReplicas: count(st.currentReplicas),
+        ...(typeof st.lastScaleTime === 'string' ? { lastScaleTime: st.lastScaleTime } : {}),
+      };
     } catch (e) {
       if (e instanceof ClusterApiError && e.statusCode === 404) return undefined;
       throw e;

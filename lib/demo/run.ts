@@ -13,7 +13,7 @@ import { renderHtmlReport } from '../report/html.js';
 import type { AutoscalerReport } from '../report/model.js';
 import { ReportRecorder } from '../report/recorder.js';
 import { renderReplicasChart, renderSummaryTable } from '../report/terminal.js';
-import { decisionRows, errorRow, limitingReason, limitText, metricsText, metricValues } from '../sim/explain.js';
+import { decisionRows, errorRow, limitingReason, limitText, metricActivationValues, metricsText, metricValues } from '../sim/explain.js';
 import type { LiveRow } from './live.js';
 import { reportSetup } from '../sim/metric-info.js';
 import { valueAt, type Trace } from '../sim/trace.js';
@@ -208,7 +208,7 @@ export async function runDemo(o: DemoOptions): Promise<DemoResult> {
         const reason = limitingReason(d?.conditions);
         const patched = d?.patched === true;
         const logRows = d?.decision
-          ? decisionRows({ time: t, decision: d.decision, events: d.events ?? [], conditions: d.conditions, from: a.lastReplicas, to: replicas }, a.lastLimit)
+          ? decisionRows({ time: t, decision: d.decision, events: d.events ?? [], conditions: d.conditions, from: rowFrom(d.decision.currentReplicas, a.lastReplicas), to: replicas }, a.lastLimit)
           : [];
         logRows.push(...errors.map((e) => errorRow(t, replicas, `${d?.outcome ?? 'missing'}: ${e}`)));
         a.recorder.add({
@@ -218,6 +218,7 @@ export async function runDemo(o: DemoOptions): Promise<DemoResult> {
           desired: d?.desiredReplicas ?? replicas,
           readyPods: readyPods(stack.model, namespace, ref.name),
           metrics: d?.decision ? metricValues(d.decision, a.hpa.spec.metrics?.length ?? 0) : [],
+          atZero: d?.decision ? metricActivationValues(d.decision, a.hpa.spec.metrics?.length ?? 0) : [],
           rescaled: patched,
           decisions: logRows,
         });
@@ -331,4 +332,12 @@ function specChangeLine(c: NonNullable<DemoResult['specChange']>, periodMs: numb
   if (c.evaluatedAt === undefined) return `spec change ${c.applied} at ${when}: not evaluated before the next tick`;
   const next = Number.isFinite(periodMs) ? `; the next tick was ${Math.round((periodMs - 5_000) / 1000)} s away` : '';
   return `spec change ${c.applied} applied at ${when}: evaluated ${Math.round((c.evaluatedAt - c.at) / 1000)} s later (virtual), ${Math.round(c.wallMs)} ms of wall time, through the stream function and the queue${next}`;
+}
+
+/**
+ * A row's "from": the replicas the decision saw. The count at the previous tick can be stale (a
+ * rescale between ticks, or the first tick, when the one before is the count as deployed).
+ */
+function rowFrom(seen: number | undefined, previous: number): number {
+  return seen ?? previous;
 }

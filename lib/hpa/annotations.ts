@@ -7,8 +7,8 @@ import { MIN_REPLICA_SCHEDULES_ANNOTATION, schedulesOf } from './schedules.js';
 import type { FeatureGates, HorizontalPodAutoscaler } from './types.js';
 import { validateHPA, type ValidationResult } from './validation.js';
 
-/** Every annotation of ours (lib/sync/units.ts reads shpa.dev/dry-run); any other under shpa.dev/ is a mistake. */
-export const OUR_ANNOTATIONS: readonly string[] = [...PAUSE_ANNOTATIONS, MIN_REPLICA_SCHEDULES_ANNOTATION, 'shpa.dev/dry-run'];
+/** Every annotation of ours (lib/sync reads shpa.dev/dry-run in units.ts, shpa.dev/shadow-of in shadow.ts); any other under shpa.dev/ is a mistake. */
+export const OUR_ANNOTATIONS: readonly string[] = [...PAUSE_ANNOTATIONS, MIN_REPLICA_SCHEDULES_ANNOTATION, 'shpa.dev/dry-run', 'shpa.dev/shadow-of'];
 
 const PREFIX = 'shpa.dev/';
 

@@ -1,7 +1,13 @@
 // An autoscaler's metrics as kubectl prints an HPA's: the TARGETS column of `kubectl get hpa`
 // ("cpu: 72%/60%") and the metric lines of `kubectl describe hpa`. Shared by the CLI and the
 // status the sync writes for the printer columns of our custom resource.
-import type { HorizontalPodAutoscaler, MetricSpec, MetricStatus, MetricTarget, MetricValueStatus } from './types.js';
+import { fallbackOf, storedMetricStatus } from './fallback.js';
+import type { HorizontalPodAutoscaler, MetricFallbackStatus, MetricSpec, MetricStatus, MetricTarget, MetricValueStatus } from './types.js';
+
+/** What a decision adds to a metric's TARGETS entry: at zero replicas, its value against its activation threshold. */
+export interface TargetNote {
+  activation?: { threshold: string; value?: string };
+}
 
 function currentFor(spec: MetricSpec, statuses: MetricStatus[]): MetricValueStatus | undefined {
   const same = (s: MetricStatus): boolean => {
@@ -32,10 +38,20 @@ function targetOf(spec: MetricSpec): { name: string; target: MetricTarget } | un
   return undefined;
 }
 
-/** One metric as "current/target": "cpu: 72%/60%", "qps: 1500m/1 (avg)". */
-export function formatMetric(spec: MetricSpec, statuses: MetricStatus[]): string {
+/**
+ * One metric as "current/target": "cpu: 72%/60%", "qps: 1500m/1 (avg)"; while its fallback count is in use
+ * "queue: <fallback: 10 replicas>/30 (avg)"; at zero replicas with an activation threshold "jobs: 4/5 (activation)".
+ */
+export function formatMetric(spec: MetricSpec, statuses: MetricStatus[], note?: TargetNote, fallbackStatus?: MetricFallbackStatus['fallbackStatus']): string {
   const t = targetOf(spec);
   if (!t) return '<unknown>';
+  // Ours: what upstream prints here at zero is a saturated int64 average ("9223372036854775807m/10").
+  if (note?.activation) return `${t.name}: ${note.activation.value ?? '<unknown>'}/${note.activation.threshold} (activation)`;
+  const fallback = fallbackOf(spec);
+  if (fallbackStatus === 'Fallback' && fallback) {
+    const wanted = t.target.type === 'Utilization' ? `${t.target.averageUtilization}%` : t.target.type === 'AverageValue' ? t.target.averageValue : t.target.value;
+    return `${t.name}: <fallback: ${fallback.replicas} replicas>/${wanted}${t.target.type === 'AverageValue' && (spec.type === 'Object' || spec.type === 'External') ? ' (avg)' : ''}`;
+  }
   const cur = currentFor(spec, statuses);
   const unknown = '<unknown>';
   switch (t.target.type) {
@@ -81,12 +97,17 @@ export function describeMetric(spec: MetricSpec, statuses: MetricStatus[]): [str
   }
 }
 
+function fallbackStatusOf(s: MetricStatus | undefined): MetricFallbackStatus['fallbackStatus'] {
+  const entry = s && (s.resource ?? s.containerResource ?? s.pods ?? s.object ?? s.external);
+  return entry?.fallbackStatus;
+}
+
 /** The TARGETS column: the first four metrics, then "+ N more...". */
-export function formatTargets(hpa: HorizontalPodAutoscaler, wide = false): string {
+export function formatTargets(hpa: HorizontalPodAutoscaler, wide = false, notes: readonly (TargetNote | undefined)[] = []): string {
   const specs = hpa.spec.metrics ?? [];
   if (specs.length === 0) return '<none>';
   const statuses = hpa.status?.currentMetrics ?? [];
   const shown = wide ? specs : specs.slice(0, 4);
-  const list = shown.map((s) => formatMetric(s, statuses)).join(', ');
+  const list = shown.map((s, i) => formatMetric(s, statuses, notes[i], fallbackStatusOf(storedMetricStatus(specs, i, statuses)))).join(', ');
   return specs.length > shown.length ? `${list} + ${specs.length - shown.length} more...` : list;
 }

@@ -218,6 +218,27 @@ export interface HorizontalPodAutoscalerStatus {
   desiredReplicas: number;
   currentMetrics?: MetricStatus[];
   conditions?: HorizontalPodAutoscalerCondition[];
+  /** Ours, display only: where each of spec.metrics was read at the last evaluation ("CloudWatchMetric demo/queue: AWS/SQS …"). */
+  metricSources?: string[];
+  /** Ours: how this autoscaler's dry-run decisions compared with the live autoscaler it shadows (lib/sync/shadow.ts). */
+  shadow?: ShadowSummary;
+}
+
+/** Ours: a shadow period's summary, from its first dry-run decision beside the live autoscaler. */
+export interface ShadowSummary {
+  /** The live autoscaler: "HorizontalPodAutoscaler/web" or "ScaledObject/web" (whose HPA is keda-hpa-web). */
+  of: string;
+  /** When the comparison started (the first decision compared). */
+  since: Timestamp;
+  /** When ours took over (left dry-run): the period is over, its numbers kept. */
+  until?: Timestamp;
+  /** Decisions compared with a live HPA status, and of those, how many wanted the same replica count. */
+  decisions: number;
+  agreed: number;
+  /** The largest |ours − live desiredReplicas| seen. */
+  maxDifference: number;
+  /** The latest decision compared. */
+  last?: { time: Timestamp; desiredReplicas: number; liveDesiredReplicas?: number; liveCurrentReplicas?: number; problem?: string };
 }
 
 export interface HorizontalPodAutoscaler {

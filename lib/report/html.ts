@@ -95,7 +95,8 @@ const CLIENT = `
   // KEP-5679: a metric that used its fallback draws its fallback count where it was in use, and says when.
   function usedFallback(a) { return a.metrics.filter(function (m) { return m.fallback; }); }
   function fallbackSeries(a) {
-    return usedFallback(a).map(function (m) { return { label: 'fallback: ' + m.name, stroke: '#8c0000', width: 2, dash: [2, 3], paths: stepped, spanGaps: false, value: legendValue('') }; });
+    // Shaded, and wider than replicas: where the fallback count is the replica count, the two lines coincide.
+    return usedFallback(a).map(function (m) { return { label: 'fallback: ' + m.name, stroke: '#8c0000', width: 4, dash: [2, 3], fill: 'rgba(140,0,0,0.12)', paths: stepped, spanGaps: false, value: legendValue('') }; });
   }
   function fallbackData(a) { return usedFallback(a).map(function (m) { return m.fallback; }); }
   function fallbackNotes(a) {
@@ -115,7 +116,7 @@ const CLIENT = `
       scales: { x: { time: true }, y: { range: zeroTo(a.maxReplicas) } },
       axes: [xAxis, replicasAxis('replicas'), loadAxis(a)],
       series: [{},
-        { label: named('load', a.loadUnit), scale: 'load', stroke: '#aaa', fill: 'rgba(150,150,150,0.14)', value: legendValue(a.loadUnit) },
+        { label: named('load', a.loadUnit), scale: 'load', stroke: '#aaa', fill: 'rgba(150,150,150,0.14)', spanGaps: false, value: legendValue(a.loadUnit) },
         { label: 'ready pods', stroke: '#2ca02c', fill: 'rgba(44,160,44,0.12)', paths: stepped, value: legendValue('') },
         { label: 'replicas', stroke: '#1f77b4', width: 3, paths: stepped, value: legendValue('') },
         // Drawn over replicas, dashed: visible where the two agree, distinct where they do not.
@@ -132,13 +133,23 @@ const CLIENT = `
       sec.appendChild(spans);
     }
     a.metrics.forEach(function (m) {
-      var top = m.current.reduce(function (t, v) { return v == null ? t : Math.max(t, v); }, m.target);
+      // At zero replicas a per-pod average has no pods: the value compared with the activation threshold stands in.
+      var zero = m.activation != null && m.atZero ? m.atZero : null;
+      var values = m.current.concat(zero || []).concat(m.activation != null ? [m.activation] : []);
+      var top = values.reduce(function (t, v) { return v == null ? t : Math.max(t, v); }, m.target);
+      var series = [{}, { label: 'current', stroke: '#9467bd', width: 2, paths: stepped, spanGaps: false, value: legendValue(m.unit) },
+                    { label: 'target', stroke: '#d62728', dash: [4, 4], value: legendValue(m.unit) }];
+      var data = [x, m.current, constant(a.times, m.target)];
+      if (zero) {
+        series.push({ label: 'value at zero replicas', stroke: '#17becf', width: 2, paths: stepped, spanGaps: false, value: legendValue(m.unit) },
+                    { label: 'activation threshold', stroke: '#17becf', dash: [2, 4], value: legendValue(m.unit) });
+        data.push(zero, constant(a.times, m.activation));
+      }
       chart('metric', sec, m.label, 220, {
         scales: { x: { time: true }, y: { range: zeroTo(top) } },
         axes: [xAxis, valueAxis({ label: named(m.name, m.unit), size: 70 }, m.unit)],
-        series: [{}, { label: 'current', stroke: '#9467bd', width: 2, paths: stepped, spanGaps: false, value: legendValue(m.unit) },
-                 { label: 'target', stroke: '#d62728', dash: [4, 4], value: legendValue(m.unit) }]
-      }, [x, m.current, constant(a.times, m.target)]);
+        series: series
+      }, data);
     });
     var log = el('table', 'log');
     var head = el('tr');

@@ -13,6 +13,9 @@ export interface MetricSeries {
   current: (number | null)[];
   /** KEP-5679: the fallback replica count per sample while the metric was in fallback, else null; absent when it never was. */
   fallback?: (number | null)[];
+  /** Ours: the activation threshold (lib/hpa/activation.ts), and per sample at zero replicas the value compared with it, else null. */
+  activation?: number;
+  atZero?: (number | null)[];
 }
 
 /** One line of the decision log: a rescale, an event, or a change of what limits the autoscaler. */
@@ -60,7 +63,8 @@ export interface AutoscalerReport {
   /** The load driving the workload: "load (cpu, cores)", and its unit. */
   loadLabel: string;
   loadUnit: Unit;
-  load: number[];
+  /** null inside a gap of the trace: drawn as a gap, not carried flat through it. */
+  load: (number | null)[];
   /** spec.replicas after the sync. */
   replicas: number[];
   /** The HPA's desired replicas (status.desiredReplicas). */

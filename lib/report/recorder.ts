@@ -7,7 +7,7 @@ export interface RecorderSetup {
   /** The spec's bounds, drawn on the chart and counted in the summary. */
   minReplicas: number;
   maxReplicas: number;
-  metrics: { name: string; label: string; target: number; unit: Unit }[];
+  metrics: { name: string; label: string; target: number; unit: Unit; activation?: number }[];
   loadLabel: string;
   loadUnit: Unit;
   /** Seconds each sample stands for (the sync period). */
@@ -16,7 +16,8 @@ export interface RecorderSetup {
 
 export interface Sample {
   time: number;
-  load: number;
+  /** null where the trace has a gap. */
+  load: number | null;
   replicas: number;
   desired: number;
   readyPods: number;
@@ -24,6 +25,8 @@ export interface Sample {
   metrics: (number | null)[];
   /** Aligned with the setup's metrics: the fallback count of a metric in fallback, else null. */
   fallbacks?: (number | null)[];
+  /** Aligned with the setup's metrics: at zero replicas, the value compared with the activation threshold, else null. */
+  atZero?: (number | null)[];
   rescaled: boolean;
   /** The decision-log rows of this sync (none when nothing worth a line happened). */
   decisions?: DecisionRow[];
@@ -66,6 +69,7 @@ export class ReportRecorder {
       const fallback = s.fallbacks?.[i] ?? null;
       if (fallback !== null && !m.fallback) m.fallback = new Array<number | null>(r.times.length - 1).fill(null);
       m.fallback?.push(fallback);
+      if (m.activation !== undefined) (m.atZero ??= []).push(s.atZero?.[i] ?? null);
     });
     if (s.rescaled) this.scaleEvents++;
     if (s.decisions) r.decisions.push(...s.decisions);

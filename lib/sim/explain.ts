@@ -2,6 +2,7 @@
 // the conditions that held the count back ("ScaleUpLimit: the desired replica count is ...").
 import type { Decision, HpaEvent } from '../hpa/reconcile.js';
 import type { HorizontalPodAutoscalerCondition } from '../hpa/types.js';
+import { parseQuantity, toFloat } from '../hpa/quantity.js';
 import type { DecisionRow } from '../report/model.js';
 import { formatAmount } from '../report/units.js';
 import { currentNumber, metricUnit, targetNumber } from './metric-info.js';
@@ -96,6 +97,16 @@ export function errorRow(time: number, replicas: number, message: string): Decis
 export function metricFallbacks(d: Decision, count: number): (number | null)[] {
   const out: (number | null)[] = new Array(count).fill(null);
   for (const m of d.metrics) if (m.index < count && m.fallback?.status === 'Fallback') out[m.index] = m.fallback.replicas ?? null;
+  return out;
+}
+
+/** At zero replicas, each metric's value compared with its activation threshold, by spec index; null otherwise. */
+export function metricActivationValues(d: Decision, count: number): (number | null)[] {
+  const out: (number | null)[] = new Array(count).fill(null);
+  for (const m of d.metrics) {
+    const v = m.activation?.value;
+    if (m.index < count && d.currentReplicas === 0 && v !== undefined) out[m.index] = toFloat(parseQuantity(v));
+  }
   return out;
 }
 

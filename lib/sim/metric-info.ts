@@ -77,7 +77,11 @@ export function reportSetup(hpa: HorizontalPodAutoscaler, name: string, interval
     name,
     minReplicas: hpa.spec.minReplicas ?? 1,
     maxReplicas: hpa.spec.maxReplicas,
-    metrics: metrics.map((m) => ({ name: metricName(m), label: metricLabel(m), target: targetOf(m), unit: unitOfSpec(m) })),
+    metrics: metrics.map((m) => {
+      const activation = activationThreshold(m);
+      const threshold = activation ? quantityNumber(activation.value) : undefined;
+      return { name: metricName(m), label: metricLabel(m), target: targetOf(m), unit: unitOfSpec(m), ...(threshold !== undefined ? { activation: threshold } : {}) };
+    }),
     loadLabel: load.label,
     loadUnit: load.unit,
     intervalSeconds,

@@ -8,7 +8,7 @@ import type { ControllerSettings, HorizontalPodAutoscaler, MetricSpec, ScalingHi
 import type { AutoscalerReport } from '../report/model.js';
 import { ReportRecorder } from '../report/recorder.js';
 import { unitLabel } from '../report/units.js';
-import { decisionRows, limitText, metricFallbacks, metricValues } from './explain.js';
+import { decisionRows, limitText, metricActivationValues, metricFallbacks, metricValues } from './explain.js';
 import { amountUnit, metricName, metricTarget, reportSetup } from './metric-info.js';
 import { findSeries, readingAt, valueAt, type Trace } from './trace.js';
 import { windowSample } from './windows.js';
@@ -182,12 +182,14 @@ export function simulate(input: HorizontalPodAutoscaler, trace: Trace, opts: Sim
 
     recorder.add({
       time: t,
-      load: loads[0] ?? valueAt(trace, series[0] ?? 0, t),
+      // Inside a gap of the trace the load is unknown: a gap in the chart, not the last value drawn on.
+      load: series.length > 0 ? (loads[0] ?? null) : valueAt(trace, 0, t),
       replicas: workload.replicas,
       desired: result.status.desiredReplicas,
       readyPods: workload.readyCount(now),
       metrics: metricValues(d, metrics.length),
       fallbacks: metricFallbacks(d, metrics.length),
+      atZero: metricActivationValues(d, metrics.length),
       rescaled: d.rescale,
       decisions: decisionRows({ time: t, decision: d, events: result.events, conditions: result.conditions, from: before, to: workload.replicas }, lastLimit),
       ...windowSample(current, now),

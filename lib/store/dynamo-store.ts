@@ -92,7 +92,7 @@ export interface DynamoStoreOptions extends DynamoClientOptions {
 
 const EMPTY_HISTORY: ScalingHistory = { recommendations: null, scaleUpEvents: [], scaleDownEvents: [] };
 /** Every attribute of a state item but its key and write token: what a state write sets or removes. */
-const STATE_ATTRIBUTES = ['uid', 'v', 'sv', 'st', 'rec', 'open', 'off', 'up', 'dn', 'mt', 'ut', 'pend', 'log', 'sel', 'src', 'cs', 'ttl', 'hold'] as const;
+const STATE_ATTRIBUTES = ['uid', 'v', 'sv', 'st', 'rec', 'open', 'off', 'up', 'dn', 'mt', 'ut', 'pend', 'log', 'sel', 'src', 'cs', 'oc', 'ttl', 'hold'] as const;
 
 export function createDynamoStore(o: DynamoStoreOptions): DynamoStore {
   return new DynamoStore(o.client ?? createDynamoClient(o), o);
@@ -279,6 +279,8 @@ export class DynamoStore implements AutoscalerStore, DispatchStore, AlarmIndexSt
     const item: Record<string, unknown> = { ...encodeState(itemKey, version, fields, now) };
     // The spec of a Kubernetes object, kept so that `shpa get` can show it without the cluster.
     if (record.source === 'cluster') item.cs = JSON.stringify(record.hpa.spec);
+    // And its creationTimestamp: AGE is the object's, not the last state write's.
+    if (record.source === 'cluster' && record.hpa.metadata.creationTimestamp) item.oc = record.hpa.metadata.creationTimestamp;
     if (record.source === 'cluster' && record.version === 0) await this.addBucket(record.cluster, bucketOf(record.namespace), opts.signal);
     const raw = known ? known.rawVersion : record.version;
     await this.conditionalUpdate(item as ItemKey & Record<string, unknown>, STATE_ATTRIBUTES, raw, () => new VersionConflictError(`${record.cluster}/${record.namespace}/${record.name}`, record.version), opts.signal);
@@ -552,6 +554,7 @@ export class DynamoStore implements AutoscalerStore, DispatchStore, AlarmIndexSt
       const state = this.toClusterState(cluster, namespace, name, decodeState(raw, nowMs), markerMs);
       const spec = typeof raw.cs === 'string' ? guardJson(raw.cs) : undefined;
       if (spec !== undefined) state.lastSpec = spec;
+      if (typeof raw.oc === 'string') state.createdAt = raw.oc;
       snapshot.clusterStates.push(state);
     }
   }

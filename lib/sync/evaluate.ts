@@ -26,9 +26,10 @@ import type { SyncOptions } from './config.js';
 import { Deadline, DeadlineExceededError } from './deadline.js';
 import { recordEvents, type NewEvent } from './event-log.js';
 import { historyHolds } from './history-holds.js';
+import { carryShadow, observeShadow } from './shadow.js';
 import { errorMetricData, metricSourceText, planQuery, toMetricData } from './metric-queries.js';
 import { inFlightMs, resolvePending } from './pending.js';
-import { ClusterApiError, VersionConflictError, type AutoscalerRecord, type AutoscalerStateUpdate, type AutoscalerStore, type ClusterAccess, type PendingScale } from './ports.js';
+import { ClusterApiError, VersionConflictError, type AutoscalerRecord, type AutoscalerStateUpdate, type AutoscalerStore, type ClusterAccess, type LiveHpaStatus, type PendingScale } from './ports.js';
 import type { CycleReads } from './reads.js';
 import { errorText, type AutoscalerReport, type StageError } from './report.js';
 import { checkSpec, invalidSpecStatus } from './spec-check.js';
@@ -153,12 +154,24 @@ export async function evaluateUnit(unit: Unit, ctx: EvalContext): Promise<void> 
   });
 
   report.currentReplicas = plan.decision.currentReplicas;
+  // Beside a live autoscaler: ours against its status (dry-run), or a check that it is gone (taken over).
+  const shadow = await observeShadow({ hpa, previous: record.hpa.status?.shadow, dryRun: report.dryRun, desiredReplicas: plan.desiredReplicas, now: ctx.now, read: liveHpaReader(record.namespace, ctx) });
+  if (shadow.event) extraEvents.push(shadow.event);
+  if (shadow.warning) report.warnings.push(shadow.warning);
+  if (shadow.report) {
+    report.shadow = shadow.report;
+    report.notable = true;
+  }
+  const shown = (s: HorizontalPodAutoscalerStatus) => ({
+    ...(shadow.summary ? { ...s, shadow: shadow.summary } : carryShadow(s, record.hpa.status?.shadow, report.dryRun, ctx.now)),
+    metricSources: inputs.sources,
+  });
   const selector = scale.value?.selector;
   const force = ctx.partial || pendingSettled || record.stateProblem !== undefined || record.untrustedHistory !== undefined;
   // Saves the state of `result`, then (for a cluster-defined autoscaler) its status and events; the version written.
   const commit = async (result: ReconcileResult, p: PendingScale | undefined, version: number, forced = force): Promise<number | undefined> => {
     const update: AutoscalerStateUpdate = {
-      status: withHistoryCondition(result.status, record, held.found, hpa, ctx),
+      status: shown(withHistoryCondition(result.status, record, held.found, hpa, ctx)),
       history: result.history,
       log: logWith(unit, result, extraEvents, plan, ctx),
       pending: p,
@@ -201,7 +214,7 @@ export async function evaluateUnit(unit: Unit, ctx: EvalContext): Promise<void> 
   describe(report, tentative, 'scaled', status?.conditions);
   const version = await saveState(
     unit,
-    { status: withHistoryCondition(tentative.status, record, held.found, hpa, ctx), history: tentative.history, log: logWith(unit, tentative, extraEvents, plan, ctx), pending: toPend, selector, holds: held.holds },
+    { status: shown(withHistoryCondition(tentative.status, record, held.found, hpa, ctx)), history: tentative.history, log: logWith(unit, tentative, extraEvents, plan, ctx), pending: toPend, selector, holds: held.holds },
     record.version,
     true,
     ctx,
@@ -215,8 +228,7 @@ export async function evaluateUnit(unit: Unit, ctx: EvalContext): Promise<void> 
     ctx.reads.calls.updateScale++;
     await ctx.cluster.updateScale(record.namespace, ref, plan.desiredReplicas, scale.value?.resourceVersion, ctx.deadline.signal);
     report.patched = true;
-    const shown = withHistoryCondition(tentative.status, record, held.found, hpa, ctx);
-    await writeBack(unit, shown, logWith(unit, tentative, extraEvents, plan, ctx), backTo(ctx));
+    await writeBack(unit, shown(withHistoryCondition(tentative.status, record, held.found, hpa, ctx)), logWith(unit, tentative, extraEvents, plan, ctx), backTo(ctx));
   } catch (e) {
     const message = errorText(e);
     if (e instanceof ClusterApiError && e.outcomeUnknown) {
@@ -233,6 +245,13 @@ export async function evaluateUnit(unit: Unit, ctx: EvalContext): Promise<void> 
     if (e instanceof ClusterApiError && e.statusCode === 409) report.retrySoon = true;
     await commit(result, undefined, version, true);
   }
+}
+
+/** How the shadow reads the live HPA: within the reads' deadline, as every other read. */
+function liveHpaReader(namespace: string, ctx: EvalContext): ((name: string) => Promise<LiveHpaStatus | undefined>) | undefined {
+  const get = ctx.cluster.getLiveHpa?.bind(ctx.cluster);
+  if (!get) return undefined;
+  return (name) => ctx.deadline.race(`reading HorizontalPodAutoscaler ${namespace}/${name}`, get(namespace, name, ctx.deadline.signal), readsMargin(ctx));
 }
 
 /** Pods (when a metric needs them) and every metric's data, each awaited only as far as this autoscaler needs it. */

@@ -333,6 +333,13 @@ export interface ObjectReference {
   uid: string;
 }
 
+/** What the live autoscaler (an autoscaling/v2 HPA, or the one a KEDA ScaledObject owns) says in its status. */
+export interface LiveHpaStatus {
+  desiredReplicas: number;
+  currentReplicas: number;
+  lastScaleTime?: string;
+}
+
 /** Kinds whose scale a LIST of their apps/v1 objects carries (what GET /scale of each returns). */
 export type ListableScaleKind = 'Deployment' | 'StatefulSet' | 'ReplicaSet';
 
@@ -357,6 +364,8 @@ export interface ClusterAccess {
   writeAutoscalerStatus(namespace: string, name: string, status: KubernetesAutoscalerStatus, signal?: AbortSignal): Promise<void>;
   /** Creates or updates (count, lastTimestamp) the Event for one log entry, as client-go's recorder does. */
   recordEvent(involved: ObjectReference, entry: DecisionLogEntry, signal?: AbortSignal): Promise<void>;
+  /** The status of an autoscaling/v2 HorizontalPodAutoscaler, undefined when it does not exist (shadowing, lib/sync/shadow.ts). */
+  getLiveHpa?(namespace: string, name: string, signal?: AbortSignal): Promise<LiveHpaStatus | undefined>;
 }
 
 /** The cluster's metrics APIs (metrics.k8s.io, custom.metrics.k8s.io, external.metrics.k8s.io). */

@@ -3,6 +3,7 @@
 import type { Decision, HpaEvent } from '../hpa/reconcile.js';
 import type { HorizontalPodAutoscalerCondition } from '../hpa/types.js';
 import type { AutoscalerSource } from './ports.js';
+import type { ShadowReport } from './shadow.js';
 import type { TickPhase } from './tick-phase.js';
 
 /** Where an autoscaler's sync stopped or what failed. A failed read is not one: it reaches the reconcile, as upstream (FailedGetScale, FailedGet*Metric). */
@@ -39,6 +40,8 @@ export interface AutoscalerReport {
   decision?: Decision;
   conditions?: HorizontalPodAutoscalerCondition[];
   events?: HpaEvent[];
+  /** While shadowing a live autoscaler (lib/sync/shadow.ts): ours against its HPA's status. */
+  shadow?: ShadowReport;
   /** Partial-result notes from the metric sources (e.g. CloudWatch Messages). */
   metricMessages?: string[];
   errors: StageError[];

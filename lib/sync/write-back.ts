@@ -4,7 +4,7 @@
 // material change, metric values at most every few minutes) or differs from the object's in
 // what kubectl shows, and an Event for each log entry that is new or counted again.
 import { redactAll } from '../api/redact.js';
-import { formatTargets } from '../hpa/metric-text.js';
+import { formatTargets, type TargetNote } from '../hpa/metric-text.js';
 import type { HorizontalPodAutoscaler, HorizontalPodAutoscalerCondition, HorizontalPodAutoscalerStatus } from '../hpa/types.js';
 import { changedEntries, type DecisionLogEntry } from './event-log.js';
 import type { ClusterAccess, KubernetesAutoscalerStatus } from './ports.js';
@@ -31,7 +31,7 @@ export async function writeBack(unit: Unit, evaluated: HorizontalPodAutoscalerSt
     ...(status.lastScaleTime ? { lastScaleTime: kubeTime(status.lastScaleTime) } : {}),
     ...(status.conditions ? { conditions: status.conditions.map((c) => (c.lastTransitionTime ? { ...c, lastTransitionTime: kubeTime(c.lastTransitionTime) } : c)) } : {}),
     reference: ref ? `${ref.kind}/${ref.name}` : '',
-    targets: Array.isArray(hpa.spec?.metrics) ? safeTargets(hpa) : '',
+    targets: Array.isArray(hpa.spec?.metrics) ? safeTargets(hpa, notesOf(report)) : '',
   });
   if (report.stored === 'written' || shownDiffers(object.status, desired)) {
     try {
@@ -60,9 +60,19 @@ function kubeTime(iso: string): string {
   return iso.replace(/\.\d+Z$/, 'Z');
 }
 
-function safeTargets(hpa: HorizontalPodAutoscaler): string {
+/** At zero replicas, each metric's value against its activation threshold, from this cycle's decision. */
+function notesOf(report: Unit['report']): TargetNote[] {
+  const notes: TargetNote[] = [];
+  for (const m of report.decision?.metrics ?? []) {
+    const a = m.activation;
+    if (a) notes[m.index] = { activation: { threshold: a.threshold, ...(a.value !== undefined ? { value: a.value } : {}) } };
+  }
+  return notes;
+}
+
+function safeTargets(hpa: HorizontalPodAutoscaler, notes: TargetNote[]): string {
   try {
-    return formatTargets(hpa);
+    return formatTargets(hpa, false, notes);
   } catch {
     return '';
   }

@@ -86,6 +86,8 @@ async function everyCall(authorize: (a: RequestAttributes) => boolean, ns = 'def
     objectMetric: () => a.getObjectMetric(ns, { kind: 'Deployment', name: 'web', apiVersion: 'apps/v1' }, { name: 'depth' }),
     externalMetric: () => a.getExternalMetric(ns, { name: 'queue' }),
     customResource: () => a.getScale(ns, { kind: 'Worker', name: 'queue', apiVersion: 'example.com/v1' }),
+    // a shadowed HPA that does not exist: a 404 is an answer (undefined), a 403 an error
+    liveHpa: () => a.getLiveHpa(ns, 'web'),
   };
   const results: Record<string, string> = {};
   for (const [k, f] of Object.entries(calls)) {
@@ -98,7 +100,7 @@ async function everyCall(authorize: (a: RequestAttributes) => boolean, ns = 'def
   return results;
 }
 
-const ALL_OK = { scale: 'ok', scaleLists: 'ok', pods: 'ok', podMetrics: 'ok', podsMetric: 'ok', objectMetric: 'ok', externalMetric: 'ok' };
+const ALL_OK = { scale: 'ok', scaleLists: 'ok', pods: 'ok', podMetrics: 'ok', podsMetric: 'ok', objectMetric: 'ok', externalMetric: 'ok', liveHpa: 'ok' };
 
 describe('infra/rbac.cjs', () => {
   it('wrote infra/rbac.yaml: the manifests for every namespace', () => {
@@ -133,6 +135,7 @@ describe('infra/rbac.cjs', () => {
         'shpa.dev/prometheusmetrics: get,list',
         'shpa.dev/serverlesshorizontalpodautoscalers/status: patch',
         '/events: create,patch',
+        'autoscaling/horizontalpodautoscalers: get',
       ].sort(),
     );
     for (const r of role.rules!) expect(r.resourceNames ?? [], 'no resourceNames').toEqual([]);

@@ -8,6 +8,7 @@ import { strings } from '@bufbuild/cel/ext';
 import { parseAllDocuments } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { validateOurAnnotations } from '../../lib/hpa/annotations.js';
+import { parseShadowTarget } from '../../lib/sync/shadow.js';
 import { autoscaler } from '../hpa/drive.js';
 
 interface Policy {
@@ -51,6 +52,23 @@ describe('the admission policy of our annotations', () => {
     expect(messages.map((m) => m.split(':')[0])).toEqual(c.fields);
     const lib = validateOurAnnotations(autoscaler({ annotations: c.annotations }));
     expect(lib.map((e) => e.field)).toEqual(c.fields);
+  });
+
+  it.each([
+    ['HorizontalPodAutoscaler/web', true],
+    ['hpa/web', true],
+    ['horizontalpodautoscalers.autoscaling/web', true],
+    ['ScaledObject/queue', true],
+    ['scaledobjects.keda.sh/queue', true],
+    ['so/queue', true],
+    ['hpa.keda.sh/web', false],
+    ['Deployment/web', false],
+    ['web', false],
+    ['hpa/Web_1', false],
+    [' hpa/web', false],
+  ])('shpa.dev/shadow-of %s: admitted %s, as lib/sync/shadow.ts reads it', (value, ok) => {
+    expect(denied({ 'shpa.dev/shadow-of': value }).length === 0).toBe(ok);
+    expect('error' in parseShadowTarget(value)).toBe(!ok);
   });
 
   it('refuses the table form of schedules on the Kubernetes kind, which has spec.minReplicaSchedules', () => {

@@ -134,7 +134,7 @@ describe('shpa demo, headless', () => {
     const zero = (l: Line) => l.conditions?.find((c) => c.type === 'ScaledToZero');
     // True from the first tick (the apply's evaluation took it 1 → 0), False from the spike's, True again at the end.
     expect(zero(lines[SPIKE_FIRST - 1])).toMatchObject({ status: 'True', reason: 'ScaledToZero' });
-    expect(zero(lines[woke])).toMatchObject({ status: 'False', reason: 'ScaledFromZero' });
+    expect(zero(lines[woke])).toMatchObject({ status: 'False', reason: 'NotScaledToZero' });
     expect(zero(lines[70])).toMatchObject({ status: 'True', reason: 'ScaledToZero' });
     // At zero the decision line shows the activation: the metric's value, its threshold, and the step that held it.
     expect(lines[10].decision?.metrics[0].activation).toEqual({ threshold: '10', value: '0', active: false });
@@ -143,8 +143,10 @@ describe('shpa demo, headless', () => {
     expect(lines[woke].decision?.metrics[0].activation).toEqual({ threshold: '10', value: '700', active: true });
     // The report's decision log says so too.
     const texts = reports.decisions.map((d) => d.text);
+    // The first row says what the first sync did: deployed at 1, taken to zero (not "holds 0").
+    expect(texts[0]).toMatch(/^scaled 1→0: SuccessfulRescale: /);
     expect(texts.some((t) => /^holds 0: BelowActivationThreshold: the target stays at zero replicas/.test(t))).toBe(true);
-    expect(texts.some((t) => /^scaled 0→\d+: SuccessfulRescale: .*; ScaledToZero False \(ScaledFromZero\)/.test(t))).toBe(true);
+    expect(texts.some((t) => /^scaled 0→\d+: SuccessfulRescale: .*; ScaledToZero False \(NotScaledToZero\)/.test(t))).toBe(true);
     expect(texts.some((t) => /^scaled \d+→0: SuccessfulRescale: .*; ScaledToZero True \(ScaledToZero\)/.test(t))).toBe(true);
   });
 

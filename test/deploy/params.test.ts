@@ -120,6 +120,18 @@ describe('clusters', () => {
 });
 
 describe('other params', () => {
+  it('takes the per-stage example of docs/deploy.md as it is written', () => {
+    const doc = readFileSync(join(root, 'docs/deploy.md'), 'utf8');
+    const block = /or per stage in `serverless.yml`:\n\n```yaml\n([^]*?)```/.exec(doc)?.[1];
+    expect(block, 'the per-stage example of docs/deploy.md').toBeDefined();
+    const prod = (parse(block!) as { params: { prod: Record<string, unknown> } }).params.prod;
+    const c = params.readParams({ ...defaults(), ...prod }, { ...STACK, stage: 'prod' });
+    expect(c.clusters.map((x: Json) => [x.name, x.region, x.namespaces])).toEqual([
+      ['prod', 'eu-west-1', ['web', 'jobs']],
+      ['other', 'us-west-2', ['web', 'jobs', 'checkout']],
+    ]);
+  });
+
   it('accepts the defaults', () => {
     const c = read();
     expect(c).toMatchObject({ syncPeriodSeconds: 15, dryRun: false, autoscalerMetrics: false, detailedMetrics: false, dashboard: false, memorySize: 512, logRetentionDays: 30, maxConcurrency: 258, shardBudget: 256, monitoring: true, tableDeletionProtection: true });

@@ -112,25 +112,25 @@ describe.skipIf(!haveKubectl)('shpa local up, driven with kubectl', () => {
     // 25 messages: above it, back up by the ordinary algorithm (25 / 10 a replica = 3), ScaledToZero False.
     // The worker reads the queue's latest complete 60 s period, and keeps each answer for its period: within a minute or so.
     up.cloudWatch.setSeriesFunction(queue, () => 25);
-    expect(await within(18, () => condition('ScaledToZero'), (c) => c === 'False/ScaledFromZero')).toBe('False/ScaledFromZero');
+    expect(await within(18, () => condition('ScaledToZero'), (c) => c === 'False/NotScaledToZero')).toBe('False/NotScaledToZero');
     expect(reports()).toBe(3);
     const described = await kubectl('describe', 'shpa', 'reports');
-    expect(described).toMatch(/Reason:\s+ScaledFromZero\s+Status:\s+False\s+Type:\s+ScaledToZero/);
+    expect(described).toMatch(/Reason:\s+NotScaledToZero\s+Status:\s+False\s+Type:\s+ScaledToZero/);
     expect(described).toMatch(/Normal\s+SuccessfulRescale\s+\S+\s+serverless-hpa\s+New size: 0; reason: All metrics below target/);
     expect(described).toMatch(/Normal\s+SuccessfulRescale\s+\S+\s+serverless-hpa\s+New size: 3; reason: external metric reports-backlog\(nil\) above target/);
     await kubectl('delete', '-f', 'examples/kubernetes/scale-to-zero.yaml');
   }, 150_000);
 
-  it.skipIf(!havePrometheus)('examples/kubernetes/web-requests.yaml: web scales on PromQL, signed for AMP, answered by the real Prometheus', async () => {
+  it.skipIf(!havePrometheus)('examples/kubernetes/web-requests.yaml: catalog scales on PromQL, signed for AMP, answered by the real Prometheus', async () => {
     expect(up.prometheus).toBeDefined();
-    expect(await kubectl('apply', '-f', 'examples/kubernetes/web-requests.yaml')).toBe('prometheusmetric.shpa.dev/http-requests created\nserverlesshorizontalpodautoscaler.shpa.dev/web created\n');
-    up.setLoad('demo', 'web', 4);
-    const value = () => kubectl('get', 'shpa', 'web', '-o', 'jsonpath={.status.currentMetrics[0].external.current.averageValue}');
+    expect(await kubectl('apply', '-f', 'examples/kubernetes/web-requests.yaml')).toBe('prometheusmetric.shpa.dev/http-requests created\nserverlesshorizontalpodautoscaler.shpa.dev/catalog created\n');
+    up.setLoad('demo', 'catalog', 4);
+    const value = () => kubectl('get', 'shpa', 'catalog', '-o', 'jsonpath={.status.currentMetrics[0].external.current.averageValue}');
     const read = await within(6, value, (v) => v !== '');
     expect(read).toMatch(/^\d+(\.\d+)?m?$/);
-    expect(await kubectl('get', 'shpa', 'web', '-o', 'jsonpath={.status.conditions[?(@.type=="ScalingActive")].reason}')).toBe('ValidMetricFound');
+    expect(await kubectl('get', 'shpa', 'catalog', '-o', 'jsonpath={.status.conditions[?(@.type=="ScalingActive")].reason}')).toBe('ValidMetricFound');
     // 40 requests a second at 5 a pod: up from 2.
-    const scaled = await within(6, async () => replicas(), (n) => n > 2);
+    const scaled = await within(6, async () => up.model.replicasOf('demo', 'Deployment', 'catalog'), (n) => n > 2);
     expect(scaled).toBeGreaterThan(2);
     await kubectl('delete', '-f', 'examples/kubernetes/web-requests.yaml');
   });

@@ -56,6 +56,10 @@ describe('simulate: examples/fallback/queue-fallback.yaml on examples/traces/que
     expect(report.replicas[at(23)]).toBe(12);
     // cpu never failed: no fallback series.
     expect(report.metrics[1].fallback).toBeUndefined();
+    // The load (the backlog column) is unknown inside the gap: a gap in the chart, not its last value drawn on.
+    expect(report.load[at(19)]).not.toBeNull();
+    expect(report.load[at(25)]).toBeNull();
+    expect(report.load[at(31)]).not.toBeNull();
   });
 
   it('the decision log says when the fallback activated and when it ended', () => {

@@ -46,12 +46,16 @@ describe('simulate: scale to zero and the activation threshold', () => {
     // No per-pod average without pods: the chart leaves a gap at zero rather than upstream's saturated int64.
     expect(r.metrics[0].current[(39 * 60) / 15]).toBeNull();
     expect(r.metrics[0].current[(5 * 60) / 15]).toBe(10);
+    // What the chart draws instead at zero: the value against its activation threshold.
+    expect(r.metrics[0].activation).toBe(5);
+    expect(r.metrics[0].atZero?.[(39 * 60) / 15]).toBe(3);
+    expect(r.metrics[0].atZero?.[(5 * 60) / 15]).toBeNull();
   });
 
   it('says so in the decision log: ScaledToZero True and False on the rescales, the hold while below the threshold', () => {
     const texts = r.decisions.map((d) => d.text);
     expect(texts.filter((t) => /^scaled \d+→0: SuccessfulRescale: .*; ScaledToZero True \(ScaledToZero\)/.test(t))).toHaveLength(2);
-    expect(texts.filter((t) => /^scaled 0→\d+: SuccessfulRescale: .*; ScaledToZero False \(ScaledFromZero\)/.test(t))).toHaveLength(2);
+    expect(texts.filter((t) => /^scaled 0→\d+: SuccessfulRescale: .*; ScaledToZero False \(NotScaledToZero\)/.test(t))).toHaveLength(2);
     const held = r.decisions.filter((d) => d.reason === 'BelowActivationThreshold');
     expect(held.map((d) => d.message)).toContain('the target stays at zero replicas: no metric is above its activation threshold (queue: 3 (activation 5))');
     expect(held.map((d) => d.metrics)).toContain('queue <no pods>/10');
@@ -78,7 +82,7 @@ describe('simulate: scale to zero and the activation threshold', () => {
     expect(html).toContain('reports-backlog (External, AverageValue, activation above 10)');
     expect(html).toContain('BelowActivationThreshold');
     expect(html).toContain('reports-backlog: 6 (activation 10)');
-    expect(html).toContain('ScaledToZero False (ScaledFromZero)');
+    expect(html).toContain('ScaledToZero False (NotScaledToZero)');
     expect(html).toContain('ScaledToZero True (ScaledToZero)');
   });
 });

@@ -365,7 +365,7 @@ for (const server of servers) {
         namespace: 'apps',
         name: 'api',
         source: 'cluster',
-        hpa: { ...hpa('api', 'apps'), metadata: { name: 'api', namespace: 'apps', uid: 'uid-1', generation: 3 } },
+        hpa: { ...hpa('api', 'apps'), metadata: { name: 'api', namespace: 'apps', uid: 'uid-1', generation: 3, creationTimestamp: '2026-01-02T03:04:05Z' } },
         specVersion: '3',
         history: hist([]),
         version: 0,
@@ -378,6 +378,8 @@ for (const server of servers) {
       expect(snap.clusterStates).toHaveLength(1);
       expect(snap.clusterStates[0]).toMatchObject({ namespace: 'apps', name: 'api', uid: 'uid-1', version: 1, lastSpec: record.hpa.spec });
       expect((await store.loadCluster(c)).autoscalers.map((a) => [a.name, a.source])).toEqual([['api', 'cluster']]);
+      // AGE and CreationTimestamp are the object's, not the last state write's.
+      expect((await store.loadCluster(c)).autoscalers[0].hpa.metadata.creationTimestamp).toBe('2026-01-02T03:04:05Z');
       await expect(store.applySpec(c, hpa('api', 'apps'), at(2))).rejects.toThrow(/apps\/api is a ServerlessHorizontalPodAutoscaler object in cluster .*: change it there/);
       await store.expireState(c, snap.clusterStates[0], at(3));
       expect((await store.loadShard(whole(c), { now: at(3 + 3600) })).clusterStates).toEqual([]);

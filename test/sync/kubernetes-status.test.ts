@@ -110,8 +110,8 @@ describe('generations', () => {
   });
 });
 
-describe('ScaledToZero (upstream 1.37)', () => {
-  it('is True once the autoscaler scales its target to zero, False (ScaledFromZero) once it scales it back', async () => {
+describe('ScaledToZero (upstream HPAScaleToZero, kubernetes/kubernetes#135118)', () => {
+  it('is True once the autoscaler scales its target to zero, False (NotScaledToZero) once it scales it back, as after any other rescale', async () => {
     cluster.addTarget('apps', 'web', 2);
     cluster.external.set('apps/jobs', 0);
     const o = addObject(toZero());
@@ -122,7 +122,16 @@ describe('ScaledToZero (upstream 1.37)', () => {
     cluster.external.set('apps/jobs', 30);
     await cycle();
     expect(cluster.replicas('apps', 'web')).toBe(3);
-    expect(condition(o, 'ScaledToZero')).toMatchObject({ status: 'False', reason: 'ScaledFromZero' });
+    expect(condition(o, 'ScaledToZero')).toMatchObject({ status: 'False', reason: 'NotScaledToZero' });
+  });
+
+  it('any other rescale sets it False, NotScaledToZero, as upstream does after every scale it writes', async () => {
+    cluster.addTarget('apps', 'web', 2);
+    cluster.external.set('apps/jobs', 30);
+    const o = addObject(toZero());
+    await cycle();
+    expect(cluster.replicas('apps', 'web')).toBe(3);
+    expect(condition(o, 'ScaledToZero')).toMatchObject({ status: 'False', reason: 'NotScaledToZero', message: 'the HPA controller did not scale the workload to zero' });
   });
 
   it('a target the autoscaler scaled to zero is scaled up to a raised minReplicas; one scaled to zero by hand disables scaling', async () => {
@@ -135,7 +144,7 @@ describe('ScaledToZero (upstream 1.37)', () => {
     edit(o, toZero({ minReplicas: 1 }));
     await cycle();
     expect(cluster.replicas('apps', 'web')).toBe(1);
-    expect(condition(o, 'ScaledToZero')).toMatchObject({ status: 'False', reason: 'ScaledFromZero' });
+    expect(condition(o, 'ScaledToZero')).toMatchObject({ status: 'False', reason: 'NotScaledToZero' });
     await cycle();
     cluster.scaleByHand('apps', 'web', 0);
     await cycle();
@@ -169,7 +178,7 @@ describe('activation threshold (ours, lib/hpa/activation.ts)', () => {
     await cycle();
     expect(cluster.replicas('apps', 'web')).toBe(1);
     expect(condition(o, 'ScalingActive')).toMatchObject({ status: 'True', reason: 'ValidMetricFound' });
-    expect(condition(o, 'ScaledToZero')).toMatchObject({ status: 'False', reason: 'ScaledFromZero' });
+    expect(condition(o, 'ScaledToZero')).toMatchObject({ status: 'False', reason: 'NotScaledToZero' });
   });
 });
 

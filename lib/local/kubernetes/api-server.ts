@@ -11,11 +11,11 @@ import type { AddressInfo } from 'node:net';
 import { generate } from 'selfsigned';
 import { parse as parseYaml } from 'yaml';
 import { SelectorError } from '../../hpa/selector.js';
-import { horizontalPodAutoscalerSpec } from './autoscalers.js';
 import { compareVersions, CustomResourceRegistry } from './crds.js';
 import { aggregatedList, AGGREGATED_V2, apiGroup, apiGroupList, apiVersions, resourceList, wantsAggregated, type DiscoveryGroup, type DiscoveryResource } from './discovery.js';
 import { badRequest, HttpError, notFound, resourceNotFound, statusBody } from './errors.js';
 import { eventSpec } from './events.js';
+import { hpaSpec } from './hpas.js';
 import { customMetric, externalMetric, podMetrics } from './metrics-apis.js';
 import { ObjectStore, type K8sObject } from './object-store.js';
 import { OpenApiV3 } from './openapi.js';
@@ -34,6 +34,10 @@ export interface RequestRecord {
   contentType?: string;
   body?: unknown;
   status: number;
+  /** The client's User-Agent: which controller wrote (kube-controller-manager's HPA stand-in, the sync, kubectl). */
+  userAgent?: string;
+  /** When the request came, on the system clock (ms). */
+  at?: number;
 }
 
 export interface Fault {
@@ -189,7 +193,7 @@ export async function startK8sApiServer(opts: K8sApiServerOptions = {}): Promise
   const store = new ObjectStore();
   const mirror = new WorkloadMirror(model, store);
   const crds = new CustomResourceRegistry(store, () => model.clock.now());
-  const builtIn = new Map<string, ResourceSpec>([...mirror.specs, eventSpec(), horizontalPodAutoscalerSpec(), crds.crdSpec].map((s) => [`${s.group}/${s.version}/${s.resource}`, s]));
+  const builtIn = new Map<string, ResourceSpec>([...mirror.specs, eventSpec(), hpaSpec(), crds.crdSpec].map((s) => [`${s.group}/${s.version}/${s.resource}`, s]));
   const openapi = new OpenApiV3();
 
   const findSpec = (group: string, version: string, resource: string): ResourceSpec | undefined =>
@@ -488,7 +492,7 @@ export async function startK8sApiServer(opts: K8sApiServerOptions = {}): Promise
     const contentType = (req.headers['content-type'] ?? '').split(';')[0].trim();
     const raw = await readBody(req);
     let body: unknown;
-    const record: RequestRecord = { method, path, query, contentType: contentType || undefined, status: 0 };
+    const record: RequestRecord = { method, path, query, contentType: contentType || undefined, status: 0, userAgent: req.headers['user-agent'], at: Date.now() };
     requestLog.push(record);
     const reply = (r: Reply, headers?: Record<string, string>) => {
       record.status = r.status;

@@ -12,6 +12,7 @@ import { startPodExposition } from '../prometheus/exposition.js';
 import { findPrometheus, startPrometheus } from '../prometheus/prometheus-server.js';
 import { startQueryProxy } from '../prometheus/sigv4-proxy.js';
 import { startK8sApiServer, type K8sApiServer } from '../kubernetes/api-server.js';
+import { startStandInHpaController, type StandInHpaController } from '../kubernetes/hpa-controller.js';
 import { writeKubeconfig } from '../kubernetes/kubeconfig.js';
 import type { LogLine } from '../lambda/telemetry-capture.js';
 import { WorkloadModel } from '../kubernetes/workload-model.js';
@@ -37,6 +38,10 @@ export const LOCAL_WORKLOADS: LocalWorkload[] = [
   { namespace: 'demo', name: 'api', replicas: 2, cpuAtLoad1: 0.5 },
   // examples/kubernetes/scale-to-zero.yaml takes it to zero and back.
   { namespace: 'demo', name: 'reports', replicas: 1, cpuAtLoad1: 0.5 },
+  // examples/kubernetes/web-requests.yaml (PromQL) and scheduled-minimums.yaml: each example its own workload,
+  // so that the whole folder applies with one autoscaler per target.
+  { namespace: 'demo', name: 'catalog', replicas: 2, cpuAtLoad1: 0.5 },
+  { namespace: 'demo', name: 'batch', replicas: 1, cpuAtLoad1: 0.5 },
 ];
 
 export interface LocalUpOptions {
@@ -54,6 +59,8 @@ export interface LocalUp {
   /** A real Prometheus scraping the workloads' pods, and the AMP stand-in in front of it; absent without the binary. */
   prometheus?: { url: string; amp: string; workspaceId: string };
   fns: LocalFunctions;
+  /** kube-controller-manager's HPA controller, stood in: it scales what autoscaling/v2 HPAs ask (docs/migrate.md). */
+  hpaController: StandInHpaController;
   kubeconfig: string;
   /** Where `shpa` reads the functions' table: SHPA_DYNAMODB_ENDPOINT, SHPA_TABLE, SHPA_CLUSTER, AWS_REGION. */
   dynamoEndpoint: string;
@@ -92,6 +99,8 @@ export async function startLocalUp(o: LocalUpOptions): Promise<LocalUp> {
     }
     const k8s = await startK8sApiServer({ model, crds: [serverlessHpaCrd(), cloudWatchMetricCrd(), prometheusMetricCrd()] });
     stops.push(() => k8s.stop());
+    const hpaController = startStandInHpaController({ url: k8s.url, caPem: k8s.caPem, token: k8s.token, syncPeriodMs: (o.periodSeconds ?? 15) * 1000 });
+    stops.push(() => hpaController.stop());
     const cloudWatch = await startLocalCloudWatch({ clock: () => Date.now(), ingestDelaySeconds: 0 });
     stops.push(() => cloudWatch.close());
     const prometheus = await startLocalPrometheus(model, o.workloads ?? LOCAL_WORKLOADS, (key) => loads.get(key) ?? 1, stops);
@@ -117,6 +126,7 @@ export async function startLocalUp(o: LocalUpOptions): Promise<LocalUp> {
       cloudWatch,
       ...(prometheus ? { prometheus } : {}),
       fns,
+      hpaController,
       kubeconfig,
       dynamoEndpoint: dynamo.endpoint,
       tableName: LOCAL_TABLE,
