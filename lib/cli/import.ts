@@ -80,7 +80,9 @@ export function importFiles(paths: string[], namespace?: string): ImportReport {
 
 /** The objects in the form asked for; `dryRunAnnotation` marks Kubernetes autoscalers shpa.dev/dry-run. */
 export function outputObjects(r: ImportReport, to: ImportTarget, dryRunAnnotation: boolean): Manifest[] {
-  return to === 'table' ? r.objects : r.converted.map((o) => toKubernetesKind(o, dryRunAnnotation && !r.asWritten.has(o)));
+  if (to === 'table') return r.objects;
+  const live = new Map(r.results.flatMap((x) => x.objects.map((o) => [o, x.live] as const)));
+  return r.converted.map((o) => toKubernetesKind(o, dryRunAnnotation && !r.asWritten.has(o), live.get(o)));
 }
 
 /** The report, one block per source (and what it became): what mapped, what did not, what has no effect; then what was skipped and what failed. */
@@ -96,7 +98,7 @@ export function reportText(r: ImportReport, to: ImportTarget = 'table', dryRunAn
   for (const s of r.skipped) lines.push(`skipped: ${s}`);
   for (const p of r.problems) lines.push(`error: ${p}`);
   if (to === 'kubernetes' && dryRunAnnotation && r.converted.some((o) => o.kind === 'HorizontalPodAutoscaler' && !r.asWritten.has(o))) {
-    lines.push(`note: each ${KUBERNETES_KIND} carries ${DRY_RUN_ANNOTATION}: "true": it evaluates beside the live autoscaler and writes no /scale; remove the annotation when the HPA or ScaledObject is gone (docs/migrate.md)`);
+    lines.push(`note: each ${KUBERNETES_KIND} carries ${DRY_RUN_ANNOTATION}: "true" and shpa.dev/shadow-of: it evaluates beside the live autoscaler, writes no /scale and reports each decision against the live one's; \`shpa handover NAME\` takes over when you are satisfied (docs/migrate.md)`);
   }
   return lines.length > 0 ? `${lines.join('\n')}\n` : '';
 }

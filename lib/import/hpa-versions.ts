@@ -11,7 +11,7 @@ export function fromHpa(doc: Obj, metadata: ImportMetadata): ImportResult {
   const spec = isObj(doc.spec) ? doc.spec : {};
   const version = String(doc.apiVersion);
   const source = `HorizontalPodAutoscaler ${metadata.namespace}/${metadata.name}${version === 'autoscaling/v2' ? '' : ` (${version})`}`;
-  const out: ImportResult = { source, objects: [], mapped: [], unmapped: [], noEffect: [] };
+  const out: ImportResult = { source, objects: [], mapped: [], unmapped: [], noEffect: [], live: `HorizontalPodAutoscaler/${metadata.name}` };
   let converted: Obj;
   if (version === 'autoscaling/v1') converted = fromV1(spec, out);
   else if (version === 'autoscaling/v2beta1') converted = fromV2beta1(spec, out);

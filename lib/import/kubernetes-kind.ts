@@ -2,10 +2,12 @@
 // ServerlessHorizontalPodAutoscaler (shpa.dev/v1, the same spec), its scheduled minimums move
 // from the table form's annotation to spec.minReplicaSchedules (the annotation is refused on
 // that kind), and it carries shpa.dev/dry-run unless asked not to, so that applying it beside
-// the live HPA or ScaledObject leaves one controller writing /scale. The metric objects are
+// the live HPA or ScaledObject leaves one controller writing /scale, with shpa.dev/shadow-of naming
+// that live autoscaler, so that it reports each decision against it (docs/migrate.md, "Shadow"). The metric objects are
 // already shpa.dev/v1 kinds. Pure.
 import { MIN_REPLICA_SCHEDULES_ANNOTATION } from '../hpa/schedules.js';
 import type { HorizontalPodAutoscaler, MinReplicaSchedule } from '../hpa/types.js';
+import { SHADOW_ANNOTATION } from '../sync/shadow.js';
 import { DRY_RUN_ANNOTATION } from '../sync/units.js';
 import type { ImportedObject } from './result.js';
 
@@ -15,12 +17,13 @@ export const KUBERNETES_KIND = 'ServerlessHorizontalPodAutoscaler';
 
 export type KubernetesObject = Omit<ImportedObject, 'apiVersion' | 'kind'> & { apiVersion: string; kind: string };
 
-/** The object as it goes to a cluster; `dryRun` adds shpa.dev/dry-run: "true" to an autoscaler. */
-export function toKubernetesKind(o: ImportedObject, dryRun: boolean): KubernetesObject {
+/** The object as it goes to a cluster; `dryRun` adds shpa.dev/dry-run: "true" to an autoscaler, and shpa.dev/shadow-of: `live` where known. */
+export function toKubernetesKind(o: ImportedObject, dryRun: boolean, live?: string): KubernetesObject {
   if (o.kind !== 'HorizontalPodAutoscaler') return o;
   const hpa = o as HorizontalPodAutoscaler;
   const { [MIN_REPLICA_SCHEDULES_ANNOTATION]: schedules, ...annotations } = hpa.metadata.annotations ?? {};
   if (dryRun) annotations[DRY_RUN_ANNOTATION] = 'true';
+  if (dryRun && live) annotations[SHADOW_ANNOTATION] = live;
   const minReplicaSchedules = schedules !== undefined ? (JSON.parse(schedules) as MinReplicaSchedule[]) : undefined;
   const { annotations: _old, ...metadata } = hpa.metadata;
   return {

@@ -17,6 +17,8 @@ export interface ImportResult {
   noEffect: string[];
   /** Our own objects, carried along as written (nothing is added to them, the dry-run annotation neither). */
   asWritten?: true;
+  /** The live autoscaler the source is, as shpa.dev/shadow-of names it: what the dry-run autoscaler shadows. */
+  live?: string;
 }
 
 /** A document import does not convert, and why: never a failure. */

@@ -25,7 +25,7 @@ const UNMAPPED_KEYS: Record<string, string> = {
 
 export function fromScaledObject(doc: Obj, metadata: ImportMetadata, findRole?: FindRole): ImportResult {
   const spec = isObj(doc.spec) ? doc.spec : {};
-  const out: ImportResult = { source: `ScaledObject ${metadata.namespace}/${metadata.name}`, objects: [], mapped: [], unmapped: [], noEffect: [] };
+  const out: ImportResult = { source: `ScaledObject ${metadata.namespace}/${metadata.name}`, objects: [], mapped: [], unmapped: [], noEffect: [], live: `ScaledObject/${metadata.name}` };
   for (const [k, why] of Object.entries(UNMAPPED_KEYS)) if (spec[k] !== undefined) out.unmapped.push(`${k}: ${why}`);
   const annotations = pauseAnnotations(isObj(doc.metadata) && isObj(doc.metadata.annotations) ? doc.metadata.annotations : {}, out);
   const configured = advancedBehavior(spec, out);

@@ -29,7 +29,7 @@ describe('shpa apply: pause and schedule annotations', () => {
     {
       name: 'an unknown annotation of ours',
       annotations: { 'shpa.dev/max-surge': '3' },
-      errors: ['metadata.annotations[shpa.dev/max-surge]: Forbidden: unknown annotation (ours are shpa.dev/pause, shpa.dev/pause-scale-up, shpa.dev/pause-scale-down, shpa.dev/min-replica-schedules, shpa.dev/dry-run)'],
+      errors: ['metadata.annotations[shpa.dev/max-surge]: Forbidden: unknown annotation (ours are shpa.dev/pause, shpa.dev/pause-scale-up, shpa.dev/pause-scale-down, shpa.dev/min-replica-schedules, shpa.dev/dry-run, shpa.dev/shadow-of)'],
     },
     { name: 'annotations of others pass', annotations: { 'argocd.argoproj.io/sync-wave': '1', 'kubectl.kubernetes.io/last-applied-configuration': '{}' }, errors: [] },
     { name: 'an impossible date', annotations: { 'shpa.dev/pause': '2026-13-45T99:00:00Z' }, errors: [/^metadata\.annotations\[shpa\.dev\/pause\]: Invalid value: "2026-13-45T99:00:00Z": must be "true"/] },

@@ -115,7 +115,7 @@ describe('shpa import from a cluster', { timeout: 180_000 }, () => {
     expect(r.stderr).toContain('ScaledObject shop/worker → CloudWatchMetric shop/worker-0, ServerlessHorizontalPodAutoscaler shop/worker:');
     expect(r.stderr).toContain('mapped: cooldownPeriod 120 → behavior.scaleDown.stabilizationWindowSeconds 120');
     const worker = parseAllDocuments(r.stdout)[2].toJS();
-    expect(worker.metadata.annotations).toEqual({ 'shpa.dev/dry-run': 'true' });
+    expect(worker.metadata.annotations).toEqual({ 'shpa.dev/dry-run': 'true', 'shpa.dev/shadow-of': 'ScaledObject/worker' });
     expect(worker.spec).toMatchObject({ minReplicas: 0, behavior: { scaleDown: { stabilizationWindowSeconds: 120 } } });
     expect(parseAllDocuments(r.stdout)[1].toJS().spec.roleArn).toBe('arn:aws:iam::123456789012:role/sqs-reader');
     expect(r.stderr).toContain('authenticationRef (TriggerAuthentication sqs-reader): its podIdentity.roleArn → spec.roleArn of CloudWatchMetric shop/worker-0');

@@ -153,7 +153,10 @@ describe('shpa import of real manifests', () => {
       expect('check' in handler && handler.check(asTableForm(o))).toMatchObject({ ok: true });
     }
     const shpa = out.find((o) => o.kind === 'ServerlessHorizontalPodAutoscaler')!;
-    expect(shpa.metadata.annotations).toEqual({ 'shpa.dev/dry-run': 'true' });
+    // In dry-run, shadowing the live autoscaler it came from (docs/migrate.md, "Shadow").
+    const from = r.results.find((x) => x.objects.some((o) => o.kind === 'HorizontalPodAutoscaler'))!.source;
+    const [kind, where] = from.split(' ');
+    expect(shpa.metadata.annotations).toEqual({ 'shpa.dev/dry-run': 'true', 'shpa.dev/shadow-of': `${kind}/${where.split('/')[1]}` });
     expect(shpa.spec).toMatchObject(c.spec);
     if (c.metricSpec) expect(out[0].spec).toMatchObject(c.metricSpec);
     // Every document is accounted for: converted, or skipped with why.
