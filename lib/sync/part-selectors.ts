@@ -19,7 +19,7 @@ export function coveringSelectors(selectors: readonly string[]): string[] | unde
   for (const s of selectors) {
     let reqs: Requirement[];
     try {
-      reqs = parseSelector(s).requirements.filter((r) => (r.operator === '=' || r.operator === '==' || r.operator === 'in') && r.values.length > 0);
+      reqs = parseSelector(s).requirements.filter((r) => (r.operator === '=' || r.operator === '==' || r.operator === 'in') && r.values.length > 0 && !r.values.includes(''));
     } catch {
       return undefined;
     }
