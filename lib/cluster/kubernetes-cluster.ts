@@ -201,13 +201,13 @@ export class KubernetesCluster implements ClusterAccess, ClusterMetricsApi {
     return scales;
   }
 
-  async listPods(namespace: string, signal?: AbortSignal): Promise<PodInfo[]> {
+  async listPods(namespace: string, signal?: AbortSignal, labelSelector?: string): Promise<PodInfo[]> {
     const pods: PodInfo[] = [];
     const target: RequestTarget = { verb: 'list', group: '', resource: 'pods', namespace };
     const path = `/api/v1/namespaces/${seg(namespace)}/pods`;
     let cont = '';
     do {
-      const query: Record<string, string> = { limit: String(this.opts.podPageSize ?? 500) };
+      const query: Record<string, string> = { limit: String(this.opts.podPageSize ?? 500), ...(labelSelector ? { labelSelector } : {}) };
       if (cont) query.continue = cont;
       const body = await this.request(target, { method: HttpMethod.GET, path, query }, signal);
       const page = this.decode(target, () => podListOf(body));
@@ -217,9 +217,9 @@ export class KubernetesCluster implements ClusterAccess, ClusterMetricsApi {
     return pods;
   }
 
-  async listPodMetrics(namespace: string, signal?: AbortSignal): Promise<PodMetric[]> {
+  async listPodMetrics(namespace: string, signal?: AbortSignal, labelSelector?: string): Promise<PodMetric[]> {
     const target: RequestTarget = { verb: 'list', group: 'metrics.k8s.io', resource: 'pods', namespace };
-    const body = await this.request(target, { method: HttpMethod.GET, path: `${METRICS}/namespaces/${seg(namespace)}/pods` }, signal);
+    const body = await this.request(target, { method: HttpMethod.GET, path: `${METRICS}/namespaces/${seg(namespace)}/pods`, ...(labelSelector ? { query: { labelSelector } } : {}) }, signal);
     return this.decode(target, () => podMetricsOf(body));
   }
 

@@ -85,7 +85,7 @@ export function createMetricsAccess(options: MetricsAccessOptions): CountingMetr
     const api = () => options.clusterMetrics(q.cluster);
     switch (q.type) {
       case 'PodResource':
-        return settle(() => api().listPodMetrics(q.namespace, signal)).then((result) => ({ type: q.type, result }));
+        return settle(() => api().listPodMetrics(q.namespace, signal, q.selector)).then((result) => ({ type: q.type, result }));
       case 'Pods':
         return settle(() => api().getPodsMetric(q.namespace, q.metric, q.podSelector, signal)).then((result) => ({ type: q.type, result }));
       case 'Object':

@@ -14,7 +14,7 @@ import type { EvaluateTarget } from './messages.js';
 import type { AutoscalerStore, Clock, ClusterAccess, ClusterConfig, ClusterIndex, KubernetesAutoscaler, MetricReadOptions, MetricsAccess, ObjectMetricQuery, ShardSnapshot, SharedMetricAnswer } from './ports.js';
 import { CycleReads } from './reads.js';
 import { countOutcomes, emptyCalls, errorText, isDeferred, type CycleReport } from './report.js';
-import { bucketOf, bucketsOf, shardId, type ShardRef } from './shards.js';
+import { bucketOf, bucketsOf, partOf, shardId, type ShardRef } from './shards.js';
 import { checkCloudWatchMetrics, checkPrometheusMetrics } from './spec-check.js';
 import { SpecVersions } from './spec-versions.js';
 import { isDue, ownPeriod, shardTickPeriod } from './sync-periods.js';
@@ -99,7 +99,7 @@ export async function runShardCycle(deps: CycleDeps, req: ShardCycleRequest): Pr
     const cloudWatch = byNamespace(valid);
     const prometheus = byNamespace(promChecked.valid);
     reads.startObjectReads(objectQueries([...selected], { cloudWatch, prometheus }, req.cluster.name));
-    reads.expectTargets(targetsOf([...selected]));
+    reads.expectTargets(targetsOf([...selected]), partOf(req.shard).parts > 1);
     const keeping = keepSharedAnswers(deps.store, req, loaded.value, reads, deadline).catch((e: unknown) => {
       report.warnings.push(`keeping the shard's metric answers for the next tick: ${errorText(e)} (the next tick reads them again)`);
     });

@@ -353,7 +353,8 @@ export interface ClusterAccess {
   listScales(namespace: string, kind: ListableScaleKind, signal?: AbortSignal): Promise<Map<string, ScaleInfo>>;
   /** Writes spec.replicas through /scale; with resourceVersion, a change since that read is a 409 conflict. */
   updateScale(namespace: string, ref: CrossVersionObjectReference, replicas: number, resourceVersion?: string, signal?: AbortSignal): Promise<void>;
-  listPods(namespace: string, signal?: AbortSignal): Promise<PodInfo[]>;
+  /** A namespace's pods; with a label selector, those it selects (a shard holding a part of the namespace). */
+  listPods(namespace: string, signal?: AbortSignal, labelSelector?: string): Promise<PodInfo[]>;
   /** Our custom resources, in the given namespaces (all when undefined). */
   listAutoscalerObjects(
     namespaces: string[] | undefined,
@@ -371,7 +372,8 @@ export interface ClusterAccess {
 /** The cluster's metrics APIs (metrics.k8s.io, custom.metrics.k8s.io, external.metrics.k8s.io). */
 export interface ClusterMetricsApi {
   /** PodMetrics of a whole namespace. */
-  listPodMetrics(namespace: string, signal?: AbortSignal): Promise<PodMetric[]>;
+  /** With a label selector: of the pods it selects. */
+  listPodMetrics(namespace: string, signal?: AbortSignal, labelSelector?: string): Promise<PodMetric[]>;
   getPodsMetric(namespace: string, metric: MetricIdentifier, podSelector: string, signal?: AbortSignal): Promise<PodMetricSample[]>;
   getObjectMetric(namespace: string, describedObject: CrossVersionObjectReference, metric: MetricIdentifier, signal?: AbortSignal): Promise<MetricSample>;
   getExternalMetric(namespace: string, metric: MetricIdentifier, signal?: AbortSignal): Promise<MetricSample[]>;
@@ -379,7 +381,8 @@ export interface ClusterMetricsApi {
 
 /** One metric a cycle needs; identical queries are fetched once. */
 export type MetricQuery =
-  | { type: 'PodResource'; cluster: string; namespace: string }
+  /** selector: a list selector covering a part shard's targets (lib/sync/part-selectors.ts); none: the whole namespace. */
+  | { type: 'PodResource'; cluster: string; namespace: string; selector?: string }
   | { type: 'Pods'; cluster: string; namespace: string; metric: MetricIdentifier; podSelector: string }
   | {
       type: 'Object';

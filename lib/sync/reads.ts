@@ -6,6 +6,7 @@
 import { PodSelectorIndex } from '../hpa/pod-index.js';
 import type { CrossVersionObjectReference, Fetched, PodInfo, ScaleInfo } from '../hpa/types.js';
 import { queryKey } from './metric-queries.js';
+import { coveringSelectors } from './part-selectors.js';
 import { ClusterApiError, type ClusterAccess, type ListableScaleKind, type MetricAnswer, type MetricQuery, type MetricReadOptions, type MetricsAccess, type ObjectMetricQuery } from './ports.js';
 import { errorText, type CycleCalls } from './report.js';
 import { MIN_SAMPLE_AGE_MS } from './tick-phase.js';
@@ -25,6 +26,9 @@ export class CycleReads {
   private readonly listed = new Set<string>();
   private readonly podLists = new Map<string, Promise<Fetched<PodInfo[]>>>();
   private readonly podIndexes = new Map<string, PodSelectorIndex>();
+  /** Namespaces the shard holds a part of, and its targets there: their pods are read by the targets' selectors. */
+  private readonly partTargets = new Map<string, CrossVersionObjectReference[]>();
+  private readonly partSelectors = new Map<string, Promise<string[] | undefined>>();
   private readonly answers = new Map<string, Promise<MetricAnswer>>();
   private objectReads?: Promise<Map<string, MetricAnswer>>;
   /** When the pod metrics read this cycle were sampled (epoch ms): what the shard's tick phase is learned from. */
@@ -43,7 +47,16 @@ export class CycleReads {
    * The targets the cycle will read, known from the specs: a namespace's Deployments (StatefulSets,
    * ReplicaSets) are read with one LIST when enough of its autoscalers target them.
    */
-  expectTargets(targets: { namespace: string; ref: CrossVersionObjectReference }[]): void {
+  expectTargets(targets: { namespace: string; ref: CrossVersionObjectReference }[], part = false): void {
+    if (part) {
+      // A part of a namespace: its own targets are read (a GET /scale each, pods and pod metrics by their selectors), not the namespace's every workload and pod.
+      for (const { namespace, ref } of targets) {
+        const refs = this.partTargets.get(namespace) ?? [];
+        refs.push(ref);
+        this.partTargets.set(namespace, refs);
+      }
+      return;
+    }
     const refused = listRefused.get(this.access);
     if (refused !== undefined && performance.now() - refused < LIST_REFUSED_MS) return;
     const counts = new Map<string, number>();
@@ -81,10 +94,34 @@ export class CycleReads {
   }
 
   pods(namespace: string): Promise<Fetched<PodInfo[]>> {
-    return memo(this.podLists, namespace, () => {
-      this.calls.listPods++;
-      return settle(this.access.listPods(namespace, this.signal));
+    return memo(this.podLists, namespace, async () => {
+      const selectors = await this.selectorsOf(namespace);
+      this.calls.listPods += selectors?.length ?? 1;
+      if (!selectors) return settle(this.access.listPods(namespace, this.signal));
+      return settle(Promise.all(selectors.map((s) => this.access.listPods(namespace, this.signal, s))).then((lists) => distinct(lists, (p) => p.name)));
     });
+  }
+
+  /** For a namespace the shard holds a part of: list selectors covering its targets' pods (once their scales are read); undefined: the whole namespace. */
+  private selectorsOf(namespace: string): Promise<string[] | undefined> {
+    const refs = this.partTargets.get(namespace);
+    if (!refs) return Promise.resolve(undefined);
+    return memo(this.partSelectors, namespace, async () => {
+      const scales = await Promise.all(refs.map((ref) => this.scale(namespace, ref)));
+      const selectors = scales.flatMap((s) => (s.value?.selector ? [s.value.selector] : []));
+      return selectors.length > 0 ? coveringSelectors(selectors) : undefined;
+    });
+  }
+
+  /** Pod metrics: of the namespace, or of a part shard's targets (merged when they take more than one list). */
+  private async podResource(q: Extract<MetricQuery, { type: 'PodResource' }>): Promise<MetricAnswer> {
+    const selectors = await this.selectorsOf(q.namespace);
+    if (!selectors) return this.fetchOne(q);
+    const answers = await Promise.all(selectors.map((selector) => this.fetchOne({ ...q, selector })));
+    const failed = answers.find((a) => a.type === 'PodResource' && a.result.error !== undefined);
+    if (failed) return failed;
+    const lists = answers.map((a) => (a.type === 'PodResource' ? (a.result.value ?? []) : []));
+    return { type: 'PodResource', result: { value: distinct(lists, (m) => m.pod) } };
   }
 
   /** The namespace's pods indexed by selector, shared by its autoscalers (call once its pods are read). */
@@ -98,7 +135,7 @@ export class CycleReads {
   metric(q: Exclude<MetricQuery, ObjectMetricQuery>): Promise<MetricAnswer> {
     return memo(this.answers, queryKey(q), async () => {
       this.calls.metricQueries++;
-      const answer = await this.fetchOne(q);
+      const answer = q.type === 'PodResource' ? await this.podResource(q) : await this.fetchOne(q);
       if (answer.type === 'PodResource' && answer.result.value) {
         for (const m of answer.result.value) {
           const t = Date.parse(m.timestamp);
@@ -144,6 +181,14 @@ export class CycleReads {
 
 function unanswered(q: MetricQuery): MetricAnswer {
   return { type: q.type, result: { error: 'the metrics source gave no answer for this query' } } as MetricAnswer;
+}
+
+/** The lists' items, each once (pods selected by two list selectors). */
+function distinct<T>(lists: T[][], key: (t: T) => string): T[] {
+  if (lists.length === 1) return lists[0];
+  const seen = new Map<string, T>();
+  for (const list of lists) for (const t of list) if (!seen.has(key(t))) seen.set(key(t), t);
+  return [...seen.values()];
 }
 
 function memo<T>(map: Map<string, Promise<T>>, key: string, load: () => Promise<T>): Promise<T> {

@@ -246,6 +246,18 @@ describe('metrics APIs', () => {
     expect(web[0].containers[0].usage.memory).toBe(`${(100 + 32) * 1024}Ki`);
   });
 
+  it('lists pods and PodMetrics by a label selector: only the pods it selects, each read as without it', async () => {
+    clock.advance(12);
+    const all = await access.listPodMetrics('default');
+    const some = await access.listPodMetrics('default', undefined, 'app in (web)');
+    expect(server.requestLog.at(-1)!).toMatchObject({ query: { labelSelector: 'app in (web)' } });
+    expect(some.map((m) => m.pod).sort()).toEqual(all.filter((m) => m.pod.startsWith('web-')).map((m) => m.pod).sort());
+    expect(some.length).toBeLessThan(all.length);
+    expect(some).toEqual(all.filter((m) => m.pod.startsWith('web-')));
+    const pods = await access.listPods('default', undefined, 'app in (web)');
+    expect(pods.map((p) => p.name).sort()).toEqual(some.map((m) => m.pod).sort());
+  });
+
   it('reads a Pods metric with pod and metric selectors', async () => {
     clock.advance(3);
     model.setPodsMetric('default', 'requests_per_second', (pod) => (pod.startsWith('web-') ? '12' : '1'), { path: 'api' });

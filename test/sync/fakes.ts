@@ -2,6 +2,7 @@
 // lib/sync tests pair them with the real store on dynalite and the real lib/hpa.
 import type { CrossVersionObjectReference, MetricIdentifier, MetricSample, PodInfo, PodMetric, PodMetricSample, ScaleInfo } from '../../lib/hpa/types.js';
 import type { CloudWatchMetric } from '../../lib/api/cloudwatch-types.js';
+import { matchesLabels, parseSelector } from '../../lib/hpa/selector.js';
 import type { DecisionLogEntry } from '../../lib/sync/event-log.js';
 import {
   ClusterApiError,
@@ -156,12 +157,17 @@ export class FakeCluster implements ClusterAccess, ClusterMetricsApi {
     });
   }
 
-  listPods(namespace: string, signal?: AbortSignal): Promise<PodInfo[]> {
-    return this.log.run('listPods', namespace, signal, () => structuredClone(this.pods.get(namespace) ?? []));
+  /** With a label selector: the pods it selects, logged as "namespace?selector". */
+  listPods(namespace: string, signal?: AbortSignal, labelSelector?: string): Promise<PodInfo[]> {
+    const arg = labelSelector ? `${namespace}?${labelSelector}` : namespace;
+    return this.log.run('listPods', arg, signal, () => structuredClone((this.pods.get(namespace) ?? []).filter((p) => selects(labelSelector, p.labels))));
   }
 
-  listPodMetrics(namespace: string, signal?: AbortSignal): Promise<PodMetric[]> {
-    return this.log.run('listPodMetrics', namespace, signal, () => structuredClone(this.podMetrics.get(namespace) ?? []));
+  /** With a label selector: the metrics of the pods (of this.pods) it selects. */
+  listPodMetrics(namespace: string, signal?: AbortSignal, labelSelector?: string): Promise<PodMetric[]> {
+    const arg = labelSelector ? `${namespace}?${labelSelector}` : namespace;
+    const labels = new Map((this.pods.get(namespace) ?? []).map((p) => [p.name, p.labels]));
+    return this.log.run('listPodMetrics', arg, signal, () => structuredClone((this.podMetrics.get(namespace) ?? []).filter((m) => selects(labelSelector, labels.get(m.pod)))));
   }
 
   getPodsMetric(namespace: string, metric: MetricIdentifier, _selector: string, signal?: AbortSignal): Promise<PodMetricSample[]> {
@@ -226,7 +232,7 @@ export class FakeMetrics implements MetricsAccess {
         try {
           switch (q.type) {
             case 'PodResource':
-              return { type: q.type, result: { value: await this.cluster.listPodMetrics(q.namespace, signal) } };
+              return { type: q.type, result: { value: await this.cluster.listPodMetrics(q.namespace, signal, q.selector) } };
             case 'External':
               return { type: q.type, result: { value: await this.cluster.getExternalMetric(q.namespace, q.metric, signal) } };
             case 'CloudWatch': {
@@ -252,4 +258,8 @@ export class FakeMetrics implements MetricsAccess {
       }),
     );
   }
+}
+
+function selects(selector: string | undefined, labels: Record<string, string> | undefined): boolean {
+  return !selector || matchesLabels(parseSelector(selector), labels);
 }

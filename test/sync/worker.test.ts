@@ -10,7 +10,7 @@ import { shardCycleKey } from '../../lib/store/items.js';
 import type { SyncOptions } from '../../lib/sync/config.js';
 import type { EvaluateMessage, TickMessage } from '../../lib/sync/messages.js';
 import type { Clock, ClusterAccess, ClusterConfig, WorkQueue } from '../../lib/sync/ports.js';
-import { bucketOf, shardId, shardOfNamespace, shardsOfNamespace } from '../../lib/sync/shards.js';
+import { bucketOf, shardId, shardOfAutoscaler, shardOfNamespace, shardsOfNamespace } from '../../lib/sync/shards.js';
 import { handleWorkMessage, type ClusterDirectory, type MessageResult, type WorkerConfig, type WorkerDeps } from '../../lib/sync/worker.js';
 import { startDynalite, TEST_CREDENTIALS, TEST_REGION, type DynamoServer } from '../support/dynamo.js';
 import { startFaultProxy, type FaultProxy } from '../support/dynamo-faults.js';
@@ -275,6 +275,30 @@ describe('a cluster the dispatcher cut into more shards', () => {
     }
     expect(seen.sort()).toEqual([...names].sort());
     expect((await store.readIndex('prod')).counts[bucketOf('apps')]).toBe(5);
+  });
+
+  it("a part of a namespace reads its own targets (GET /scale) and only their pods and pod metrics, by one list selector covering their selectors", async () => {
+    await register();
+    // Two autoscalers of the same part (32 shards), and a neighbour of another part.
+    const candidates = Array.from({ length: 200 }, (_, i) => `c${i}`);
+    const part = shardOfAutoscaler('prod', 32, 'apps', 'c0');
+    const [a, b] = candidates.filter((n) => shardId(shardOfAutoscaler('prod', 32, 'apps', n)) === shardId(part));
+    const other = candidates.find((n) => shardId(shardOfAutoscaler('prod', 32, 'apps', n)) !== shardId(part))!;
+    const long = iso(T - 3_600_000);
+    for (const name of [a, b, other]) {
+      const cpu = { ...web, metadata: { name, namespace: 'apps' }, spec: { ...web.spec, scaleTargetRef: { ...web.spec.scaleTargetRef, name }, metrics: [{ type: 'Resource' as const, resource: { name: 'cpu', target: { type: 'Utilization' as const, averageUtilization: 50 } } }] } };
+      await store.applySpec('prod', cpu, new Date(T));
+      cluster.addTarget('apps', name, 1);
+      cluster.pods.set('apps', [...(cluster.pods.get('apps') ?? []), { name: `${name}-0`, labels: { app: name }, phase: 'Running', ready: 'True', readyTransitionTime: long, startTime: long, containers: [{ name: 'app', requests: { cpu: '1' } }] }]);
+      cluster.podMetrics.set('apps', [...(cluster.podMetrics.get('apps') ?? []), { pod: `${name}-0`, timestamp: iso(T - 30_000), windowSeconds: 30, containers: [{ name: 'app', usage: { cpu: '900m' } }] }]);
+    }
+    await store.recordShardCount('prod', { k: 32, since: T, previous: 1 });
+    const r = await handleWorkMessage(worker(fixedClock(iso(T))), USUAL, { ...tick(T), shard: shardId(part) }, 'a');
+    expect(r.outcome === 'synced' && r.report.autoscalers.map((x) => [x.name, x.desiredReplicas]).sort()).toEqual([[a, 2], [b, 2]]);
+    const selector = `apps?app in (${[a, b].sort().join(',')})`;
+    expect(cluster.log.calls.filter((c) => c.op === 'listPods').map((c) => c.arg)).toEqual([selector]);
+    expect(cluster.log.calls.filter((c) => c.op === 'listPodMetrics').map((c) => c.arg)).toEqual([selector]);
+    expect(cluster.log.count('listScales')).toBe(0);
   });
 
   it('knows how many autoscalers each bucket holds from the writes, and a tick corrects the count from its load, only when it changed', async () => {

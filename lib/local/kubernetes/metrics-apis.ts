@@ -12,7 +12,7 @@ function metricTimestamp(model: WorkloadModel): string {
 /** metrics.k8s.io/v1beta1 PodMetrics of a namespace, or one of them. */
 export function podMetrics(model: WorkloadModel, a: RequestAttributes, q: Record<string, string>) {
   const match = labelFilter(q.labelSelector);
-  const items = model.podMetrics(a.namespace).filter((m) => match((m.metadata as { labels?: Record<string, string> }).labels));
+  const items = model.podMetrics(a.namespace, match);
   if (a.name) {
     const one = items.find((m) => (m.metadata as { name: string }).name === a.name);
     if (!one) throw new HttpError(404, `podmetrics.metrics.k8s.io "${a.namespace}/${a.name}" not found`, { name: a.name, group: 'metrics.k8s.io', kind: 'pods' });

@@ -381,14 +381,15 @@ export class WorkloadModel {
     return Math.floor((nowMs - at) / res) * res + at;
   }
 
-  podMetrics(namespace: string): Record<string, unknown>[] {
+  /** match: a request's labelSelector, applied before any pod's usage is worked out (a list by selector costs what it returns). */
+  podMetrics(namespace: string, match: (labels: Record<string, string>) => boolean = () => true): Record<string, unknown>[] {
     this.sweep();
     const now = this.clock.now();
     const nowMs = now.getTime();
     const out: Record<string, unknown>[] = [];
     const shares = new Map<Workload, { cpu: number; memory: number; sampledMs: number }>();
     for (const p of this.pods) {
-      if (p.owner.spec.namespace !== namespace || !this.isRunning(p, nowMs)) continue;
+      if (p.owner.spec.namespace !== namespace || !this.isRunning(p, nowMs) || !match(p.labels)) continue;
       let share = shares.get(p.owner);
       if (!share) {
         const ready = this.pods.filter((q) => q.owner === p.owner && q.deletionMs === undefined && this.isReady(q, nowMs)).length;
