@@ -1,8 +1,7 @@
 // CPU time of one reconcile (lib/hpa), median of many batches.
 // Target: ≤ 20 µs for 1 metric × 10 pods, linear growth in pods.
-import { DEFAULT_CONTROLLER_SETTINGS } from '../lib/hpa/defaults.js';
-import { reconcile, type ReconcileInput } from '../lib/hpa/reconcile.js';
-import type { MetricSpec, PodInfo, PodMetric } from '../lib/hpa/types.js';
+import { DEFAULT_CONTROLLER_SETTINGS } from '#hpa/api';
+import { type MetricSpec, type PodInfo, type PodMetric, reconcile, type ReconcileInput } from '#hpa';
 
 const now = new Date('2026-01-01T00:10:00Z');
 const started = '2026-01-01T00:00:00Z';

@@ -1,7 +1,6 @@
 // The text of `shpa describe`, as `kubectl describe hpa` lays it out, and the events of the decision log.
 import { stringify } from 'yaml';
-import { activationThreshold } from '../hpa/activation.js';
-import type { HorizontalPodAutoscaler, HPAScalingRules } from '../hpa/types.js';
+import { activationThreshold, type HorizontalPodAutoscaler, type HPAScalingRules } from '#hpa';
 import type { StoredSpec } from '../store/index.js';
 import type { DecisionLogEntry } from '../sync/event-log.js';
 import { metricSourceText } from '../sync/metric-queries.js';

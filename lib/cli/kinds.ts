@@ -1,7 +1,5 @@
 // The kinds `shpa apply` accepts, each with its validation and defaulting.
-import { annotationWarnings, validateAutoscaler } from '../hpa/annotations.js';
-import { applyDefaults } from '../hpa/defaults.js';
-import type { FieldError, FieldWarning } from '../hpa/validation.js';
+import { annotationWarnings, applyDefaults, type FieldError, type FieldWarning, validateAutoscaler } from '#hpa/api';
 import { validateCloudWatchMetric } from '../api/cloudwatch-validation.js';
 import { validatePrometheusMetric } from '../api/prometheus-validation.js';
 import { KIND_CLOUDWATCH, KIND_HPA, KIND_PROMETHEUS, type SpecKind, type StoredSpec } from '../store/index.js';

@@ -5,7 +5,7 @@
 // has no effect: unlike KEDA, a value below it never scales a running workload to zero. A metric that
 // cannot be read but is on its fallback count (lib/hpa/fallback.ts) is active: the fallback says how many
 // replicas to assume, from zero too (what KEDA's users asked for in kedacore/keda#7239).
-import { formatMilli, milliToBig, parseMilli } from './quantity.js';
+import { formatMilli, milliToBig, parseMilli } from './api/quantity.js';
 import type { MetricData } from './replica-calculator.js';
 import type { ActivationThreshold, MetricSpec, QuantityString } from './types.js';
 

@@ -3,11 +3,11 @@
 // the write's outcome, because upstream's status, events and history depend on it.
 import { checkActivation, type MetricActivation } from './activation.js';
 import { normalizeLegacy, normalizeWithBehavior, recordScaleEvent, type NormalizeResult, type NormalizeRule, type NormalizeStep } from './behavior.js';
-import { applyDefaults } from './defaults.js';
+import { applyDefaults } from './api/defaults.js';
 import { fallbackCondition, trackFallback, type FallbackDecision, type FallbackOutcome } from './fallback.js';
-import { parseGroupVersion } from './name-rules.js';
+import { parseGroupVersion } from './api/name-rules.js';
 import { pauseCondition, pauseState, type Direction, type PauseState } from './pause.js';
-import { parseQuantity, toFloat } from './quantity.js';
+import { parseQuantity, toFloat } from './api/quantity.js';
 import { computeReplicasForMetric, type MetricData, type MetricOutcome, type ReplicaCalcContext } from './replica-calculator.js';
 import { PodSelectorIndex, type AutoscalerSelector } from './pod-index.js';
 import { scheduleCondition, scheduledMinimum, type ScheduledMinimum } from './schedules.js';

@@ -8,7 +8,7 @@
 // Cron occurrences come from croner (DST: a time skipped by the spring change fires at the next
 // valid minute, one repeated by the autumn change fires once, as Vixie cron does).
 import { Cron } from 'croner';
-import { FieldPath, forbidden, invalid, required, typeInvalid, type FieldError } from './field-path.js';
+import { FieldPath, forbidden, invalid, required, typeInvalid, type FieldError } from './api/field-path.js';
 import { parseRfc3339 } from './pause.js';
 import type { HorizontalPodAutoscaler, MinReplicaSchedule } from './types.js';
 

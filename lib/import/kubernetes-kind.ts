@@ -4,8 +4,7 @@
 // that kind), and it carries shpa.dev/dry-run unless asked not to, so that applying it beside
 // the live HPA or ScaledObject leaves one controller writing /scale. The metric objects are
 // already shpa.dev/v1 kinds. Pure.
-import { MIN_REPLICA_SCHEDULES_ANNOTATION } from '../hpa/schedules.js';
-import type { HorizontalPodAutoscaler, MinReplicaSchedule } from '../hpa/types.js';
+import { type HorizontalPodAutoscaler, MIN_REPLICA_SCHEDULES_ANNOTATION, type MinReplicaSchedule } from '#hpa';
 import { DRY_RUN_ANNOTATION } from '../sync/units.js';
 import type { ImportedObject } from './result.js';
 

@@ -1,7 +1,6 @@
 // The decision log in upstream's words: the events lib/hpa emits ("New size: 4; reason: ...") and
 // the conditions that held the count back ("ScaleUpLimit: the desired replica count is ...").
-import type { Decision, HpaEvent } from '../hpa/reconcile.js';
-import type { HorizontalPodAutoscalerCondition } from '../hpa/types.js';
+import type { Decision, HorizontalPodAutoscalerCondition, HpaEvent } from '#hpa';
 import type { DecisionRow } from '../report/model.js';
 import { formatAmount } from '../report/units.js';
 import { currentNumber, metricUnit, targetNumber } from './metric-info.js';

@@ -1,10 +1,16 @@
 // Replays a metric trace through lib/hpa's reconcile, one sync period at a time,
 // against the simulator's workload. Pure: no I/O, time comes from the trace.
-import { applyDefaults, DEFAULT_CONTROLLER_SETTINGS } from '../hpa/defaults.js';
-import type { MetricData } from '../hpa/replica-calculator.js';
-import { completeReconcile, planReconcile } from '../hpa/reconcile.js';
-import { withScaledToZeroCondition } from '../hpa/scaled-to-zero.js';
-import type { ControllerSettings, HorizontalPodAutoscaler, MetricSpec, ScalingHistory } from '../hpa/types.js';
+import { applyDefaults, DEFAULT_CONTROLLER_SETTINGS } from '#hpa/api';
+import {
+  completeReconcile,
+  type ControllerSettings,
+  type HorizontalPodAutoscaler,
+  type MetricData,
+  type MetricSpec,
+  planReconcile,
+  type ScalingHistory,
+  withScaledToZeroCondition,
+} from '#hpa';
 import type { AutoscalerReport } from '../report/model.js';
 import { ReportRecorder } from '../report/recorder.js';
 import { unitLabel } from '../report/units.js';

@@ -1,8 +1,6 @@
 // What the report shows of pauses and scheduled minimums at one sample: the effective minimum,
 // and the windows open and directions paused (drawn as spans). Nothing for an autoscaler using neither.
-import { pauseState } from '../hpa/pause.js';
-import { scheduledMinimum } from '../hpa/schedules.js';
-import type { HorizontalPodAutoscaler } from '../hpa/types.js';
+import { type HorizontalPodAutoscaler, pauseState, scheduledMinimum } from '#hpa';
 import type { Sample } from '../report/recorder.js';
 
 export function windowSample(hpa: HorizontalPodAutoscaler, now: Date): Pick<Sample, 'minimum' | 'spans'> {

@@ -7,19 +7,23 @@
 // since is a conflict, as upstream's Update of the scale). A failed write of the scale is
 // saved over the tentative state; a write whose answer was lost keeps it pending, and the next
 // cycle settles it from the target itself (pending.ts).
-import type { AutoscalerSelector, PodSelectorIndex } from '../hpa/pod-index.js';
-import { completeReconcile, planReconcile, type ReconcilePlan, type ReconcileResult } from '../hpa/reconcile.js';
-import type { MetricData } from '../hpa/replica-calculator.js';
-import { withScaledToZeroCondition } from '../hpa/scaled-to-zero.js';
-import type {
-  Fetched,
-  HorizontalPodAutoscaler,
-  HorizontalPodAutoscalerCondition,
-  HorizontalPodAutoscalerStatus,
-  MetricSpec,
-  PodInfo,
-  ScaleInfo,
-} from '../hpa/types.js';
+import {
+  type AutoscalerSelector,
+  completeReconcile,
+  type Fetched,
+  type HorizontalPodAutoscaler,
+  type HorizontalPodAutoscalerCondition,
+  type HorizontalPodAutoscalerStatus,
+  type MetricData,
+  type MetricSpec,
+  planReconcile,
+  type PodInfo,
+  type PodSelectorIndex,
+  type ReconcilePlan,
+  type ReconcileResult,
+  type ScaleInfo,
+  withScaledToZeroCondition,
+} from '#hpa';
 import type { CloudWatchMetric } from '../api/cloudwatch-types.js';
 import type { PrometheusMetric } from '../api/prometheus-types.js';
 import type { SyncOptions } from './config.js';
