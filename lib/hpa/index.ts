@@ -16,7 +16,7 @@ export type { Decision, HpaEvent, ReconcileInput, ReconcilePlan, ReconcileResult
 export { computeReplicasForMetric } from './replica-calculator.js';
 export type { MetricData } from './replica-calculator.js';
 export { withScaledToZeroCondition } from './scaled-to-zero.js';
-export { MIN_REPLICA_SCHEDULES_ANNOTATION, openWindow, scheduledMinimum, schedulesOf } from './schedules.js';
+export { MIN_REPLICA_SCHEDULES_ANNOTATION, openWindow, ScheduleCache, scheduledMinimum, schedulesOf } from './schedules.js';
 export { fromLabelSelector, matchesLabels, parseSelector, SelectorError, selectorToString } from './selector.js';
 export type { Selector } from './selector.js';
 export type {

@@ -10,7 +10,7 @@ import { pauseCondition, pauseState, type Direction, type PauseState } from './p
 import { parseQuantity, toFloat } from './api/quantity.js';
 import { computeReplicasForMetric, type MetricData, type MetricOutcome, type ReplicaCalcContext } from './replica-calculator.js';
 import { PodSelectorIndex, type AutoscalerSelector } from './pod-index.js';
-import { scheduleCondition, scheduledMinimum, type ScheduledMinimum } from './schedules.js';
+import { ScheduleCache, scheduleCondition, scheduledMinimum, type ScheduledMinimum } from './schedules.js';
 import type {
   ConditionStatus,
   ControllerSettings,
@@ -54,6 +54,8 @@ export interface ReconcileInput {
    * trusted, lib/sync/history-holds.ts). Upstream has no such input.
    */
   holds?: { up?: Date; down?: Date; why: string };
+  /** Ours: what reading min-replica schedules keeps between syncs; one per caller (a worker), reused each sync. */
+  scheduleCache?: ScheduleCache;
 }
 
 export interface HpaEvent {
@@ -242,7 +244,7 @@ function openPlan(input: ReconcileInput): PlanRecord {
   };
   const decision: Decision = { metrics: [], steps: [], desiredReplicas: hpa.status?.desiredReplicas ?? 0, rescale: false };
   const pause = pauseState(hpa.metadata.annotations, now);
-  const scheduled = scheduledMinimum(hpa, now);
+  const scheduled = scheduledMinimum(hpa, now, input.scheduleCache);
   return { input, state, decision, pause, scheduled, currentReplicas: 0, minReplicas: 0, desiredReplicas: 0, rescaleReason: '', rescale: true };
 }
 

@@ -9,6 +9,7 @@ import {
   type MetricSpec,
   planReconcile,
   type ScalingHistory,
+  ScheduleCache,
   withScaledToZeroCondition,
 } from '#hpa';
 import type { AutoscalerReport } from '../report/model.js';
@@ -166,6 +167,8 @@ export function simulate(input: HorizontalPodAutoscaler, trace: Trace, opts: Sim
   let current: HorizontalPodAutoscaler = hpa;
   let history: ScalingHistory = { recommendations: null, scaleUpEvents: [], scaleDownEvents: [] };
   let lastLimit = '';
+  // Kept across the syncs of the run, as a worker keeps one across its cycles.
+  const scheduleCache = new ScheduleCache();
   for (let t = start; t <= end; t += step) {
     const now = new Date(t);
     const loads = series.map((s) => readingAt(trace, s, t));
@@ -177,6 +180,7 @@ export function simulate(input: HorizontalPodAutoscaler, trace: Trace, opts: Sim
       history,
       settings,
       now,
+      scheduleCache,
     });
     // As the sync does: ScaledToZero on a rescale to or from zero.
     const result = withScaledToZeroCondition(plan, completeReconcile(plan), settings.featureGates);
@@ -196,7 +200,7 @@ export function simulate(input: HorizontalPodAutoscaler, trace: Trace, opts: Sim
       fallbacks: metricFallbacks(d, metrics.length),
       rescaled: d.rescale,
       decisions: decisionRows({ time: t, decision: d, events: result.events, conditions: result.conditions, from: before, to: workload.replicas }, lastLimit),
-      ...windowSample(current, now),
+      ...windowSample(current, now, scheduleCache),
     });
     lastLimit = limitText(result.conditions);
   }
