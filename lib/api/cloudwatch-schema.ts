@@ -1,5 +1,5 @@
 // OpenAPI v3 structural schema of our CloudWatchMetricSpec (cloudwatch-types.ts), with CEL rules
-// for what cloudwatch-validation.ts checks and CEL can express. Pure data, as lib/hpa/openapi-schema.ts.
+// for what cloudwatch-validation.ts checks and CEL can express. Pure data, as lib/hpa/api/openapi-schema.ts.
 import { type JSONSchemaProps, list, obj, rule, ruleWithMessageExpression, str, type ValidationRule } from '#hpa/api';
 import { MAX_QUERIES_PER_REQUEST } from './cloudwatch-validation.js';
 

@@ -28,7 +28,7 @@ export const KINDS: KindHandler[] = [
     plural: 'horizontalpodautoscalers.autoscaling',
     aliases: ['hpa', 'hpas', 'horizontalpodautoscaler', 'horizontalpodautoscalers'],
     check(input) {
-      // Our annotations (pause, schedules) are refused here; the sync only reports them (lib/hpa/annotations.ts).
+      // Our annotations (pause, schedules) are refused here; the sync only reports them (lib/hpa/api/annotations.ts).
       const r = validateAutoscaler(input);
       if (!r.valid) return { ok: false, errors: r.errors, warnings: r.warnings };
       // A pause whose time has passed is stored (it does nothing), with a warning as kubectl prints one.

@@ -166,7 +166,7 @@ function cooldownBehavior(spec: Obj, configured: Behavior | undefined, minReplic
   return { ...configured, scaleDown };
 }
 
-/** pollingInterval as spec.syncPeriodSeconds, within its bounds (lib/hpa/validation.ts). */
+/** pollingInterval as spec.syncPeriodSeconds, within its bounds (lib/hpa/api/validation.ts). */
 function pollingSyncPeriod(spec: Obj, out: ImportResult): number | undefined {
   const polling = spec.pollingInterval;
   if (polling === undefined) return undefined;
