@@ -16,7 +16,7 @@ import { parseArgs } from 'node:util';
 import { asyncBufferFromFile, parquetReadObjects } from 'hyparquet';
 import { compressors } from 'hyparquet-compressors';
 import { initSync, MSTL } from '@bsull/augurs/mstl';
-import { assessForecast, DEFAULT_FORECAST_SETTINGS, forecastBucket, recordDemand, type DemandHistory } from '../lib/hpa/forecast.js';
+import { assessForecast, DEFAULT_FORECAST_SETTINGS, type DemandHistory, forecastBucket, recordDemand } from '#hpa';
 
 const { values: args } = parseArgs({ options: { days: { type: 'string', default: '28' }, only: { type: 'string' } } });
 const DAYS = Number(args.days);

@@ -11,7 +11,7 @@
 import { request } from 'node:https';
 import pLimit from 'p-limit';
 import { caPemOf, createClusterAccess, type KubernetesCluster } from '../lib/cluster/index.js';
-import type { ScaleInfo } from '../lib/hpa/types.js';
+import type { ScaleInfo } from '#hpa';
 import { namespaceName, startServers, workloadName } from './support/servers.js';
 import { fixed, quantile } from './support/stats.js';
 

@@ -4,13 +4,20 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { isDeepStrictEqual } from 'node:util';
-import { normalizeLegacy, normalizeWithBehavior } from '../lib/hpa/behavior.js';
-import { applyDefaults, DEFAULT_CONTROLLER_SETTINGS, DEFAULT_FEATURE_GATES } from '../lib/hpa/defaults.js';
-import { milliValue, parseQuantity } from '../lib/hpa/quantity.js';
-import { reconcile, type ReconcileInput } from '../lib/hpa/reconcile.js';
-import { computeReplicasForMetric, type MetricData } from '../lib/hpa/replica-calculator.js';
-import type { ControllerSettings, FeatureGates, Fetched, HorizontalPodAutoscaler, MetricSpec } from '../lib/hpa/types.js';
-import { validateAutoscaler } from '../lib/hpa/annotations.js';
+import {
+  computeReplicasForMetric,
+  type ControllerSettings,
+  type FeatureGates,
+  type Fetched,
+  type HorizontalPodAutoscaler,
+  type MetricData,
+  type MetricSpec,
+  normalizeLegacy,
+  normalizeWithBehavior,
+  reconcile,
+  type ReconcileInput,
+} from '#hpa';
+import { applyDefaults, DEFAULT_CONTROLLER_SETTINGS, DEFAULT_FEATURE_GATES, milliValue, parseQuantity, validateAutoscaler } from '#hpa/api';
 
 /** A vector as read from JSON: the schema of shared/conformance/README.md. */
 type Vector = Record<string, unknown> & { kind: string; name: string; now: string; expect: Record<string, unknown> };

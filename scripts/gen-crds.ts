@@ -1,4 +1,4 @@
-// `npm run crds`: writes infra/crds/*.yaml from the schema modules (lib/hpa/openapi-schema.ts,
+// `npm run crds`: writes infra/crds/*.yaml from the schema modules (lib/hpa/api/openapi-schema.ts,
 // lib/api/cloudwatch-schema.ts). test/crd/manifests.test.ts fails when a committed file differs.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';

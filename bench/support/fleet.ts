@@ -6,8 +6,8 @@
 // each shard cycle's wall and CPU time are its own.
 import { BatchWriteCommand, DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { randomUUID } from 'node:crypto';
-import { applyDefaults } from '../../lib/hpa/defaults.js';
-import type { HorizontalPodAutoscaler } from '../../lib/hpa/types.js';
+import { applyDefaults } from '#hpa/api';
+import type { HorizontalPodAutoscaler } from '#hpa';
 import { startLocalFunctions, LOCAL_CREDENTIALS, LOCAL_REGION, type LocalFunctions } from '../../lib/local/stack/functions.js';
 import type { LogLine } from '../../lib/local/lambda/telemetry-capture.js';
 import type { CloudWatchMetric } from '../../lib/api/cloudwatch-types.js';

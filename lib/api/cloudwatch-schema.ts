@@ -1,6 +1,6 @@
 // OpenAPI v3 structural schema of our CloudWatchMetricSpec (cloudwatch-types.ts), with CEL rules
-// for what cloudwatch-validation.ts checks and CEL can express. Pure data, as lib/hpa/openapi-schema.ts.
-import { list, obj, rule, ruleWithMessageExpression, str, type JSONSchemaProps, type ValidationRule } from '../hpa/openapi-schema.js';
+// for what cloudwatch-validation.ts checks and CEL can express. Pure data, as lib/hpa/api/openapi-schema.ts.
+import { type JSONSchemaProps, list, obj, rule, ruleWithMessageExpression, str, type ValidationRule } from '#hpa/api';
 import { MAX_QUERIES_PER_REQUEST } from './cloudwatch-validation.js';
 
 // The same patterns as cloudwatch-validation.ts (ID, REGION, ROLE_ARN), in RE2 syntax.

@@ -1,7 +1,7 @@
 // Our own kind, shpa.dev/v1 CloudWatchMetric: a named CloudWatch query that an
 // HPA's External metric reads when metric.name equals this object's name (same namespace).
 // Field names follow CloudWatch's MetricDataQuery in camelCase.
-import type { ObjectMeta } from '../hpa/types.js';
+import type { ObjectMeta } from '#hpa';
 
 export interface CloudWatchDimension {
   name: string;

@@ -1,6 +1,6 @@
 // Validation of shpa.dev/v1 CloudWatchMetric documents, with field paths as for HPAs.
 // The rules are CloudWatch's GetMetricData rules, checked before anything is stored.
-import type { FieldError } from '../hpa/field-path.js';
+import type { FieldError } from '#hpa/api';
 import type { CloudWatchMetric } from './cloudwatch-types.js';
 import { ExpressionSyntaxError, referencedIds, tokenizeExpression, usesAllMetrics } from './cloudwatch-expression.js';
 import { statisticProblem } from './cloudwatch-statistic.js';

@@ -1,7 +1,6 @@
 // Field errors collected while walking a decoded document: what the validations of our own
 // kinds share (unknown fields, types, lengths), with paths as upstream's field errors.
-import type { FieldError } from '../hpa/field-path.js';
-import { isDNS1123Label, isDNS1123Subdomain } from '../hpa/name-rules.js';
+import { type FieldError, isDNS1123Label, isDNS1123Subdomain } from '#hpa/api';
 
 export type Obj = Record<string, unknown>;
 

@@ -1,6 +1,6 @@
 // OpenAPI v3 structural schema of our PrometheusMetricSpec (prometheus-types.ts), with CEL rules
 // for what prometheus-validation.ts checks and CEL can express. Pure data, as cloudwatch-schema.ts.
-import { obj, rule, str, type JSONSchemaProps, type ValidationRule } from '../hpa/openapi-schema.js';
+import { type JSONSchemaProps, obj, rule, str, type ValidationRule } from '#hpa/api';
 
 // The same patterns as prometheus-validation.ts and cloudwatch-validation.ts, in RE2 syntax.
 const WORKSPACE_PATTERN = '^ws-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$';

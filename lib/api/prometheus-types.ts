@@ -2,7 +2,7 @@
 // metric reads when metric.name equals this object's name (same namespace), as a CloudWatchMetric.
 // The query goes to one endpoint: an Amazon Managed Service for Prometheus workspace, CloudWatch's
 // PromQL endpoint, or any Prometheus-compatible server the function can reach.
-import type { ObjectMeta } from '../hpa/types.js';
+import type { ObjectMeta } from '#hpa';
 
 /** An AMP workspace (SigV4, service "aps"), with the query-cost caps AMP applies per query. */
 export interface AmpEndpoint {

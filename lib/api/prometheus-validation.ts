@@ -1,6 +1,6 @@
 // Validation of shpa.dev/v1 PrometheusMetric documents, with field paths as for HPAs: the
 // endpoint rules of each kind of server, checked before anything is stored.
-import type { FieldError } from '../hpa/field-path.js';
+import type { FieldError } from '#hpa/api';
 import { isAwsRegion } from './cloudwatch-validation.js';
 import { serverUrlProblem } from './endpoint-address.js';
 import { FieldCollector } from './field-collector.js';

@@ -2,7 +2,7 @@
 // that file is written; an invalid file changes nothing.
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { formatFieldError, formatFieldWarning, type FieldWarning } from '../hpa/validation.js';
+import { type FieldWarning, formatFieldError, formatFieldWarning } from '#hpa/api';
 import type { StoredSpec } from '../store/index.js';
 import { CliError, resolveContext, type Context } from './context.js';
 import { addDryRun, dryRunSuffix, plannedOutcome, type DryRun } from './dry-run.js';

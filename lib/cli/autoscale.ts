@@ -2,8 +2,8 @@
 // autoscaling/v2 HPA named after its target. shpa cannot look the workload up (it talks to DynamoDB
 // only), so the reference is written as given; the sync reports a missing target (FailedGetScale).
 import type { Command } from 'commander';
-import type { HorizontalPodAutoscaler } from '../hpa/types.js';
-import { formatFieldError } from '../hpa/validation.js';
+import type { HorizontalPodAutoscaler } from '#hpa';
+import { formatFieldError } from '#hpa/api';
 import { KIND_HPA } from '../store/index.js';
 import { printWarnings } from './apply.js';
 import { CliError, resolveContext } from './context.js';

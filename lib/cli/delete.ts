@@ -1,7 +1,7 @@
 // `shpa delete NAME... | TYPE/NAME... | -f FILE`: kubectl's delete, by name or by the objects a file names.
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { formatFieldError } from '../hpa/validation.js';
+import { formatFieldError } from '#hpa/api';
 import { CliError, notFound, resolveContext } from './context.js';
 import { addDryRun, dryRunSuffix, type DryRun } from './dry-run.js';
 import { kindFor, missingError, parseTargets, type KindHandler } from './kinds.js';

@@ -1,8 +1,6 @@
 // The lines `shpa describe` adds for an autoscaler that is paused or has scheduled minimums,
 // worked out at the time of the describe (an expired pause shows as expired before any sync).
-import { pauseState, pauseText } from '../hpa/pause.js';
-import { openWindow, scheduledMinimum, schedulesOf } from '../hpa/schedules.js';
-import type { HorizontalPodAutoscaler } from '../hpa/types.js';
+import { type HorizontalPodAutoscaler, openWindow, pauseState, pauseText, scheduledMinimum, schedulesOf } from '#hpa';
 
 const iso = (d: Date) => d.toISOString().replace('.000Z', 'Z');
 

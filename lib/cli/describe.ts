@@ -1,7 +1,6 @@
 // The text of `shpa describe`, as `kubectl describe hpa` lays it out, and the events of the decision log.
 import { stringify } from 'yaml';
-import { activationThreshold } from '../hpa/activation.js';
-import type { HorizontalPodAutoscaler, HPAScalingRules, ShadowSummary } from '../hpa/types.js';
+import { activationThreshold, type HorizontalPodAutoscaler, type HPAScalingRules, type ShadowSummary } from '#hpa';
 import type { CloudWatchMetric } from '../api/cloudwatch-types.js';
 import type { StoredSpec } from '../store/index.js';
 import type { DecisionLogEntry } from '../sync/event-log.js';

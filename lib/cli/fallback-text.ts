@@ -1,6 +1,5 @@
 // The fallback line under a metric in `shpa describe` (KEP-5679 state, read from the stored status).
-import { DEFAULT_FAILURE_DURATION_SECONDS, fallbackOf, goDuration, storedMetricStatus } from '../hpa/fallback.js';
-import type { MetricSpec, MetricStatus } from '../hpa/types.js';
+import { DEFAULT_FAILURE_DURATION_SECONDS, fallbackOf, goDuration, type MetricSpec, type MetricStatus, storedMetricStatus } from '#hpa';
 import { age } from './format.js';
 
 /** "10 replicas after 3m0s of failures; Fallback, failing since … (4m)", or undefined when the metric has no fallback. */

@@ -28,4 +28,4 @@ export function age(ms: number): string {
   return `${y}y`;
 }
 
-export { describeMetric, formatMetric, formatTargets } from '../hpa/metric-text.js';
+export { describeMetric, formatMetric, formatTargets } from '#hpa';

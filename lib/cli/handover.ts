@@ -6,7 +6,7 @@
 // next evaluation), shorter than a sync period, the gap every controller has between its syncs.
 // Two writers would undo each other's changes instead. docs/migrate.md, "Hand over and back".
 import type { Command } from 'commander';
-import type { ShadowSummary } from '../hpa/types.js';
+import type { ShadowSummary } from '#hpa';
 import { parseShadowTarget, SHADOW_ANNOTATION, type ShadowTarget } from '../sync/shadow.js';
 import { DRY_RUN_ANNOTATION } from '../sync/units.js';
 import { CliError } from './context.js';

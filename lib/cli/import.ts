@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { stringify } from 'yaml';
 import { DRY_RUN_ANNOTATION, expandLists, importDocument, KUBERNETES_KIND, toKubernetesKind, triggerAuthenticationRoles, type ImportedObject, type ImportResult } from '../import/convert.js';
-import { formatFieldError } from '../hpa/validation.js';
+import { formatFieldError } from '#hpa/api';
 import type { StoredSpec } from '../store/index.js';
 import { CliError, resolveContext } from './context.js';
 import { kindFor } from './kinds.js';

@@ -1,7 +1,5 @@
 // The kinds `shpa apply` accepts, each with its validation and defaulting.
-import { annotationWarnings, validateAutoscaler } from '../hpa/annotations.js';
-import { applyDefaults } from '../hpa/defaults.js';
-import type { FieldError, FieldWarning } from '../hpa/validation.js';
+import { annotationWarnings, applyDefaults, type FieldError, type FieldWarning, validateAutoscaler } from '#hpa/api';
 import { validateCloudWatchMetric } from '../api/cloudwatch-validation.js';
 import { validatePrometheusMetric } from '../api/prometheus-validation.js';
 import { KIND_CLOUDWATCH, KIND_HPA, KIND_PROMETHEUS, type SpecKind, type StoredSpec } from '../store/index.js';
@@ -30,7 +28,7 @@ export const KINDS: KindHandler[] = [
     plural: 'horizontalpodautoscalers.autoscaling',
     aliases: ['hpa', 'hpas', 'horizontalpodautoscaler', 'horizontalpodautoscalers'],
     check(input) {
-      // Our annotations (pause, schedules) are refused here; the sync only reports them (lib/hpa/annotations.ts).
+      // Our annotations (pause, schedules) are refused here; the sync only reports them (lib/hpa/api/annotations.ts).
       const r = validateAutoscaler(input);
       if (!r.valid) return { ok: false, errors: r.errors, warnings: r.warnings };
       // A pause whose time has passed is stored (it does nothing), with a warning as kubectl prints one.

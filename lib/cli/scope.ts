@@ -1,5 +1,5 @@
 // -n, -A and -l, as kubectl reads them: which objects a command looks at.
-import { matchesLabels, parseSelector, SelectorError, type Selector } from '../hpa/selector.js';
+import { matchesLabels, parseSelector, type Selector, SelectorError } from '#hpa';
 import { CliError } from './context.js';
 
 export interface ScopeOptions {

@@ -2,8 +2,7 @@
 import { accessSync, constants, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
-import { applyDefaults } from '../hpa/defaults.js';
-import { parseQuantity, QuantityError, sign } from '../hpa/quantity.js';
+import { applyDefaults, parseQuantity, QuantityError, sign } from '#hpa/api';
 import { renderHtmlReport } from '../report/html.js';
 import type { AutoscalerReport } from '../report/model.js';
 import { renderReplicasChart, renderSummaryTable } from '../report/terminal.js';

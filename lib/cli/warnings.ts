@@ -2,8 +2,8 @@
 // the same command applies: printed as kubectl prints an API server's warnings, the object accepted.
 import { KIND_HPA, type StoredSpec } from '../store/index.js';
 import type { ClusterSnapshot } from '../sync/ports.js';
-import type { FieldWarning } from '../hpa/validation.js';
-import type { HorizontalPodAutoscaler } from '../hpa/types.js';
+import type { FieldWarning } from '#hpa/api';
+import type { HorizontalPodAutoscaler } from '#hpa';
 
 /** The objects a warning can refer to: the table's, with those being applied in their place. */
 export interface KnownObjects {

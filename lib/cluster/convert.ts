@@ -1,7 +1,17 @@
 // Kubernetes API answers (raw JSON, untrusted) into the inputs lib/hpa reads.
 // Every field is checked; a wrong one is named by its path.
-import { fromLabelSelector, SelectorError, selectorToString } from '../hpa/selector.js';
-import type { LabelSelector, LabelSelectorRequirement, MetricSample, PodInfo, PodMetric, PodMetricSample, ScaleInfo } from '../hpa/types.js';
+import {
+  fromLabelSelector,
+  type LabelSelector,
+  type LabelSelectorRequirement,
+  type MetricSample,
+  type PodInfo,
+  type PodMetric,
+  type PodMetricSample,
+  type ScaleInfo,
+  SelectorError,
+  selectorToString,
+} from '#hpa';
 
 type Json = Record<string, unknown>;
 

@@ -14,8 +14,17 @@ import { createConfiguration } from '@kubernetes/client-node/dist/gen/configurat
 import { HttpMethod } from '@kubernetes/client-node/dist/gen/http/http.js';
 import { ServerConfiguration } from '@kubernetes/client-node/dist/gen/servers.js';
 import { createHash } from 'node:crypto';
-import type { CrossVersionObjectReference, MetricIdentifier, MetricSample, PodInfo, PodMetric, PodMetricSample, ScaleInfo } from '../hpa/types.js';
-import { fromLabelSelector, selectorToString } from '../hpa/selector.js';
+import {
+  type CrossVersionObjectReference,
+  fromLabelSelector,
+  type MetricIdentifier,
+  type MetricSample,
+  type PodInfo,
+  type PodMetric,
+  type PodMetricSample,
+  type ScaleInfo,
+  selectorToString,
+} from '#hpa';
 import type { CloudWatchMetric } from '../api/cloudwatch-types.js';
 import type { PrometheusMetric } from '../api/prometheus-types.js';
 import type { DecisionLogEntry } from '../sync/event-log.js';

@@ -1,6 +1,6 @@
 // Kind → REST resource, as upstream's RESTMapper does it: a table for the
 // built-in kinds, discovery (per group/version, per cycle) for everything else.
-import { parseGroupVersion } from '../hpa/name-rules.js';
+import { parseGroupVersion } from '#hpa/api';
 import { ClusterApiError } from '../sync/ports.js';
 import { apiResourcesOf } from './convert.js';
 

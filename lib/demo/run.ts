@@ -6,8 +6,7 @@
 import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Decision, HpaEvent } from '../hpa/reconcile.js';
-import type { HorizontalPodAutoscaler, HorizontalPodAutoscalerCondition } from '../hpa/types.js';
+import type { Decision, HorizontalPodAutoscaler, HorizontalPodAutoscalerCondition, HpaEvent } from '#hpa';
 import type { WorkloadModel } from '../local/kubernetes/workload-model.js';
 import { renderHtmlReport } from '../report/html.js';
 import type { AutoscalerReport } from '../report/model.js';

@@ -2,7 +2,7 @@
 // store, and a workload for each autoscaler's target whose usage follows the trace's
 // relative load (1 = a normal daytime hour), mapped per example as below.
 import { join } from 'node:path';
-import type { HorizontalPodAutoscaler } from '../hpa/types.js';
+import type { HorizontalPodAutoscaler } from '#hpa';
 import { checkFile } from '../cli/apply.js';
 import { expandPaths } from '../cli/manifests.js';
 import type { LocalCloudWatch } from '../local/cloudwatch/server.js';

@@ -5,7 +5,7 @@
 // has no effect: unlike KEDA, a value below it never scales a running workload to zero. A metric that
 // cannot be read but is on its fallback count (lib/hpa/fallback.ts) is active: the fallback says how many
 // replicas to assume, from zero too (what KEDA's users asked for in kedacore/keda#7239).
-import { formatMilli, milliToBig, parseMilli } from './quantity.js';
+import { formatMilli, milliToBig, parseMilli } from './api/quantity.js';
 import type { MetricData } from './replica-calculator.js';
 import type { ActivationThreshold, MetricSpec, QuantityString } from './types.js';
 
@@ -40,40 +40,44 @@ function usesActivation(specs: readonly MetricSpec[]): boolean {
   return specs.some((s) => activationThreshold(s) !== undefined);
 }
 
+/** One metric as the activation check reads it. */
+export interface ActivationInput {
+  spec: MetricSpec;
+  data: MetricData;
+  /** The metric's replica proposal: undefined when it failed, the fallback count while `fellBack`. */
+  proposal?: number;
+  /** Its name for the message. */
+  name: string;
+  fellBack?: boolean;
+}
+
 /**
- * At zero replicas: which metrics are active, and whether the target may leave zero; undefined when no
- * metric sets a threshold. `proposals[i]` is metric i's replica proposal (undefined when it failed; the
- * fallback count while `fellBack[i]`), `names[i]` its name for the message.
+ * At zero replicas: which metrics are active (by index in `metrics`), and whether the target may leave
+ * zero; undefined when no metric sets a threshold.
  */
-export function checkActivation(
-  specs: readonly MetricSpec[],
-  data: readonly MetricData[],
-  proposals: readonly (number | undefined)[],
-  names: readonly string[],
-  fellBack: readonly boolean[] = [],
-): ActivationCheck | undefined {
-  if (!usesActivation(specs)) return undefined;
-  const metrics = new Map<number, MetricActivation>();
+export function checkActivation(metrics: readonly ActivationInput[]): ActivationCheck | undefined {
+  if (!usesActivation(metrics.map((m) => m.spec))) return undefined;
+  const found = new Map<number, MetricActivation>();
   const below: string[] = [];
   let active = false;
-  specs.forEach((spec, i) => {
-    const threshold = activationThreshold(spec);
+  metrics.forEach((m, i) => {
+    const threshold = activationThreshold(m.spec);
     if (threshold === undefined) {
-      if ((proposals[i] ?? 0) > 0) active = true;
+      if ((m.proposal ?? 0) > 0) active = true;
       return;
     }
-    const value = metricValueMilli(spec, data[i] ?? {});
+    const value = metricValueMilli(m.spec, m.data);
     const limit = milliOf(threshold.value);
-    const onFallback = value === undefined && fellBack[i] === true && (proposals[i] ?? 0) > 0;
+    const onFallback = value === undefined && m.fellBack === true && (m.proposal ?? 0) > 0;
     const above = onFallback || (value !== undefined && limit !== undefined && value > limit);
     const entry: MetricActivation = { threshold: threshold.value, active: above, ...(onFallback ? { fallback: true as const } : {}) };
     if (value !== undefined) entry.value = formatMilli(value);
-    metrics.set(i, entry);
+    found.set(i, entry);
     if (above) active = true;
-    else below.push(`${names[i]}: ${entry.value ?? 'unavailable'} (activation ${threshold.value})`);
+    else below.push(`${m.name}: ${entry.value ?? 'unavailable'} (activation ${threshold.value})`);
   });
   const message = `the target stays at zero replicas: no metric is above its activation threshold (${below.join('; ')})`;
-  return { metrics, active, message };
+  return { metrics: found, active, message };
 }
 
 /** The value an activation threshold is compared with, in milli-units: the Object metric's, or the sum of an External metric's series. */

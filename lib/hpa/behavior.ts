@@ -15,10 +15,25 @@ import type {
   TimestampedRecommendation,
 } from './types.js';
 
+/** The rules that can change a recommendation: upstream's normalization, then ours (schedules, activation, holds). */
+export type NormalizeRule =
+  | 'scaleUpStabilization'
+  | 'scaleDownStabilization'
+  | 'scaleUpPolicy'
+  | 'scaleDownPolicy'
+  | 'legacyScaleUpLimit'
+  | 'minReplicas'
+  | 'maxReplicas'
+  | 'schedule'
+  | 'activation'
+  | 'pauseScaleUp'
+  | 'pauseScaleDown'
+  | 'historyHoldUp'
+  | 'historyHoldDown';
+
 /** One step that changed the recommendation, for the decision record. */
 export interface NormalizeStep {
-  /** e.g. "scaleDownStabilization", "scaleUpPolicy", "minReplicas", "maxReplicas", "legacyScaleUpLimit" */
-  rule: string;
+  rule: NormalizeRule;
   from: number;
   to: number;
   detail?: string;

@@ -8,7 +8,7 @@
 // the mistake): a typo must not become a freeze without an end that stops scale-up under load.
 // It is refused at `shpa apply` and by admission; the sync reports it in the ScalingPaused
 // condition and a Warning event.
-import { FieldPath, invalid, type FieldError } from './field-path.js';
+import { FieldPath, invalid, type FieldError } from './api/field-path.js';
 import type { HorizontalPodAutoscalerCondition, ObjectMeta } from './types.js';
 
 export const PAUSE_ANNOTATION = 'shpa.dev/pause';

@@ -1,6 +1,6 @@
 // Upstream replica_calculator.go groupPods and removeMetricsForPods, plus the exact
 // RFC 3339 time arithmetic they need (nanosecond precision, Go's zero time included).
-import type { Milli } from './quantity.js';
+import type { Milli } from './api/quantity.js';
 import type { PodInfo } from './types.js';
 
 /** Go's zero time.Time, as RFC 3339: a real instant, not "unset". */

@@ -2,15 +2,15 @@
 // Phase 1 (planReconcile) runs up to the /scale write; phase 2 (completeReconcile) takes
 // the write's outcome, because upstream's status, events and history depend on it.
 import { checkActivation, type MetricActivation } from './activation.js';
-import { normalizeLegacy, normalizeWithBehavior, recordScaleEvent, type NormalizeResult, type NormalizeStep } from './behavior.js';
-import { applyDefaults } from './defaults.js';
+import { normalizeLegacy, normalizeWithBehavior, recordScaleEvent, type NormalizeResult, type NormalizeRule, type NormalizeStep } from './behavior.js';
+import { applyDefaults } from './api/defaults.js';
 import { fallbackCondition, trackFallback, type FallbackDecision, type FallbackOutcome } from './fallback.js';
-import { parseGroupVersion } from './name-rules.js';
+import { parseGroupVersion } from './api/name-rules.js';
 import { pauseCondition, pauseState, type Direction, type PauseState } from './pause.js';
-import { parseQuantity, toFloat } from './quantity.js';
-import { computeReplicasForMetric, type MetricData, type MetricOutcome } from './replica-calculator.js';
+import { parseQuantity, toFloat } from './api/quantity.js';
+import { computeReplicasForMetric, type MetricData, type MetricOutcome, type ReplicaCalcContext } from './replica-calculator.js';
 import { PodSelectorIndex, type AutoscalerSelector } from './pod-index.js';
-import { scheduleCondition, scheduledMinimum, type ScheduledMinimum } from './schedules.js';
+import { ScheduleCache, scheduleCondition, scheduledMinimum, type ScheduledMinimum } from './schedules.js';
 import type {
   ConditionStatus,
   ControllerSettings,
@@ -54,6 +54,8 @@ export interface ReconcileInput {
    * trusted, lib/sync/history-holds.ts). Upstream has no such input.
    */
   holds?: { up?: Date; down?: Date; why: string };
+  /** Ours: what reading min-replica schedules keeps between syncs; one per caller (a worker), reused each sync. */
+  scheduleCache?: ScheduleCache;
 }
 
 export interface HpaEvent {
@@ -120,10 +122,18 @@ export interface ReconcileResult {
   decision: Decision;
 }
 
-/** Carried from phase 1 to phase 2. */
-interface PlanState {
-  hpa: HorizontalPodAutoscaler;
+/** The conditions being written, with the time and generation each is set at. */
+export interface ConditionDraft {
   conditions: HorizontalPodAutoscalerCondition[];
+  now: Date;
+  /** `now` as upstream writes it: Date#toISOString is slow enough to matter at thousands of syncs, so once per sync. */
+  nowIso: string;
+  generation: number | undefined;
+}
+
+/** Carried from phase 1 to phase 2. */
+interface PlanState extends ConditionDraft {
+  hpa: HorizontalPodAutoscaler;
   events: HpaEvent[];
   history: ScalingHistory;
   /** Replicas read from the scale (undefined when reading it failed). */
@@ -155,12 +165,75 @@ export function planReconcile(input: ReconcileInput): ReconcilePlan {
   }
 }
 
+/** The plan record: what upstream's reconcileAutoscaler keeps in locals, passed from stage to stage. */
+interface PlanRecord {
+  readonly input: ReconcileInput;
+  readonly state: PlanState;
+  readonly decision: Decision;
+  /** Ours: pause annotations and scheduled minimums, both read against `now` only. */
+  readonly pause: PauseState;
+  readonly scheduled: ScheduledMinimum | undefined;
+  currentReplicas: number;
+  /** spec.minReplicas, or an open window's higher minimum. */
+  minReplicas: number;
+  /** The window that raised the minimum, by name. */
+  raisedBy?: string;
+  desiredReplicas: number;
+  rescaleReason: string;
+  rescale: boolean;
+  /** The recommendation before holds: what ScalingPaused says the target would scale to. */
+  recommended?: number;
+}
+
+/**
+ * Upstream reconcileAutoscaler's order, one stage per step: read the scale, the minimum (ours: a
+ * window's), then either a limit (disabled at zero, above max, below min) or the metrics, activation
+ * (ours), the window's minimum (ours), normalization and the holds (ours: pause, untrusted history).
+ */
 function plan(input: ReconcileInput): ReconcilePlan {
+  const p = openPlan(input);
+  const read = readScale(p);
+  if ('error' in read) return stopPlan(p, 'FailedGetScale', read.error);
+  applyMinimum(p);
+  const specMinReplicas = p.state.hpa.spec.minReplicas ?? 1;
+  if (p.currentReplicas === 0 && specMinReplicas !== 0 && !scaledToZeroByUs(input.hpa.status)) {
+    disableScaling(p);
+  } else if (p.currentReplicas > p.state.hpa.spec.maxReplicas) {
+    clampToMaximum(p);
+  } else if (p.currentReplicas < p.minReplicas) {
+    raiseToMinimum(p);
+  } else {
+    const computed = computeReplicasForMetrics(input, p.state.hpa, read.scale, p.state, p.decision);
+    if (computed === undefined) {
+      const skipped = p.decision.skipped;
+      p.state.events.push({ type: 'Warning', reason: 'FailedComputeMetricsReplicas', message: skipped?.message ?? '' });
+      return stopPlan(p, skipped?.reason ?? 'FailedComputeMetricsReplicas', skipped?.message ?? '');
+    }
+    const rescaleMetric = proposeFromMetrics(p, computed);
+    holdAtZero(p);
+    applyScheduledMinimum(p);
+    nameRescaleReason(p, rescaleMetric);
+    normalizeRecommendation(p);
+    holdStill(p, [...holdsOfPause(p.pause), ...holdsOfHistory(input.holds)]);
+  }
+  if (p.rescale && p.recommended === undefined) {
+    // Upstream's min/max clamps: a pause holds them too (a history hold does not: upstream's limits never apply to them).
+    p.recommended = p.desiredReplicas;
+    holdStill(p, holdsOfPause(p.pause));
+  }
+  return closePlan(p);
+}
+
+/** Stage 0: the defaulted spec, the state carried to phase 2, our pause and schedule readings. */
+function openPlan(input: ReconcileInput): PlanRecord {
   const now = input.now;
   const hpa = applyDefaults(input.hpa);
   const state: PlanState = {
     hpa,
     conditions: (input.hpa.status?.conditions ?? []).map((c) => ({ ...c })),
+    now,
+    nowIso: now.toISOString(),
+    generation: hpa.metadata.generation,
     events: [],
     history: {
       recommendations: input.history.recommendations,
@@ -170,135 +243,151 @@ function plan(input: ReconcileInput): ReconcilePlan {
     earlyExit: false,
   };
   const decision: Decision = { metrics: [], steps: [], desiredReplicas: hpa.status?.desiredReplicas ?? 0, rescale: false };
-  const stop = (reason: string, message: string): ReconcilePlan => {
-    noteOurConditions(input, state, pause, scheduled, undefined, setCondition);
-    state.earlyExit = true;
-    decision.skipped = { reason, message };
-    return { input, desiredReplicas: decision.desiredReplicas, rescale: false, decision, state };
-  };
-  const setCondition = (type: HorizontalPodAutoscalerConditionType, status: ConditionStatus, reason: string, message: string) =>
-    setConditionInList(state.conditions, type, status, reason, message, now, hpa.metadata.generation);
-  // Ours: pause annotations and scheduled minimums, both read against `now` only.
   const pause = pauseState(hpa.metadata.annotations, now);
-  const scheduled = scheduledMinimum(hpa, now);
+  const scheduled = scheduledMinimum(hpa, now, input.scheduleCache);
+  return { input, state, decision, pause, scheduled, currentReplicas: 0, minReplicas: 0, desiredReplicas: 0, rescaleReason: '', rescale: true };
+}
 
-  // Upstream: an unparsable scaleTargetRef.apiVersion or a failed scale read → AbleToScale False FailedGetScale.
-  const gv = parseGroupVersion(hpa.spec.scaleTargetRef.apiVersion ?? '');
+/** Upstream: an unparsable scaleTargetRef.apiVersion or a failed scale read → AbleToScale False FailedGetScale. */
+function readScale(p: PlanRecord): { scale: ScaleInfo } | { error: string } {
+  const { state, input } = p;
+  const gv = parseGroupVersion(state.hpa.spec.scaleTargetRef.apiVersion ?? '');
   const scaleError = ('error' in gv ? gv.error : undefined) ?? input.scale.error;
   if (scaleError !== undefined || input.scale.value === undefined) {
     const message = scaleError ?? 'scale not available';
     state.events.push({ type: 'Warning', reason: 'FailedGetScale', message });
-    setCondition('AbleToScale', 'False', 'FailedGetScale', `the HPA controller was unable to get the target's current scale: ${message}`);
-    return stop('FailedGetScale', message);
+    setCondition(state, 'AbleToScale', 'False', 'FailedGetScale', `the HPA controller was unable to get the target's current scale: ${message}`);
+    return { error: message };
   }
   const scale = input.scale.value;
-  setCondition('AbleToScale', 'True', 'SucceededGetScale', "the HPA controller was able to get the target's current scale");
-  const currentReplicas = scale.specReplicas;
-  state.currentReplicas = currentReplicas;
-  decision.currentReplicas = currentReplicas;
+  setCondition(state, 'AbleToScale', 'True', 'SucceededGetScale', "the HPA controller was able to get the target's current scale");
+  p.currentReplicas = scale.specReplicas;
+  state.currentReplicas = scale.specReplicas;
+  p.decision.currentReplicas = scale.specReplicas;
   // Upstream recordInitialRecommendation: seed the history with the current size.
-  const recommendations = state.history.recommendations ?? [{ timestamp: isoTime(now), replicas: currentReplicas }];
+  const recommendations = state.history.recommendations ?? [{ timestamp: state.nowIso, replicas: scale.specReplicas }];
   state.history = { ...state.history, recommendations };
+  return { scale };
+}
 
-  const specMinReplicas = hpa.spec.minReplicas ?? 1;
-  // An open window raises the minimum everywhere upstream reads it, but not the "scaled to zero by
-  // hand" check: that stays spec.minReplicas, so a window never re-enables a target switched off.
-  const minReplicas = scheduled?.minReplicas ?? specMinReplicas;
-  const raisedBy = scheduled?.raisedBy?.schedule.name;
-  const maxReplicas = hpa.spec.maxReplicas;
-  let desiredReplicas = 0;
-  let rescaleReason = '';
-  let rescale = true;
-  const pauseHolds = holdsOfPause(pause);
-  // The move of a held direction is not written: the decision says what it would have been.
-  const holdStill = (holds: Hold[]) => {
-    const held = heldStill(holds, now, currentReplicas, desiredReplicas);
-    if (!held) return;
-    decision.steps.push({ rule: held.rule, from: desiredReplicas, to: currentReplicas, detail: held.until });
-    if (held.limits) setCondition('ScalingLimited', 'True', 'HistoryUntrusted', held.limits);
-    desiredReplicas = currentReplicas;
-  };
-  let recommended: number | undefined;
+/**
+ * An open window raises the minimum everywhere upstream reads it, but not the "scaled to zero by
+ * hand" check: that stays spec.minReplicas, so a window never re-enables a target switched off.
+ */
+function applyMinimum(p: PlanRecord): void {
+  p.minReplicas = p.scheduled?.minReplicas ?? p.state.hpa.spec.minReplicas ?? 1;
+  p.raisedBy = p.scheduled?.raisedBy?.schedule.name;
+}
 
-  if (currentReplicas === 0 && specMinReplicas !== 0 && !scaledToZeroByUs(input.hpa.status)) {
-    // Upstream: a target scaled to zero by hand disables autoscaling; one the HPA scaled to zero
-    // (ScaledToZero True, 1.37 canScaleFromZero, kubernetes/kubernetes#135118) is scaled back up to minReplicas.
-    rescale = false;
-    setCondition('ScalingActive', 'False', 'ScalingDisabled', 'scaling is disabled since the replica count of the target is zero');
-    decision.skipped = { reason: 'ScalingDisabled', message: 'the replica count of the target is zero' };
-  } else if (currentReplicas > maxReplicas) {
-    rescaleReason = 'Current number of replicas above Spec.MaxReplicas';
-    desiredReplicas = maxReplicas;
-    decision.steps.push({ rule: 'maxReplicas', from: currentReplicas, to: maxReplicas });
-  } else if (currentReplicas < minReplicas) {
-    // Upstream's below-minimum path, for a window's minimum too: straight to it, past the
-    // scale-up policies, as a raised spec.minReplicas would (a scheduled minimum is there to be in place when the window opens).
-    rescaleReason = raisedBy ? `Current number of replicas below the minimum of window ${raisedBy}` : 'Current number of replicas below Spec.MinReplicas';
-    desiredReplicas = minReplicas;
-    decision.steps.push({ rule: raisedBy ? 'schedule' : 'minReplicas', from: currentReplicas, to: minReplicas, ...(raisedBy ? { detail: raisedBy } : {}) });
+/**
+ * Upstream: a target scaled to zero by hand disables autoscaling; one the HPA scaled to zero
+ * (ScaledToZero True, 1.37 canScaleFromZero, kubernetes/kubernetes#135118) is scaled back up to minReplicas.
+ */
+function disableScaling(p: PlanRecord): void {
+  p.rescale = false;
+  setCondition(p.state, 'ScalingActive', 'False', 'ScalingDisabled', 'scaling is disabled since the replica count of the target is zero');
+  p.decision.skipped = { reason: 'ScalingDisabled', message: 'the replica count of the target is zero' };
+}
+
+function clampToMaximum(p: PlanRecord): void {
+  const maxReplicas = p.state.hpa.spec.maxReplicas;
+  p.rescaleReason = 'Current number of replicas above Spec.MaxReplicas';
+  p.desiredReplicas = maxReplicas;
+  p.decision.steps.push({ rule: 'maxReplicas', from: p.currentReplicas, to: maxReplicas });
+}
+
+/**
+ * Upstream's below-minimum path, for a window's minimum too: straight to it, past the scale-up policies,
+ * as a raised spec.minReplicas would (a scheduled minimum is there to be in place when the window opens).
+ */
+function raiseToMinimum(p: PlanRecord): void {
+  const { raisedBy } = p;
+  p.rescaleReason = raisedBy ? `Current number of replicas below the minimum of window ${raisedBy}` : 'Current number of replicas below Spec.MinReplicas';
+  p.desiredReplicas = p.minReplicas;
+  p.decision.steps.push({ rule: raisedBy ? 'schedule' : 'minReplicas', from: p.currentReplicas, to: p.minReplicas, ...(raisedBy ? { detail: raisedBy } : {}) });
+}
+
+/** The metrics' proposal becomes the desired count; returns the metric that gave it ('' when none raised it). */
+function proposeFromMetrics(p: PlanRecord, computed: { replicas: number; metric: string }): string {
+  if (computed.replicas <= p.desiredReplicas) return '';
+  p.desiredReplicas = computed.replicas;
+  return computed.metric;
+}
+
+/** Ours: at zero replicas, the activation thresholds can hold the target there. */
+function holdAtZero(p: PlanRecord): void {
+  if (p.currentReplicas === 0 && !activated(p)) p.desiredReplicas = 0;
+}
+
+/**
+ * Ours: the window's minimum enters the recommendation recorded for stabilization, so that when it
+ * closes the scale-down window and policies govern the way down, as for any drop of the metrics.
+ */
+function applyScheduledMinimum(p: PlanRecord): void {
+  if (!p.raisedBy || p.desiredReplicas >= p.minReplicas) return;
+  p.decision.steps.push({ rule: 'schedule', from: p.desiredReplicas, to: p.minReplicas, detail: p.raisedBy });
+  p.desiredReplicas = p.minReplicas;
+}
+
+function nameRescaleReason(p: PlanRecord, rescaleMetric: string): void {
+  if (p.desiredReplicas > p.currentReplicas) p.rescaleReason = `${rescaleMetric} above target`;
+  if (p.desiredReplicas < p.currentReplicas) p.rescaleReason = 'All metrics below target';
+}
+
+/** Upstream normalizeDesiredReplicas(WithBehaviors): stabilization, policies, limits, and their conditions. */
+function normalizeRecommendation(p: PlanRecord): void {
+  const { state } = p;
+  const normalized = normalize(state.hpa, p.input, state, p.currentReplicas, p.desiredReplicas, p.minReplicas);
+  if (normalized.stabilized) {
+    setCondition(state, 'AbleToScale', 'True', normalized.stabilized.reason, normalized.stabilized.message);
   } else {
-    const computed = computeReplicasForMetrics(input, hpa, scale, state, decision, setCondition);
-    if (computed === undefined) {
-      state.events.push({ type: 'Warning', reason: 'FailedComputeMetricsReplicas', message: decision.skipped?.message ?? '' });
-      return stop(decision.skipped?.reason ?? 'FailedComputeMetricsReplicas', decision.skipped?.message ?? '');
-    }
-    let rescaleMetric = '';
-    if (computed.replicas > desiredReplicas) {
-      desiredReplicas = computed.replicas;
-      rescaleMetric = computed.metric;
-    }
-    if (currentReplicas === 0 && !activated(input, hpa, decision, setCondition)) desiredReplicas = 0;
-    // Ours: the window's minimum enters the recommendation recorded for stabilization, so that when it
-    // closes the scale-down window and policies govern the way down, as for any drop of the metrics.
-    if (raisedBy && desiredReplicas < minReplicas) {
-      decision.steps.push({ rule: 'schedule', from: desiredReplicas, to: minReplicas, detail: raisedBy });
-      desiredReplicas = minReplicas;
-    }
-    if (desiredReplicas > currentReplicas) rescaleReason = `${rescaleMetric} above target`;
-    if (desiredReplicas < currentReplicas) rescaleReason = 'All metrics below target';
-    const normalized = normalize(hpa, input, state, currentReplicas, desiredReplicas, minReplicas);
-    if (normalized.stabilized) {
-      setCondition('AbleToScale', 'True', normalized.stabilized.reason, normalized.stabilized.message);
-    } else {
-      setCondition('AbleToScale', 'True', 'ReadyForNewScale', 'recommended size matches current size');
-    }
-    setCondition('ScalingLimited', normalized.limited.status, normalized.limited.reason, normalized.limited.message);
-    state.history = { ...state.history, recommendations: normalized.recommendations };
-    decision.steps.push(...normalized.steps);
-    desiredReplicas = normalized.replicas;
-    recommended = desiredReplicas;
-    holdStill([...pauseHolds, ...holdsOfHistory(input.holds)]);
-    rescale = desiredReplicas !== currentReplicas;
+    setCondition(state, 'AbleToScale', 'True', 'ReadyForNewScale', 'recommended size matches current size');
   }
-  if (rescale && recommended === undefined) {
-    // Upstream's min/max clamps: a pause holds them too (a history hold does not: upstream's limits never apply to them).
-    recommended = desiredReplicas;
-    holdStill(pauseHolds);
-    rescale = desiredReplicas !== currentReplicas;
-  }
-  noteOurConditions(input, state, pause, scheduled, recommended ?? currentReplicas, setCondition);
+  setCondition(state, 'ScalingLimited', normalized.limited.status, normalized.limited.reason, normalized.limited.message);
+  state.history = { ...state.history, recommendations: normalized.recommendations };
+  p.decision.steps.push(...normalized.steps);
+  p.desiredReplicas = normalized.replicas;
+  p.recommended = normalized.replicas;
+}
 
-  decision.desiredReplicas = rescale ? desiredReplicas : currentReplicas;
+/** Ours: the move of a held direction is not written; the decision says what it would have been. */
+function holdStill(p: PlanRecord, holds: Hold[]): void {
+  const held = heldStill(holds, p.input.now, p.currentReplicas, p.desiredReplicas);
+  if (held) {
+    p.decision.steps.push({ rule: held.rule, from: p.desiredReplicas, to: p.currentReplicas, detail: held.until });
+    if (held.limits) setCondition(p.state, 'ScalingLimited', 'True', 'HistoryUntrusted', held.limits);
+    p.desiredReplicas = p.currentReplicas;
+  }
+  p.rescale = p.desiredReplicas !== p.currentReplicas;
+}
+
+/** Upstream's early return (status keeps its desiredReplicas), with our conditions noted. */
+function stopPlan(p: PlanRecord, reason: string, message: string): ReconcilePlan {
+  const { input, state, decision } = p;
+  noteOurConditions(input, state, p.pause, p.scheduled, undefined);
+  state.earlyExit = true;
+  decision.skipped = { reason, message };
+  return { input, desiredReplicas: decision.desiredReplicas, rescale: false, decision, state };
+}
+
+function closePlan(p: PlanRecord): ReconcilePlan {
+  const { input, state, decision, rescale, desiredReplicas } = p;
+  noteOurConditions(input, state, p.pause, p.scheduled, p.recommended ?? p.currentReplicas);
+  decision.desiredReplicas = rescale ? desiredReplicas : p.currentReplicas;
   decision.rescale = rescale;
-  if (rescale) decision.rescaleReason = rescaleReason;
+  if (rescale) decision.rescaleReason = p.rescaleReason;
   return { input, desiredReplicas, rescale, decision, state };
 }
 
 /** At zero replicas: false when the spec's activation thresholds hold the target there (a step and ScalingActive say so). */
-function activated(
-  input: ReconcileInput,
-  hpa: HorizontalPodAutoscaler,
-  decision: Decision,
-  setCondition: (type: HorizontalPodAutoscalerConditionType, status: ConditionStatus, reason: string, message: string) => void,
-): boolean {
+function activated(p: PlanRecord): boolean {
+  const { decision, input } = p;
   const byIndex = new Map(decision.metrics.map((m) => [m.index, m]));
-  const specs = hpa.spec.metrics ?? [];
   const check = checkActivation(
-    specs,
-    input.metrics,
-    specs.map((_, i) => byIndex.get(i)?.proposal),
-    specs.map((_, i) => byIndex.get(i)?.name ?? `metric ${i}`),
-    specs.map((_, i) => byIndex.get(i)?.fallback?.status === 'Fallback'),
+    (p.state.hpa.spec.metrics ?? []).map((spec, i) => {
+      const entry = byIndex.get(i);
+      return { spec, data: input.metrics[i] ?? {}, proposal: entry?.proposal, name: entry?.name ?? `metric ${i}`, fellBack: entry?.fallback?.status === 'Fallback' };
+    }),
   );
   if (check === undefined) return true;
   for (const [i, a] of check.metrics) {
@@ -307,7 +396,7 @@ function activated(
   }
   if (check.active) return true;
   decision.steps.push({ rule: 'activation', from: decision.recommendation ?? 0, to: 0, detail: check.message });
-  setCondition('ScalingActive', 'True', 'BelowActivationThreshold', check.message);
+  setCondition(p.state, 'ScalingActive', 'True', 'BelowActivationThreshold', check.message);
   return false;
 }
 
@@ -315,14 +404,14 @@ function activated(
 interface Hold {
   direction: Direction;
   until?: Date;
-  rule: string;
+  rule: Extract<NormalizeRule, 'historyHoldUp' | 'historyHoldDown' | 'pauseScaleUp' | 'pauseScaleDown'>;
   limits?: (until: string) => string;
 }
 
 /** Ours: the directions of an untrusted history held still (lib/sync/history-holds.ts). */
 function holdsOfHistory(holds: ReconcileInput['holds']): Hold[] {
   if (!holds) return [];
-  return (['up', 'down'] as const).flatMap((d) => {
+  return (['up', 'down'] as const).flatMap((d): Hold[] => {
     const until = holds[d];
     return until ? [{ direction: d, until, rule: d === 'up' ? 'historyHoldUp' : 'historyHoldDown', limits: (at: string) => `scale ${d} held until ${at}: ${holds.why}` }] : [];
   });
@@ -330,36 +419,29 @@ function holdsOfHistory(holds: ReconcileInput['holds']): Hold[] {
 
 /** Ours: the paused directions (lib/hpa/pause.ts). */
 function holdsOfPause(pause: PauseState): Hold[] {
-  return (['up', 'down'] as const).flatMap((d) => {
+  return (['up', 'down'] as const).flatMap((d): Hold[] => {
     const p = pause.active[d];
     return p ? [{ direction: d, ...(p.until ? { until: p.until } : {}), rule: d === 'up' ? 'pauseScaleUp' : 'pauseScaleDown' }] : [];
   });
 }
 
 /** The first hold of the direction of a move, in force at `now`: the rule, until when, and the ScalingLimited message. */
-function heldStill(holds: Hold[], now: Date, current: number, desired: number): { rule: string; until: string; limits?: string } | undefined {
+function heldStill(holds: Hold[], now: Date, current: number, desired: number): { rule: Hold['rule']; until: string; limits?: string } | undefined {
   const dir = desired > current ? 'up' : desired < current ? 'down' : undefined;
   const hold = holds.find((h) => h.direction === dir && (!h.until || h.until.getTime() > now.getTime()));
   if (!hold) return undefined;
-  const at = hold.until ? isoTime(hold.until) : 'no expiry';
+  const at = hold.until ? hold.until.toISOString() : 'no expiry';
   return { rule: hold.rule, until: at, ...(hold.limits ? { limits: hold.limits(at) } : {}) };
 }
 
 /** Ours: ScalingPaused and ScheduledMinimum with their events, only on an autoscaler that uses them. */
-function noteOurConditions(
-  input: ReconcileInput,
-  state: PlanState,
-  pause: PauseState,
-  scheduled: ScheduledMinimum | undefined,
-  wouldScaleTo: number | undefined,
-  setCondition: (type: HorizontalPodAutoscalerConditionType, status: ConditionStatus, reason: string, message: string) => void,
-): void {
+function noteOurConditions(input: ReconcileInput, state: PlanState, pause: PauseState, scheduled: ScheduledMinimum | undefined, wouldScaleTo: number | undefined): void {
   const previous = (type: HorizontalPodAutoscalerConditionType) => input.hpa.status?.conditions?.find((c) => c.type === type);
   const paused = pauseCondition(pause, previous('ScalingPaused'), state.currentReplicas, wouldScaleTo);
   const windows = scheduleCondition(scheduled, state.hpa.spec.minReplicas ?? 1, previous('ScheduledMinimum'));
   for (const [type, c] of [['ScalingPaused', paused], ['ScheduledMinimum', windows]] as const) {
     if (!c) continue;
-    setCondition(type, c.condition.status, c.condition.reason, c.condition.message);
+    setCondition(state, type, c.condition.status, c.condition.reason, c.condition.message);
     state.events.push(...c.events);
   }
 }
@@ -392,15 +474,15 @@ export function completeReconcile(plan: ReconcilePlan, scaleWriteError?: string)
         reason: 'FailedRescale',
         message: `New size: ${plan.desiredReplicas}; reason: ${decision.rescaleReason ?? ''}; error: ${scaleWriteError}`,
       });
-      setConditionInList(state.conditions, 'AbleToScale', 'False', 'FailedUpdateScale', `the HPA controller was unable to update the target scale: ${scaleWriteError}`, now, generation);
+      setCondition(state, 'AbleToScale', 'False', 'FailedUpdateScale', `the HPA controller was unable to update the target scale: ${scaleWriteError}`);
       status = withReplicasAndMetrics(base, currentReplicas, base.desiredReplicas, state.metricStatuses);
       decision.desiredReplicas = base.desiredReplicas;
     } else if (plan.rescale) {
-      setConditionInList(state.conditions, 'AbleToScale', 'True', 'SucceededRescale', `the HPA controller was able to update the target scale to ${plan.desiredReplicas}`, now, generation);
+      setCondition(state, 'AbleToScale', 'True', 'SucceededRescale', `the HPA controller was able to update the target scale to ${plan.desiredReplicas}`);
       events.push({ type: 'Normal', reason: 'SuccessfulRescale', message: `New size: ${plan.desiredReplicas}; reason: ${decision.rescaleReason ?? ''}` });
       history = { ...history, ...recordScaleEvent(history, state.hpa.spec.behavior, currentReplicas, plan.desiredReplicas, now) };
       status = withReplicasAndMetrics(base, currentReplicas, plan.desiredReplicas, state.metricStatuses);
-      status.lastScaleTime = isoTime(now);
+      status.lastScaleTime = state.nowIso;
       scaled = true;
     } else {
       status = withReplicasAndMetrics(base, currentReplicas, currentReplicas, state.metricStatuses);
@@ -434,14 +516,62 @@ function computeReplicasForMetrics(
   scale: ScaleInfo,
   state: PlanState,
   decision: Decision,
-  setCondition: (type: HorizontalPodAutoscalerConditionType, status: ConditionStatus, reason: string, message: string) => void,
 ): { replicas: number; metric: string } | undefined {
+  const pods = selectPods(input, hpa, scale, state, decision);
+  if (pods === undefined) return undefined;
+  const ctx: MetricContext = {
+    namespace: hpa.metadata.namespace ?? 'default',
+    currentReplicas: scale.specReplicas,
+    statusReplicas: scale.statusReplicas,
+    pods,
+    tolerances: tolerancesFor(hpa, input.settings),
+    cpuInitializationPeriodSeconds: input.settings.cpuInitializationPeriodSeconds,
+    initialReadinessDelaySeconds: input.settings.initialReadinessDelaySeconds,
+    now: input.now,
+  };
+  const specs = hpa.spec.metrics ?? [];
+  const tally: MetricTally = { replicas: 0, metric: '', invalid: 0, statuses: specs.map(() => ({ type: '' })), fallbacks: [] };
+  const podNames = new Set(pods.map((p) => p.name));
+  specs.forEach((spec, i) => tallyMetric(input, specs, i, onlySelectedPods(input.metrics[i] ?? {}, podNames), ctx, tally, state, decision));
+  state.metricStatuses = tally.statuses;
+  decision.recommendation = tally.invalid < specs.length ? tally.replicas : undefined;
+
+  // Upstream: all metrics invalid, or some invalid while the rest would scale down → do nothing.
+  if (tally.invalid >= specs.length || (tally.invalid > 0 && tally.replicas < scale.specReplicas)) {
+    const first = tally.firstInvalid ?? { reason: 'InvalidMetricSourceType', message: 'no metrics', error: 'no metrics' };
+    setCondition(state, 'ScalingActive', 'False', first.reason, first.message);
+    setFallbackCondition(state, tally.fallbacks);
+    decision.skipped = {
+      reason: first.reason,
+      message: `invalid metrics (${tally.invalid} invalid out of ${specs.length}), first error is: ${first.error}`,
+    };
+    decision.winner = undefined;
+    return undefined;
+  }
+  setCondition(state, 'ScalingActive', 'True', 'ValidMetricFound', `the HPA was able to successfully calculate a replica count from ${tally.metric}`);
+  setFallbackCondition(state, tally.fallbacks);
+  return { replicas: tally.replicas, metric: tally.metric };
+}
+
+type MetricContext = ReplicaCalcContext;
+
+/** The metrics' proposals so far: the highest and its metric, the invalid ones, the statuses and fallbacks. */
+interface MetricTally {
+  replicas: number;
+  metric: string;
+  invalid: number;
+  firstInvalid?: Extract<MetricOutcome, { ok: false }>;
+  statuses: MetricStatus[];
+  fallbacks: FallbackOutcome[];
+}
+
+/** Upstream validateAndParseSelector: missing, unparsable, or shared with another HPA (ScalingActive False says which). */
+function selectPods(input: ReconcileInput, hpa: HorizontalPodAutoscaler, scale: ScaleInfo, state: PlanState, decision: Decision): PodInfo[] | undefined {
   const fail = (reason: string, message: string, conditionMessage = message) => {
-    setCondition('ScalingActive', 'False', reason, conditionMessage);
+    setCondition(state, 'ScalingActive', 'False', reason, conditionMessage);
     decision.skipped = { reason, message };
     return undefined;
   };
-  // Upstream validateAndParseSelector: missing, unparsable, or shared with another HPA.
   if (scale.selector === '') {
     state.events.push({ type: 'Warning', reason: 'SelectorRequired', message: 'selector is required' });
     return fail('InvalidSelector', 'selector is required', "the HPA target's scale is missing a selector");
@@ -463,91 +593,68 @@ function computeReplicasForMetrics(
     state.events.push({ type: 'Warning', reason: 'AmbiguousSelector', message });
     return fail('AmbiguousSelector', message);
   }
+  return pods;
+}
 
-  const podNames = new Set(pods.map((p) => p.name));
-  const ctx = {
-    namespace,
-    currentReplicas: scale.specReplicas,
-    statusReplicas: scale.statusReplicas,
-    pods,
-    tolerances: tolerancesFor(hpa, input.settings),
-    cpuInitializationPeriodSeconds: input.settings.cpuInitializationPeriodSeconds,
-    initialReadinessDelaySeconds: input.settings.initialReadinessDelaySeconds,
-    now: input.now,
-  };
-  const specs = hpa.spec.metrics ?? [];
-  const statuses: MetricStatus[] = specs.map(() => ({ type: '' }));
-  let replicas = 0;
-  let metric = '';
-  let invalid = 0;
-  let firstInvalid: Extract<MetricOutcome, { ok: false }> | undefined;
-  const propose = (proposal: number, name: string) => {
-    if (replicas === 0 || proposal > replicas) {
-      replicas = proposal;
-      metric = name;
-      decision.winner = name;
+/** One metric: its proposal (or its KEP-5679 fallback count), status, decision entry and events, into the tally. */
+function tallyMetric(
+  input: ReconcileInput,
+  specs: MetricSpec[],
+  i: number,
+  data: MetricData,
+  ctx: MetricContext,
+  tally: MetricTally,
+  state: PlanState,
+  decision: Decision,
+): void {
+  const spec = specs[i];
+  const outcome = computeReplicasForMetric(spec, ctx, data);
+  const entry = describeMetric(spec, i);
+  decision.metrics.push(entry);
+  const fallback = trackFallback(specs, i, outcome, input.hpa.status?.currentMetrics, input.now, input.settings.featureGates.HPAExternalMetricFallback);
+  if (fallback) {
+    tally.statuses[i] = fallback.status;
+    if (fallback.decision) {
+      entry.fallback = fallback.decision;
+      tally.fallbacks.push(fallback);
     }
-  };
-  const fallbacks: FallbackOutcome[] = [];
-  specs.forEach((spec, i) => {
-    const data = onlySelectedPods(input.metrics[i] ?? {}, podNames);
-    const outcome = computeReplicasForMetric(spec, ctx, data);
-    const entry = describeMetric(spec, i);
-    decision.metrics.push(entry);
-    const fallback = trackFallback(specs, i, outcome, input.hpa.status?.currentMetrics, input.now, input.settings.featureGates.HPAExternalMetricFallback);
-    if (fallback) {
-      statuses[i] = fallback.status;
-      if (fallback.decision) {
-        entry.fallback = fallback.decision;
-        fallbacks.push(fallback);
-      }
+  }
+  if (!outcome.ok) {
+    entry.error = { reason: outcome.reason, message: outcome.message };
+    state.events.push({ type: 'Warning', reason: outcome.reason, message: outcome.eventMessage });
+    if (fallback?.replicas !== undefined) {
+      // KEP-5679: the fallback count is this metric's proposal, so the metric counts as valid.
+      entry.proposal = fallback.replicas;
+      propose(tally, decision, fallback.replicas, fallback.metricName);
+    } else {
+      if (tally.invalid === 0) tally.firstInvalid = outcome;
+      tally.invalid++;
     }
-    if (!outcome.ok) {
-      entry.error = { reason: outcome.reason, message: outcome.message };
-      state.events.push({ type: 'Warning', reason: outcome.reason, message: outcome.eventMessage });
-      if (fallback?.replicas !== undefined) {
-        // KEP-5679: the fallback count is this metric's proposal, so the metric counts as valid.
-        entry.proposal = fallback.replicas;
-        propose(fallback.replicas, fallback.metricName);
-      } else {
-        if (invalid === 0) firstInvalid = outcome;
-        invalid++;
-      }
-      state.events.push(...(fallback?.events ?? []));
-      return;
-    }
+  } else {
     const p = outcome.proposal;
-    if (!fallback) statuses[i] = p.status;
+    if (!fallback) tally.statuses[i] = p.status;
     entry.current = currentOf(p.status);
     entry.proposal = p.replicas;
     entry.timestamp = p.timestamp;
-    propose(p.replicas, p.metricName);
-    state.events.push(...(fallback?.events ?? []));
-  });
-  state.metricStatuses = statuses;
-  // KEP-5679 ExternalMetricFallbackActive, after ScalingActive; only on objects that configure a fallback.
-  const setFallbackCondition = () => {
-    if (fallbacks.length === 0) return;
-    const c = fallbackCondition(fallbacks);
-    setCondition('ExternalMetricFallbackActive', c.status, c.reason, c.message);
-  };
-  decision.recommendation = invalid < specs.length ? replicas : undefined;
-
-  // Upstream: all metrics invalid, or some invalid while the rest would scale down → do nothing.
-  if (invalid >= specs.length || (invalid > 0 && replicas < scale.specReplicas)) {
-    const first = firstInvalid ?? { reason: 'InvalidMetricSourceType', message: 'no metrics', error: 'no metrics' };
-    setCondition('ScalingActive', 'False', first.reason, first.message);
-    setFallbackCondition();
-    decision.skipped = {
-      reason: first.reason,
-      message: `invalid metrics (${invalid} invalid out of ${specs.length}), first error is: ${first.error}`,
-    };
-    decision.winner = undefined;
-    return undefined;
+    propose(tally, decision, p.replicas, p.metricName);
   }
-  setCondition('ScalingActive', 'True', 'ValidMetricFound', `the HPA was able to successfully calculate a replica count from ${metric}`);
-  setFallbackCondition();
-  return { replicas, metric };
+  state.events.push(...(fallback?.events ?? []));
+}
+
+/** Upstream: the highest proposal wins (the first of equals). */
+function propose(tally: MetricTally, decision: Decision, proposal: number, name: string): void {
+  if (tally.replicas === 0 || proposal > tally.replicas) {
+    tally.replicas = proposal;
+    tally.metric = name;
+    decision.winner = name;
+  }
+}
+
+/** KEP-5679 ExternalMetricFallbackActive, after ScalingActive; only on objects that configure a fallback. */
+function setFallbackCondition(state: PlanState, fallbacks: FallbackOutcome[]): void {
+  if (fallbacks.length === 0) return;
+  const c = fallbackCondition(fallbacks);
+  setCondition(state, 'ExternalMetricFallbackActive', c.status, c.reason, c.message);
 }
 
 function normalize(
@@ -633,12 +740,15 @@ function onlySelectedPods(data: MetricData, podNames: Set<string>): MetricData {
   return { ...data, podMetrics: { value: pm.value.filter((m) => podNames.has(m.pod)) } };
 }
 
-// Date#toISOString is slow enough to matter at thousands of syncs; one clock reading serves the whole sync.
-let lastIso: { ms: number; iso: string } = { ms: NaN, iso: '' };
-function isoTime(d: Date): string {
-  const ms = d.getTime();
-  if (lastIso.ms !== ms) lastIso = { ms, iso: d.toISOString() };
-  return lastIso.iso;
+/** Upstream setCondition: on the status being written, at its time and generation. */
+export function setCondition(
+  draft: ConditionDraft,
+  type: HorizontalPodAutoscalerConditionType,
+  status: ConditionStatus,
+  reason: string,
+  message: string,
+): void {
+  setConditionInList(draft.conditions, type, status, reason, message, draft.nowIso, draft.generation);
 }
 
 /**
@@ -651,7 +761,7 @@ export function setConditionInList(
   status: ConditionStatus,
   reason: string,
   message: string,
-  now: Date,
+  now: Date | string,
   generation: number | undefined,
 ): void {
   let cond = list.find((c) => c.type === type);
@@ -659,7 +769,7 @@ export function setConditionInList(
     cond = { type, status: '' as ConditionStatus };
     list.push(cond);
   }
-  if (cond.status !== status) cond.lastTransitionTime = isoTime(now);
+  if (cond.status !== status) cond.lastTransitionTime = typeof now === 'string' ? now : now.toISOString();
   cond.status = status;
   cond.reason = reason;
   cond.message = message;

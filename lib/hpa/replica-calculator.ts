@@ -15,7 +15,7 @@ import {
   QuantityError,
   saturateInt64,
   type Milli,
-} from './quantity.js';
+} from './api/quantity.js';
 import type {
   Fetched,
   LabelSelector,

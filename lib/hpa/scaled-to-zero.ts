@@ -4,7 +4,7 @@
 // planReconcile reads it (a target the autoscaler scaled to zero is not "disabled").
 // Kept out of completeReconcile so that the conformance vectors of the releases before it still compare;
 // the sync applies it to each rescale it completes.
-import { applyDefaults } from './defaults.js';
+import { applyDefaults } from './api/defaults.js';
 import { setConditionInList, type ReconcilePlan, type ReconcileResult } from './reconcile.js';
 import type { FeatureGates } from './types.js';
 

@@ -1,5 +1,5 @@
 // Label selectors as upstream apimachinery labels.Parse and metav1.LabelSelectorAsSelector.
-import { isQualifiedName, isValidLabelValue } from './name-rules.js';
+import { isQualifiedName, isValidLabelValue } from './api/name-rules.js';
 import type { LabelSelector } from './types.js';
 
 export class SelectorError extends Error {

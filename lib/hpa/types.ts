@@ -1,7 +1,7 @@
 // Types of the autoscaling/v2 HorizontalPodAutoscaler API and of the inputs the
 // upstream controller reads. Wire shapes follow the Kubernetes JSON exactly, so
 // a YAML document decodes straight into them. Quantities stay strings here;
-// lib/hpa/quantity.ts parses them. Times are RFC 3339 strings.
+// lib/hpa/api/quantity.ts parses them. Times are RFC 3339 strings.
 
 /** A Kubernetes quantity string: "100m", "1.5Gi", "10k", "1e3". */
 export type QuantityString = string;

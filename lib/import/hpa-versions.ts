@@ -1,7 +1,7 @@
 // HorizontalPodAutoscalers of every served version as autoscaling/v2, the form ours reads:
 // v2 as written, v2beta2 (the same shape), v2beta1 (flat targets, converted as upstream's
 // pkg/apis/autoscaling/v2beta1/conversion.go does, 1.26) and v1 (its CPU target). Pure.
-import type { HorizontalPodAutoscaler, LabelSelector, MetricSpec, MetricTarget } from '../hpa/types.js';
+import type { HorizontalPodAutoscaler, LabelSelector, MetricSpec, MetricTarget } from '#hpa';
 import { isObj, str, type ImportMetadata, type ImportResult, type Obj } from './result.js';
 
 export const HPA_VERSIONS = ['autoscaling/v2', 'autoscaling/v2beta2', 'autoscaling/v2beta1', 'autoscaling/v1'] as const;

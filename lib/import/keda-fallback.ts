@@ -1,7 +1,6 @@
 // KEDA's ScaledObject `fallback` (a count of failed polls, then a replica count) as our metric
 // fallback (KEP-5679, docs/fallback.md): a duration of failures instead of a count.
-import { MIN_FAILURE_DURATION_SECONDS, withFallback } from '../hpa/fallback.js';
-import type { MetricFallback, MetricSpec } from '../hpa/types.js';
+import { type MetricFallback, type MetricSpec, MIN_FAILURE_DURATION_SECONDS, withFallback } from '#hpa';
 
 /** KEDA's default pollingInterval, in seconds. */
 const KEDA_POLLING_INTERVAL_SECONDS = 30;

@@ -4,7 +4,7 @@
 // Pure: the trigger in, the pieces and what was said about them out.
 import type { CloudWatchMetric, CloudWatchQuery } from '../api/cloudwatch-types.js';
 import type { PrometheusMetric, PrometheusMetricSpec } from '../api/prometheus-types.js';
-import type { MetricSpec, MetricTarget, MinReplicaSchedule } from '../hpa/types.js';
+import type { MetricSpec, MetricTarget, MinReplicaSchedule } from '#hpa';
 import { isObj, str, type FindRole, type Obj } from './result.js';
 
 export interface TriggerOutcome {

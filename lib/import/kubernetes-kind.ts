@@ -5,8 +5,7 @@
 // the live HPA or ScaledObject leaves one controller writing /scale, with shpa.dev/shadow-of naming
 // that live autoscaler, so that it reports each decision against it (docs/migrate.md, "Shadow"). The metric objects are
 // already shpa.dev/v1 kinds. Pure.
-import { MIN_REPLICA_SCHEDULES_ANNOTATION } from '../hpa/schedules.js';
-import type { HorizontalPodAutoscaler, MinReplicaSchedule } from '../hpa/types.js';
+import { type HorizontalPodAutoscaler, MIN_REPLICA_SCHEDULES_ANNOTATION, type MinReplicaSchedule } from '#hpa';
 import { SHADOW_ANNOTATION } from '../sync/shadow.js';
 import { DRY_RUN_ANNOTATION } from '../sync/units.js';
 import type { ImportedObject } from './result.js';

@@ -1,7 +1,7 @@
 // What one imported document gives: the objects, and what the user reads about them.
 import type { CloudWatchMetric } from '../api/cloudwatch-types.js';
 import type { PrometheusMetric } from '../api/prometheus-types.js';
-import type { HorizontalPodAutoscaler } from '../hpa/types.js';
+import type { HorizontalPodAutoscaler } from '#hpa';
 
 export type ImportedObject = HorizontalPodAutoscaler | CloudWatchMetric | PrometheusMetric;
 

@@ -1,10 +1,17 @@
 // A KEDA ScaledObject (keda.sh/v1alpha1) as an autoscaling/v2 HPA and its metric objects, read
 // as a pipeline of named stages: target and replicas, annotations, advanced, triggers, scale to
 // zero, cooldownPeriod, pollingInterval, cron windows, fallback. Each stage says what it did.
-import { PAUSE_ANNOTATION, PAUSE_SCALE_DOWN_ANNOTATION, PAUSE_SCALE_UP_ANNOTATION } from '../hpa/pause.js';
-import { MIN_REPLICA_SCHEDULES_ANNOTATION } from '../hpa/schedules.js';
-import type { HorizontalPodAutoscaler, HPAScalingRules, MetricSpec, MinReplicaSchedule } from '../hpa/types.js';
-import { MAX_SYNC_PERIOD_SECONDS, MIN_SYNC_PERIOD_SECONDS } from '../hpa/validation.js';
+import {
+  type HorizontalPodAutoscaler,
+  type HPAScalingRules,
+  type MetricSpec,
+  MIN_REPLICA_SCHEDULES_ANNOTATION,
+  type MinReplicaSchedule,
+  PAUSE_ANNOTATION,
+  PAUSE_SCALE_DOWN_ANNOTATION,
+  PAUSE_SCALE_UP_ANNOTATION,
+} from '#hpa';
+import { MAX_SYNC_PERIOD_SECONDS, MIN_SYNC_PERIOD_SECONDS } from '#hpa/api';
 import { withKedaFallback } from './keda-fallback.js';
 import { convertTrigger } from './keda-triggers.js';
 import { isObj, str, type FindRole, type ImportMetadata, type ImportResult, type Obj } from './result.js';
@@ -159,7 +166,7 @@ function cooldownBehavior(spec: Obj, configured: Behavior | undefined, minReplic
   return { ...configured, scaleDown };
 }
 
-/** pollingInterval as spec.syncPeriodSeconds, within its bounds (lib/hpa/validation.ts). */
+/** pollingInterval as spec.syncPeriodSeconds, within its bounds (lib/hpa/api/validation.ts). */
 function pollingSyncPeriod(spec: Obj, out: ImportResult): number | undefined {
   const polling = spec.pollingInterval;
   if (polling === undefined) return undefined;

@@ -4,7 +4,7 @@
 // backoff until the cycle's read deadline (then the last error is the answer), every call
 // counted.
 import { GetMetricDataCommand, type CloudWatchClient, type GetMetricDataCommandOutput, type MetricDataResult } from '@aws-sdk/client-cloudwatch';
-import type { MetricSample, QuantityString, Timestamp } from '../hpa/types.js';
+import type { MetricSample, QuantityString, Timestamp } from '#hpa';
 import { createHash } from 'node:crypto';
 import type { Clock, MetricReadOptions, SharedMetricAnswer } from '../sync/ports.js';
 import type { CloudWatchMetric } from '../api/cloudwatch-types.js';

@@ -2,8 +2,8 @@
 // resource.NewMilliQuantity(int64(value*1000), DecimalSI), i.e. milli precision,
 // truncated toward zero (Go's float-to-int conversion). A value whose milli-value does not
 // fit an int64 has no quantity (Go's conversion would overflow silently): it is refused.
-import { formatMilli } from '../hpa/quantity.js';
-import type { QuantityString } from '../hpa/types.js';
+import { formatMilli } from '#hpa/api';
+import type { QuantityString } from '#hpa';
 
 const INT64_MAX = 2n ** 63n - 1n;
 const INT64_MIN = -(2n ** 63n);

@@ -7,7 +7,7 @@
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { fromNodeProviderChain, fromTemporaryCredentials } from '@aws-sdk/credential-providers';
 import { createHash } from 'node:crypto';
-import type { MetricSample, Timestamp } from '../hpa/types.js';
+import type { MetricSample, Timestamp } from '#hpa';
 import type { Clock, MetricReadOptions, SharedMetricAnswer } from '../sync/ports.js';
 import { DEFAULT_PROMETHEUS_PERIOD_SECONDS, prometheusEndpointText, type PrometheusMetric, type PrometheusMetricSpec } from '../api/prometheus-types.js';
 import { floatToMilliQuantity } from './float-quantity.js';

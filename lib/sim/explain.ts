@@ -1,8 +1,7 @@
 // The decision log in upstream's words: the events lib/hpa emits ("New size: 4; reason: ...") and
 // the conditions that held the count back ("ScaleUpLimit: the desired replica count is ...").
-import type { Decision, HpaEvent } from '../hpa/reconcile.js';
-import type { HorizontalPodAutoscalerCondition } from '../hpa/types.js';
-import { parseQuantity, toFloat } from '../hpa/quantity.js';
+import type { Decision, HorizontalPodAutoscalerCondition, HpaEvent } from '#hpa';
+import { parseQuantity, toFloat } from '#hpa/api';
 import type { DecisionRow } from '../report/model.js';
 import { formatAmount } from '../report/units.js';
 import { currentNumber, metricUnit, targetNumber } from './metric-info.js';

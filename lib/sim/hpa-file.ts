@@ -1,8 +1,7 @@
 // Reads the HPAs of a YAML/JSON file for the simulator: validated by lib/hpa, errors with field and file:line.
 import { parseSource } from '../cli/manifests.js';
-import { validateAutoscaler } from '../hpa/annotations.js';
-import type { HorizontalPodAutoscaler } from '../hpa/types.js';
-import { formatFieldError, formatFieldWarning } from '../hpa/validation.js';
+import { formatFieldError, formatFieldWarning, validateAutoscaler } from '#hpa/api';
+import type { HorizontalPodAutoscaler } from '#hpa';
 
 export class HpaFileError extends Error {
   override readonly name = 'HpaFileError';

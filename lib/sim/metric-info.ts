@@ -1,7 +1,6 @@
 // How reports name and measure an autoscaler's metrics: label, target, unit, and the recorder set-up.
-import { activationThreshold } from '../hpa/activation.js';
-import { parseQuantity, toFloat } from '../hpa/quantity.js';
-import type { HorizontalPodAutoscaler, MetricSpec, MetricTarget, MetricValueStatus } from '../hpa/types.js';
+import { activationThreshold, type HorizontalPodAutoscaler, type MetricSpec, type MetricTarget, type MetricValueStatus } from '#hpa';
+import { parseQuantity, toFloat } from '#hpa/api';
 import type { RecorderSetup } from '../report/recorder.js';
 import type { Unit } from '../report/units.js';
 

@@ -1,10 +1,17 @@
 // Replays a metric trace through lib/hpa's reconcile, one sync period at a time,
 // against the simulator's workload. Pure: no I/O, time comes from the trace.
-import { applyDefaults, DEFAULT_CONTROLLER_SETTINGS } from '../hpa/defaults.js';
-import type { MetricData } from '../hpa/replica-calculator.js';
-import { completeReconcile, planReconcile } from '../hpa/reconcile.js';
-import { withScaledToZeroCondition } from '../hpa/scaled-to-zero.js';
-import type { ControllerSettings, HorizontalPodAutoscaler, MetricSpec, ScalingHistory } from '../hpa/types.js';
+import { applyDefaults, DEFAULT_CONTROLLER_SETTINGS } from '#hpa/api';
+import {
+  completeReconcile,
+  type ControllerSettings,
+  type HorizontalPodAutoscaler,
+  type MetricData,
+  type MetricSpec,
+  planReconcile,
+  type ScalingHistory,
+  ScheduleCache,
+  withScaledToZeroCondition,
+} from '#hpa';
 import type { AutoscalerReport } from '../report/model.js';
 import { ReportRecorder } from '../report/recorder.js';
 import { unitLabel } from '../report/units.js';
@@ -160,6 +167,8 @@ export function simulate(input: HorizontalPodAutoscaler, trace: Trace, opts: Sim
   let current: HorizontalPodAutoscaler = hpa;
   let history: ScalingHistory = { recommendations: null, scaleUpEvents: [], scaleDownEvents: [] };
   let lastLimit = '';
+  // Kept across the syncs of the run, as a worker keeps one across its cycles.
+  const scheduleCache = new ScheduleCache();
   for (let t = start; t <= end; t += step) {
     const now = new Date(t);
     const loads = series.map((s) => readingAt(trace, s, t));
@@ -171,6 +180,7 @@ export function simulate(input: HorizontalPodAutoscaler, trace: Trace, opts: Sim
       history,
       settings,
       now,
+      scheduleCache,
     });
     // As the sync does: ScaledToZero on a rescale to or from zero.
     const result = withScaledToZeroCondition(plan, completeReconcile(plan), settings.featureGates);
@@ -192,7 +202,7 @@ export function simulate(input: HorizontalPodAutoscaler, trace: Trace, opts: Sim
       atZero: metricActivationValues(d, metrics.length),
       rescaled: d.rescale,
       decisions: decisionRows({ time: t, decision: d, events: result.events, conditions: result.conditions, from: before, to: workload.replicas }, lastLimit),
-      ...windowSample(current, now),
+      ...windowSample(current, now, scheduleCache),
     });
     lastLimit = limitText(result.conditions);
   }

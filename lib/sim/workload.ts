@@ -1,6 +1,6 @@
 // The simulator's workload: a scale target whose pods become ready after a delay,
 // and whose load is shared evenly by its ready pods. Pure: time is passed in.
-import type { PodInfo, PodMetric, PodMetricSample, ScaleInfo } from '../hpa/types.js';
+import type { PodInfo, PodMetric, PodMetricSample, ScaleInfo } from '#hpa';
 
 export interface WorkloadOptions {
   name: string;

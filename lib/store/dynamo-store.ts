@@ -14,7 +14,7 @@ import {
   type PutCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import pLimit from 'p-limit';
-import type { HorizontalPodAutoscaler, ScalingHistory } from '../hpa/types.js';
+import type { HorizontalPodAutoscaler, ScalingHistory } from '#hpa';
 import type { CloudWatchMetric } from '../api/cloudwatch-types.js';
 import type { PrometheusMetric } from '../api/prometheus-types.js';
 import { stableKey } from '../metrics/stable-key.js';

@@ -7,14 +7,8 @@
 // pair is "open" when the last write recorded it: every later cycle that recorded the
 // same value skipped the write, and the load re-extends its last-seen time to the
 // cluster's latest cycle marker (see docs/store.md).
-import type {
-  HorizontalPodAutoscalerBehavior,
-  HorizontalPodAutoscalerStatus,
-  MetricStatus,
-  MetricValueStatus,
-  ScalingHistory,
-} from '../hpa/types.js';
-import { parseQuantity, toFloat } from '../hpa/quantity.js';
+import type { HorizontalPodAutoscalerBehavior, HorizontalPodAutoscalerStatus, MetricStatus, MetricValueStatus, ScalingHistory } from '#hpa';
+import { parseQuantity, toFloat } from '#hpa/api';
 import type { DirectionHolds } from '../sync/ports.js';
 
 export type RecPair = [replicas: number, lastSeenMs: number];

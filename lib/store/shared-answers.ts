@@ -5,7 +5,7 @@
 // Compact: a few dozen bytes a query, since the pages are rewritten once a metric period.
 // Decoded strictly: an entry that cannot be trusted is dropped, and costs nothing but one more
 // read from CloudWatch.
-import type { MetricSample } from '../hpa/types.js';
+import type { MetricSample } from '#hpa';
 import type { SharedMetricAnswer } from '../sync/ports.js';
 import { decodeLearning, encodeLearning, type DelayLearning } from '../sync/publish-delay.js';
 

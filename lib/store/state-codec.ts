@@ -5,7 +5,7 @@
 // valid ones kept; a state that cannot be trusted at all is not used. Either way the caller
 // holds the directions concerned still for their periods (lib/sync/history-holds.ts): a lost
 // history never loosens a limit.
-import type { HorizontalPodAutoscalerStatus } from '../hpa/types.js';
+import type { HorizontalPodAutoscalerStatus } from '#hpa';
 import type { DecisionLogEntry } from '../sync/event-log.js';
 import type { PendingScale, UntrustedHistory } from '../sync/ports.js';
 import type { CompactState, EventPair, RecPair } from './history.js';

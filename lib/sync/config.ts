@@ -1,9 +1,8 @@
 // The functions' configuration, from their environment (set by serverless.yml; see
 // docs/architecture.md). A bad value fails every invocation with the variable and field named.
 import { parseMetricAccess, type MetricAccess } from '../api/metric-access.js';
-import { DEFAULT_CONTROLLER_SETTINGS } from '../hpa/defaults.js';
-import { isDNS1123Label } from '../hpa/name-rules.js';
-import type { ControllerSettings } from '../hpa/types.js';
+import { DEFAULT_CONTROLLER_SETTINGS, isDNS1123Label } from '#hpa/api';
+import type { ControllerSettings } from '#hpa';
 import type { ClusterConfig } from './ports.js';
 import { isShardCount } from './shards.js';
 

@@ -6,7 +6,7 @@
 import pLimit from 'p-limit';
 import type { CloudWatchMetric } from '../api/cloudwatch-types.js';
 import type { PrometheusMetric } from '../api/prometheus-types.js';
-import type { CrossVersionObjectReference } from '../hpa/types.js';
+import type { CrossVersionObjectReference } from '#hpa';
 import type { SyncOptions } from './config.js';
 import { Deadline, DeadlineExceededError } from './deadline.js';
 import { evaluateUnit, type EvalContext } from './evaluate.js';

@@ -7,19 +7,7 @@
 // since is a conflict, as upstream's Update of the scale). A failed write of the scale is
 // saved over the tentative state; a write whose answer was lost keeps it pending, and the next
 // cycle settles it from the target itself (pending.ts).
-import type { AutoscalerSelector, PodSelectorIndex } from '../hpa/pod-index.js';
-import { completeReconcile, planReconcile, type ReconcilePlan, type ReconcileResult } from '../hpa/reconcile.js';
-import type { MetricData } from '../hpa/replica-calculator.js';
-import { withScaledToZeroCondition } from '../hpa/scaled-to-zero.js';
-import type {
-  Fetched,
-  HorizontalPodAutoscaler,
-  HorizontalPodAutoscalerCondition,
-  HorizontalPodAutoscalerStatus,
-  MetricSpec,
-  PodInfo,
-  ScaleInfo,
-} from '../hpa/types.js';
+import { type AutoscalerSelector, completeReconcile, type Fetched, type HorizontalPodAutoscaler, type HorizontalPodAutoscalerCondition, type HorizontalPodAutoscalerStatus, type MetricData, type MetricSpec, planReconcile, type PodInfo, type PodSelectorIndex, type ReconcilePlan, type ReconcileResult, type ScaleInfo, ScheduleCache, withScaledToZeroCondition } from '#hpa';
 import type { CloudWatchMetric } from '../api/cloudwatch-types.js';
 import type { PrometheusMetric } from '../api/prometheus-types.js';
 import type { SyncOptions } from './config.js';
@@ -37,6 +25,9 @@ import type { SpecVersions } from './spec-versions.js';
 import type { Unit } from './units.js';
 import { writeBack, type WriteBackContext } from './write-back.js';
 import { redactAll } from '../api/redact.js';
+
+/** Cron programs and schedule annotations, parsed once for the container's life (lib/hpa keeps no state of its own). */
+const scheduleCache = new ScheduleCache();
 
 export interface EvalContext {
   store: AutoscalerStore;
@@ -138,6 +129,7 @@ export async function evaluateUnit(unit: Unit, ctx: EvalContext): Promise<void> 
       podIndex: inputs.podIndex,
       metrics: inputs.metrics,
       history,
+      scheduleCache,
       otherHpaSelectors: ctx.otherSelectors(record.namespace),
       settings: ctx.options.settings,
       now: ctx.now,

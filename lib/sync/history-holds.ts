@@ -5,8 +5,8 @@
 // could not be trusted at all) is held still for as long as what was lost could still limit it,
 // counted from when it was found: as if the limit of that period were already spent. The holds
 // are stored with the state, so a restart keeps them, and they end by themselves.
-import { defaultBehavior } from '../hpa/defaults.js';
-import type { ControllerSettings, HorizontalPodAutoscaler, HPAScalingRules } from '../hpa/types.js';
+import { defaultBehavior } from '#hpa/api';
+import type { ControllerSettings, HorizontalPodAutoscaler, HPAScalingRules } from '#hpa';
 import type { AutoscalerRecord, DirectionHolds } from './ports.js';
 
 export interface HistoryHolds {

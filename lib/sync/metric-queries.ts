@@ -1,7 +1,6 @@
 // Which metric queries one autoscaler needs, and how the answers become the
 // MetricData the replica calculator reads (aligned with the defaulted spec.metrics).
-import type { MetricData } from '../hpa/replica-calculator.js';
-import type { Fetched, MetricSpec, ScaleInfo } from '../hpa/types.js';
+import type { Fetched, MetricData, MetricSpec, ScaleInfo } from '#hpa';
 import type { CloudWatchMetric } from '../api/cloudwatch-types.js';
 import { prometheusEndpointText, type PrometheusMetric } from '../api/prometheus-types.js';
 import type { MetricAnswer, MetricQuery } from './ports.js';

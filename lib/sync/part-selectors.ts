@@ -2,7 +2,7 @@
 // upstream reads each HPA's by its selector: the targets' selectors folded into a few list
 // selectors ("app in (a,b,c)") whose union holds every target's pods. Each autoscaler still
 // picks its own pods by its full selector, so a wider list changes nothing but its size.
-import { parseSelector, type Requirement } from '../hpa/selector.js';
+import { parseSelector, type Requirement } from '#hpa';
 
 /** Past this many values (a long URL, a part almost the namespace), the namespace is listed whole. */
 const MAX_VALUES = 250;

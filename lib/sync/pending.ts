@@ -8,7 +8,7 @@
 // worker) and its last /scale write retries for the Kubernetes time budget. Until then the
 // scale stays pending and the autoscaler is not evaluated: deciding again on the old size
 // would remove a scale event that is about to happen, then meet a 409.
-import type { ScaleInfo, ScalingHistory } from '../hpa/types.js';
+import type { ScaleInfo, ScalingHistory } from '#hpa';
 import { leaseMs } from './deadline.js';
 import type { NewEvent } from './event-log.js';
 import type { PendingScale } from './ports.js';

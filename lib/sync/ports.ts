@@ -17,7 +17,7 @@ import type {
   PodMetricSample,
   ScaleInfo,
   ScalingHistory,
-} from '../hpa/types.js';
+} from '#hpa';
 import type { CloudWatchMetric } from '../api/cloudwatch-types.js';
 import type { PrometheusMetric } from '../api/prometheus-types.js';
 import type { DecisionLogEntry } from './event-log.js';

@@ -3,7 +3,7 @@
 // True when the spec of `generation` was evaluated and the autoscaler can scale on valid metrics; False with
 // the reason of the condition that says why not (InvalidSpec, FailedGetScale, FailedGetExternalMetric, ...,
 // and ours InvalidPauseAnnotation, InvalidSchedule). A pause in force leaves it True: the autoscaler still evaluates.
-import type { HorizontalPodAutoscalerCondition, HorizontalPodAutoscalerStatus } from '../hpa/types.js';
+import type { HorizontalPodAutoscalerCondition, HorizontalPodAutoscalerStatus } from '#hpa';
 
 /** The status with its Ready condition; `previous` is the status in the cluster, for the transition time. */
 export function withReadyCondition(

@@ -3,8 +3,7 @@
 // metric objects (CloudWatch, Prometheus). Each read is its own promise, so an autoscaler waits only for what it needs (a
 // hung call holds up only what depends on it), and none of them rejects: a failure is the
 // value { error }. Everything is read in this cycle: no answer outlives it.
-import { PodSelectorIndex } from '../hpa/pod-index.js';
-import type { CrossVersionObjectReference, Fetched, PodInfo, ScaleInfo } from '../hpa/types.js';
+import { type CrossVersionObjectReference, type Fetched, type PodInfo, PodSelectorIndex, type ScaleInfo } from '#hpa';
 import { queryKey } from './metric-queries.js';
 import { coveringSelectors } from './part-selectors.js';
 import { ClusterApiError, type ClusterAccess, type ListableScaleKind, type MetricAnswer, type MetricQuery, type MetricReadOptions, type MetricsAccess, type ObjectMetricQuery } from './ports.js';

@@ -3,7 +3,7 @@
 // status.desiredReplicas, and keeps a summary of the shadow period in its status. Once it has
 // taken over (out of dry-run), it checks that the live HPA is gone: two controllers writing
 // /scale undo each other's changes. docs/migrate.md, "Shadow".
-import type { HorizontalPodAutoscaler, HorizontalPodAutoscalerStatus, ShadowSummary } from '../hpa/types.js';
+import type { HorizontalPodAutoscaler, HorizontalPodAutoscalerStatus, ShadowSummary } from '#hpa';
 import type { NewEvent } from './event-log.js';
 import { ClusterApiError, type LiveHpaStatus } from './ports.js';
 

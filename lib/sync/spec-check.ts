@@ -1,10 +1,8 @@
 // The sync runs on every stored or listed spec the same defaulting and validation as
 // `shpa apply` and upstream's API server: a spec written by another tool, a hand edit or an
 // older version is never acted on as is. An invalid one gets a status that says why.
-import { applyDefaults } from '../hpa/defaults.js';
-import type { HorizontalPodAutoscaler, HorizontalPodAutoscalerCondition, HorizontalPodAutoscalerStatus, FeatureGates } from '../hpa/types.js';
-import { formatFieldError, validateHPA } from '../hpa/validation.js';
-import type { FieldError } from '../hpa/field-path.js';
+import { applyDefaults, type FieldError, formatFieldError, validateHPA } from '#hpa/api';
+import type { FeatureGates, HorizontalPodAutoscaler, HorizontalPodAutoscalerCondition, HorizontalPodAutoscalerStatus } from '#hpa';
 import type { CloudWatchMetric } from '../api/cloudwatch-types.js';
 import { validateCloudWatchMetric } from '../api/cloudwatch-validation.js';
 import { metricAccessProblem, prometheusAccessProblem, type MetricAccess } from '../api/metric-access.js';

@@ -2,7 +2,7 @@
 // period its autoscalers ask for, and a tick evaluates an autoscaler only when it crosses a
 // multiple of the autoscaler's own period (the deploy's for one that sets none). Behavior rules, stabilization windows and history
 // are in seconds, not ticks, so they stay exact whatever the period.
-import { MAX_SYNC_PERIOD_SECONDS, MIN_SYNC_PERIOD_SECONDS } from '../hpa/validation.js';
+import { MAX_SYNC_PERIOD_SECONDS, MIN_SYNC_PERIOD_SECONDS } from '#hpa/api';
 
 /** The periods a shard can tick at: divisors of 60 from 5 s, so that ticks fall on the same seconds every minute. */
 export const TICK_PERIODS = [5, 6, 10, 12, 15, 20, 30, 60];

@@ -3,7 +3,7 @@
 // source of truth: when the same namespace/name is both a table spec (`shpa apply`) and a
 // ServerlessHorizontalPodAutoscaler object, the object in the cluster wins (it is what
 // kubectl and GitOps show) and the table's copy is refused with an error saying so.
-import type { HorizontalPodAutoscaler } from '../hpa/types.js';
+import type { HorizontalPodAutoscaler } from '#hpa';
 import type { CloudWatchMetric } from '../api/cloudwatch-types.js';
 import type { PrometheusMetric } from '../api/prometheus-types.js';
 import type { EvaluateTarget } from './messages.js';

@@ -4,8 +4,7 @@
 // material change, metric values at most every few minutes) or differs from the object's in
 // what kubectl shows, and an Event for each log entry that is new or counted again.
 import { redactAll } from '../api/redact.js';
-import { formatTargets, type TargetNote } from '../hpa/metric-text.js';
-import type { HorizontalPodAutoscaler, HorizontalPodAutoscalerCondition, HorizontalPodAutoscalerStatus } from '../hpa/types.js';
+import { formatTargets, type HorizontalPodAutoscaler, type HorizontalPodAutoscalerCondition, type HorizontalPodAutoscalerStatus, type TargetNote } from '#hpa';
 import { changedEntries, type DecisionLogEntry } from './event-log.js';
 import type { ClusterAccess, KubernetesAutoscalerStatus } from './ports.js';
 import { withReadyCondition } from './readiness.js';

@@ -1,7 +1,7 @@
 // `shpa apply` of the HPA form: our annotations (pause, schedules) are checked before anything is stored.
 import { describe, expect, it } from 'vitest';
 import { KINDS } from '../../lib/cli/kinds.js';
-import { formatFieldError } from '../../lib/hpa/validation.js';
+import { formatFieldError } from '../../lib/hpa/api/validation.js';
 import { autoscaler } from '../hpa/drive.js';
 
 const hpaKind = KINDS.find((k) => k.kind === 'HorizontalPodAutoscaler')!;

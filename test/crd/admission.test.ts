@@ -2,9 +2,9 @@
 // schema, list types, CEL rules with messages, transition rules and ratcheting, object meta,
 // and the Status body — each with the texts kube-apiserver writes.
 import { describe, expect, it } from 'vitest';
-import { applyDefaults } from '../../lib/hpa/defaults.js';
+import { applyDefaults } from '../../lib/hpa/api/defaults.js';
 import type { HorizontalPodAutoscalerSpec } from '../../lib/hpa/types.js';
-import { QUANTITY_FORMAT_MESSAGE, type JSONSchemaProps } from '../../lib/hpa/openapi-schema.js';
+import { QUANTITY_FORMAT_MESSAGE, type JSONSchemaProps } from '../../lib/hpa/api/openapi-schema.js';
 import { admitCustomResource, formatError, invalidStatus } from '../../lib/local/kubernetes/crd/admission.js';
 import { serverlessHpaCrd } from '../../lib/local/kubernetes/crd/manifests.js';
 

@@ -7,7 +7,7 @@ import { celEnv, parse, plan, type CelInput } from '@bufbuild/cel';
 import { strings } from '@bufbuild/cel/ext';
 import { parseAllDocuments } from 'yaml';
 import { describe, expect, it } from 'vitest';
-import { validateOurAnnotations } from '../../lib/hpa/annotations.js';
+import { validateOurAnnotations } from '../../lib/hpa/api/annotations.js';
 import { parseShadowTarget } from '../../lib/sync/shadow.js';
 import { autoscaler } from '../hpa/drive.js';
 

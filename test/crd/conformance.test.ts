@@ -4,7 +4,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { validateHPA } from '../../lib/hpa/validation.js';
+import { validateHPA } from '../../lib/hpa/api/validation.js';
 import { admitCustomResource, formatError } from '../../lib/local/kubernetes/crd/admission.js';
 import { serverlessHpaCrd } from '../../lib/local/kubernetes/crd/manifests.js';
 

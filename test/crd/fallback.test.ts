@@ -2,7 +2,7 @@
 // the CEL rules say what validateHPA says, the default is 180 s, and a status with fallback fields
 // (written by reconcile) is admitted without losing them to pruning.
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_CONTROLLER_SETTINGS } from '../../lib/hpa/defaults.js';
+import { DEFAULT_CONTROLLER_SETTINGS } from '../../lib/hpa/api/defaults.js';
 import { reconcile } from '../../lib/hpa/reconcile.js';
 import type { HorizontalPodAutoscalerSpec, MetricSpec } from '../../lib/hpa/types.js';
 import { admitCustomResource, formatError } from '../../lib/local/kubernetes/crd/admission.js';

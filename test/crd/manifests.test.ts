@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { parse as parseCel } from '@bufbuild/cel';
 import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
-import type { JSONSchemaProps } from '../../lib/hpa/openapi-schema.js';
+import type { JSONSchemaProps } from '../../lib/hpa/api/openapi-schema.js';
 import { crdManifests, serverlessHpaCrd } from '../../lib/local/kubernetes/crd/manifests.js';
 import { crdVersion } from '../../lib/local/kubernetes/crd/structural.js';
 import { CRD_DIR, renderCrds } from '../../scripts/gen-crds.js';

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { formatError, admitCustomResource } from '../../lib/local/kubernetes/crd/admission.js';
 import { serverlessHpaCrd } from '../../lib/local/kubernetes/crd/manifests.js';
-import { validateHPA } from '../../lib/hpa/validation.js';
+import { validateHPA } from '../../lib/hpa/api/validation.js';
 
 const crd = serverlessHpaCrd();
 const object = (schedules: unknown[]) => ({

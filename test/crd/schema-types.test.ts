@@ -3,7 +3,7 @@
 import { join } from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
-import { DISPLAY_STATUS_FIELDS, hpaSpecSchema, hpaStatusSchema, type JSONSchemaProps } from '../../lib/hpa/openapi-schema.js';
+import { DISPLAY_STATUS_FIELDS, hpaSpecSchema, hpaStatusSchema, type JSONSchemaProps } from '../../lib/hpa/api/openapi-schema.js';
 import { cloudWatchMetricSpecSchema } from '../../lib/api/cloudwatch-schema.js';
 
 const root = join(import.meta.dirname, '..', '..');

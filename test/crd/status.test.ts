@@ -1,6 +1,6 @@
 // A status written by our reconcile is one the status schema admits.
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_CONTROLLER_SETTINGS } from '../../lib/hpa/defaults.js';
+import { DEFAULT_CONTROLLER_SETTINGS } from '../../lib/hpa/api/defaults.js';
 import { reconcile, type ReconcileInput } from '../../lib/hpa/reconcile.js';
 import type { MetricData } from '../../lib/hpa/replica-calculator.js';
 import type { HorizontalPodAutoscalerSpec, HorizontalPodAutoscalerStatus, PodInfo } from '../../lib/hpa/types.js';

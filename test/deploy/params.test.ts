@@ -7,7 +7,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { DEFAULT_CONTROLLER_SETTINGS } from '../../lib/hpa/defaults.js';
+import { DEFAULT_CONTROLLER_SETTINGS } from '../../lib/hpa/api/defaults.js';
 import { loadFunctionConfig } from '../../lib/sync/config.js';
 import { grants, root, type Json } from './osls.js';
 

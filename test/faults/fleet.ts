@@ -3,7 +3,7 @@
 // CPU), so that a fault can hit some of them (a namespace, a metric, a shard) and leave the
 // others. Demand rises at tick RISE and falls at tick FALL: every autoscaler scales up in
 // steps (its policy allows +3 pods per 15 s) and later down, so faults meet real decisions.
-import { applyDefaults } from '../../lib/hpa/defaults.js';
+import { applyDefaults } from '../../lib/hpa/api/defaults.js';
 import type { HorizontalPodAutoscaler, HorizontalPodAutoscalerBehavior, MetricSpec } from '../../lib/hpa/types.js';
 import type { LocalMetric } from '../../lib/local/cloudwatch/server.js';
 import type { CloudWatchMetric } from '../../lib/api/cloudwatch-types.js';

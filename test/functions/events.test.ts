@@ -4,7 +4,7 @@
 import type { Context, EventBridgeEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEventsHandler } from '../../functions/events.js';
-import { DEFAULT_CONTROLLER_SETTINGS } from '../../lib/hpa/defaults.js';
+import { DEFAULT_CONTROLLER_SETTINGS } from '../../lib/hpa/api/defaults.js';
 import { lambdaContexts } from '../../lib/local/lambda/runtime.js';
 import { CapturingLogger } from '../../lib/local/lambda/telemetry-capture.js';
 import { createDynamoStore, ensureTable, type DynamoStore } from '../../lib/store/index.js';

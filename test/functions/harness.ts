@@ -2,7 +2,7 @@
 // (dynalite, or DynamoDB Local with its real table stream), the local Kubernetes API server
 // with its workload model, the local CloudWatch endpoint and the local SQS work queue with the
 // worker as its event source (lib/local/stack/functions.ts).
-import { applyDefaults } from '../../lib/hpa/defaults.js';
+import { applyDefaults } from '../../lib/hpa/api/defaults.js';
 import type { HorizontalPodAutoscaler } from '../../lib/hpa/types.js';
 import { startLocalCloudWatch, type LocalCloudWatch } from '../../lib/local/cloudwatch/server.js';
 import { startLocalFunctions, type LocalFunctions, type LocalFunctionsOptions } from '../../lib/local/stack/functions.js';

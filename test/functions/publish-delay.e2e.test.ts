@@ -3,7 +3,7 @@
 // taken, so a period is complete 15 s after it ends. Learned, the change is read at the first
 // tick 15 s after its period; on a fixed 60 s grid, 60 s after it.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { parseQuantity, toFloat } from '../../lib/hpa/quantity.js';
+import { parseQuantity, toFloat } from '../../lib/hpa/api/quantity.js';
 import type { DynamoServer } from '../support/dynamo.js';
 import { BACKLOG_METRIC, backlogMetric, backlogObject, CLUSTER, hpa, MIN, START, startDynamo, startHarness, type Harness } from './harness.js';
 

@@ -1,10 +1,10 @@
 // The activation threshold (ours, after KEDA): table-driven, one runner, as upstream's replica calculator tests.
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_CONTROLLER_SETTINGS } from '../../lib/hpa/defaults.js';
+import { DEFAULT_CONTROLLER_SETTINGS } from '../../lib/hpa/api/defaults.js';
 import { reconcile, type ReconcileInput } from '../../lib/hpa/reconcile.js';
 import type { MetricData } from '../../lib/hpa/replica-calculator.js';
 import type { HorizontalPodAutoscalerCondition, MetricSpec, MetricStatus, MetricTarget, PodInfo } from '../../lib/hpa/types.js';
-import { formatFieldError, validateHPA } from '../../lib/hpa/validation.js';
+import { formatFieldError, validateHPA } from '../../lib/hpa/api/validation.js';
 
 const now = new Date('2026-03-01T12:00:00Z');
 const at = '2026-03-01T11:59:30Z';

@@ -2,7 +2,7 @@
 // TestGenerateScaleDownRules) plus purity and idempotence.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { applyDefaults, DEFAULT_CONTROLLER_SETTINGS, DEFAULT_FEATURE_GATES, defaultBehavior } from '../../lib/hpa/defaults.js';
+import { applyDefaults, DEFAULT_CONTROLLER_SETTINGS, DEFAULT_FEATURE_GATES, defaultBehavior } from '../../lib/hpa/api/defaults.js';
 import type { HorizontalPodAutoscaler, HorizontalPodAutoscalerBehavior, HorizontalPodAutoscalerSpec, HPAScalingPolicy } from '../../lib/hpa/types.js';
 
 function hpa(spec: Partial<HorizontalPodAutoscalerSpec> = {}): HorizontalPodAutoscaler {

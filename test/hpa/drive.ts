@@ -1,7 +1,7 @@
 // Test helpers for the features read against `now` (pause, schedules): an autoscaler on one
 // External metric whose value is the replica count it asks for (AverageValue 1 per pod), and a
 // loop that syncs it period after period, carrying status, history and the target's replicas.
-import { DEFAULT_CONTROLLER_SETTINGS } from '../../lib/hpa/defaults.js';
+import { DEFAULT_CONTROLLER_SETTINGS } from '../../lib/hpa/api/defaults.js';
 import { reconcile, type HpaEvent, type ReconcileInput } from '../../lib/hpa/reconcile.js';
 import type { HorizontalPodAutoscaler, HorizontalPodAutoscalerBehavior, HorizontalPodAutoscalerCondition, MinReplicaSchedule, ScalingHistory } from '../../lib/hpa/types.js';
 import type { NormalizeStep } from '../../lib/hpa/behavior.js';

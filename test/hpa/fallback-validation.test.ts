@@ -1,6 +1,6 @@
 // KEP-5679 fallback blocks through validateHPA: what `shpa apply` refuses, with the field named.
 import { describe, expect, it } from 'vitest';
-import { formatFieldError, validateHPA } from '../../lib/hpa/validation.js';
+import { formatFieldError, validateHPA } from '../../lib/hpa/api/validation.js';
 
 type Json = Record<string, unknown>;
 const target = { type: 'AverageValue', averageValue: '5' };

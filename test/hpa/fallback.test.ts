@@ -1,7 +1,7 @@
 // KEP-5679 fallback (lib/hpa/fallback.ts) through one whole reconcile: the KEP's test plan as a table
 // (keps/sig-autoscaling/5679-external-metric-fallback, "Unit tests"), plus our extension to the other types.
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_CONTROLLER_SETTINGS } from '../../lib/hpa/defaults.js';
+import { DEFAULT_CONTROLLER_SETTINGS } from '../../lib/hpa/api/defaults.js';
 import { goDuration, storedMetricStatus } from '../../lib/hpa/fallback.js';
 import { reconcile, type ReconcileInput } from '../../lib/hpa/reconcile.js';
 import type { MetricData } from '../../lib/hpa/replica-calculator.js';

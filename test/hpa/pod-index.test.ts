@@ -3,7 +3,7 @@
 // and with work that grows with the pods an autoscaler selects, not with its namespace.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_CONTROLLER_SETTINGS } from '../../lib/hpa/defaults.js';
+import { DEFAULT_CONTROLLER_SETTINGS } from '../../lib/hpa/api/defaults.js';
 import { PodSelectorIndex, type AutoscalerSelector } from '../../lib/hpa/pod-index.js';
 import { reconcile, type ReconcileInput } from '../../lib/hpa/reconcile.js';
 import { matchesLabels, parseSelector, SelectorError } from '../../lib/hpa/selector.js';

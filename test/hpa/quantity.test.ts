@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { formatMilli, INT64_MAX, INT64_MIN, milliValue, parseMilli, parseQuantity, QuantityError, sign, toFloat } from '../../lib/hpa/quantity.js';
+import { formatMilli, INT64_MAX, INT64_MIN, milliValue, parseMilli, parseQuantity, QuantityError, sign, toFloat } from '../../lib/hpa/api/quantity.js';
 
 const milli = (s: string) => milliValue(parseQuantity(s));
 

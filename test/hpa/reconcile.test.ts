@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { DEFAULT_CONTROLLER_SETTINGS } from '../../lib/hpa/defaults.js';
+import { DEFAULT_CONTROLLER_SETTINGS } from '../../lib/hpa/api/defaults.js';
 import { completeReconcile, planReconcile, reconcile, type ReconcileInput } from '../../lib/hpa/reconcile.js';
 import type { HorizontalPodAutoscalerBehavior, MetricSpec, PodInfo, PodMetric } from '../../lib/hpa/types.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FieldPath } from '../../lib/hpa/field-path.js';
+import { FieldPath } from '../../lib/hpa/api/field-path.js';
 import { reconcile } from '../../lib/hpa/reconcile.js';
 import { openWindow, scheduledMinimum, validateSchedules } from '../../lib/hpa/schedules.js';
 import type { MinReplicaSchedule } from '../../lib/hpa/types.js';

@@ -2,7 +2,7 @@
 // TestValidateBehavior, scale-to-zero, tolerance, scaleTargetRef apiVersion) plus the JSON-shape rules of our own.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { formatFieldError, formatFieldWarning, validateHPA, type FieldError, type FieldErrorType, type ValidationResult } from '../../lib/hpa/validation.js';
+import { formatFieldError, formatFieldWarning, validateHPA, type FieldError, type FieldErrorType, type ValidationResult } from '../../lib/hpa/api/validation.js';
 
 type Json = Record<string, unknown>;
 

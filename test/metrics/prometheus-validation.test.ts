@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { parseMetricAccess, prometheusAccessProblem } from '../../lib/api/metric-access.js';
 import type { PrometheusMetric } from '../../lib/api/prometheus-types.js';
 import { validatePrometheusMetric } from '../../lib/api/prometheus-validation.js';
-import { formatFieldError } from '../../lib/hpa/validation.js';
+import { formatFieldError } from '../../lib/hpa/api/validation.js';
 
 const WS = 'ws-12345678-abcd-4ef0-9abc-123456789012';
 const SECRET = 'arn:aws:secretsmanager:us-east-1:123456789012:secret:prom-AbCdEf';

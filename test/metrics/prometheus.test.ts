@@ -5,7 +5,7 @@
 // asked once per period however many autoscalers and environments read it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PrometheusMetric, PrometheusMetricSpec } from '../../lib/api/prometheus-types.js';
-import { parseQuantity, toFloat } from '../../lib/hpa/quantity.js';
+import { parseQuantity, toFloat } from '../../lib/hpa/api/quantity.js';
 import { startLocalSecrets, type LocalSecrets } from '../../lib/local/prometheus/secrets-manager.js';
 import { startQueryProxy, type QueryProxy } from '../../lib/local/prometheus/sigv4-proxy.js';
 import { createMetricsAccess, type CountingMetricsAccess } from '../../lib/metrics/metrics-access.js';

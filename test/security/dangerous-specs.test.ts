@@ -10,7 +10,7 @@ import { stringify } from 'yaml';
 import { ScanCommand } from '@aws-sdk/client-dynamodb';
 import { validatePrometheusMetric } from '../../lib/api/prometheus-validation.js';
 import { buildCli } from '../../lib/cli/build.js';
-import { formatFieldError } from '../../lib/hpa/validation.js';
+import { formatFieldError } from '../../lib/hpa/api/validation.js';
 import { startK8sApiServer, type K8sApiServer } from '../../lib/local/kubernetes/api-server.js';
 import { admitCustomResource, formatError } from '../../lib/local/kubernetes/crd/admission.js';
 import { prometheusMetricCrd, serverlessHpaCrd } from '../../lib/local/kubernetes/crd/manifests.js';

@@ -10,7 +10,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { decisionLine } from '../../functions/log.js';
 import type { MetricAccess } from '../../lib/api/metric-access.js';
 import type { PrometheusMetric, PrometheusMetricSpec } from '../../lib/api/prometheus-types.js';
-import { DEFAULT_CONTROLLER_SETTINGS } from '../../lib/hpa/defaults.js';
+import { DEFAULT_CONTROLLER_SETTINGS } from '../../lib/hpa/api/defaults.js';
 import type { PodInfo } from '../../lib/hpa/types.js';
 import { createMetricsAccess } from '../../lib/metrics/metrics-access.js';
 import { createDynamoStore, ensureTable, type DynamoStore } from '../../lib/store/index.js';

@@ -4,7 +4,7 @@
 // an alarm's evaluation reads. The cycle's clock is frozen; its deadline runs in real time.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { logCycle } from '../../functions/log.js';
-import { DEFAULT_CONTROLLER_SETTINGS } from '../../lib/hpa/defaults.js';
+import { DEFAULT_CONTROLLER_SETTINGS } from '../../lib/hpa/api/defaults.js';
 import type { HorizontalPodAutoscaler, MetricSpec } from '../../lib/hpa/types.js';
 import { startLocalCloudWatch, type LocalCloudWatch, type LocalMetric } from '../../lib/local/cloudwatch/server.js';
 import { CapturingLogger, CapturingMetrics } from '../../lib/local/lambda/telemetry-capture.js';

@@ -1,6 +1,6 @@
 // The functions' environment: defaults, and a clear error naming the variable and field.
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_CONTROLLER_SETTINGS } from '../../lib/hpa/defaults.js';
+import { DEFAULT_CONTROLLER_SETTINGS } from '../../lib/hpa/api/defaults.js';
 import { isSyncPeriod, loadFunctionConfig } from '../../lib/sync/config.js';
 
 const base = {

@@ -3,7 +3,7 @@
 // order, and what is never acted on (issue: stale, invalid or half-known data).
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { DEFAULT_CONTROLLER_SETTINGS } from '../../lib/hpa/defaults.js';
+import { DEFAULT_CONTROLLER_SETTINGS } from '../../lib/hpa/api/defaults.js';
 import type { HorizontalPodAutoscaler, MetricSpec } from '../../lib/hpa/types.js';
 import type { CloudWatchMetric } from '../../lib/api/cloudwatch-types.js';
 import { createDynamoStore, ensureTable, type DynamoStore } from '../../lib/store/index.js';

@@ -3,7 +3,7 @@
 // each Lambda invocation is), the fallback count scales the target, the decision line shows it,
 // Ready and the Argo CD health check (infra/argocd/health.lua) say so, and recovery is announced.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { DEFAULT_CONTROLLER_SETTINGS } from '../../lib/hpa/defaults.js';
+import { DEFAULT_CONTROLLER_SETTINGS } from '../../lib/hpa/api/defaults.js';
 import type { HorizontalPodAutoscaler } from '../../lib/hpa/types.js';
 import { createDynamoStore, ensureTable } from '../../lib/store/index.js';
 import type { SyncOptions } from '../../lib/sync/config.js';

@@ -1,7 +1,7 @@
 // How long a direction is held still after a history that could not be trusted: as long as what
 // was lost could still limit it, for the spec as the controller runs it.
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_CONTROLLER_SETTINGS } from '../../lib/hpa/defaults.js';
+import { DEFAULT_CONTROLLER_SETTINGS } from '../../lib/hpa/api/defaults.js';
 import type { HorizontalPodAutoscaler, HorizontalPodAutoscalerBehavior } from '../../lib/hpa/types.js';
 import { historyHolds } from '../../lib/sync/history-holds.js';
 import type { AutoscalerRecord } from '../../lib/sync/ports.js';

@@ -3,7 +3,7 @@
 // condition (docs/kubernetes.md, "Health"), and the Argo CD health check (infra/argocd/health.lua) read
 // by a real Lua interpreter from those very statuses.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { DEFAULT_CONTROLLER_SETTINGS } from '../../lib/hpa/defaults.js';
+import { DEFAULT_CONTROLLER_SETTINGS } from '../../lib/hpa/api/defaults.js';
 import type { HorizontalPodAutoscaler, HorizontalPodAutoscalerCondition } from '../../lib/hpa/types.js';
 import { createDynamoStore, ensureTable, type DynamoStore } from '../../lib/store/index.js';
 import type { SyncOptions } from '../../lib/sync/config.js';

@@ -2,7 +2,7 @@
 // ServerlessHorizontalPodAutoscaler, the decision it reports (the line operators review), the table's
 // HPA form with the schedules annotation, and the Argo CD health check on those statuses.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { DEFAULT_CONTROLLER_SETTINGS } from '../../lib/hpa/defaults.js';
+import { DEFAULT_CONTROLLER_SETTINGS } from '../../lib/hpa/api/defaults.js';
 import type { HorizontalPodAutoscaler, HorizontalPodAutoscalerCondition } from '../../lib/hpa/types.js';
 import { createDynamoStore, ensureTable, type DynamoStore } from '../../lib/store/index.js';
 import type { SyncOptions } from '../../lib/sync/config.js';

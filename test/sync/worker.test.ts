@@ -3,7 +3,7 @@
 // worker says when DynamoDB fails around the lease, what a cycle does when the previous
 // one outlived its lease and its /scale write is still on its way, and what it sends again.
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { DEFAULT_CONTROLLER_SETTINGS } from '../../lib/hpa/defaults.js';
+import { DEFAULT_CONTROLLER_SETTINGS } from '../../lib/hpa/api/defaults.js';
 import type { HorizontalPodAutoscaler } from '../../lib/hpa/types.js';
 import { createDynamoStore, ensureTable, type DynamoStore } from '../../lib/store/index.js';
 import { shardCycleKey } from '../../lib/store/items.js';

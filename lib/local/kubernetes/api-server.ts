@@ -10,7 +10,7 @@ import { createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { generate } from 'selfsigned';
 import { parse as parseYaml } from 'yaml';
-import { SelectorError } from '../../hpa/selector.js';
+import { SelectorError } from '#hpa';
 import { compareVersions, CustomResourceRegistry } from './crds.js';
 import { aggregatedList, AGGREGATED_V2, apiGroup, apiGroupList, apiVersions, resourceList, wantsAggregated, type DiscoveryGroup, type DiscoveryResource } from './discovery.js';
 import { badRequest, HttpError, notFound, resourceNotFound, statusBody } from './errors.js';

@@ -6,7 +6,7 @@
 // only while the HPA exists: deleting it stops it, as deleting an HPA stops the real controller.
 // Not modelled: other metric types, behavior (stabilization windows, policies), readiness delays.
 import https from 'node:https';
-import { milliToBig, parseMilli } from '../../hpa/quantity.js';
+import { milliToBig, parseMilli } from '#hpa/api';
 
 /** kube-controller-manager's User-Agent and the controller's name in it. */
 export const HPA_CONTROLLER_USER_AGENT = 'kube-controller-manager/v1.35.0 (linux/amd64) kubernetes/local/horizontal-pod-autoscaler';

@@ -1,6 +1,6 @@
 // labelSelector and fieldSelector of list and watch requests, as kube-apiserver
 // parses and applies them.
-import { matchesLabels, parseSelector } from '../../hpa/selector.js';
+import { matchesLabels, parseSelector } from '#hpa';
 import { badRequest } from './errors.js';
 
 export type LabelFilter = (labels: Record<string, string> | undefined) => boolean;

@@ -3,8 +3,7 @@
 // (always "wide": kubectl hides priority > 0), custom resources with their CRD's
 // additionalPrinterColumns (apiextensions tableconvertor), anything else with
 // Name and Created At (rest.NewDefaultTableConvertor).
-import { fromLabelSelector, selectorToString } from '../../hpa/selector.js';
-import type { LabelSelector } from '../../hpa/types.js';
+import { fromLabelSelector, type LabelSelector, selectorToString } from '#hpa';
 import { compileJsonPath, evaluate, JsonPathError, printValue } from './jsonpath.js';
 import type { K8sObject } from './object-store.js';
 

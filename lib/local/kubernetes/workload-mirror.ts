@@ -4,8 +4,7 @@
 // clock, so the mirror copies what changed whenever it is read (or, while
 // watches are open, on a timer) — and does nothing while the model has neither
 // changed nor reached its next pod transition.
-import { fromLabelSelector, selectorToString } from '../../hpa/selector.js';
-import type { LabelSelector } from '../../hpa/types.js';
+import { fromLabelSelector, type LabelSelector, selectorToString } from '#hpa';
 import type { K8sObject, ObjectStore } from './object-store.js';
 import { newUid, timestamp } from './object-meta.js';
 import type { ResourceSpec, Subresource } from './rest.js';

@@ -7,9 +7,8 @@
 // readyDelaySeconds more. Deleted pods get deletionTimestamp = now + grace and
 // vanish when it passes. CPU/memory usage: a workload's load divided over its
 // ready pods, plus a per-pod baseline.
-import { parseGroupVersion } from '../../hpa/name-rules.js';
-import { fromLabelSelector, selectorToString } from '../../hpa/selector.js';
-import type { LabelSelector, LabelSelectorRequirement } from '../../hpa/types.js';
+import { parseGroupVersion } from '#hpa/api';
+import { fromLabelSelector, type LabelSelector, type LabelSelectorRequirement, selectorToString } from '#hpa';
 import type { Clock } from '../../sync/ports.js';
 
 export type QuantityValue = number | string;

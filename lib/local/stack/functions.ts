@@ -18,7 +18,7 @@ import { createEventsHandler } from '../../../functions/events.js';
 import { createStreamHandler } from '../../../functions/stream.js';
 import { createWorkerHandler } from '../../../functions/worker.js';
 import { packageRoot } from '../../demo/package-root.js';
-import { DEFAULT_CONTROLLER_SETTINGS } from '../../hpa/defaults.js';
+import { DEFAULT_CONTROLLER_SETTINGS } from '#hpa/api';
 import type { RetryPolicy } from '../../cluster/index.js';
 import { createDynamoStore, ensureTable, type DynamoStore } from '../../store/index.js';
 import type { FunctionConfig, SyncOptions } from '../../sync/config.js';

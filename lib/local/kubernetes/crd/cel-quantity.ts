@@ -2,8 +2,7 @@
 // quantity(string), isQuantity(string), and the methods sign, compareTo, isGreaterThan, isLessThan.
 // A Quantity is an opaque CEL map whose parsed value only these functions can see.
 import { celFunc, celMap, celMethod, CelScalar, mapType, type CelFunc, type CelValue } from '@bufbuild/cel';
-import { QUANTITY_FORMAT_MESSAGE } from '../../../hpa/openapi-schema.js';
-import { bigPow10, parseQuantity, QuantityError, sign, type Quantity } from '../../../hpa/quantity.js';
+import { bigPow10, parseQuantity, type Quantity, QUANTITY_FORMAT_MESSAGE, QuantityError, sign } from '#hpa/api';
 
 const QUANTITY = mapType(CelScalar.STRING, CelScalar.DYN);
 const parsed = new WeakMap<object, Quantity>();

@@ -6,7 +6,7 @@
 // for them is not refused here).
 import { celEnv, isCelError, parse, plan, type CelError, type CelInput } from '@bufbuild/cel';
 import { strings } from '@bufbuild/cel/ext';
-import type { JSONSchemaProps, ValidationRule } from '../../../hpa/openapi-schema.js';
+import type { JSONSchemaProps, ValidationRule } from '#hpa/api';
 import { quantityLibrary } from './cel-quantity.js';
 import { fieldSchema, oldField, oldItem, unchanged } from './correlation.js';
 import { at, child, duplicate, forbidden, index, invalid, key, required, type AdmissionError } from './field-errors.js';

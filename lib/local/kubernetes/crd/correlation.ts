@@ -1,7 +1,7 @@
 // Correlation of a new object with the old one on update (apiserver cel/common CorrelatedObject):
 // which old value a node of the new object is compared with, for oldSelf and for ratcheting
 // (CRDValidationRatcheting: errors in an unchanged part of an object are not reported).
-import type { JSONSchemaProps } from '../../../hpa/openapi-schema.js';
+import type { JSONSchemaProps } from '#hpa/api';
 import { isDeepStrictEqual } from 'node:util';
 
 type Obj = Record<string, unknown>;

@@ -2,7 +2,7 @@
 // apimachinery api/validation ValidateObjectMetaAccessor (create, names as DNS subdomains, the
 // customresource strategy's NameIsDNSSubdomain) or ValidateObjectMetaAccessorUpdate (update).
 // Not checked: ownerReferences and managedFields.
-import { isDNS1123Label, isDNS1123Subdomain, isQualifiedName, isValidLabelValue } from '../../../hpa/name-rules.js';
+import { isDNS1123Label, isDNS1123Subdomain, isQualifiedName, isValidLabelValue } from '#hpa/api';
 import { child, forbidden, invalid, required, tooLong, typeInvalid, type AdmissionError } from './field-errors.js';
 import { OBJECT_META_FIELDS } from '../object-meta.js';
 

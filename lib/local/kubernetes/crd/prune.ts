@@ -2,7 +2,7 @@
 // structural schema does not declare (schema/pruning), removal of nulls where the schema
 // allows none (schema/defaulting PruneNonNullableNullsWithoutDefaults), then defaults
 // (schema/defaulting Default). All in place.
-import type { JSONSchemaProps } from '../../../hpa/openapi-schema.js';
+import type { JSONSchemaProps } from '#hpa/api';
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);

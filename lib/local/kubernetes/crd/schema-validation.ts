@@ -2,7 +2,7 @@
 // validate.SchemaValidator and converts its results (apiserver/validation kubeOpenAPIResultToFieldErrors),
 // with ratcheting on update; and the list-type set/map invariants (schema/listtype).
 import { isDeepStrictEqual } from 'node:util';
-import type { JSONSchemaProps } from '../../../hpa/openapi-schema.js';
+import type { JSONSchemaProps } from '#hpa/api';
 import { fieldSchema, oldField, oldItem, unchanged } from './correlation.js';
 import {
   child,

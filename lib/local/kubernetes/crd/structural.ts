@@ -1,7 +1,7 @@
 // Reads what admission needs from a CustomResourceDefinition object: the kind, scope and the
 // structural schema of one version. Features this evaluator does not implement are refused
 // here, with the field that uses them, rather than silently skipped.
-import type { JSONSchemaProps } from '../../../hpa/openapi-schema.js';
+import type { JSONSchemaProps } from '#hpa/api';
 import { child, key } from './field-errors.js';
 
 export interface CrdVersion {

@@ -2,7 +2,7 @@
 // HorizontalPodAutoscalerSpec and HorizontalPodAutoscalerStatus, with x-kubernetes-validations
 // (CEL) for what upstream's ValidateHorizontalPodAutoscaler checks and CEL can express.
 // Pure data: scripts/gen-crds.ts writes it into infra/crds/, lib/local/kubernetes/crd/admission.ts evaluates it.
-import { DEFAULT_FAILURE_DURATION_SECONDS, MIN_FAILURE_DURATION_SECONDS } from './fallback.js';
+import { DEFAULT_FAILURE_DURATION_SECONDS, MIN_FAILURE_DURATION_SECONDS } from '../fallback.js';
 import { isDNS1123Label } from './name-rules.js';
 
 /** One x-kubernetes-validations entry (apiextensions ValidationRule). */

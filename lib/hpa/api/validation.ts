@@ -1,7 +1,7 @@
 // Upstream pkg/apis/autoscaling/validation (ValidateHorizontalPodAutoscaler) for autoscaling/v2,
 // as the API server runs it on create, plus JSON type checks so any decoded YAML can be passed in.
 import { DEFAULT_FEATURE_GATES } from './defaults.js';
-import { MIN_FAILURE_DURATION_SECONDS } from './fallback.js';
+import { MIN_FAILURE_DURATION_SECONDS } from '../fallback.js';
 import {
   FieldPath,
   forbidden,
@@ -24,8 +24,8 @@ import {
   parseGroupVersion,
 } from './name-rules.js';
 import { parseQuantity, QuantityError, sign, type Quantity } from './quantity.js';
-import { validateSchedules } from './schedules.js';
-import type { FeatureGates, HorizontalPodAutoscaler } from './types.js';
+import { validateSchedules } from '../schedules.js';
+import type { FeatureGates, HorizontalPodAutoscaler } from '../types.js';
 
 /** spec.syncPeriodSeconds: KEP-6003's bounds, and our floor (the fastest a shard ticks). */
 export const MAX_SYNC_PERIOD_SECONDS = 3600;

@@ -2,9 +2,9 @@
 // object is written (`shpa apply`, admission). The sync does not refuse an object for them:
 // it reports a malformed one in the condition of its feature and acts as if it were absent.
 import { FieldPath, forbidden, invalid, type FieldError } from './field-path.js';
-import { PAUSE_ANNOTATIONS, pauseState, validatePauseAnnotations } from './pause.js';
-import { MIN_REPLICA_SCHEDULES_ANNOTATION, schedulesOf } from './schedules.js';
-import type { FeatureGates, HorizontalPodAutoscaler } from './types.js';
+import { PAUSE_ANNOTATIONS, pauseState, validatePauseAnnotations } from '../pause.js';
+import { MIN_REPLICA_SCHEDULES_ANNOTATION, schedulesOf } from '../schedules.js';
+import type { FeatureGates, HorizontalPodAutoscaler } from '../types.js';
 import { validateHPA, type ValidationResult } from './validation.js';
 
 /** Every annotation of ours (lib/sync reads shpa.dev/dry-run in units.ts, shpa.dev/shadow-of in shadow.ts); any other under shpa.dev/ is a mistake. */

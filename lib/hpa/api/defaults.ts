@@ -6,7 +6,7 @@ import type {
   HorizontalPodAutoscalerBehavior,
   HPAScalingRules,
   MetricSpec,
-} from './types.js';
+} from '../types.js';
 
 export const DEFAULT_FEATURE_GATES: FeatureGates = { HPAScaleToZero: true, HPAConfigurableTolerance: true, HPAExternalMetricFallback: true };
 

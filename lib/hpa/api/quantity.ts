@@ -1,6 +1,6 @@
 // Kubernetes resource.Quantity: parse, MilliValue (rounds up, saturates at int64), format.
 // Follows k8s.io/apimachinery/pkg/api/resource (quantity.go, amount.go, suffix.go).
-import type { QuantityString } from './types.js';
+import type { QuantityString } from '../types.js';
 
 export class QuantityError extends Error {
   override readonly name = 'QuantityError';
