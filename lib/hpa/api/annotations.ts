@@ -1,6 +1,7 @@
 // Ours: the annotations our autoscalers read (pause, min-replica schedules), checked where an
 // object is written (`shpa apply`, admission). The sync does not refuse an object for them:
 // it reports a malformed one in the condition of its feature and acts as if it were absent.
+import leven from 'leven';
 import { FieldPath, forbidden, invalid, type FieldError } from './field-path.js';
 import { PAUSE_ANNOTATIONS, pauseState, validatePauseAnnotations } from '../pause.js';
 import { MIN_REPLICA_SCHEDULES_ANNOTATION, schedulesOf } from '../schedules.js';
@@ -12,23 +13,12 @@ export const OUR_ANNOTATIONS: readonly string[] = [...PAUSE_ANNOTATIONS, MIN_REP
 
 const PREFIX = 'shpa.dev/';
 
-/** Levenshtein distance, for "did you mean". */
-function editDistance(a: string, b: string): number {
-  let row = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const next = [i];
-    for (let j = 1; j <= b.length; j++) next[j] = Math.min(row[j] + 1, next[j - 1] + 1, row[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
-    row = next;
-  }
-  return row[b.length];
-}
-
 /** The annotation of ours `key` most likely means (a typo, a missing dash, another prefix), or undefined. */
 function meantAnnotation(key: string): string | undefined {
   const squash = (k: string) => k.toLowerCase().replace(/[^a-z]/g, '');
   let best: { key: string; d: number } | undefined;
   for (const known of OUR_ANNOTATIONS) {
-    const d = squash(key) === squash(known) ? 0 : editDistance(key.toLowerCase(), known);
+    const d = squash(key) === squash(known) ? 0 : leven(key.toLowerCase(), known);
     if (d <= 3 && (!best || d < best.d)) best = { key: known, d };
   }
   return best?.key;
