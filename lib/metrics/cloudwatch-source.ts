@@ -211,6 +211,7 @@ export class CloudWatchSource {
     const outcomes = new Map<string, Outcome>();
     const fresh = new Set<string>();
     const ends = new Map<string, number>();
+    const held = new Set<string>();
     for (const obj of objects) {
       const region = obj.spec.region ?? this.options.defaultRegion;
       if (!region) {
@@ -231,8 +232,13 @@ export class CloudWatchSource {
         }
         const delay = learning?.d ?? defaultDelay;
         window = alarmedUntil ? alarmWindowFor(obj.spec, nowMs, alarmedUntil.getTime(), delay, lookback) : windowFor(obj.spec, nowMs, delay, lookback);
-        // A longer delay (a reset learning) never steps back to a period older than one already read.
-        if (!alarmedUntil) window = keepForward(window, Math.max(this.cache.get(key)?.end ?? -Infinity, read.shared?.get(sharedKey(key))?.end ?? -Infinity));
+        // A longer delay (a reset learning) never steps back to a period older than one already read:
+        // that newer one is read again (not answered from a cache) until the delay catches up with it.
+        if (!alarmedUntil) {
+          const natural = window;
+          window = keepForward(window, Math.max(this.cache.get(key)?.end ?? -Infinity, read.shared?.get(sharedKey(key))?.end ?? -Infinity));
+          if (window !== natural) held.add(key);
+        }
       } catch (e) {
         perObject.push({ error: `invalid spec: ${errorText(e)}` });
         continue;
@@ -244,8 +250,8 @@ export class CloudWatchSource {
       perObject.push({ key });
       if (outcomes.has(key) || wanted.has(key)) continue;
       ends.set(key, window.end);
-      let cached = alarmedUntil ? undefined : this.cache.get(key);
-      if (!(cached && cached.end === window.end) && !alarmedUntil) {
+      let cached = alarmedUntil || held.has(key) ? undefined : this.cache.get(key);
+      if (!(cached && cached.end === window.end) && !alarmedUntil && !held.has(key)) {
         // Another environment may have read it this period: the table keeps the deployment's answers.
         const kept = read.shared?.get(sharedKey(key));
         if (kept && kept.end === window.end) {
@@ -288,8 +294,8 @@ export class CloudWatchSource {
     }
     const late = this.learn(learnings, await probed, wanted, outcomes, readMs, nowMs, defaultDelay);
     for (const [key, reset] of late) {
-      const objectsOf = objects.filter((_, i) => { const slot = perObject[i]; return 'key' in slot && slot.key === key; });
-      this.options.onDelayReset?.({ ...reset, objects: objectsOf.map((o) => `${o.metadata.namespace ?? 'default'}/${o.metadata.name}`) });
+      const named = objects.filter((_, i) => 'key' in perObject[i] && (perObject[i] as { key: string }).key === key);
+      this.options.onDelayReset?.({ ...reset, objects: named.map((o) => `${o.metadata.namespace ?? 'default'}/${o.metadata.name}`) });
     }
 
     return objects.map((obj, i) => {
