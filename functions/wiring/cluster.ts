@@ -10,7 +10,11 @@ import type { FunctionConfig } from '../../lib/sync/config.js';
 import type { Clock, ClusterConfig } from '../../lib/sync/ports.js';
 import type { ClusterDirectory, WorkerDeps } from '../../lib/sync/worker.js';
 import type { SourceStats } from '../log.js';
+import { createLogger } from './logger.js';
 import type { LocalEndpoints } from './options.js';
+
+/** The metric sources' own warnings (a publication delay reset), at WARN. */
+const resetLogger = createLogger();
 
 export interface ClusterAdapters extends Pick<WorkerDeps, 'metrics' | 'cluster' | 'clusters'> {
   sourceStats(): SourceStats;
@@ -75,6 +79,7 @@ export function createClusterAdapters(config: FunctionConfig, registry: LocalReg
       ...(local ? { credentials: local.credentials, endpoints: local.prometheus, ...(local.resolve ? { resolve: local.resolve } : {}) } : {}),
     },
     ...(typeof config.cloudWatchPublishDelay === 'number' ? { publishDelaySeconds: config.cloudWatchPublishDelay } : { learnPublishDelay: true }),
+    onDelayReset: (reset) => resetLogger.warn('publication delay reset', { ...reset }),
     clock,
   });
   return {

@@ -44,6 +44,23 @@ export interface CloudWatchSourceOptions {
   sleep?: (ms: number) => Promise<void>;
   /** GetMetricData requests in flight at once. */
   concurrency?: number;
+  /** Told when a learned publication delay proved too short and was reset (the deploy logs it at WARN). */
+  onDelayReset?: (reset: DelayReset) => void;
+}
+
+/** A learned publication delay thrown away: a datapoint read at it changed afterwards. */
+export interface DelayReset {
+  /** The CloudWatchMetric objects (namespace/name) reading it. */
+  objects: string[];
+  /** The period whose value changed (RFC 3339), and its length in seconds. */
+  period: string;
+  periodSeconds: number;
+  /** The value read at the learned delay, and the value read later. */
+  old: number;
+  new: number;
+  learnedDelaySeconds: number;
+  /** The delay used from now on while the delay is learned again. */
+  delaySeconds: number;
 }
 
 export interface CloudWatchStats {
@@ -194,6 +211,7 @@ export class CloudWatchSource {
     const outcomes = new Map<string, Outcome>();
     const fresh = new Set<string>();
     const ends = new Map<string, number>();
+    const held = new Set<string>();
     for (const obj of objects) {
       const region = obj.spec.region ?? this.options.defaultRegion;
       if (!region) {
@@ -214,6 +232,13 @@ export class CloudWatchSource {
         }
         const delay = learning?.d ?? defaultDelay;
         window = alarmedUntil ? alarmWindowFor(obj.spec, nowMs, alarmedUntil.getTime(), delay, lookback) : windowFor(obj.spec, nowMs, delay, lookback);
+        // A longer delay (a reset learning) never steps back to a period older than one already read:
+        // that newer one is read again (not answered from a cache) until the delay catches up with it.
+        if (!alarmedUntil) {
+          const natural = window;
+          window = keepForward(window, Math.max(this.cache.get(key)?.end ?? -Infinity, read.shared?.get(sharedKey(key))?.end ?? -Infinity));
+          if (window !== natural) held.add(key);
+        }
       } catch (e) {
         perObject.push({ error: `invalid spec: ${errorText(e)}` });
         continue;
@@ -225,8 +250,8 @@ export class CloudWatchSource {
       perObject.push({ key });
       if (outcomes.has(key) || wanted.has(key)) continue;
       ends.set(key, window.end);
-      let cached = alarmedUntil ? undefined : this.cache.get(key);
-      if (!(cached && cached.end === window.end) && !alarmedUntil) {
+      let cached = alarmedUntil || held.has(key) ? undefined : this.cache.get(key);
+      if (!(cached && cached.end === window.end) && !alarmedUntil && !held.has(key)) {
         // Another environment may have read it this period: the table keeps the deployment's answers.
         const kept = read.shared?.get(sharedKey(key));
         if (kept && kept.end === window.end) {
@@ -268,13 +293,18 @@ export class CloudWatchSource {
       this.learning.delete(key);
     }
     const late = this.learn(learnings, await probed, wanted, outcomes, readMs, nowMs, defaultDelay);
+    for (const [key, reset] of late) {
+      const named = objects.filter((_, i) => 'key' in perObject[i] && (perObject[i] as { key: string }).key === key);
+      this.options.onDelayReset?.({ ...reset, objects: named.map((o) => `${o.metadata.namespace ?? 'default'}/${o.metadata.name}`) });
+    }
 
     return objects.map((obj, i) => {
       const name = `CloudWatchMetric ${obj.metadata.namespace ?? 'default'}/${obj.metadata.name}`;
       const slot = perObject[i];
       if ('error' in slot) return { result: { error: `${name}: ${slot.error}` } };
       const outcome = outcomes.get(slot.key)!;
-      const said = [...outcome.messages, ...(late.has(slot.key) ? [late.get(slot.key)!] : [])];
+      const reset = late.get(slot.key);
+      const said = [...outcome.messages, ...(reset ? [resetMessage(reset)] : [])];
       const messages = said.length ? { messages: said } : {};
       const learning = learnings.get(slot.key);
       const kept = fresh.has(slot.key) ? undefined : sharedAnswerOf(outcome, ends.get(slot.key)!);
@@ -297,8 +327,8 @@ export class CloudWatchSource {
     readMs: number,
     nowMs: number,
     defaultDelay: number,
-  ): Map<string, string> {
-    const said = new Map<string, string>();
+  ): Map<string, Omit<DelayReset, 'objects'>> {
+    const said = new Map<string, Omit<DelayReset, 'objects'>>();
     for (const [key, before] of learnings) {
       let l = before;
       const probeCounts = counts.get(key);
@@ -309,10 +339,8 @@ export class CloudWatchSource {
         const checked = checkUsedValue(l, outcome.seen.points, outcome.seen.used, nowMs);
         if (checked.late) {
           const { periodStart, before: was, after } = checked.late;
-          said.set(
-            key,
-            `PublicationDelay: the datapoint at ${rfc3339(periodStart)} changed from ${was} to ${after} after it was read ${before.d} s after its period: read ${defaultDelay} s after each period again while the delay is learned again`,
-          );
+          const periodSeconds = wanted.get(key)!.window.period;
+          said.set(key, { period: rfc3339(periodStart), periodSeconds, old: was, new: after, learnedDelaySeconds: before.d!, delaySeconds: defaultDelay });
         }
         l = checked.learning;
       }
@@ -556,4 +584,13 @@ function merge(into: Map<string, Series[]>, r: MetricDataResult): void {
   for (let i = 0; i < ts.length && i < vs.length; i++) s.points.push({ t: Math.floor(ts[i].getTime() / 1000), v: vs[i] });
   s.status = r.StatusCode ?? s.status;
   for (const m of r.Messages ?? []) s.messages.push(`${m.Code ?? 'Message'}: ${m.Value ?? ''}`);
+}
+
+/** The window moved forward to end at `floorEnd` when it would end before it: reads never go back to an older period. */
+export function keepForward(window: QueryWindow, floorEnd: number): QueryWindow {
+  return floorEnd > window.end ? { ...window, start: window.start + (floorEnd - window.end), end: floorEnd } : window;
+}
+
+function resetMessage(r: Omit<DelayReset, 'objects'>): string {
+  return `PublicationDelay: the datapoint at ${r.period} changed from ${r.old} to ${r.new} after it was read ${r.learnedDelaySeconds} s after its period: read ${r.delaySeconds} s after each period again while the delay is learned again (never an older period than one already read)`;
 }

@@ -23,6 +23,8 @@ export interface MetricsAccessOptions {
   publishDelaySeconds?: number;
   /** Learn each object's publication delay (the deploy's default; off here: a fixed grid). */
   learnPublishDelay?: boolean;
+  /** Told when a learned publication delay is reset (CloudWatchSourceOptions.onDelayReset). */
+  onDelayReset?: CloudWatchSourceOptions['onDelayReset'];
   retry?: Partial<RetryOptions>;
   /** How PrometheusMetric objects are queried (credentials, local endpoints); its region defaults to CloudWatch's. */
   prometheus?: PrometheusSourceOptions;
@@ -65,6 +67,7 @@ export function createMetricsAccess(options: MetricsAccessOptions): CountingMetr
     lookbackPeriods: options.lookbackPeriods,
     publishDelaySeconds: options.publishDelaySeconds,
     learnPublishDelay: options.learnPublishDelay,
+    onDelayReset: options.onDelayReset,
     retry: options.retry,
     clock: options.clock,
     timer: options.timer,

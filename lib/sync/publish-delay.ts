@@ -5,7 +5,8 @@
 // hours): a period is complete from the first read at which its count reached its final value.
 // The learned delay is the largest of the last few settled periods', at the resolution of the
 // reads (the shard's ticks); a value that still changes after being read at that delay throws
-// the learned delay away (back to 60 s) and starts learning again.
+// the learned delay away (back to 60 s) and starts learning again; the reader never steps back
+// to an older period meanwhile (lib/metrics/cloudwatch-source.ts keepForward).
 
 /** What a shard keeps of one object's learning (stored with its answers: it survives restarts and containers). */
 export interface DelayLearning {

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalCloudWatch, type LocalCloudWatch, type LocalCloudWatchOptions } from '../../lib/local/cloudwatch/server.js';
 import { cloudWatchClients } from '../../lib/metrics/cloudwatch-clients.js';
 import { createMetricsAccess, type CountingMetricsAccess } from '../../lib/metrics/metrics-access.js';
+import type { DelayReset } from '../../lib/metrics/cloudwatch-source.js';
 import type { MetricAnswer, MetricQuery, SharedMetricAnswer } from '../../lib/sync/ports.js';
 import { queueMetric } from './cloudwatch-fixtures.js';
 
@@ -20,8 +21,10 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
+const resets: DelayReset[] = [];
 const access = (learn = true) =>
   createMetricsAccess({
+    onDelayReset: (r) => resets.push(r),
     clusterMetrics: () => {
       throw new Error('no cluster metrics in this test');
     },
@@ -97,15 +100,28 @@ describe('a CloudWatch publication delay learned from sample counts', () => {
     expect([...kept.values()][0].learn?.d).toBe(15);
     // CloudWatch slows down: samples now 45 s late, so 15 s after a period it is partial
     serverOptions.ingestDelaySeconds = 45;
+    resets.length = 0;
     try {
       const { reads } = await readFor(metrics, 4, kept);
+      // told once, with the values and the period (the deploy logs it at WARN)
+      expect(resets).toHaveLength(1);
+      expect(resets[0]).toMatchObject({ objects: ['workers/backlog'], periodSeconds: 60, new: 25, learnedDelaySeconds: 15, delaySeconds: 60 });
+      expect(resets[0].old).not.toBe(25);
+      expect(resets[0].period).toMatch(/^2026-11-26T12:\d\d:00Z$/);
+      // the period read never moves backwards (no 6 -> 8 -> 6 flapping)
+      const periods = reads.filter((r) => r.lag !== undefined).map((r) => r.at - r.lag! * 1000);
+      expect(periods.every((p, i) => i === 0 || p >= periods[i - 1])).toBe(true);
       const said = reads.flatMap((r) => r.answer.messages ?? []).filter((m) => m.startsWith('PublicationDelay'));
       expect(said).toHaveLength(1);
       expect(said[0]).toMatch(/^PublicationDelay: the datapoint at 2026-11-26T12:\d\d:00Z changed from \S+ to 25 after it was read 15 s after its period: read 60 s after each period again/);
       const after = reads.slice(reads.findIndex((r) => r.answer.messages?.some((m) => m.startsWith('PublicationDelay'))) + 1);
       expect(after.length).toBeGreaterThan(4);
-      expect(after.every((r) => r.value === '25')).toBe(true);
+      // the held period is read again each tick: complete once CloudWatch has it, and every read at 60 s is
+      expect(after.filter((r) => r.lag! >= 45).every((r) => r.value === '25')).toBe(true);
+      expect(after.filter((r) => r.lag! >= 60).length).toBeGreaterThan(4);
       expect(firstReads(after).every((r) => r.lag! >= 60)).toBe(true);
+      // the reset held the newest period already read until 60 s after the next one: one period, not two, behind
+      expect(Math.max(...after.map((r) => r.lag!))).toBeLessThan(60 + 60 + 15);
     } finally {
       serverOptions.ingestDelaySeconds = 25;
     }
