@@ -7,7 +7,24 @@
 // since is a conflict, as upstream's Update of the scale). A failed write of the scale is
 // saved over the tentative state; a write whose answer was lost keeps it pending, and the next
 // cycle settles it from the target itself (pending.ts).
-import { type AutoscalerSelector, completeReconcile, type Fetched, type HorizontalPodAutoscaler, type HorizontalPodAutoscalerCondition, type HorizontalPodAutoscalerStatus, type MetricData, type MetricSpec, planReconcile, type PodInfo, type PodSelectorIndex, type ReconcilePlan, type ReconcileResult, type ScaleInfo, ScheduleCache, withScaledToZeroCondition } from '#hpa';
+import {
+  type AutoscalerSelector,
+  completeReconcile,
+  type Fetched,
+  type HorizontalPodAutoscaler,
+  type HorizontalPodAutoscalerCondition,
+  type HorizontalPodAutoscalerStatus,
+  type MetricData,
+  type MetricSpec,
+  planReconcile,
+  type PodInfo,
+  type PodSelectorIndex,
+  type ReconcilePlan,
+  type ReconcileResult,
+  type ScaleInfo,
+  ScheduleCache,
+  withScaledToZeroCondition,
+} from '#hpa';
 import type { CloudWatchMetric } from '../api/cloudwatch-types.js';
 import type { PrometheusMetric } from '../api/prometheus-types.js';
 import type { SyncOptions } from './config.js';
