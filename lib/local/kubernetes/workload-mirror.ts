@@ -84,6 +84,8 @@ interface PartCopy {
   /** the model's clock at the copy, and the next pod transition after it */
   at: number;
   nextChange: number;
+  /** the model's count of pods gone at the copy */
+  gone: number;
   /** each copied object, by store key and name, with its stamp: what changes with it */
   copied: Map<string, Copied>;
 }
@@ -208,9 +210,14 @@ export class WorkloadMirror {
   private syncPart(namespace: string, part: Part): void {
     const now = this.model.clock.now().getTime();
     const revision = this.model.revisionOf(namespace);
+    const gone = this.model.podsGoneCount();
     const id = `${namespace}/${part}`;
     const last = this.copies.get(id);
-    if (last && last.revision === revision && now < last.nextChange && now >= last.at) return;
+    const sameTime = last !== undefined && now < last.nextChange && now >= last.at && gone === last.gone;
+    if (sameTime && last.revision === revision) return;
+    // No pod changed with time and none left: only workloads changed since the copy (a /scale write) need a look,
+    // so a write costs what it touches, not the namespace (kube-apiserver's watch cache serves O(change) too).
+    const since = sameTime ? last.revision : -1;
     const copied = last?.copied ?? new Map<string, Copied>();
     const seen = new Set<string>();
     const copy = (key: string, name: string, stamp: string | number, object: () => unknown) => {
@@ -220,13 +227,16 @@ export class WorkloadMirror {
       copied.set(objectId, { key, name, stamp });
       this.store.put(key, object() as K8sObject);
     };
-    if (part === 'pods') for (const p of this.model.podViews(namespace)) copy(PODS, p.name, p.state, p.object);
-    else for (const o of this.model.workloadViews(namespace)) copy(keyOf('apps', APPS_RESOURCES[o.kind]), o.name, o.stamp, o.object);
-    for (const [objectId, c] of copied) {
-      if (seen.has(objectId)) continue;
-      copied.delete(objectId);
-      this.store.delete(c.key, namespace, c.name);
+    if (part === 'pods') for (const p of this.model.podViews(namespace, since)) copy(PODS, p.name, p.state, p.object);
+    else for (const o of this.model.workloadViews(namespace, since)) copy(keyOf('apps', APPS_RESOURCES[o.kind]), o.name, o.stamp, o.object);
+    if (since < 0) {
+      for (const [objectId, c] of copied) {
+        if (seen.has(objectId)) continue;
+        copied.delete(objectId);
+        this.store.delete(c.key, namespace, c.name);
+      }
     }
-    this.copies.set(id, { revision, at: now, nextChange: this.model.nextChangeMs(namespace), copied });
+    const nextChange = since < 0 ? this.model.nextChangeMs(namespace) : Math.min(last?.nextChange ?? Infinity, this.model.nextChangeMs(namespace, since));
+    this.copies.set(id, { revision, at: since < 0 ? now : (last?.at ?? now), nextChange, gone, copied });
   }
 }

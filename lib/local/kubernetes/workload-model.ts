@@ -89,6 +89,8 @@ interface Workload {
   uid: string;
   createdMs: number;
   resourceVersion: number;
+  /** the namespace's revision at its last change: what lets a reader copy only the workloads changed since */
+  revision: number;
   generation: number;
   templateHash: string;
 }
@@ -159,6 +161,8 @@ export class WorkloadModel {
   private readonly types: ResourceType[] = [...builtInTypes];
   private readonly workloads = new Map<string, Workload>();
   private pods: PodState[] = [];
+  /** Bumped whenever pods leave (the grace period over): readers copying only changes must then look at all. */
+  private podsGone = 0;
   private counter = 0;
   private resourceVersion = 1000;
   private readonly namespaceRevisions = new Map<string, number>();
@@ -203,6 +207,7 @@ export class WorkloadModel {
       uid: this.uid(),
       createdMs: spec.createdAt?.getTime() ?? this.clock.now().getTime(),
       resourceVersion: this.bump(spec.namespace),
+      revision: this.revisionOf(spec.namespace),
       generation: 1,
       templateHash: nameSuffix(hashOf(key), 5) + nameSuffix(hashOf(`${key}#`), 5),
     };
@@ -266,6 +271,7 @@ export class WorkloadModel {
     if (w.spec.replicas !== replicas) {
       w.spec.replicas = replicas;
       w.resourceVersion = this.bump(namespace);
+      w.revision = this.revisionOf(namespace);
       w.generation++;
       this.reconcile(w);
     }
@@ -287,27 +293,30 @@ export class WorkloadModel {
    * Pods (of a namespace, or all) with a `state` that changes whenever the pod
    * object does (but for metadata.resourceVersion), the object built only on
    * demand: what an API server needs to keep per-object resourceVersions and
-   * watches cheaply.
+   * watches cheaply. since: only pods of workloads changed after that revision.
    */
-  podViews(namespace?: string): { namespace: string; name: string; state: number; object(): Record<string, unknown> }[] {
+  podViews(namespace?: string, since = -1): { namespace: string; name: string; state: number; object(): Record<string, unknown> }[] {
     this.sweep();
     const now = this.clock.now().getTime();
     const out = [];
     for (const p of this.pods) {
-      if (namespace !== undefined && p.owner.spec.namespace !== namespace) continue;
+      if ((namespace !== undefined && p.owner.spec.namespace !== namespace) || p.owner.revision <= since) continue;
       const stage = this.isReady(p, now) ? 2 : this.isRunning(p, now) ? 1 : 0;
       out.push({ namespace: p.owner.spec.namespace, name: p.name, state: stage + (p.deletionMs === undefined ? 0 : 3), object: () => this.podObject(p, now) });
     }
     return out;
   }
 
-  /** The next time a pod of the namespace starts, becomes ready or goes away; Infinity when none will. */
-  nextChangeMs(namespace: string): number {
+  /**
+   * The next time a pod of the namespace starts, becomes ready or goes away; Infinity when none will.
+   * since: only pods of workloads changed after that revision of the namespace.
+   */
+  nextChangeMs(namespace: string, since = -1): number {
     this.sweep();
     const now = this.clock.now().getTime();
     let next = Number.POSITIVE_INFINITY;
     for (const p of this.pods) {
-      if (p.owner.spec.namespace !== namespace) continue;
+      if (p.owner.spec.namespace !== namespace || p.owner.revision <= since) continue;
       const running = p.createdMs + this.startMs;
       const ready = running + this.readyMs;
       const t = now < running ? running : now < ready ? ready : Number.POSITIVE_INFINITY;
@@ -319,6 +328,12 @@ export class WorkloadModel {
   /** Bumped by every change of a workload of the namespace (not by the passing of time: see podViews). */
   revisionOf(namespace: string): number {
     return this.namespaceRevisions.get(namespace) ?? 0;
+  }
+
+  /** Changes whenever pods left (in any namespace): a copy of only the workloads changed since a revision then misses some. */
+  podsGoneCount(): number {
+    this.sweep();
+    return this.podsGone;
   }
 
   /** Namespaces holding workloads, created with their first workload. */
@@ -343,14 +358,14 @@ export class WorkloadModel {
   /**
    * The same objects, each with a `stamp` that changes whenever it does and built only on
    * demand: what an API server needs to copy only the objects that changed (a subclass that
-   * dresses them then pays only for those).
+   * dresses them then pays only for those). since: only workloads changed after that revision.
    */
-  workloadViews(namespace?: string): WorkloadView[] {
+  workloadViews(namespace?: string, since = -1): WorkloadView[] {
     this.sweep();
     const now = this.clock.now().getTime();
     const counts = new Map<Workload, { active: number; ready: number }>();
     for (const p of this.pods) {
-      if (p.deletionMs !== undefined) continue;
+      if (p.deletionMs !== undefined || p.owner.revision <= since) continue;
       const c = counts.get(p.owner) ?? { active: 0, ready: 0 };
       c.active++;
       if (this.isReady(p, now)) c.ready++;
@@ -359,7 +374,7 @@ export class WorkloadModel {
     const out: WorkloadView[] = [];
     for (const w of this.workloads.values()) {
       const kind = w.type.kind;
-      if (namespace !== undefined && w.spec.namespace !== namespace) continue;
+      if ((namespace !== undefined && w.spec.namespace !== namespace) || w.revision <= since) continue;
       if (w.type.group !== 'apps' || (kind !== 'Deployment' && kind !== 'StatefulSet' && kind !== 'ReplicaSet')) continue;
       const c = counts.get(w) ?? { active: 0, ready: 0 };
       // All appsObjects reads that can change: replicas (with the generation) and the pod counts.
@@ -496,7 +511,9 @@ export class WorkloadModel {
   /** Terminated pods leave once their grace period is over. */
   private sweep(): void {
     const now = this.clock.now().getTime();
+    const before = this.pods.length;
     this.pods = this.pods.filter((p) => p.deletionMs === undefined || now < p.deletionMs);
+    if (this.pods.length !== before) this.podsGone++;
   }
 
   private reconcile(w: Workload, nowMs = this.clock.now().getTime()): void {
