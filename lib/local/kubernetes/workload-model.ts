@@ -163,6 +163,8 @@ export class WorkloadModel {
   private pods: PodState[] = [];
   /** Bumped whenever pods leave (the grace period over): readers copying only changes must then look at all. */
   private podsGone = 0;
+  /** The earliest deletionMs of a terminating pod: until then a sweep has nothing to do (and allocates nothing). */
+  private nextGoneMs = Number.POSITIVE_INFINITY;
   private counter = 0;
   private resourceVersion = 1000;
   private readonly namespaceRevisions = new Map<string, number>();
@@ -511,9 +513,12 @@ export class WorkloadModel {
   /** Terminated pods leave once their grace period is over. */
   private sweep(): void {
     const now = this.clock.now().getTime();
+    if (now < this.nextGoneMs) return;
     const before = this.pods.length;
     this.pods = this.pods.filter((p) => p.deletionMs === undefined || now < p.deletionMs);
     if (this.pods.length !== before) this.podsGone++;
+    this.nextGoneMs = Number.POSITIVE_INFINITY;
+    for (const p of this.pods) if (p.deletionMs !== undefined && p.deletionMs < this.nextGoneMs) this.nextGoneMs = p.deletionMs;
   }
 
   private reconcile(w: Workload, nowMs = this.clock.now().getTime()): void {
@@ -548,6 +553,7 @@ export class WorkloadModel {
         )
         .slice(0, active.length - want);
       for (const p of victims) p.deletionMs = nowMs + this.graceMs;
+      this.nextGoneMs = Math.min(this.nextGoneMs, nowMs + this.graceMs);
       this.sweep();
     }
   }
