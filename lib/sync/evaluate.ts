@@ -176,7 +176,9 @@ export async function evaluateUnit(unit: Unit, ctx: EvalContext): Promise<void> 
     metricSources: inputs.sources,
   });
   const selector = scale.value?.selector;
-  const force = ctx.partial || pendingSettled || record.stateProblem !== undefined || record.untrustedHistory !== undefined;
+  // While shadowing, every decision is counted in status.shadow, read back from the stored state: each one is written
+  // (one write a tick, for the shadow period only), or the summary would count only the decisions that changed something.
+  const force = ctx.partial || pendingSettled || record.stateProblem !== undefined || record.untrustedHistory !== undefined || shadow.summary !== undefined;
   // Saves the state of `result`, then (for a cluster-defined autoscaler) its status and events; the version written.
   const commit = async (result: ReconcileResult, p: PendingScale | undefined, version: number, forced = force): Promise<number | undefined> => {
     const update: AutoscalerStateUpdate = {
