@@ -3,7 +3,8 @@
 // when it is OK again. CloudWatch bills every metric an alarm reads ($0.10 a month each, a
 // metric-math alarm per metric it references), so each failure mode has one alarm on one
 // metric, and a failure another alarm already sees gets none of its own: the table in
-// docs/operations.md says which alarm covers what.
+// docs/operations.md says which alarm covers what. Param monitoring true deploys three of
+// them, full all seven.
 'use strict';
 
 const { getAtt, ref, sub } = require('./cfn.cjs');
@@ -64,7 +65,11 @@ function alarmTopicPolicy(c) {
 
 function alarmResources(c) {
   const { topic, resources } = alarmTopic(c);
+  // Param monitoring true keeps the alarms of a silent stop (no cycles, worker errors, dead letters); full adds the
+  // ones whose failures the missing-cycles alarm also sees later, or that the logs show (docs/operations.md).
+  const ESSENTIAL = ['WorkerMissingCycles', 'WorkerErrors', 'DeadLetters'];
   const alarm = (id, name, description, metric, rule) => {
+    if (!c.allAlarms && !ESSENTIAL.includes(id)) return;
     resources[`Alarm${id}`] = {
       Type: 'AWS::CloudWatch::Alarm',
       Properties: {

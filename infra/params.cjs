@@ -96,6 +96,14 @@ function boolean(name, value, dflt) {
   return fail(name, `must be true or false, got ${JSON.stringify(String(value))}`);
 }
 
+/** Param monitoring: true (default), full or false. */
+function monitoringLevel(value) {
+  const text = String(value ?? '').trim().toLowerCase();
+  if (text === '') return 'true';
+  if (text === 'true' || text === 'false' || text === 'full') return text;
+  return fail('monitoring', `must be true (the three alarms that catch a stopped autoscaler), full (all seven) or false (none), got ${JSON.stringify(String(value))}`);
+}
+
 /** 5 ≤ a divisor of 60, or a multiple of 60 up to 900: ticks fall on the same seconds every minute, and no worker outlives 15 min. */
 function syncPeriod(value) {
   if (String(value ?? '') === '') return 15;
@@ -398,8 +406,10 @@ function readParams(p, stack) {
     detailedMetrics: boolean('detailedMetrics', p.detailedMetrics, false),
     // $3 a month (beyond an account's first three): opt-in; the Logs Insights queries answer the same questions.
     dashboard: boolean('dashboard', p.dashboard, false),
-    // The alarms (infra/alarms.cjs) and the Cycles heartbeat they read: "false" for a deploy watched otherwise ($1 a month less).
-    monitoring: boolean('monitoring', p.monitoring, true),
+    // The alarms (infra/alarms.cjs) and the Cycles heartbeat they read: "true" the three that catch a stopped
+    // autoscaler ($0.30 a month), "full" all seven ($0.70), "false" none, for a deploy watched otherwise.
+    monitoring: monitoringLevel(p.monitoring) !== 'false',
+    allAlarms: monitoringLevel(p.monitoring) === 'full',
     // Edits of Kubernetes objects evaluated within seconds, from the clusters' audit logs (infra/audit-log.cjs).
     auditLogEvaluations: boolean('auditLogEvaluations', p.auditLogEvaluations, false),
     autoscalerSources: sources,

@@ -22,6 +22,7 @@ interface CostFlags {
   decisionLogSeconds: number;
   logRetentionDays: number;
   monitoring: boolean;
+  allAlarms: boolean;
   dashboard: boolean;
   errorHours: number;
   autoscalerMetrics: boolean;
@@ -89,6 +90,7 @@ export function registerCost(program: Command): void {
     .option('--decision-log-seconds <s>', "a quiet autoscaler's decision line at most this often (SHPA_DECISION_LOG_SECONDS)", numberOption('--decision-log-seconds', 0, true), d.decisionLogSeconds)
     .option('--log-retention-days <d>', 'days CloudWatch Logs keeps the lines', numberOption('--log-retention-days', 1, true), d.logRetentionDays)
     .option('--no-monitoring', 'leave out the stack’s alarms and the Cycles heartbeat they read (deploy param monitoring=false)')
+    .option('--all-alarms', 'all seven alarms, not the three that catch a stopped autoscaler (deploy param monitoring=full)', false)
     .option('--dashboard', 'add the operators’ dashboard (deploy param dashboard=true)', false)
     .option('--error-hours <h>', 'hours a month in which some cycle reports an error: the EMF Errors metric is sent (and billed) only then', numberOption('--error-hours', 0), d.errorHoursPerMonth)
     .option('--autoscaler-metrics', 'per-autoscaler EMF metrics (SHPA_AUTOSCALER_METRICS)', false)
@@ -112,6 +114,7 @@ export function registerCost(program: Command): void {
         decisionLogSeconds: flags.decisionLogSeconds,
         logRetentionDays: flags.logRetentionDays,
         monitoring: flags.monitoring,
+        ...(flags.allAlarms ? { allAlarms: true } : {}),
         dashboard: flags.dashboard,
         errorHoursPerMonth: flags.errorHours,
         autoscalerMetrics: flags.autoscalerMetrics,
@@ -149,6 +152,7 @@ const FLAGS: Record<keyof Fleet, string> = {
   decisionLogSeconds: '--decision-log-seconds',
   logRetentionDays: '--log-retention-days',
   monitoring: '--no-monitoring',
+  allAlarms: '--all-alarms',
   dashboard: '--dashboard',
   errorHoursPerMonth: '--error-hours',
   autoscalerMetrics: '--autoscaler-metrics',

@@ -38,8 +38,10 @@ export interface Fleet {
   rescalesPerDay: number;
   decisionLogSeconds: number;
   logRetentionDays: number;
-  /** The stack's alarms. */
+  /** The stack's alarms (param monitoring true: the three of a silent stop). */
   monitoring: boolean;
+  /** All seven alarms (param monitoring full). */
+  allAlarms?: boolean;
   /** The operators' dashboard (deploy param `dashboard`, off by default). */
   dashboard: boolean;
   /** Hours a month in which some cycle reports an error: the EMF Errors metric is sent, and billed, only in those. */
@@ -206,6 +208,7 @@ export function estimateCost(input: Fleet, o: EstimateOptions = {}): CostEstimat
   const fleet: Required<Fleet> = {
     fastAutoscalers: 0,
     fastSyncPeriodSeconds: 5,
+    allAlarms: false,
     ...input,
     shards,
     distinctQueries: input.distinctQueries ?? A * input.metricsPerAutoscaler,
@@ -291,8 +294,9 @@ export function estimateCost(input: Fleet, o: EstimateOptions = {}): CostEstimat
   // The answers a shard keeps for the deployment: pages of at most SHARED_PAGE_BYTES per shard (no item grows with the
   // shard), rewritten once a period (a write unit a KB of each page), read with every load (strongly consistent, 4 KB units).
   const answersBytes = ((fleet.distinctQueries + fleet.promQLQueries) * m.sharedAnswerBytes + fleet.distinctQueries * LEARNED_BYTES) / S;
-  const pages = Math.max(1, Math.ceil(answersBytes / SHARED_PAGE_BYTES));
-  const pageWriteUnits = Math.ceil((answersBytes / pages + SHARED_PAGE_OVERHEAD_BYTES) / 1024);
+  // No answer to keep, no page: the cycle writes none (lib/sync/cycle.ts keepSharedAnswers).
+  const pages = Math.ceil(answersBytes / SHARED_PAGE_BYTES);
+  const pageWriteUnits = pages > 0 ? Math.ceil((answersBytes / pages + SHARED_PAGE_OVERHEAD_BYTES) / 1024) : 0;
   add(
     'DynamoDB',
     'writes: CloudWatch answers kept for the deployment',
@@ -300,7 +304,7 @@ export function estimateCost(input: Fleet, o: EstimateOptions = {}): CostEstimat
     'WRU',
     prices.dynamodb.writeRequestUnits,
     1e6,
-    `${pages} page(s) of ${Math.round(answersBytes / pages)} bytes per shard (${pageWriteUnits} WRU each), once per ${every} s`,
+    pages > 0 ? `${pages} page(s) of ${Math.round(answersBytes / pages)} bytes per shard (${pageWriteUnits} WRU each), once per ${every} s` : 'no CloudWatch or PromQL answer to keep',
   );
   add('DynamoDB', 'reads: CloudWatch answers kept', loads * ((answersBytes + pages * SHARED_PAGE_OVERHEAD_BYTES) / 4096), 'RRU', prices.dynamodb.readRequestUnits, 1e6, 'read with the shard at every load');
   // Cycles is sent by every tick's cycle when the alarms are deployed (the missing-cycles alarm reads it); Errors only
@@ -338,7 +342,11 @@ export function estimateCost(input: Fleet, o: EstimateOptions = {}): CostEstimat
   );
   add('CloudWatch Logs', 'storage', gb * (fleet.logRetentionDays / 30) * ASSUMED.logCompression, 'GB-month', prices.cloudWatch.logStorage, 1, `${fleet.logRetentionDays} days kept, compressed to ${ASSUMED.logCompression * 100} %`);
 
-  if (fleet.monitoring) add('Monitoring', 'alarms (fixed)', ASSUMED.alarmMetrics, 'alarm metrics', prices.cloudWatch.alarms, 1, `infra/alarms.cjs: ${ASSUMED.alarmMetrics} alarms on one metric each`);
+  if (fleet.monitoring) {
+    const alarms = fleet.allAlarms ? ASSUMED.alarmMetrics : ASSUMED.essentialAlarmMetrics;
+    const which = fleet.allAlarms ? 'all (param monitoring full)' : 'no cycles, worker errors, dead letters (param monitoring true)';
+    add('Monitoring', 'alarms (fixed)', alarms, 'alarm metrics', prices.cloudWatch.alarms, 1, `infra/alarms.cjs: ${alarms} alarms on one metric each: ${which}`);
+  }
   if (fleet.dashboard) add('Monitoring', 'dashboard (fixed)', 1, 'dashboards', prices.cloudWatch.dashboards, 1, 'param dashboard (infra/stack.cjs); free if among your first three');
 
   const byService: Partial<Record<Service, number>> = {};

@@ -68,6 +68,8 @@ export const ASSUMED = {
   mbPerVcpu: 1769,
   /** CloudWatch metrics are 60 s metrics: one new datapoint a minute. */
   metricPeriodSeconds: 60,
-  /** The stack's alarms (infra/alarms.cjs): seven, on one metric each. */
+  /** The stack's alarms (infra/alarms.cjs): seven with param monitoring full, on one metric each. */
   alarmMetrics: 7,
+  /** With param monitoring true: worker-missing-cycles, worker-errors, dead-letters. */
+  essentialAlarmMetrics: 3,
 };

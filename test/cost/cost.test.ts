@@ -63,7 +63,7 @@ describe('shpa cost', () => {
     expect(usual.lines.filter((l) => l.service === 'Monitoring').map((l) => l.item)).toEqual(['alarms (fixed)']);
     expect(bare.lines.some((l) => l.service === 'Monitoring')).toBe(false);
     // Without the alarms, nobody reads the Cycles heartbeat: it is not sent, and its EMF documents not logged.
-    expect(usual.totalUsd - bare.totalUsd).toBeGreaterThan(ASSUMED.alarmMetrics * PRICES.cloudWatch.alarms.usd + PRICES.cloudWatch.customMetrics.usd - 0.01);
+    expect(usual.totalUsd - bare.totalUsd).toBeGreaterThan(ASSUMED.essentialAlarmMetrics * PRICES.cloudWatch.alarms.usd + PRICES.cloudWatch.customMetrics.usd - 0.01);
     expect(line(usual, 'custom metrics').quantity - line(bare, 'custom metrics').quantity).toBeCloseTo(1, 9);
     expect(dashboard.totalUsd - usual.totalUsd).toBeCloseTo(PRICES.cloudWatch.dashboards.usd, 9);
     expect(dashboard.totalUsd - dashboard.byService.Monitoring!).toBeCloseTo(usual.totalUsd - usual.byService.Monitoring!, 9);
@@ -105,6 +105,10 @@ describe('the cost model', () => {
     // Whichever environment runs a tick, the answers kept in the table serve it: one write of them a period per shard.
     expect(line(fast, 'writes: CloudWatch answers').quantity).toBe(line(minute, 'writes: CloudWatch answers').quantity);
     expect(line(fast, 'GetMetricData').quantity).toBe(100 * 43_200);
+    // No CloudWatch or PromQL metric: nothing to keep, and the cycle writes no page (lib/sync/cycle.ts keepSharedAnswers).
+    const cpuOnly = estimateCost({ ...base, metricsPerAutoscaler: 0 });
+    expect([line(cpuOnly, 'writes: CloudWatch answers').quantity, line(cpuOnly, 'reads: CloudWatch answers').quantity]).toEqual([0, 0]);
+    expect(line(fast, 'writes: CloudWatch answers').quantity).toBeGreaterThan(0);
     // Four times fewer ticks: four times fewer lease writes.
     expect(line(minute, 'writes: lease').quantity).toBeLessThan(line(fast, 'writes: lease').quantity / 3.9);
   });
@@ -165,10 +169,15 @@ describe('the cost model', () => {
 
   it("counts the stack's alarms as infra/alarms.cjs creates them, a metric-math alarm per metric", () => {
     const { alarmResources } = require('../../infra/alarms.cjs') as { alarmResources(c: Record<string, unknown>): { resources: Record<string, { Type: string; Properties: { Metrics?: { MetricStat?: unknown }[] } }> } };
-    const { resources } = alarmResources({ service: 'serverless-hpa', stage: 'test', tableName: 't', syncPeriodSeconds: 15, shards: 1, workerTimeout: 15, alarmTopicArn: '' });
-    const alarms = Object.values(resources).filter((r) => r.Type === 'AWS::CloudWatch::Alarm');
-    const metrics = alarms.reduce((n, a) => n + (a.Properties.Metrics ? a.Properties.Metrics.filter((m) => m.MetricStat).length : 1), 0);
-    expect(metrics).toBe(ASSUMED.alarmMetrics);
+    const metricsOf = (allAlarms: boolean) => {
+      const { resources } = alarmResources({ service: 'serverless-hpa', stage: 'test', tableName: 't', syncPeriodSeconds: 15, shards: 1, workerTimeout: 15, alarmTopicArn: '', allAlarms });
+      const alarms = Object.values(resources).filter((r) => r.Type === 'AWS::CloudWatch::Alarm');
+      return alarms.reduce((n, a) => n + (a.Properties.Metrics ? a.Properties.Metrics.filter((m) => m.MetricStat).length : 1), 0);
+    };
+    expect(metricsOf(true)).toBe(ASSUMED.alarmMetrics);
+    expect(metricsOf(false)).toBe(ASSUMED.essentialAlarmMetrics);
+    expect(line(estimateCost({ ...base, monitoring: true }), 'alarms').quantity).toBe(ASSUMED.essentialAlarmMetrics);
+    expect(line(estimateCost({ ...base, monitoring: true, allAlarms: true }), 'alarms').quantity).toBe(ASSUMED.alarmMetrics);
   });
 
   it('counts AMP PromQL queries by the samples they process, each distinct query once per its period, and keeps their answers with the others', () => {

@@ -23,7 +23,7 @@ interface Alarm {
 
 const SHARDS = 2;
 function alarmsAt(syncPeriodSeconds: number): Record<string, Alarm> {
-  const { resources } = alarmResources({ service: 'serverless-hpa', stage: 'prod', tableName: 't', syncPeriodSeconds, shards: SHARDS, workerTimeout: syncPeriodSeconds, alarmTopicArn: '' });
+  const { resources } = alarmResources({ service: 'serverless-hpa', stage: 'prod', tableName: 't', syncPeriodSeconds, shards: SHARDS, workerTimeout: syncPeriodSeconds, alarmTopicArn: '', allAlarms: true });
   return Object.fromEntries(Object.values(resources).filter((r) => r.Type === 'AWS::CloudWatch::Alarm').map((r) => [r.Properties.AlarmName.replace('serverless-hpa-prod-', ''), r.Properties]));
 }
 

@@ -42,6 +42,7 @@ const FULL = [
   'dashboard=true',
   `eventSenderArns=${SENDER}`,
   `kmsKeyArn=${KEY}`,
+  'monitoring=full',
 ];
 
 const FUNCTIONS = ['dispatcher', 'worker', 'stream', 'events'] as const;
@@ -687,7 +688,8 @@ describe('osls package: the defaults (one cluster, the opt-outs of where and who
       },
     });
     const alarms = resourcesOf(t, 'AWS::CloudWatch::Alarm').map(([, r]) => r.Properties);
-    expect(alarms).toHaveLength(7);
+    // param monitoring true: the alarms of a silent stop only (monitoring=full adds four)
+    expect(alarms.map((a) => a.AlarmName).sort()).toEqual(['dead-letters', 'worker-errors', 'worker-missing-cycles'].map((n) => `serverless-hpa-test-${n}`));
     for (const a of alarms) expect([a.AlarmActions, a.OKActions]).toEqual([[{ Ref: 'AlarmTopic' }], [{ Ref: 'AlarmTopic' }]]);
     expect(alarms.find((a) => a.AlarmName === 'serverless-hpa-test-worker-missing-cycles')!.Threshold).toBe(2);
     const [[, sqs]] = resourcesOf(t, 'AWS::Lambda::EventSourceMapping').filter(([, r]) => show(r.Properties.EventSourceArn) === WORK_QUEUE);

@@ -404,11 +404,16 @@ export class WorkloadModel {
     const nowMs = now.getTime();
     const out: Record<string, unknown>[] = [];
     const shares = new Map<Workload, { cpu: number; memory: number; sampledMs: number }>();
+    // Ready pods per owner in one pass (a filter per owner was quadratic in a namespace's pods).
+    const readyOf = new Map<Workload, number>();
+    for (const q of this.pods) {
+      if (q.owner.spec.namespace === namespace && q.deletionMs === undefined && this.isReady(q, nowMs)) readyOf.set(q.owner, (readyOf.get(q.owner) ?? 0) + 1);
+    }
     for (const p of this.pods) {
       if (p.owner.spec.namespace !== namespace || !this.isRunning(p, nowMs) || !match(p.labels)) continue;
       let share = shares.get(p.owner);
       if (!share) {
-        const ready = this.pods.filter((q) => q.owner === p.owner && q.deletionMs === undefined && this.isReady(q, nowMs)).length;
+        const ready = readyOf.get(p.owner) ?? 0;
         const sampledMs = this.lastScrape(p.owner, nowMs);
         const load = p.owner.spec.load?.(new Date(sampledMs)) ?? {};
         share = { cpu: ready ? (load.cpu ?? 0) / ready : 0, memory: ready ? (load.memory ?? 0) / ready : 0, sampledMs };
