@@ -126,7 +126,9 @@ type Call = <T>(req: Request) => Promise<T>;
 
 /** A child process serving `role`, and a way to ask it things. */
 function spawnServer(role: 'dynamo' | 'clusters'): { pid: number; call: Call; stop(): Promise<void> } {
-  const child: ChildProcess = fork(fileURLToPath(import.meta.url), [`--servers=${role}`], { execArgv: ['--import', 'tsx', '--max-old-space-size=4096'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  // SHPA_SERVER_PROFILE_DIR: a CPU profile of each servers' process, written when it stops.
+  const profile = process.env.SHPA_SERVER_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.SHPA_SERVER_PROFILE_DIR}`, `--cpu-prof-name=${role}-${Date.now()}.cpuprofile`] : [];
+  const child: ChildProcess = fork(fileURLToPath(import.meta.url), [`--servers=${role}`], { execArgv: ['--import', 'tsx', '--max-old-space-size=4096', ...profile], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   let next = 0;
   const waiting = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
   child.on('message', (m: { id: number; value?: unknown; error?: string }) => {
@@ -339,5 +341,7 @@ async function serveClusters(): Promise<void> {
   });
 }
 
+// A profiled process writes its profile on a normal exit only.
+if (process.argv.some((a) => a.startsWith('--servers=')) && process.execArgv.includes('--cpu-prof')) process.on('SIGTERM', () => process.exit(0));
 if (process.argv.includes('--servers=dynamo')) await serveDynamo();
 if (process.argv.includes('--servers=clusters')) await serveClusters();
