@@ -38,8 +38,12 @@
 //   npm run bench -- fleet                                    every part
 //   npm run bench -- fleet -- --only sizes,cloudwatch         some parts
 //   npm run bench -- fleet -- --sizes 100,500 --warmup 2 --steady 3 --seed 7 --minutes 3 --fair
+//   npm run bench -- fleet -- --only clusters --clusters 5000  one cluster size alone (1000, 2000, 5000, ns2000)
+//   npm run bench -- fleet -- --only clusters --hog 2          beside 2 processes spinning (a CPU hog)
 //   SHPA_PROFILE_DIR=/tmp/p npm run bench -- fleet -- --only sizes --sizes 500
 //                                                             a CPU profile of each invocation
+//   SHPA_SERVER_PROFILE_DIR=/tmp/s ...                        a CPU profile of each local servers' process
+import { spawn } from 'node:child_process';
 import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { PERIOD_MS, total } from './support/fleet.js';
@@ -65,6 +69,7 @@ const { values: args } = parseArgs({
     fair: { type: 'boolean' },
     clusters: { type: 'string' },
     'cluster-minutes': { type: 'string' },
+    hog: { type: 'string' },
   },
 });
 const PARTS = ['sizes', 'partition', 'clusters', 'cloudwatch'] as const;
@@ -85,7 +90,10 @@ const GOAL_SHARD = 500;
 const warnings = countWarnings();
 const hostWarnings = new Map<string, number>();
 const started = performance.now();
-console.log(`load average at the start: ${loadavg().map((x) => fixed(x, 2)).join(' ')}; hosts and servers at the CPU weight of ${PRIORITY} ordinary process(es)`);
+// --hog N: N ordinary processes that spin for the whole run, the CPU hog a neighbour on the host would be.
+const HOGS = Array.from({ length: Number(args.hog ?? 0) }, () => spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' }));
+process.on('exit', () => HOGS.forEach((h) => h.kill()));
+console.log(`load average at the start: ${loadavg().map((x) => fixed(x, 2)).join(' ')}; hosts and servers at the CPU weight of ${PRIORITY} ordinary process(es)${HOGS.length ? `; ${HOGS.length} CPU hog(s) spinning` : ''}`);
 
 type PhaseName = 'first' | 'warm-up' | 'steady' | 'all change' | 'catch-up';
 interface Phase {
