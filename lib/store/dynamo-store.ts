@@ -40,7 +40,7 @@ import {
   type ShardSnapshot,
 } from '../sync/ports.js';
 import { logNeedsWrite } from '../sync/event-log.js';
-import { NAMESPACE_BUCKETS, SHARD_COUNTS, bucketOf, bucketsOf, partOf, type ShardRef } from '../sync/shards.js';
+import { NAMESPACE_BUCKETS, SHARD_COUNTS, bucketOf, bucketsOf, ownsAutoscaler, partOf, type ShardRef } from '../sync/shards.js';
 import { createDynamoClient, type DynamoClientOptions } from './dynamo-client.js';
 import { DEFAULT_WRITE_POLICY, compactState, expandHistory, historyHorizonSeconds, needsWrite, type CompactState, type WritePolicy } from './history.js';
 import {
@@ -211,7 +211,7 @@ export class DynamoStore implements AutoscalerStore, DispatchStore, AlarmIndexSt
     const parts = await Promise.all(buckets.map((b) => limit(() => this.readBucket(shard.cluster, b, opts.signal, owner))));
     const snapshot: ShardSnapshot = { autoscalers: [], clusterStates: [], cloudWatchMetrics: [], prometheusMetrics: [], broken: [], buckets, index, sharedAnswers: new Map() };
     for (const part of parts) {
-      this.decodeBucket(shard.cluster, part, opts.now.getTime(), opts.markerMs, snapshot);
+      this.decodeBucket(shard.cluster, part, opts.now.getTime(), opts.markerMs, snapshot, (ns, name) => ownsAutoscaler(shard, ns, name));
       // Kept where the shard's first bucket was when written (K or the buckets may have changed since): the newest of each wins.
       for (const [key, a] of part.shared ?? []) if ((snapshot.sharedAnswers.get(key)?.end ?? -1) < a.end) snapshot.sharedAnswers.set(key, a);
     }
@@ -526,7 +526,11 @@ export class DynamoStore implements AutoscalerStore, DispatchStore, AlarmIndexSt
     for (const [key, a] of decodeSharedAnswers(item.cw)) if ((out.shared.get(key)?.end ?? -1) < a.end) out.shared.set(key, a);
   }
 
-  private decodeBucket(cluster: string, part: BucketItems, nowMs: number, markerMs: number | undefined, snapshot: ShardSnapshot): void {
+  /**
+   * A part of a bucket cut below its namespaces (past 16 shards) sees the bucket's other autoscalers only as peers
+   * (their selectors): their states are not decoded, which in a namespace of thousands is most of the load's CPU.
+   */
+  private decodeBucket(cluster: string, part: BucketItems, nowMs: number, markerMs: number | undefined, snapshot: ShardSnapshot, owns: (namespace: string, name: string) => boolean): void {
     const claimed = new Set<string>();
     for (const item of part.specs) {
       const { namespace, name } = parseSk(item.sk)!;
@@ -541,7 +545,7 @@ export class DynamoStore implements AutoscalerStore, DispatchStore, AlarmIndexSt
           continue;
         }
         claimed.add(`${namespace}/${name}`);
-        const raw = part.states.get(`${namespace}/${name}`);
+        const raw = owns(namespace, name) ? part.states.get(`${namespace}/${name}`) : undefined;
         const state = raw && !expired(raw, nowMs) ? decodeState(raw, nowMs) : undefined;
         snapshot.autoscalers.push(this.toRecord(cluster, item, doc, state, markerMs));
       } catch (e) {
@@ -551,6 +555,7 @@ export class DynamoStore implements AutoscalerStore, DispatchStore, AlarmIndexSt
     for (const [k, raw] of part.states) {
       if (claimed.has(k) || raw.src !== 'cluster' || expired(raw, nowMs)) continue;
       const [namespace, name] = k.split('/');
+      if (!owns(namespace, name)) continue;
       const state = this.toClusterState(cluster, namespace, name, decodeState(raw, nowMs), markerMs);
       const spec = typeof raw.cs === 'string' ? guardJson(raw.cs) : undefined;
       if (spec !== undefined) state.lastSpec = spec;

@@ -6,7 +6,7 @@ import type { CloudWatchMetric } from '../../lib/api/cloudwatch-types.js';
 import { createDynamoStore, DynamoStore, ensureTable, KIND_CLOUDWATCH, KIND_HPA } from '../../lib/store/index.js';
 import { bucketPk, shardCycleKey } from '../../lib/store/items.js';
 import { VersionConflictError, type AutoscalerRecord, type AutoscalerStateUpdate } from '../../lib/sync/ports.js';
-import { bucketOf, type ShardRef } from '../../lib/sync/shards.js';
+import { bucketOf, ownsAutoscaler, type ShardRef } from '../../lib/sync/shards.js';
 import { dynamoDbLocalUnavailable, startDynalite, startDynamoDbLocal, TEST_CREDENTIALS, TEST_REGION, type DynamoServer } from '../support/dynamo.js';
 import { startFaultProxy, type FaultProxy } from '../support/dynamo-faults.js';
 import { hpa, status } from './fixtures.js';
@@ -156,6 +156,21 @@ for (const server of servers) {
       const halves = await Promise.all([0, 1].map((index) => store.loadShard({ cluster: c, index, count: 2 }, { now: at(1) })));
       expect(halves.map((h) => h.autoscalers.length).sort()).toEqual([1, 3]);
       expect(halves[0].buckets.some((b) => halves[1].buckets.includes(b))).toBe(false);
+    });
+
+    it('a part of a bucket (past 16 shards) decodes the states of its own autoscalers only, and sees the others as peers', async () => {
+      const c = cluster();
+      const names = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'];
+      for (const name of names) {
+        const rec = await created(c, name);
+        expect(await save(store, rec, { status: status(3, 60), history: rec.history }, at(1))).toBeGreaterThan(0);
+      }
+      const part = (index: number): ShardRef => ({ cluster: c, index, count: 32 });
+      const mine = (ref: ShardRef, name: string) => ownsAutoscaler(ref, 'default', name);
+      const ref = [...Array(32).keys()].map(part).find((r) => names.some((n) => mine(r, n)) && names.some((n) => !mine(r, n)))!;
+      const snap = await store.loadShard(ref, { now: at(2) });
+      expect(snap.autoscalers.map((a) => a.name).sort()).toEqual(names);
+      for (const a of snap.autoscalers) expect([a.name, a.version > 0]).toEqual([a.name, mine(ref, a.name)]);
     });
 
     it("keeps a shard's metric answers in pages under DynamoDB's item limit, whatever their number; a smaller set empties the pages past it", async () => {
