@@ -359,6 +359,9 @@ interface TickRow {
   failed: number;
   wallMax: number;
   wallP50: number;
+  /** The slowest cycle's CPU (ms) and the vCPU it got (CPU / wall): at the share (0.289) it was CPU-bound, below it waited. */
+  slowestCpuMs: number;
+  slowestVcpu: number;
 }
 
 const SCENARIOS: ClusterScenario[] = (args.clusters ?? '1000,2000,5000,ns2000').split(',').map((x) => {
@@ -419,9 +422,10 @@ async function runClusterScenario(sc: ClusterScenario, host: LambdaHost): Promis
           failed: cycles.filter((c) => c.invocationFailed).length,
           wallMax: maxOf(walls),
           wallP50: quantile(walls, 0.5),
+          ...slowestOf(cycles),
         });
         const r = rows.at(-1)!;
-        console.log(`  ${sc.name} tick ${tick} (${r.kind}): ${r.shards} shards, ${r.ticked} ticked, evaluated ${r.evaluated}, deferred ${r.deferred} (again ${r.deferredAgain}), lost ${r.lost}, wall max ${fixed(r.wallMax)} ms${r.sizeRefused ? `, ${r.sizeRefused} refused for size` : ''}`);
+        console.log(`  ${sc.name} tick ${tick} (${r.kind}): ${r.shards} shards, ${r.ticked} ticked, evaluated ${r.evaluated}, deferred ${r.deferred} (again ${r.deferredAgain}), lost ${r.lost}, wall max ${fixed(r.wallMax)} ms (CPU ${fixed(r.slowestCpuMs)} ms, ${fixed(r.slowestVcpu, 2)} vCPU got)${r.sizeRefused ? `, ${r.sizeRefused} refused for size` : ''}`);
         printErrors([{ size: seeded.length, memoryMb: 512, phase: allChange ? 'all change' : 'steady', cycles: cycles.filter((c) => c.lost > 0) }]);
       }
     }
@@ -431,6 +435,11 @@ async function runClusterScenario(sc: ClusterScenario, host: LambdaHost): Promis
     await fleet.stop();
   }
   return rows;
+}
+
+function slowestOf(cycles: CycleResult[]): { slowestCpuMs: number; slowestVcpu: number } {
+  const slowest = cycles.reduce((a, c) => (c.invocation.wallMs > a.invocation.wallMs ? c : a), cycles[0]);
+  return { slowestCpuMs: slowest.invocation.cpuMs, slowestVcpu: slowest.invocation.cpuMs / slowest.invocation.wallMs };
 }
 
 async function clustersPart(): Promise<TickRow[]> {
@@ -457,6 +466,7 @@ async function clustersPart(): Promise<TickRow[]> {
       'refused for size': r.sizeRefused,
       'wall p50': fixed(r.wallP50),
       'wall max': fixed(r.wallMax),
+      'slowest: CPU, vCPU got': `${fixed(r.slowestCpuMs)}, ${fixed(r.slowestVcpu, 2)}`,
       '< 60 %': r.wallMax < 0.6 * PERIOD_MS ? 'yes' : 'NO',
     })),
   );
