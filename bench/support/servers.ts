@@ -127,7 +127,7 @@ type Call = <T>(req: Request) => Promise<T>;
 /** A child process serving `role`, and a way to ask it things. */
 function spawnServer(role: 'dynamo' | 'clusters'): { pid: number; call: Call; stop(): Promise<void> } {
   // SHPA_SERVER_PROFILE_DIR: a CPU profile of each servers' process, written when it stops.
-  const profile = process.env.SHPA_SERVER_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.SHPA_SERVER_PROFILE_DIR}`, `--cpu-prof-name=${role}-${Date.now()}.cpuprofile`] : [];
+  const profile = process.env.SHPA_SERVER_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.SHPA_SERVER_PROFILE_DIR}/${role}`] : [];
   const child: ChildProcess = fork(fileURLToPath(import.meta.url), [`--servers=${role}`], { execArgv: ['--import', 'tsx', '--max-old-space-size=4096', ...profile], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   let next = 0;
   const waiting = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
