@@ -252,15 +252,16 @@ export class EksWorkloadModel extends WorkloadModel {
     return super.podObjects(namespace).map(eksPod);
   }
 
-  override podViews(namespace?: string): ReturnType<WorkloadModel['podViews']> {
-    return super.podViews(namespace).map((v) => ({ ...v, object: () => eksPod(v.object()) }));
+  // `since` passed on: without it every /scale write copied the whole namespace (the API server the bottleneck measured).
+  override podViews(namespace?: string, since?: number): ReturnType<WorkloadModel['podViews']> {
+    return super.podViews(namespace, since).map((v) => ({ ...v, object: () => eksPod(v.object()) }));
   }
 
   override workloadObjects(namespace?: string): Record<string, unknown>[] {
     return super.workloadObjects(namespace).map(eksWorkload);
   }
 
-  override workloadViews(namespace?: string): WorkloadView[] {
-    return super.workloadViews(namespace).map((v) => ({ ...v, object: () => eksWorkload(v.object()) }));
+  override workloadViews(namespace?: string, since?: number): WorkloadView[] {
+    return super.workloadViews(namespace, since).map((v) => ({ ...v, object: () => eksWorkload(v.object()) }));
   }
 }
