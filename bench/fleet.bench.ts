@@ -92,7 +92,9 @@ const hostWarnings = new Map<string, number>();
 const started = performance.now();
 // --hog N: N ordinary processes that spin for the whole run, the CPU hog a neighbour on the host would be.
 const HOGS = Array.from({ length: Number(args.hog ?? 0) }, () => spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' }));
-process.on('exit', () => HOGS.forEach((h) => h.kill()));
+const stopHogs = () => HOGS.forEach((h) => h.exitCode === null && h.kill('SIGKILL'));
+process.on('exit', stopHogs);
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => (stopHogs(), process.exit(1)));
 console.log(`load average at the start: ${loadavg().map((x) => fixed(x, 2)).join(' ')}; hosts and servers at the CPU weight of ${PRIORITY} ordinary process(es)${HOGS.length ? `; ${HOGS.length} CPU hog(s) spinning` : ''}`);
 
 type PhaseName = 'first' | 'warm-up' | 'steady' | 'all change' | 'catch-up';
@@ -643,4 +645,5 @@ console.log('\nGoals:');
 for (const [goal, ok, got] of goals) console.log(`${ok ? 'MET ' : 'MISS'} ${goal}: ${got}`);
 if (hostWarnings.size > 0) console.log(`warnings in the hosts: ${[...hostWarnings].map(([w, n]) => `${w} × ${n}`).join('; ')}`);
 if (warnings.size > 0) console.log(`warnings in the benchmark's process: ${[...warnings].map(([k, w]) => `${k} × ${w.count} (${w.first})`).join('; ')}`);
+stopHogs();
 console.log(`load average at the end: ${loadavg().map((x) => fixed(x, 2)).join(' ')}; run time ${fixed((performance.now() - started) / 1000)} s (${timings.join(', ')})`);
