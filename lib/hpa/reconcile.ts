@@ -130,6 +130,8 @@ export interface ReconcilePlan {
   rescale: boolean;
   decision: Decision;
   readonly state: PlanState;
+  /** Ours, with spec.predictive: the demand history with this sync's recommendation learned (also ReconcileResult.demand). */
+  demand?: DemandHistory;
 }
 
 export interface ReconcileResult {
@@ -442,7 +444,7 @@ function stopPlan(p: PlanRecord, reason: string, message: string): ReconcilePlan
   noteOurConditions(p, undefined);
   state.earlyExit = true;
   decision.skipped = { reason, message };
-  return { input, desiredReplicas: decision.desiredReplicas, rescale: false, decision, state };
+  return { input, desiredReplicas: decision.desiredReplicas, rescale: false, decision, state, ...(state.demand ? { demand: state.demand } : {}) };
 }
 
 function closePlan(p: PlanRecord): ReconcilePlan {
@@ -451,7 +453,7 @@ function closePlan(p: PlanRecord): ReconcilePlan {
   decision.desiredReplicas = rescale ? desiredReplicas : p.currentReplicas;
   decision.rescale = rescale;
   if (rescale) decision.rescaleReason = p.rescaleReason;
-  return { input, desiredReplicas, rescale, decision, state };
+  return { input, desiredReplicas, rescale, decision, state, ...(state.demand ? { demand: state.demand } : {}) };
 }
 
 /** At zero replicas: false when the spec's activation thresholds hold the target there (a step and ScalingActive say so). */
