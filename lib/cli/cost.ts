@@ -28,7 +28,7 @@ interface CostFlags {
   promqlQueries: number;
   promqlSamples: number;
   promqlPeriod: number;
-  predictive: number;
+  predictiveAutoscalers: number;
   output?: string;
 }
 
@@ -122,7 +122,7 @@ export function registerCost(program: Command): void {
         promQLQueries: flags.promqlQueries,
         promQLSamplesPerQuery: flags.promqlSamples,
         promQLPeriodSeconds: flags.promqlPeriod,
-        predictiveAutoscalers: flags.predictive,
+        predictiveAutoscalers: flags.predictiveAutoscalers,
       };
       let estimate: CostEstimate;
       try {
