@@ -29,6 +29,7 @@ interface CostFlags {
   promqlQueries: number;
   promqlSamples: number;
   promqlPeriod: number;
+  predictiveAutoscalers: number;
   output?: string;
 }
 
@@ -94,6 +95,7 @@ export function registerCost(program: Command): void {
     .option('--dashboard', 'add the operators’ dashboard (deploy param dashboard=true)', false)
     .option('--error-hours <h>', 'hours a month in which some cycle reports an error: the EMF Errors metric is sent (and billed) only then', numberOption('--error-hours', 0), d.errorHoursPerMonth)
     .option('--autoscaler-metrics', 'per-autoscaler EMF metrics (SHPA_AUTOSCALER_METRICS)', false)
+    .option('--predictive-autoscalers <n>', 'autoscalers with spec.predictive (their demand history is stored with the state)', numberOption('--predictive-autoscalers', 0, true), 0)
     .option('--promql-queries <n>', 'distinct PromQL queries to AMP over the fleet (PrometheusMetric objects with spec.amp)', numberOption('--promql-queries', 0, true), 0)
     .option('--promql-samples <n>', 'query samples one PromQL query processes (the worker counts them: PromQLSamplesProcessed)', numberOption('--promql-samples', 0), 1_000)
     .option('--promql-period <seconds>', "seconds a PromQL answer stands (spec.periodSeconds)", numberOption('--promql-period', 5, true), 15)
@@ -123,6 +125,7 @@ export function registerCost(program: Command): void {
         promQLQueries: flags.promqlQueries,
         promQLSamplesPerQuery: flags.promqlSamples,
         promQLPeriodSeconds: flags.promqlPeriod,
+        predictiveAutoscalers: flags.predictiveAutoscalers,
       };
       let estimate: CostEstimate;
       try {
@@ -159,4 +162,5 @@ const FLAGS: Record<keyof Fleet, string> = {
   promQLQueries: '--promql-queries',
   promQLSamplesPerQuery: '--promql-samples',
   promQLPeriodSeconds: '--promql-period',
+  predictiveAutoscalers: '--predictive-autoscalers',
 };

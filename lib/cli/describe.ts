@@ -8,6 +8,7 @@ import { metricSourceText } from '../sync/metric-queries.js';
 import type { AutoscalerRecord, ClusterSnapshot } from '../sync/ports.js';
 import { fallbackText } from './fallback-text.js';
 import { pauseAndScheduleRows } from './describe-schedules.js';
+import { predictiveRows } from './describe-predictive.js';
 import { age, describeMetric, table } from './format.js';
 
 /** The From column: the component the sync names as the source of the Kubernetes Events it writes (lib/cluster). */
@@ -68,6 +69,7 @@ export function describe(rec: DescribedAutoscaler, cluster: string, now: Date, o
     ['Min replicas:', String(h.spec?.minReplicas ?? '<unset>')],
     ['Max replicas:', String(h.spec?.maxReplicas)],
     ...pauseAndScheduleRows(h, now),
+    ...predictiveRows(h),
     ...wakeRows(h, known),
     ['Behavior:', h.spec?.behavior ? behaviorText(h) : '<default>'],
     [`${h.spec?.scaleTargetRef?.kind} pods:`, st ? `${st.currentReplicas} current / ${st.desiredReplicas} desired` : '<unknown>'],

@@ -58,6 +58,8 @@ export interface Fleet {
   promQLSamplesPerQuery?: number;
   /** Seconds an answer stands (spec.periodSeconds); default 15. */
   promQLPeriodSeconds?: number;
+  /** Autoscalers with spec.predictive: each stores its demand history with its state; default 0. */
+  predictiveAutoscalers?: number;
 }
 
 export const DEFAULT_FLEET: Fleet = {
@@ -171,6 +173,7 @@ function check(f: Fleet): void {
   int('logRetentionDays', f.logRetentionDays, 1);
   num('errorHoursPerMonth', f.errorHoursPerMonth);
   if (f.promQLQueries !== undefined) int('promQLQueries', f.promQLQueries, 0);
+  if (f.predictiveAutoscalers !== undefined) int('predictiveAutoscalers', f.predictiveAutoscalers, 0, f.autoscalers);
   if (f.promQLSamplesPerQuery !== undefined) num('promQLSamplesPerQuery', f.promQLSamplesPerQuery);
   if (f.promQLPeriodSeconds !== undefined) int('promQLPeriodSeconds', f.promQLPeriodSeconds, 5, 3_600);
   if (f.errorHoursPerMonth > HOURS) throw new CostInputError('errorHoursPerMonth', `must be at most the ${HOURS} hours of a month, got ${f.errorHoursPerMonth}`);
@@ -215,6 +218,7 @@ export function estimateCost(input: Fleet, o: EstimateOptions = {}): CostEstimat
     promQLQueries: input.promQLQueries ?? 0,
     promQLSamplesPerQuery: input.promQLSamplesPerQuery ?? 1_000,
     promQLPeriodSeconds: input.promQLPeriodSeconds ?? DEFAULT_PROMETHEUS_PERIOD_SECONDS,
+    predictiveAutoscalers: input.predictiveAutoscalers ?? 0,
   };
   const S = fleet.clusters * shards;
   // spec.syncPeriodSeconds: a shard holding a faster autoscaler ticks at its period (at worst, each in a shard of its own).
@@ -276,6 +280,7 @@ export function estimateCost(input: Fleet, o: EstimateOptions = {}): CostEstimat
     `${(steady * 100).toFixed(1)} % of autoscalers a tick (write policy), ${m.rescaleWriteUnits} WRU a rescale, one write an event`,
   );
   add('DynamoDB', 'storage', (A * m.loadReadUnitsPerAutoscaler * 4096) / 1e9, 'GB-month', prices.dynamodb.storage, 1, 'spec, state and CloudWatchMetric items');
+  if (fleet.predictiveAutoscalers > 0) predictiveDemandCost(fleet.predictiveAutoscalers, loads / S, m, prices, add);
 
   // CloudWatch metrics read: each distinct query once per metric period (kept in the table until a newer
   // datapoint can exist, so whichever environment runs a tick finds it), and at most once per tick.
@@ -363,4 +368,21 @@ export function estimateCost(input: Fleet, o: EstimateOptions = {}): CostEstimat
     cycle,
     measuredSource: m.source,
   };
+}
+
+/** Bytes of 14 days of demand history (4,032 buckets) as stored, a noisy office-hours load (test/store/demand.test.ts measures the codec). */
+export const PREDICTIVE_DEMAND_BYTES = 1_520;
+const DEMAND_BUCKET_SECONDS = 300;
+
+/**
+ * spec.predictive (docs/predictive.md): each autoscaler's state carries its demand history, written at least once a
+ * bucket (a whole state write with it, counted in full: the write policy may have skipped it otherwise) and read
+ * with every load (strongly consistent, 4 KB units), and stored.
+ */
+function predictiveDemandCost(n: number, loadsPerShard: number, m: Measured, prices: Prices, add: (service: 'DynamoDB', item: string, quantity: number, unit: string, price: Price, per: number, note: string) => void): void {
+  const demandKb = Math.ceil(PREDICTIVE_DEMAND_BYTES / 1024);
+  const writes = n * (MONTH_SECONDS / DEMAND_BUCKET_SECONDS) * (m.stateWriteUnits + demandKb);
+  add('DynamoDB', 'writes: predictive demand', writes, 'WRU', prices.dynamodb.writeRequestUnits, 1e6, `${n} autoscalers' state written once a 5-minute bucket with ${PREDICTIVE_DEMAND_BYTES} bytes of history (+${demandKb} WRU)`);
+  add('DynamoDB', 'reads: predictive demand', n * loadsPerShard * (PREDICTIVE_DEMAND_BYTES / 4096), 'RRU', prices.dynamodb.readRequestUnits, 1e6, 'the history read with the state at every load');
+  add('DynamoDB', 'storage: predictive demand', (n * PREDICTIVE_DEMAND_BYTES) / 1e9, 'GB-month', prices.dynamodb.storage, 1, '14 days of 5-minute buckets each');
 }

@@ -92,7 +92,7 @@ export interface DynamoStoreOptions extends DynamoClientOptions {
 
 const EMPTY_HISTORY: ScalingHistory = { recommendations: null, scaleUpEvents: [], scaleDownEvents: [] };
 /** Every attribute of a state item but its key and write token: what a state write sets or removes. */
-const STATE_ATTRIBUTES = ['uid', 'v', 'sv', 'st', 'rec', 'open', 'off', 'up', 'dn', 'mt', 'ut', 'pend', 'log', 'sel', 'src', 'cs', 'oc', 'ttl', 'hold'] as const;
+const STATE_ATTRIBUTES = ['uid', 'v', 'sv', 'st', 'rec', 'open', 'off', 'up', 'dn', 'mt', 'ut', 'pend', 'log', 'sel', 'src', 'cs', 'oc', 'ttl', 'hold', 'dem'] as const;
 
 export function createDynamoStore(o: DynamoStoreOptions): DynamoStore {
   return new DynamoStore(o.client ?? createDynamoClient(o), o);
@@ -254,7 +254,9 @@ export class DynamoStore implements AutoscalerStore, DispatchStore, AlarmIndexSt
     const nowMs = now.getTime();
     const uid = record.hpa.metadata.uid ?? '';
     const horizon = historyHorizonSeconds(record.hpa.spec.behavior, this.legacyWindow);
-    const next = compactState(record.history, update, nowMs - horizon * 1000, opts.markerMs, nowMs);
+    // Ours: the demand of spec.predictive (updated in place by the sync), dropped with spec.predictive.
+    const demand = record.hpa.spec.predictive ? (update.demand ?? record.demand) : undefined;
+    const next = compactState(record.history, { ...update, ...(demand ? { demand } : {}) }, nowMs - horizon * 1000, opts.markerMs, nowMs);
     const key = this.recordKey(record.cluster, record.namespace, record.name);
     const before = this.seen.get(key);
     const known = before && before.version === record.version ? before : undefined;
@@ -617,6 +619,7 @@ export class DynamoStore implements AutoscalerStore, DispatchStore, AlarmIndexSt
       if (s.pending) record.pending = s.pending;
       if (s.selector !== undefined) record.selector = s.selector;
       if (s.holds) record.holds = s.holds;
+      if (s.demand) record.demand = s.demand;
       if (s.untrusted) record.untrustedHistory = s.untrusted;
       return;
     }

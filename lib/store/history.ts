@@ -7,7 +7,7 @@
 // pair is "open" when the last write recorded it: every later cycle that recorded the
 // same value skipped the write, and the load re-extends its last-seen time to the
 // cluster's latest cycle marker (see docs/store.md).
-import type { HorizontalPodAutoscalerBehavior, HorizontalPodAutoscalerStatus, MetricStatus, MetricValueStatus, ScalingHistory } from '#hpa';
+import type { DemandHistory, HorizontalPodAutoscalerBehavior, HorizontalPodAutoscalerStatus, MetricStatus, MetricValueStatus, ScalingHistory } from '#hpa';
 import { parseQuantity, toFloat } from '#hpa/api';
 import type { DirectionHolds } from '../sync/ports.js';
 
@@ -28,6 +28,10 @@ export interface CompactState {
   metricsAtMs: number;
   /** Directions held still until these times (epoch ms): a history that could not be trusted (lib/sync/history-holds.ts). */
   holds?: DirectionHolds;
+  /** spec.predictive's demand history (lib/store/demand-codec.ts), stored with the state. */
+  demand?: DemandHistory;
+  /** Its newest bucket and value when compacted: a new bucket, or a higher value in it, is worth a write. */
+  demandMark?: string;
 }
 
 export interface WritePolicy {
@@ -87,7 +91,7 @@ export function expandHistory(state: CompactState, markerMs: number | undefined)
  */
 export function compactState(
   before: ScalingHistory,
-  after: { status: HorizontalPodAutoscalerStatus; history: ScalingHistory; holds?: DirectionHolds },
+  after: { status: HorizontalPodAutoscalerStatus; history: ScalingHistory; holds?: DirectionHolds; demand?: DemandHistory },
   cutoffMs: number,
   markerMs: number,
   metricsAtMs: number,
@@ -105,7 +109,13 @@ export function compactState(
     down: after.history.scaleDownEvents.map((e) => [ms(e.timestamp), e.change]),
     metricsAtMs,
     ...(after.holds ? { holds: after.holds } : {}),
+    ...(after.demand ? { demand: after.demand, demandMark: demandMark(after.demand) } : {}),
   };
+}
+
+/** The demand's newest bucket and its value: the demand is updated in place, so what was stored is compared by this. */
+export function demandMark(h: DemandHistory): string {
+  return `${h.firstBucket + h.values.length}:${h.values[h.values.length - 1] ?? ''}`;
 }
 
 /**
@@ -131,6 +141,8 @@ export function needsWrite(prev: CompactState | undefined, next: CompactState, n
   if (historyChanged(prev, next)) return true;
   if (JSON.stringify(prev.up) !== JSON.stringify(next.up) || JSON.stringify(prev.down) !== JSON.stringify(next.down)) return true;
   if (JSON.stringify(prev.holds ?? {}) !== JSON.stringify(next.holds ?? {})) return true;
+  // Ours: a bucket of the demand closed (at most one write per bucket), or its newest rose (usually with a scale).
+  if (prev.demandMark !== next.demandMark) return true;
   return metricsNeedWrite(a.currentMetrics ?? [], b.currentMetrics ?? [], nowMs - prev.metricsAtMs, policy);
 }
 

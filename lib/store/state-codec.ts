@@ -8,8 +8,9 @@
 import type { HorizontalPodAutoscalerStatus } from '#hpa';
 import type { DecisionLogEntry } from '../sync/event-log.js';
 import type { PendingScale, UntrustedHistory } from '../sync/ports.js';
-import type { CompactState, EventPair, RecPair } from './history.js';
+import { demandMark, type CompactState, type EventPair, type RecPair } from './history.js';
 import type { ItemKey } from './items.js';
+import { decodeDemand, encodeDemand } from './demand-codec.js';
 
 /**
  * No workload has more replicas than a cluster has pods, and Kubernetes is tested to
@@ -55,6 +56,8 @@ export interface StateItem extends ItemKey {
   src?: 'cluster';
   /** Holds: {"u": until ms, "d": until ms}. */
   hold?: string;
+  /** spec.predictive's demand history (lib/store/demand-codec.ts). */
+  dem?: string;
 }
 
 export function encodeState(key: ItemKey, v: number, s: StateFields, now: Date): StateItem {
@@ -77,6 +80,7 @@ export function encodeState(key: ItemKey, v: number, s: StateFields, now: Date):
   if (s.selector !== undefined) item.sel = s.selector;
   if (s.source) item.src = s.source;
   if (s.holds && (s.holds.up !== undefined || s.holds.down !== undefined)) item.hold = JSON.stringify({ u: s.holds.up, d: s.holds.down });
+  if (s.demand) item.dem = encodeDemand(s.demand);
   return item;
 }
 
@@ -298,6 +302,12 @@ export function decodeState(item: Record<string, unknown>, nowMs: number): Decod
     };
     const p = pending(json(item, 'pend'), nowMs);
     if (p) state.pending = p;
+    // A demand that cannot be read is dropped and learned again: it is no limit's memory, so nothing is held.
+    const dem = item.dem === undefined ? undefined : decodeDemand(item.dem, nowMs);
+    if (dem && 'demand' in dem) {
+      state.demand = dem.demand;
+      state.demandMark = demandMark(dem.demand);
+    }
     return { rawVersion, version, uid, updatedAt, source, state, salvage };
   } catch (e) {
     if (!(e instanceof Invalid)) throw e;

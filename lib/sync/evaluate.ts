@@ -31,6 +31,7 @@ import type { SyncOptions } from './config.js';
 import { Deadline, DeadlineExceededError } from './deadline.js';
 import { recordEvents, type NewEvent } from './event-log.js';
 import { historyHolds } from './history-holds.js';
+import { demandOf, keepDemand } from './predictive-demand.js';
 import { carryShadow, observeShadow } from './shadow.js';
 import { errorMetricData, metricSourceText, planQuery, toMetricData } from './metric-queries.js';
 import { inFlightMs, resolvePending } from './pending.js';
@@ -150,12 +151,14 @@ export async function evaluateUnit(unit: Unit, ctx: EvalContext): Promise<void> 
       otherHpaSelectors: ctx.otherSelectors(record.namespace),
       settings: ctx.options.settings,
       now: ctx.now,
+      ...demandOf(record),
       ...(held.why ? { holds: { ...(held.holds.up ? { up: new Date(held.holds.up) } : {}), ...(held.holds.down ? { down: new Date(held.holds.down) } : {}), why: held.why } } : {}),
     });
   } catch (e) {
     // A lib/hpa bug must fail its own autoscaler, never the cycle.
     return fail(report, 'failed', 'reconcile', errorText(e));
   }
+  keepDemand(record, plan);
   // Each metric's source, for the decision line (a spec metric without a decision entry has none).
   plan.decision.metrics.forEach((m) => {
     const source = inputs.sources[m.index];

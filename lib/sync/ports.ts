@@ -22,6 +22,7 @@ import type { CloudWatchMetric } from '../api/cloudwatch-types.js';
 import type { PrometheusMetric } from '../api/prometheus-types.js';
 import type { DecisionLogEntry } from './event-log.js';
 import type { ShardRef } from './shards.js';
+import type { DemandHistory } from '#hpa';
 
 export interface Clock {
   now(): Date;
@@ -82,6 +83,8 @@ export interface AutoscalerRecord {
   selector?: string;
   /** Why the stored state could not be trusted; the history then starts empty. */
   stateProblem?: string;
+  /** Ours: spec.predictive's demand history as stored (lib/hpa/forecast.ts); the sync updates it in place. */
+  demand?: DemandHistory;
   /** Parts of the stored history some entries of which could not be trusted (dropped), each with what was wrong. */
   untrustedHistory?: UntrustedHistory;
   /** Directions held still until these times (epoch ms), as stored (lib/sync/history-holds.ts). */
@@ -185,6 +188,8 @@ export interface AutoscalerStateUpdate {
   selector?: string;
   /** Directions held still, until when (epoch ms). */
   holds?: DirectionHolds;
+  /** Ours: spec.predictive's demand history after this sync (default: the record's). */
+  demand?: DemandHistory;
 }
 
 export interface SaveOptions {

@@ -96,6 +96,17 @@ describe('the cost model', () => {
     expect(line(shared, 'GetMetricData').usd * 100).toBeCloseTo(line(all, 'GetMetricData').usd, 9);
   });
 
+  it('counts the stored demand history of spec.predictive: a state write a 5-minute bucket with it, its reads and storage', () => {
+    const none = estimateCost({ ...base, autoscalers: 100 });
+    const some = estimateCost({ ...base, autoscalers: 100, predictiveAutoscalers: 10 });
+    expect(none.lines.some((l) => l.item.includes('predictive'))).toBe(false);
+    const writes = line(some, 'writes: predictive demand');
+    expect(writes.quantity).toBeCloseTo(10 * (MONTH / 300) * (MEASURED.stateWriteUnits + 2), 6);
+    expect(line(some, 'reads: predictive demand').quantity).toBeGreaterThan(0);
+    expect(some.totalUsd).toBeGreaterThan(none.totalUsd);
+    expect(() => estimateCost({ ...base, autoscalers: 100, predictiveAutoscalers: 101 })).toThrow(/predictiveAutoscalers/);
+  });
+
   it('reads a 60 s metric once per minute at a 15 s sync, once per tick at a longer one', () => {
     const fast = estimateCost({ ...base, syncPeriodSeconds: 15 });
     const minute = estimateCost({ ...base, syncPeriodSeconds: 60 });
