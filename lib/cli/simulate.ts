@@ -9,8 +9,10 @@ import { renderReplicasChart, renderSummaryTable } from '../report/terminal.js';
 import { HpaFileError, readHpas } from '../sim/hpa-file.js';
 import { DEFAULT_REQUESTS, fallbackNotes, simulate, TraceColumnError, traceColumns } from '../sim/simulate.js';
 import { parseTrace, TraceError } from '../sim/trace.js';
+import { CliError } from './context.js';
 import { expandPaths, PathError } from './manifests.js';
 import { numberOption, useColor } from './options.js';
+import { parseOutput } from './output.js';
 
 export interface SimulateCliOptions {
   file: string[];
@@ -23,6 +25,8 @@ export interface SimulateCliOptions {
   initialReplicas?: number;
   report?: string;
   chart: boolean;
+  /** -o json: the figures as JSON instead of the table and charts. */
+  output?: string;
 }
 
 /** A problem with the command line's own arguments, found before the run. */
@@ -70,9 +74,20 @@ function reportPath(file: string): string {
   return path;
 }
 
+/** `-o json`: per autoscaler its bounds, summary figures and notes; the series stay in the HTML report. */
+function simulationJson(opts: SimulateCliOptions, times: number[], reports: AutoscalerReport[]): object {
+  return {
+    trace: { file: opts.trace, points: times.length, from: new Date(times[0]).toISOString(), to: new Date(times[times.length - 1]).toISOString() },
+    syncPeriodSeconds: opts.syncPeriod,
+    readyDelaySeconds: opts.readyDelay,
+    autoscalers: reports.map((r) => ({ name: r.name, minReplicas: r.minReplicas, maxReplicas: r.maxReplicas, summary: r.summary, notes: r.notes })),
+  };
+}
+
 /** Runs the simulation and writes what the user asked for; returns the process exit code. */
 export function runSimulate(opts: SimulateCliOptions, out: NodeJS.WritableStream = process.stdout, err: NodeJS.WritableStream = process.stderr): number {
   try {
+    const json = parseOutput(opts.output, ['json']).format === 'json';
     const report = opts.report === undefined ? undefined : reportPath(opts.report);
     const traceText = readFileSync(opts.trace, 'utf8');
     const trace = parseTrace(traceText, opts.trace);
@@ -108,11 +123,12 @@ export function runSimulate(opts: SimulateCliOptions, out: NodeJS.WritableStream
       });
     });
     const span = (trace.times[trace.times.length - 1] - trace.times[0]) / 60_000;
-    out.write(
+    if (json) out.write(JSON.stringify(simulationJson(opts, trace.times, reports), null, 2) + '\n');
+    else out.write(
       `trace ${opts.trace}: ${trace.times.length} points over ${span.toFixed(0)} min (${trace.series.join(', ')}); sync every ${opts.syncPeriod}s, pods ready after ${opts.readyDelay}s\n\n`,
     );
-    out.write(renderSummaryTable(reports));
-    if (opts.chart) {
+    if (!json) out.write(renderSummaryTable(reports));
+    if (opts.chart && !json) {
       const color = out === process.stdout && useColor();
       for (const r of reports) out.write(`\n${renderReplicasChart(r, { color })}`);
     }
@@ -126,11 +142,12 @@ export function runSimulate(opts: SimulateCliOptions, out: NodeJS.WritableStream
           autoscalers: reports,
         }),
       );
-      out.write(`\nreport: ${report}\n`);
+      // With -o json, stdout is the JSON alone.
+      (json ? err : out).write(`${json ? '' : '\n'}report: ${report}\n`);
     }
     return 0;
   } catch (e) {
-    if (e instanceof TraceError || e instanceof HpaFileError || e instanceof PathError || e instanceof TraceColumnError || e instanceof SimulateArgumentError) {
+    if (e instanceof TraceError || e instanceof HpaFileError || e instanceof PathError || e instanceof TraceColumnError || e instanceof SimulateArgumentError || e instanceof CliError) {
       err.write(`error: ${e.message}\n`);
     } else if ((e as NodeJS.ErrnoException).code === 'ENOENT') err.write(`error: no such file: ${(e as NodeJS.ErrnoException).path}\n`);
     else throw e;
@@ -152,6 +169,7 @@ export function registerSimulate(program: Command): void {
     .option('--initial-replicas <n>', 'replicas at the start (default: minReplicas)', numberOption('--initial-replicas', 0, true))
     .option('--report <file.html>', 'write an HTML report')
     .option('--no-chart', 'do not print the terminal charts')
+    .option('-o, --output <format>', 'json: the summary figures as JSON (under-provisioned replica-minutes, replica-minutes, ...)')
     .action((opts: SimulateCliOptions) => {
       process.exitCode = runSimulate(opts);
     });

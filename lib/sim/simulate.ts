@@ -4,6 +4,7 @@ import { applyDefaults, DEFAULT_CONTROLLER_SETTINGS } from '#hpa/api';
 import {
   completeReconcile,
   type ControllerSettings,
+  type Decision,
   type HorizontalPodAutoscaler,
   type MetricData,
   type MetricSpec,
@@ -132,6 +133,12 @@ function gapData(m: MetricSpec): MetricData {
   }
 }
 
+/** What the metrics asked for: the recommendation before behavior, within minReplicas..maxReplicas; null when none was made. */
+export function demandOf(d: Decision, hpa: HorizontalPodAutoscaler): number | null {
+  if (d.recommendation === undefined || d.skipped) return null;
+  return Math.min(hpa.spec.maxReplicas, Math.max(hpa.spec.minReplicas ?? 1, d.recommendation));
+}
+
 /** Throws TraceColumnError when a metric has no trace column (see traceColumns). */
 export function simulate(input: HorizontalPodAutoscaler, trace: Trace, opts: SimulateOptions): AutoscalerReport {
   const hpa = applyDefaults(input);
@@ -197,6 +204,7 @@ export function simulate(input: HorizontalPodAutoscaler, trace: Trace, opts: Sim
       replicas: workload.replicas,
       desired: result.status.desiredReplicas,
       readyPods: workload.readyCount(now),
+      demand: demandOf(d, hpa),
       metrics: metricValues(d, metrics.length),
       fallbacks: metricFallbacks(d, metrics.length),
       atZero: metricActivationValues(d, metrics.length),
