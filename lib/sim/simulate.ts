@@ -18,6 +18,7 @@ import { ReportRecorder } from '../report/recorder.js';
 import { unitLabel } from '../report/units.js';
 import { decisionRows, limitText, metricActivationValues, metricFallbacks, metricValues } from './explain.js';
 import { amountUnit, metricName, metricTarget, reportSetup } from './metric-info.js';
+import { predictiveReplay } from './predictive.js';
 import { findSeries, readingAt, valueAt, type Trace } from './trace.js';
 import { windowSample } from './windows.js';
 import { milliQuantity, SimWorkload } from './workload.js';
@@ -176,11 +177,14 @@ export function simulate(input: HorizontalPodAutoscaler, trace: Trace, opts: Sim
   let lastLimit = '';
   // Kept across the syncs of the run, as a worker keeps one across its cycles.
   const scheduleCache = new ScheduleCache();
+  // spec.predictive: learned from the trace itself, from nothing, as a new autoscaler learns.
+  const predictive = predictiveReplay(hpa);
   for (let t = start; t <= end; t += step) {
     const now = new Date(t);
     const loads = series.map((s) => readingAt(trace, s, t));
+    const forecast = predictive ? predictive.minimum(now) : undefined;
     const plan = planReconcile({
-      hpa: current,
+      hpa: predictive ? predictive.reconciled(current, forecast ?? null) : current,
       scale: { value: workload.scaleInfo() },
       pods: workload.podInfos(now),
       metrics: metrics.map((m, i) => metricData(m, workload, loads[i], now)),
@@ -196,6 +200,8 @@ export function simulate(input: HorizontalPodAutoscaler, trace: Trace, opts: Sim
     if (d.rescale) workload.scale(d.desiredReplicas, now);
     history = result.history;
     current = { ...current, status: result.status };
+    const demand = demandOf(d, hpa);
+    predictive?.record(now, demand);
 
     recorder.add({
       time: t,
@@ -204,7 +210,8 @@ export function simulate(input: HorizontalPodAutoscaler, trace: Trace, opts: Sim
       replicas: workload.replicas,
       desired: result.status.desiredReplicas,
       readyPods: workload.readyCount(now),
-      demand: demandOf(d, hpa),
+      demand,
+      forecast,
       metrics: metricValues(d, metrics.length),
       fallbacks: metricFallbacks(d, metrics.length),
       atZero: metricActivationValues(d, metrics.length),
