@@ -36,8 +36,8 @@ export function scenarioTrace(load: LoadTrace): Trace {
   return { series: ['load'], times, values: [Array.from(load.demand)] };
 }
 
-export function runScenario(load: LoadTrace, mode: ScenarioMode, trace: Trace = scenarioTrace(load)): AutoscalerReport {
-  return simulate(scenarioHpa(mode), trace, { syncPeriodSeconds: SYNC_SECONDS, readyDelaySeconds: POD_START_SECONDS, name: `${load.name}, ${mode}` });
+export function runScenario(load: LoadTrace, mode: ScenarioMode, trace: Trace = scenarioTrace(load), metricDelaySeconds = 0): AutoscalerReport {
+  return simulate(scenarioHpa(mode), trace, { syncPeriodSeconds: SYNC_SECONDS, readyDelaySeconds: POD_START_SECONDS, metricDelaySeconds, name: `${load.name}, ${mode}` });
 }
 
 export interface ScenarioOutcome {
@@ -52,9 +52,9 @@ export interface ScenarioOutcome {
   reports: Record<ScenarioMode, AutoscalerReport>;
 }
 
-export function runScenarios(load: LoadTrace): ScenarioOutcome {
+export function runScenarios(load: LoadTrace, metricDelaySeconds = 0): ScenarioOutcome {
   const trace = scenarioTrace(load);
-  const reports = Object.fromEntries(MODES.map((m) => [m, runScenario(load, m, trace)])) as Record<ScenarioMode, AutoscalerReport>;
+  const reports = Object.fromEntries(MODES.map((m) => [m, runScenario(load, m, trace, metricDelaySeconds)])) as Record<ScenarioMode, AutoscalerReport>;
   const off = reports.off.replicas;
   const only = reports.ForecastOnly.replicas;
   return {

@@ -19,6 +19,8 @@ export interface SimulateCliOptions {
   trace: string;
   syncPeriod: number;
   readyDelay: number;
+  /** --metric-delay: seconds the metrics lag the load. */
+  metricDelay?: number;
   request: Record<string, string>;
   /** Metric name -> trace column (--column). */
   column?: Record<string, string>;
@@ -80,6 +82,7 @@ function simulationJson(opts: SimulateCliOptions, times: number[], reports: Auto
     trace: { file: opts.trace, points: times.length, from: new Date(times[0]).toISOString(), to: new Date(times[times.length - 1]).toISOString() },
     syncPeriodSeconds: opts.syncPeriod,
     readyDelaySeconds: opts.readyDelay,
+    metricDelaySeconds: opts.metricDelay ?? 0,
     autoscalers: reports.map((r) => ({ name: r.name, minReplicas: r.minReplicas, maxReplicas: r.maxReplicas, summary: r.summary, notes: r.notes })),
   };
 }
@@ -115,6 +118,7 @@ export function runSimulate(opts: SimulateCliOptions, out: NodeJS.WritableStream
       return simulate(hpa, trace, {
         syncPeriodSeconds: opts.syncPeriod,
         readyDelaySeconds: opts.readyDelay,
+        metricDelaySeconds: opts.metricDelay,
         requests: opts.request,
         initialReplicas: opts.initialReplicas,
         columns: opts.column,
@@ -125,7 +129,7 @@ export function runSimulate(opts: SimulateCliOptions, out: NodeJS.WritableStream
     const span = (trace.times[trace.times.length - 1] - trace.times[0]) / 60_000;
     if (json) out.write(JSON.stringify(simulationJson(opts, trace.times, reports), null, 2) + '\n');
     else out.write(
-      `trace ${opts.trace}: ${trace.times.length} points over ${span.toFixed(0)} min (${trace.series.join(', ')}); sync every ${opts.syncPeriod}s, pods ready after ${opts.readyDelay}s\n\n`,
+      `trace ${opts.trace}: ${trace.times.length} points over ${span.toFixed(0)} min (${trace.series.join(', ')}); sync every ${opts.syncPeriod}s, pods ready after ${opts.readyDelay}s${opts.metricDelay ? `, metrics ${opts.metricDelay}s behind` : ''}\n\n`,
     );
     if (!json) out.write(renderSummaryTable(reports));
     if (opts.chart && !json) {
@@ -165,6 +169,7 @@ export function registerSimulate(program: Command): void {
     .option('--column <metric=column>', 'the trace column a metric reads when none is named like it (repeatable)', column)
     .option('--sync-period <seconds>', 'seconds between syncs', numberOption('--sync-period', 1, true), 15)
     .option('--ready-delay <seconds>', 'seconds from pod creation to Ready', numberOption('--ready-delay', 0, true), 30)
+    .option('--metric-delay <seconds>', 'seconds the metrics lag the load (each sync reads the trace this far back)', numberOption('--metric-delay', 0), 0)
     .option('--request <resource=quantity>', 'per-pod request for Utilization targets (repeatable)', request, { ...DEFAULT_REQUESTS })
     .option('--initial-replicas <n>', 'replicas at the start (default: minReplicas)', numberOption('--initial-replicas', 0, true))
     .option('--report <file.html>', 'write an HTML report')

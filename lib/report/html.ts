@@ -85,6 +85,10 @@ const CLIENT = `
       series.push({ label: a.name, stroke: color, width: 2, paths: stepped, value: legendValue('') });
       series.push({ label: a.name + ' maxReplicas', stroke: color, width: 1, dash: [3, 5], value: legendValue('') });
       data.push(a.replicas, constant(a.times, a.maxReplicas));
+      if (a.forecast) {
+        series.push({ label: a.name + ' predictive minimum', stroke: color, width: 2, dash: [8, 4], paths: stepped, spanGaps: false, value: legendValue('') });
+        data.push(a.forecast);
+      }
     });
     var top = Math.max.apply(null, report.autoscalers.map(function (a) { return a.maxReplicas; }));
     chart('compare', sec, 'replicas of each autoscaler', 320,
@@ -107,7 +111,7 @@ const CLIENT = `
     });
   }
   // Ours (issue 32): the predictive minimum, a gap where it does not act (not enough history, no pattern).
-  function forecastSeries(a) { return a.forecast ? [{ label: 'predictive minimum', stroke: '#9467bd', width: 2, fill: 'rgba(148,103,189,0.10)', paths: stepped, spanGaps: false, value: legendValue('') }] : []; }
+  function forecastSeries(a) { return a.forecast ? [{ label: 'predictive minimum', stroke: '#9467bd', width: 2, dash: [8, 4], paths: stepped, spanGaps: false, value: legendValue('') }] : []; }
   function forecastData(a) { return a.forecast ? [a.forecast] : []; }
   function forecastNote(a) {
     var n = a.forecast.filter(function (v) { return v != null; }).length;

@@ -9,6 +9,7 @@ import {
   type MetricData,
   type MetricSpec,
   planReconcile,
+  PodSelectorIndex,
   type ScalingHistory,
   ScheduleCache,
   withScaledToZeroCondition,
@@ -28,6 +29,8 @@ export interface SimulateOptions {
   syncPeriodSeconds: number;
   /** Seconds from a pod's creation to Ready. */
   readyDelaySeconds: number;
+  /** Seconds the metrics lag the load (a metrics pipeline's delay, e.g. CloudWatch's): each sync reads the trace this far back. Default 0. */
+  metricDelaySeconds?: number;
   /** Per-pod requests, e.g. { cpu: '1', memory: '1Gi' }: Utilization targets divide usage by these. */
   requests?: Record<string, string>;
   /** Replicas at the start; default status.currentReplicas, else minReplicas. */
@@ -150,6 +153,7 @@ export function simulate(input: HorizontalPodAutoscaler, trace: Trace, opts: Sim
   const start = trace.times[0];
   const end = trace.times[trace.times.length - 1];
   const step = opts.syncPeriodSeconds * 1000;
+  const delay = (opts.metricDelaySeconds ?? 0) * 1000;
   const initial = opts.initialReplicas ?? hpa.status?.currentReplicas ?? hpa.spec.minReplicas ?? 1;
   const workload = new SimWorkload({
     name: hpa.spec.scaleTargetRef.name,
@@ -179,14 +183,19 @@ export function simulate(input: HorizontalPodAutoscaler, trace: Trace, opts: Sim
   const scheduleCache = new ScheduleCache();
   // spec.predictive: learned from the trace itself, from nothing, as a new autoscaler learns.
   const predictive = predictiveReplay(hpa);
+  let indexed: PodSelectorIndex | undefined;
   for (let t = start; t <= end; t += step) {
     const now = new Date(t);
-    const loads = series.map((s) => readingAt(trace, s, t));
+    const loads = series.map((s) => readingAt(trace, s, Math.max(start, t - delay)));
     const forecast = predictive ? predictive.minimum(now) : undefined;
+    const pods = workload.podInfos(now);
+    // The selector's matches worked out once while the pods stay the same, as a cycle does per namespace.
+    if (pods !== indexed?.pods) indexed = new PodSelectorIndex(pods);
     const plan = planReconcile({
       hpa: predictive ? predictive.reconciled(current, forecast ?? null) : current,
       scale: { value: workload.scaleInfo() },
-      pods: workload.podInfos(now),
+      pods: [...pods],
+      podIndex: indexed,
       metrics: metrics.map((m, i) => metricData(m, workload, loads[i], now)),
       history,
       settings,
@@ -206,7 +215,8 @@ export function simulate(input: HorizontalPodAutoscaler, trace: Trace, opts: Sim
     recorder.add({
       time: t,
       // Inside a gap of the trace the load is unknown: a gap in the chart, not the last value drawn on.
-      load: series.length > 0 ? (loads[0] ?? null) : valueAt(trace, 0, t),
+      // The load as it was at t: the metrics may lag it (metricDelaySeconds).
+      load: series.length > 0 ? (readingAt(trace, series[0], t) ?? null) : valueAt(trace, 0, t),
       replicas: workload.replicas,
       desired: result.status.desiredReplicas,
       readyPods: workload.readyCount(now),

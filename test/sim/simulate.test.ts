@@ -323,6 +323,18 @@ spec:
     expect(a.summary.highestReplicas).toBe(10);
   });
 
+  it('--metric-delay: the metrics see the step a minute late, the chart draws the load as it was', () => {
+    const { file, trace } = stepUp();
+    const [hpa] = readHpas(readFileSync(file, 'utf8'), file).hpas;
+    const r = simulate(hpa, parseTrace(readFileSync(trace, 'utf8')), { syncPeriodSeconds: 15, readyDelaySeconds: 120, metricDelaySeconds: 60 });
+    const at = (min: number) => r.times.indexOf(r.times[0] + min * 60_000);
+    expect(r.load[at(10)]).toBe(1000);
+    expect(r.replicas[at(10) + 3]).toBe(2);
+    expect(r.replicas[at(11)]).toBe(4);
+    // Measured against what the metrics asked for, not the load they had not seen: the same shortfall, a minute later.
+    expect(r.summary.underProvisionedReplicaMinutes).toBeCloseTo(((8 * 8 + 6 + 2) * 15) / 60);
+  });
+
   it('a faster start-up is less under-provisioned; an unknown format is refused by name', () => {
     const { file, trace } = stepUp();
     const fast = JSON.parse(cli({ file: [file], trace, readyDelay: 30, output: 'json' }).out) as { autoscalers: { summary: Record<string, number> }[] };
