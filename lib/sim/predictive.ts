@@ -17,6 +17,9 @@ import {
 export interface PredictiveSettings {
   mode: 'ForecastOnly' | 'ForecastAndScale';
   schedulingBufferSeconds?: number;
+  historySeconds?: number;
+  minHistorySeconds?: number;
+  maxReplicasBehavior?: 'HonorMaxReplicas' | 'IncreaseMaxReplicas';
 }
 
 /** The pattern check runs this often per autoscaler, as AWS refreshes its forecast (docs/predictive.md). */
@@ -32,7 +35,11 @@ export class PredictiveReplay {
     private readonly spec: PredictiveSettings,
     private readonly maxReplicas: number,
   ) {
-    this.settings = { ...DEFAULT_FORECAST_SETTINGS, ...(spec.schedulingBufferSeconds !== undefined ? { schedulingBufferSeconds: spec.schedulingBufferSeconds } : {}) };
+    this.settings = {
+      schedulingBufferSeconds: spec.schedulingBufferSeconds ?? DEFAULT_FORECAST_SETTINGS.schedulingBufferSeconds,
+      historySeconds: spec.historySeconds ?? DEFAULT_FORECAST_SETTINGS.historySeconds,
+      minHistorySeconds: spec.minHistorySeconds ?? DEFAULT_FORECAST_SETTINGS.minHistorySeconds,
+    };
   }
 
   /** The predictive minimum at `now` from the demand recorded before it; null while it does not act. */
@@ -41,7 +48,8 @@ export class PredictiveReplay {
       this.assessment = assessForecast(this.history, now, this.settings.historySeconds);
       this.assessedAt = now.getTime();
     }
-    const m = predictiveMinimum(this.history, now, this.maxReplicas, this.settings, true, this.assessment);
+    const honourMax = this.spec.maxReplicasBehavior !== 'IncreaseMaxReplicas';
+    const m = predictiveMinimum(this.history, now, this.maxReplicas, this.settings, honourMax, this.assessment);
     return m.acting ? m.replicas : null;
   }
 
@@ -49,7 +57,8 @@ export class PredictiveReplay {
   reconciled(hpa: HorizontalPodAutoscaler, minimum: number | null): HorizontalPodAutoscaler {
     const min = hpa.spec.minReplicas ?? 1;
     if (this.spec.mode !== 'ForecastAndScale' || minimum === null || minimum <= min) return hpa;
-    return { ...hpa, spec: { ...hpa.spec, minReplicas: minimum } };
+    // With IncreaseMaxReplicas the forecast may pass maxReplicas: the maximum follows it, as AWS's max capacity does.
+    return { ...hpa, spec: { ...hpa.spec, minReplicas: minimum, maxReplicas: Math.max(hpa.spec.maxReplicas, minimum) } };
   }
 
   /** After the sync: what the metrics asked for (null: nothing) joins the history. */
