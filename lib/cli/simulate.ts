@@ -83,8 +83,29 @@ function simulationJson(opts: SimulateCliOptions, times: number[], reports: Auto
     syncPeriodSeconds: opts.syncPeriod,
     readyDelaySeconds: opts.readyDelay,
     metricDelaySeconds: opts.metricDelay ?? 0,
-    autoscalers: reports.map((r) => ({ name: r.name, minReplicas: r.minReplicas, maxReplicas: r.maxReplicas, summary: r.summary, notes: r.notes })),
+    autoscalers: reports.map((r) => ({
+      name: r.name,
+      minReplicas: r.minReplicas,
+      maxReplicas: r.maxReplicas,
+      summary: r.summary,
+      ...(r.forecast ? { predictive: predictiveJson(r.times, r.forecast) } : {}),
+      notes: r.notes,
+    })),
   };
+}
+
+/** With spec.predictive: how often the predictive minimum acted, from when, and its highest value. */
+function predictiveJson(times: number[], forecast: (number | null)[]): object {
+  let syncsActing = 0;
+  let first: number | undefined;
+  let highest = 0;
+  forecast.forEach((f, i) => {
+    if (f === null) return;
+    syncsActing++;
+    first ??= times[i];
+    highest = Math.max(highest, f);
+  });
+  return { syncsActing, ...(first !== undefined ? { firstActing: new Date(first).toISOString(), highestMinimum: highest } : {}) };
 }
 
 /** Runs the simulation and writes what the user asked for; returns the process exit code. */
