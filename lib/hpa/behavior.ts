@@ -25,6 +25,7 @@ export type NormalizeRule =
   | 'minReplicas'
   | 'maxReplicas'
   | 'schedule'
+  | 'predictive'
   | 'activation'
   | 'pauseScaleUp'
   | 'pauseScaleDown'

@@ -17,6 +17,8 @@ export interface DemandHistory {
   /** floor(epoch seconds / bucketSeconds) of values[0]. */
   firstBucket: number;
   values: (number | null)[];
+  /** The last pattern check (assessForecast) and the bucket it ran in: refreshed every 6 hours, as AWS refreshes its forecast. */
+  assessed?: ForecastAssessment & { atBucket: number };
 }
 
 export interface ForecastSettings {
@@ -36,23 +38,35 @@ const WEEKS_FOR_WEEKLY = 2;
 /** A time of day seen on fewer days is no pattern yet: one day cannot tell a peak from a spike. */
 const MIN_DAYS_SEEN = 2;
 
-/** `history` with `replicas` recorded at `now` (the bucket keeps its largest), trimmed to `keepSeconds`. */
+/**
+ * `history` with `replicas` recorded at `now` (the bucket keeps its largest), trimmed to `keepSeconds`.
+ * Updated in place and returned (a new one when there is none, or on another grid): on the tick path a
+ * call costs the bucket it writes, plus, once per new bucket, dropping the oldest.
+ */
 export function recordDemand(history: DemandHistory | undefined, now: Date, replicas: number, keepSeconds: number, bucketSeconds = DEFAULT_BUCKET_SECONDS): DemandHistory {
   const bucket = Math.floor(now.getTime() / 1000 / bucketSeconds);
   const keep = Math.max(1, Math.ceil(keepSeconds / bucketSeconds));
   // A history on another grid (a changed bucket size) is started afresh rather than mis-read.
   const h = history && history.bucketSeconds === bucketSeconds ? history : { bucketSeconds, firstBucket: bucket, values: [] };
-  let { firstBucket } = h;
-  const values = h.values.slice();
-  if (values.length === 0) firstBucket = bucket;
+  const { values } = h;
+  if (values.length === 0) h.firstBucket = bucket;
   // A clock that went back writes into the bucket it names, if kept.
-  if (bucket < firstBucket) return h;
-  while (firstBucket + values.length <= bucket) values.push(null);
-  const i = bucket - firstBucket;
+  if (bucket < h.firstBucket) return h;
+  if (bucket - h.firstBucket >= keep + values.length) {
+    // Silent for longer than the history kept: nothing of it is left.
+    values.length = 0;
+    h.firstBucket = bucket;
+  }
+  while (h.firstBucket + values.length <= bucket) values.push(null);
+  const i = bucket - h.firstBucket;
   const old = values[i];
   values[i] = old === null || old === undefined ? replicas : Math.max(old, replicas);
-  const drop = Math.max(0, values.length - keep);
-  return { bucketSeconds, firstBucket: firstBucket + drop, values: values.slice(drop) };
+  const drop = values.length - keep;
+  if (drop > 0) {
+    values.splice(0, drop);
+    h.firstBucket += drop;
+  }
+  return h;
 }
 
 function valueAt(h: DemandHistory, bucket: number): number | null {

@@ -7,13 +7,15 @@ export { normalizeLegacy, normalizeWithBehavior } from './behavior.js';
 export { DEFAULT_FAILURE_DURATION_SECONDS, fallbackOf, goDuration, MIN_FAILURE_DURATION_SECONDS, storedMetricStatus, withFallback } from './fallback.js';
 export { assessForecast, DEFAULT_FORECAST_SETTINGS, forecastBucket, recordDemand } from './forecast.js';
 export type { DemandHistory } from './forecast.js';
+export { formatSpan, learnDemand, predictiveFloor, readPredictive } from './predictive.js';
+export type { PredictiveReading } from './predictive.js';
 export { describeMetric, formatMetric, formatTargets } from './metric-text.js';
 export type { TargetNote } from './metric-text.js';
 export { PAUSE_ANNOTATION, PAUSE_SCALE_DOWN_ANNOTATION, PAUSE_SCALE_UP_ANNOTATION, pauseState, pauseText } from './pause.js';
 export { PodSelectorIndex } from './pod-index.js';
 export type { AutoscalerSelector } from './pod-index.js';
 export { completeReconcile, planReconcile, reconcile } from './reconcile.js';
-export type { Decision, HpaEvent, ReconcileInput, ReconcilePlan, ReconcileResult } from './reconcile.js';
+export type { Decision, HpaEvent, PredictiveDecision, ReconcileInput, ReconcilePlan, ReconcileResult } from './reconcile.js';
 export { computeReplicasForMetric } from './replica-calculator.js';
 export type { MetricData } from './replica-calculator.js';
 export { withScaledToZeroCondition } from './scaled-to-zero.js';
@@ -40,6 +42,9 @@ export type {
   MetricTarget,
   MetricValueStatus,
   MinReplicaSchedule,
+  PredictiveMaxReplicasBehavior,
+  PredictiveMode,
+  PredictiveSpec,
   ObjectMeta,
   PodInfo,
   PodMetric,

@@ -11,6 +11,8 @@ import { parseQuantity, toFloat } from './api/quantity.js';
 import { computeReplicasForMetric, type MetricData, type MetricOutcome, type ReplicaCalcContext } from './replica-calculator.js';
 import { PodSelectorIndex, type AutoscalerSelector } from './pod-index.js';
 import { ScheduleCache, scheduleCondition, scheduledMinimum, type ScheduledMinimum } from './schedules.js';
+import { learnDemand, predictiveCondition, predictiveFloor, readPredictive, type PredictiveReading } from './predictive.js';
+import type { DemandHistory } from './forecast.js';
 import type {
   ConditionStatus,
   ControllerSettings,
@@ -56,6 +58,11 @@ export interface ReconcileInput {
   holds?: { up?: Date; down?: Date; why: string };
   /** Ours: what reading min-replica schedules keeps between syncs; one per caller (a worker), reused each sync. */
   scheduleCache?: ScheduleCache;
+  /**
+   * Ours (spec.predictive): the demand learned so far (lib/hpa/forecast.ts), owned by the caller: updated in
+   * place with this sync's recommendation and returned as ReconcileResult.demand. Ignored without spec.predictive.
+   */
+  demand?: DemandHistory;
 }
 
 export interface HpaEvent {
@@ -98,6 +105,21 @@ export interface Decision {
   rescaleReason?: string;
   /** Why nothing was computed (e.g. FailedGetScale, ScalingDisabled, InvalidSelector). */
   skipped?: { reason: string; message: string };
+  /** Ours, with spec.predictive: the forecast minimum (replicas when it acts, else why not) and whether it was applied. */
+  predictive?: PredictiveDecision;
+}
+
+/** The forecast at one sync, as the decision line and `shpa describe` show it. */
+export interface PredictiveDecision {
+  mode: 'ForecastOnly' | 'ForecastAndScale';
+  /** The predictive minimum, when the forecast acts. */
+  replicas?: number;
+  /** NotEnoughHistory, NoPattern or NotWorthActing when it does not act. */
+  reason?: string;
+  horizonSeconds: number;
+  historySeconds: number;
+  /** It raised the minimum of this sync. */
+  applied: boolean;
 }
 
 /** Phase 1: everything up to writing the scale. */
@@ -120,6 +142,8 @@ export interface ReconcileResult {
   statusChanged: boolean;
   conditions: HorizontalPodAutoscalerCondition[];
   decision: Decision;
+  /** Ours, with spec.predictive: the demand history with this sync's recommendation learned (the input's, updated). */
+  demand?: DemandHistory;
 }
 
 /** The conditions being written, with the time and generation each is set at. */
@@ -141,6 +165,8 @@ interface PlanState extends ConditionDraft {
   metricStatuses?: MetricStatus[];
   /** Stop after phase 1: status keeps its desiredReplicas (upstream returns early). */
   earlyExit: boolean;
+  /** Ours: the demand learned, with spec.predictive. */
+  demand?: DemandHistory;
 }
 
 const zeroStatus: HorizontalPodAutoscalerStatus = { currentReplicas: 0, desiredReplicas: 0 };
@@ -173,11 +199,17 @@ interface PlanRecord {
   /** Ours: pause annotations and scheduled minimums, both read against `now` only. */
   readonly pause: PauseState;
   readonly scheduled: ScheduledMinimum | undefined;
+  /** Ours: the forecast of spec.predictive. */
+  readonly predictive: PredictiveReading | undefined;
   currentReplicas: number;
+  /** spec.maxReplicas, or a forecast minimum above it with IncreaseMaxReplicas. */
+  maxReplicas: number;
   /** spec.minReplicas, or an open window's higher minimum. */
   minReplicas: number;
   /** The window that raised the minimum, by name. */
   raisedBy?: string;
+  /** The forecast raised the minimum (above spec.minReplicas and any open window). */
+  predicted?: boolean;
   desiredReplicas: number;
   rescaleReason: string;
   rescale: boolean;
@@ -195,10 +227,11 @@ function plan(input: ReconcileInput): ReconcilePlan {
   const read = readScale(p);
   if ('error' in read) return stopPlan(p, 'FailedGetScale', read.error);
   applyMinimum(p);
+  applyPredictiveMinimum(p);
   const specMinReplicas = p.state.hpa.spec.minReplicas ?? 1;
   if (p.currentReplicas === 0 && specMinReplicas !== 0 && !scaledToZeroByUs(input.hpa.status)) {
     disableScaling(p);
-  } else if (p.currentReplicas > p.state.hpa.spec.maxReplicas) {
+  } else if (p.currentReplicas > p.maxReplicas) {
     clampToMaximum(p);
   } else if (p.currentReplicas < p.minReplicas) {
     raiseToMinimum(p);
@@ -209,6 +242,7 @@ function plan(input: ReconcileInput): ReconcilePlan {
       p.state.events.push({ type: 'Warning', reason: 'FailedComputeMetricsReplicas', message: skipped?.message ?? '' });
       return stopPlan(p, skipped?.reason ?? 'FailedComputeMetricsReplicas', skipped?.message ?? '');
     }
+    learnFromMetrics(p);
     const rescaleMetric = proposeFromMetrics(p, computed);
     holdAtZero(p);
     applyScheduledMinimum(p);
@@ -242,10 +276,13 @@ function openPlan(input: ReconcileInput): PlanRecord {
     },
     earlyExit: false,
   };
+  if (hpa.spec.predictive) state.demand = input.demand;
   const decision: Decision = { metrics: [], steps: [], desiredReplicas: hpa.status?.desiredReplicas ?? 0, rescale: false };
   const pause = pauseState(hpa.metadata.annotations, now);
   const scheduled = scheduledMinimum(hpa, now, input.scheduleCache);
-  return { input, state, decision, pause, scheduled, currentReplicas: 0, minReplicas: 0, desiredReplicas: 0, rescaleReason: '', rescale: true };
+  const predictive = readPredictive(hpa, state.demand, now);
+  const maxReplicas = hpa.spec.maxReplicas;
+  return { input, state, decision, pause, scheduled, predictive, currentReplicas: 0, minReplicas: 0, maxReplicas, desiredReplicas: 0, rescaleReason: '', rescale: true };
 }
 
 /** Upstream: an unparsable scaleTargetRef.apiVersion or a failed scale read → AbleToScale False FailedGetScale. */
@@ -280,6 +317,35 @@ function applyMinimum(p: PlanRecord): void {
 }
 
 /**
+ * Ours (spec.predictive, ForecastAndScale): the forecast minimum raises the minimum as an open window does; it
+ * never lowers it. With IncreaseMaxReplicas a forecast above maxReplicas raises the maximum with it.
+ */
+function applyPredictiveMinimum(p: PlanRecord): void {
+  const r = p.predictive;
+  if (!r) return;
+  const floor = predictiveFloor(r);
+  const m = r.minimum;
+  const applied = floor !== undefined && floor > p.minReplicas;
+  p.decision.predictive = {
+    mode: r.spec.mode,
+    ...(m.acting ? { replicas: m.replicas } : { reason: m.reason }),
+    horizonSeconds: r.spec.schedulingBufferSeconds,
+    historySeconds: Math.floor(m.historySeconds),
+    applied,
+  };
+  if (!applied) return;
+  p.minReplicas = floor;
+  p.maxReplicas = Math.max(p.maxReplicas, floor);
+  p.raisedBy = undefined;
+  p.predicted = true;
+}
+
+/** Ours (spec.predictive): this sync's recommendation, before behavior, enters the demand history. */
+function learnFromMetrics(p: PlanRecord): void {
+  if (p.predictive) p.state.demand = learnDemand(p.state.hpa, p.state.demand, p.input.now, p.decision.recommendation);
+}
+
+/**
  * Upstream: a target scaled to zero by hand disables autoscaling; one the HPA scaled to zero
  * (ScaledToZero True, 1.37 canScaleFromZero, kubernetes/kubernetes#135118) is scaled back up to minReplicas.
  */
@@ -290,7 +356,7 @@ function disableScaling(p: PlanRecord): void {
 }
 
 function clampToMaximum(p: PlanRecord): void {
-  const maxReplicas = p.state.hpa.spec.maxReplicas;
+  const { maxReplicas } = p;
   p.rescaleReason = 'Current number of replicas above Spec.MaxReplicas';
   p.desiredReplicas = maxReplicas;
   p.decision.steps.push({ rule: 'maxReplicas', from: p.currentReplicas, to: maxReplicas });
@@ -303,8 +369,15 @@ function clampToMaximum(p: PlanRecord): void {
 function raiseToMinimum(p: PlanRecord): void {
   const { raisedBy } = p;
   p.rescaleReason = raisedBy ? `Current number of replicas below the minimum of window ${raisedBy}` : 'Current number of replicas below Spec.MinReplicas';
+  if (p.predicted) p.rescaleReason = 'Current number of replicas below the predictive minimum';
   p.desiredReplicas = p.minReplicas;
-  p.decision.steps.push({ rule: raisedBy ? 'schedule' : 'minReplicas', from: p.currentReplicas, to: p.minReplicas, ...(raisedBy ? { detail: raisedBy } : {}) });
+  if (p.predicted) p.decision.steps.push({ rule: 'predictive', from: p.currentReplicas, to: p.minReplicas, detail: predictiveDetail(p) });
+  else p.decision.steps.push({ rule: raisedBy ? 'schedule' : 'minReplicas', from: p.currentReplicas, to: p.minReplicas, ...(raisedBy ? { detail: raisedBy } : {}) });
+}
+
+/** The decision step's detail of a floor the forecast raised: "forecast for the next 300 s". */
+function predictiveDetail(p: PlanRecord): string {
+  return `forecast for the next ${p.predictive?.spec.schedulingBufferSeconds ?? 0} s`;
 }
 
 /** The metrics' proposal becomes the desired count; returns the metric that gave it ('' when none raised it). */
@@ -324,8 +397,10 @@ function holdAtZero(p: PlanRecord): void {
  * closes the scale-down window and policies govern the way down, as for any drop of the metrics.
  */
 function applyScheduledMinimum(p: PlanRecord): void {
-  if (!p.raisedBy || p.desiredReplicas >= p.minReplicas) return;
-  p.decision.steps.push({ rule: 'schedule', from: p.desiredReplicas, to: p.minReplicas, detail: p.raisedBy });
+  if ((!p.raisedBy && !p.predicted) || p.desiredReplicas >= p.minReplicas) return;
+  // Ours: a forecast minimum likewise (the way down after a predicted peak is the ordinary behavior).
+  if (p.predicted) p.decision.steps.push({ rule: 'predictive', from: p.desiredReplicas, to: p.minReplicas, detail: predictiveDetail(p) });
+  else p.decision.steps.push({ rule: 'schedule', from: p.desiredReplicas, to: p.minReplicas, detail: p.raisedBy ?? '' });
   p.desiredReplicas = p.minReplicas;
 }
 
@@ -337,7 +412,7 @@ function nameRescaleReason(p: PlanRecord, rescaleMetric: string): void {
 /** Upstream normalizeDesiredReplicas(WithBehaviors): stabilization, policies, limits, and their conditions. */
 function normalizeRecommendation(p: PlanRecord): void {
   const { state } = p;
-  const normalized = normalize(state.hpa, p.input, state, p.currentReplicas, p.desiredReplicas, p.minReplicas);
+  const normalized = normalize(state.hpa, p.input, state, p.currentReplicas, p.desiredReplicas, p.minReplicas, p.maxReplicas);
   if (normalized.stabilized) {
     setCondition(state, 'AbleToScale', 'True', normalized.stabilized.reason, normalized.stabilized.message);
   } else {
@@ -364,7 +439,7 @@ function holdStill(p: PlanRecord, holds: Hold[]): void {
 /** Upstream's early return (status keeps its desiredReplicas), with our conditions noted. */
 function stopPlan(p: PlanRecord, reason: string, message: string): ReconcilePlan {
   const { input, state, decision } = p;
-  noteOurConditions(input, state, p.pause, p.scheduled, undefined);
+  noteOurConditions(p, undefined);
   state.earlyExit = true;
   decision.skipped = { reason, message };
   return { input, desiredReplicas: decision.desiredReplicas, rescale: false, decision, state };
@@ -372,7 +447,7 @@ function stopPlan(p: PlanRecord, reason: string, message: string): ReconcilePlan
 
 function closePlan(p: PlanRecord): ReconcilePlan {
   const { input, state, decision, rescale, desiredReplicas } = p;
-  noteOurConditions(input, state, p.pause, p.scheduled, p.recommended ?? p.currentReplicas);
+  noteOurConditions(p, p.recommended ?? p.currentReplicas);
   decision.desiredReplicas = rescale ? desiredReplicas : p.currentReplicas;
   decision.rescale = rescale;
   if (rescale) decision.rescaleReason = p.rescaleReason;
@@ -434,12 +509,15 @@ function heldStill(holds: Hold[], now: Date, current: number, desired: number): 
   return { rule: hold.rule, until: at, ...(hold.limits ? { limits: hold.limits(at) } : {}) };
 }
 
-/** Ours: ScalingPaused and ScheduledMinimum with their events, only on an autoscaler that uses them. */
-function noteOurConditions(input: ReconcileInput, state: PlanState, pause: PauseState, scheduled: ScheduledMinimum | undefined, wouldScaleTo: number | undefined): void {
+/** Ours: ScalingPaused, ScheduledMinimum and PredictiveMinimum with their events, only on an autoscaler that uses them. */
+function noteOurConditions(p: PlanRecord, wouldScaleTo: number | undefined): void {
+  const { input, state, pause, scheduled } = p;
   const previous = (type: HorizontalPodAutoscalerConditionType) => input.hpa.status?.conditions?.find((c) => c.type === type);
   const paused = pauseCondition(pause, previous('ScalingPaused'), state.currentReplicas, wouldScaleTo);
-  const windows = scheduleCondition(scheduled, state.hpa.spec.minReplicas ?? 1, previous('ScheduledMinimum'));
-  for (const [type, c] of [['ScalingPaused', paused], ['ScheduledMinimum', windows]] as const) {
+  const specMin = state.hpa.spec.minReplicas ?? 1;
+  const windows = scheduleCondition(scheduled, specMin, previous('ScheduledMinimum'));
+  const predicted = predictiveCondition(p.predictive, scheduled?.minReplicas ?? specMin, previous('PredictiveMinimum'));
+  for (const [type, c] of [['ScalingPaused', paused], ['ScheduledMinimum', windows], ['PredictiveMinimum', predicted]] as const) {
     if (!c) continue;
     setCondition(state, type, c.condition.status, c.condition.reason, c.condition.message);
     state.events.push(...c.events);
@@ -499,6 +577,7 @@ export function completeReconcile(plan: ReconcilePlan, scaleWriteError?: string)
     statusChanged: !statusEqual(oldStatus, status),
     conditions: status.conditions ?? [],
     decision,
+    ...(state.demand ? { demand: state.demand } : {}),
   };
 }
 
@@ -664,12 +743,13 @@ function normalize(
   currentReplicas: number,
   prenormalizedDesiredReplicas: number,
   minReplicas: number,
+  maxReplicas: number,
 ): NormalizeResult {
   const args = {
     currentReplicas,
     prenormalizedDesiredReplicas,
     minReplicas,
-    maxReplicas: hpa.spec.maxReplicas,
+    maxReplicas,
     recommendations: state.history.recommendations ?? [],
     now: input.now,
   };

@@ -155,6 +155,29 @@ export interface HorizontalPodAutoscalerSpec {
   syncPeriodSeconds?: number;
   /** Ours: named windows raising the minimum while open (lib/hpa/schedules.ts). */
   minReplicaSchedules?: MinReplicaSchedule[];
+  /** Ours: a minimum learned from this autoscaler's own demand history (lib/hpa/predictive.ts). */
+  predictive?: PredictiveSpec;
+}
+
+/** Ours: ForecastOnly computes and shows the predictive minimum; ForecastAndScale also raises the minimum with it. */
+export type PredictiveMode = 'ForecastOnly' | 'ForecastAndScale';
+/**
+ * Where the forecast passes maxReplicas (AWS predictive scaling's MaxCapacityBreachBehavior): HonorMaxReplicas
+ * caps the predictive minimum at maxReplicas; IncreaseMaxReplicas lets the predictive minimum (only) exceed it.
+ */
+export type PredictiveMaxReplicasBehavior = 'HonorMaxReplicas' | 'IncreaseMaxReplicas';
+
+/** Ours: predictive minimums (issue 32, docs/predictive.md). */
+export interface PredictiveSpec {
+  mode: PredictiveMode;
+  /** The minimum covers the demand forecast this far ahead; default 300 (AWS SchedulingBufferTime), 0..3600. */
+  schedulingBufferSeconds?: number;
+  /** History kept and used; default 1209600 (14 days, as AWS), 2 to 14 days. */
+  historySeconds?: number;
+  /** History needed before the forecast acts; default 86400 (24 hours, as AWS), at most historySeconds. */
+  minHistorySeconds?: number;
+  /** Default HonorMaxReplicas. */
+  maxReplicasBehavior?: PredictiveMaxReplicasBehavior;
 }
 
 /** Ours: a window raising the minimum; start and end are 5-field cron expressions (in timezone) or RFC 3339 times. */
@@ -199,7 +222,9 @@ export type HorizontalPodAutoscalerConditionType =
   /** KEP-5679: True while any metric uses its fallback; only on objects that configure one. */
   | 'ExternalMetricFallbackActive'
   | 'ScalingPaused'
-  | 'ScheduledMinimum';
+  | 'ScheduledMinimum'
+  /** Ours: the forecast minimum (lib/hpa/predictive.ts), only on autoscalers with spec.predictive. */
+  | 'PredictiveMinimum';
 
 export interface HorizontalPodAutoscalerCondition {
   type: HorizontalPodAutoscalerConditionType;

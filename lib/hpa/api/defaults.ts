@@ -7,6 +7,7 @@ import type {
   HPAScalingRules,
   MetricSpec,
 } from '../types.js';
+import { defaultPredictive } from '../predictive.js';
 
 export const DEFAULT_FEATURE_GATES: FeatureGates = { HPAScaleToZero: true, HPAConfigurableTolerance: true, HPAExternalMetricFallback: true };
 
@@ -55,6 +56,8 @@ export function applyDefaults(hpa: HorizontalPodAutoscaler): HorizontalPodAutosc
   // An absent behavior stays absent: the controller then takes its legacy path.
   if (spec.behavior != null) out.spec.behavior = defaultBehavior(spec.behavior);
   else delete out.spec.behavior;
+  // Ours: spec.predictive's defaults, only when it is set.
+  if (spec.predictive != null) out.spec.predictive = defaultPredictive(spec.predictive);
   return out;
 }
 

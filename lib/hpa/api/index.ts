@@ -14,3 +14,4 @@ export { bigPow10, formatMilli, milliToBig, milliValue, parseMilli, parseQuantit
 export type { Quantity } from './quantity.js';
 export { formatFieldWarning, MAX_SYNC_PERIOD_SECONDS, MIN_SYNC_PERIOD_SECONDS, validateHPA } from './validation.js';
 export type { FieldWarning } from './validation.js';
+export { DEFAULT_MIN_HISTORY_SECONDS, DEFAULT_PREDICTIVE_HISTORY_SECONDS, DEFAULT_SCHEDULING_BUFFER_SECONDS, defaultPredictive, MAX_PREDICTIVE_HISTORY_SECONDS, PREDICTIVE_MAX_BEHAVIORS, PREDICTIVE_MODES, validatePredictive } from '../predictive.js';

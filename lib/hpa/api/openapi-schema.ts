@@ -441,6 +441,7 @@ export function hpaSpecSchema(): JSONSchemaProps {
         ],
       }),
       minReplicaSchedules: minReplicaSchedules(),
+      predictive: predictive(),
       behavior: obj('Scaling behavior in both directions; unset: the legacy behavior.', {
         scaleUp: scalingRules('Scale-up rules; default: no stabilization, 4 pods or 100% per 15 s, whichever is more.', SCALE_UP_DEFAULTS),
         scaleDown: scalingRules('Scale-down rules; default: the controller window (300 s), 100% per 15 s.', SCALE_DOWN_DEFAULTS),
@@ -468,6 +469,35 @@ export function hpaSpecSchema(): JSONSchemaProps {
           'must specify at least one Object or External metric to support scaling to zero replicas',
           { fieldPath: '.metrics', reason: 'FieldValueForbidden' },
         ),
+      ],
+    },
+  );
+}
+
+// Ours: predictive minimums (lib/hpa/predictive.ts), the same bounds as its validation.
+function predictive(): JSONSchemaProps {
+  return obj(
+    'A minimum learned from this autoscaler\'s own demand history (our extension, docs/predictive.md).',
+    {
+      mode: str('ForecastOnly: compute and show the forecast minimum; ForecastAndScale: also raise the minimum with it.', { enum: ['ForecastAndScale', 'ForecastOnly'] }),
+      schedulingBufferSeconds: int32('The minimum covers the demand forecast this far ahead, 0 to 3600 s; default 300 (AWS SchedulingBufferTime).', {
+        default: 300,
+        minimum: 0,
+        maximum: 3600,
+      }),
+      historySeconds: int32('History kept and used, 2 to 14 days; default 1209600 (14 days).', { default: 1_209_600, minimum: 172_800, maximum: 1_209_600 }),
+      minHistorySeconds: int32('History needed before the forecast acts; default 86400 (24 hours).', { default: 86_400, minimum: 0, maximum: 1_209_600 }),
+      maxReplicasBehavior: str('HonorMaxReplicas caps the forecast minimum at maxReplicas; IncreaseMaxReplicas lets it exceed maxReplicas. Default HonorMaxReplicas.', {
+        enum: ['HonorMaxReplicas', 'IncreaseMaxReplicas'],
+        default: 'HonorMaxReplicas',
+      }),
+    },
+    ['mode'],
+    {
+      'x-kubernetes-validations': [
+        rule('!has(self.minHistorySeconds) || self.minHistorySeconds <= (has(self.historySeconds) ? self.historySeconds : 1209600)', 'must be less than or equal to `historySeconds`', {
+          fieldPath: '.minHistorySeconds',
+        }),
       ],
     },
   );

@@ -25,6 +25,7 @@ import {
 } from './name-rules.js';
 import { parseQuantity, QuantityError, sign, type Quantity } from './quantity.js';
 import { validateSchedules } from '../schedules.js';
+import { validatePredictive } from '../predictive.js';
 import type { FeatureGates, HorizontalPodAutoscaler } from '../types.js';
 
 /** spec.syncPeriodSeconds: KEP-6003's bounds, and our floor (the fastest a shard ticks). */
@@ -254,7 +255,7 @@ class Validator {
     const spec = this.obj(hpa.spec, path);
     if (spec === BAD) return;
     const s = spec ?? {};
-    this.knownFields(s, path, ['scaleTargetRef', 'minReplicas', 'maxReplicas', 'metrics', 'behavior', 'selectionStrategy', 'syncPeriodSeconds', 'minReplicaSchedules']);
+    this.knownFields(s, path, ['scaleTargetRef', 'minReplicas', 'maxReplicas', 'metrics', 'behavior', 'selectionStrategy', 'syncPeriodSeconds', 'minReplicaSchedules', 'predictive']);
 
     // MinReplicasLowerBound: 0 with HPAScaleToZero, else 1.
     const lowerBound = this.gates.HPAScaleToZero ? 0 : 1;
@@ -291,6 +292,8 @@ class Validator {
 
     // Ours: scheduled minimums (lib/hpa/schedules.ts).
     if (s.minReplicaSchedules !== undefined) this.add(...validateSchedules(s.minReplicaSchedules, path.child('minReplicaSchedules'), maxRead));
+    // Ours: predictive minimums (lib/hpa/predictive.ts).
+    if (s.predictive !== undefined) this.add(...validatePredictive(s.predictive, path.child('predictive')));
 
     const behaviorPath = path.child('behavior');
     const behavior = this.obj(s.behavior, behaviorPath);
