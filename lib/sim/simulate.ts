@@ -184,15 +184,15 @@ export function simulate(input: HorizontalPodAutoscaler, trace: Trace, opts: Sim
   // spec.predictive: learned from the trace itself, from nothing, as a new autoscaler learns.
   const predictive = predictiveReplay(hpa);
   let indexed: PodSelectorIndex | undefined;
+  let lastDemand: number | null = null;
   for (let t = start; t <= end; t += step) {
     const now = new Date(t);
     const loads = series.map((s) => readingAt(trace, s, Math.max(start, t - delay)));
-    const forecast = predictive ? predictive.minimum(now) : undefined;
     const pods = workload.podInfos(now);
     // The selector's matches worked out once while the pods stay the same, as a cycle does per namespace.
     if (pods !== indexed?.pods) indexed = new PodSelectorIndex(pods);
     const plan = planReconcile({
-      hpa: predictive ? predictive.reconciled(current, forecast ?? null) : current,
+      hpa: current,
       scale: { value: workload.scaleInfo() },
       pods: [...pods],
       podIndex: indexed,
@@ -201,6 +201,7 @@ export function simulate(input: HorizontalPodAutoscaler, trace: Trace, opts: Sim
       settings,
       now,
       scheduleCache,
+      ...predictive?.input(),
     });
     // As the sync does: ScaledToZero on a rescale to or from zero.
     const result = withScaledToZeroCondition(plan, completeReconcile(plan), settings.featureGates);
@@ -209,13 +210,16 @@ export function simulate(input: HorizontalPodAutoscaler, trace: Trace, opts: Sim
     if (d.rescale) workload.scale(d.desiredReplicas, now);
     history = result.history;
     current = { ...current, status: result.status };
-    const demand = demandOf(d, hpa);
-    predictive?.record(now, demand);
+    const forecast = predictive?.learn(result);
+    // A sync raised to a minimum (or clamped to the maximum) reads no metrics, as upstream's: the demand last
+    // asked for still stands and counts in the under-provisioning. A skipped sync (no metric could be read,
+    // scaling disabled) counts none.
+    const demand: number | null = d.skipped ? null : (demandOf(d, hpa) ?? lastDemand);
+    lastDemand = demand;
 
     recorder.add({
       time: t,
-      // Inside a gap of the trace the load is unknown: a gap in the chart, not the last value drawn on.
-      // The load as it was at t: the metrics may lag it (metricDelaySeconds).
+      // The load as it was at t (the metrics may lag it); inside a gap of the trace, unknown: a gap in the chart.
       load: series.length > 0 ? (readingAt(trace, series[0], t) ?? null) : valueAt(trace, 0, t),
       replicas: workload.replicas,
       desired: result.status.desiredReplicas,
