@@ -345,3 +345,22 @@ spec:
     expect(bad.err).toMatch(/unknown output format "yaml".*json/);
   });
 });
+
+describe('simulate with spec.predictive', () => {
+  it('learns from the trace itself: acts from the third day, draws the forecast, and -o json says so', () => {
+    const res = cli({ file: [join(examples, 'predictive')], trace: join(examples, 'traces/weekday-peaks.csv'), readyDelay: 120, output: 'json' });
+    expect(res.err).toBe('');
+    expect(res.code).toBe(0);
+    type Row = { name: string; summary: Record<string, number>; predictive?: { syncsActing: number; firstActing?: string; highestMinimum?: number } };
+    const [web, reactive] = (JSON.parse(res.out) as { autoscalers: Row[] }).autoscalers;
+    expect(web.name).toBe('demo/web');
+    expect(reactive.predictive).toBeUndefined();
+    // 24 hours of history at least, and a day of its own for the pattern check (refreshed every 6 hours).
+    expect(Date.parse(web.predictive!.firstActing!)).toBeGreaterThanOrEqual(Date.parse('2026-11-04T00:00:00Z'));
+    expect(Date.parse(web.predictive!.firstActing!)).toBeLessThan(Date.parse('2026-11-05T00:00:00Z'));
+    // The office-hours peak is about 40 replicas (2,000 requests/s at 50 a pod).
+    expect(web.predictive!.highestMinimum).toBeGreaterThanOrEqual(35);
+    expect(web.predictive!.highestMinimum).toBeLessThanOrEqual(45);
+    expect(web.summary.underProvisionedReplicaMinutes).toBeLessThan(0.8 * reactive.summary.underProvisionedReplicaMinutes);
+  });
+});
