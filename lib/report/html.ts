@@ -61,12 +61,13 @@ const CLIENT = `
   function summaryRows(a) {
     var s = a.summary;
     return [a.name, s.lowestReplicas, s.highestReplicas, a.minReplicas, a.maxReplicas, duration(s.secondsAtMin), duration(s.secondsAtMax),
-            s.scaleEvents, duration(s.secondsAboveTarget), s.podHours.toFixed(s.podHours < 10 ? 2 : 1)];
+            s.scaleEvents, duration(s.secondsAboveTarget), s.podHours.toFixed(s.podHours < 10 ? 2 : 1),
+            a.demand ? Math.round(s.underProvisionedReplicaMinutes) : '-'];
   }
   function summaryTable(list) {
     var t = el('table', 'summary');
     var head = el('tr');
-    ['autoscaler', 'lowest', 'highest', 'minReplicas', 'maxReplicas', 'at minReplicas', 'at maxReplicas', 'scale events', 'above target', 'pod-hours']
+    ['autoscaler', 'lowest', 'highest', 'minReplicas', 'maxReplicas', 'at minReplicas', 'at maxReplicas', 'scale events', 'above target', 'pod-hours', 'under-provisioned replica-min']
       .forEach(function (h) { head.appendChild(el('th', null, h)); });
     t.appendChild(head);
     list.forEach(function (a) { var tr = el('tr'); summaryRows(a).forEach(function (v) { tr.appendChild(el('td', null, String(v))); }); t.appendChild(tr); });

@@ -61,6 +61,9 @@ describe('the predictive minimum on the charts', () => {
       const legends = await page.locator('section.autoscaler .chart.replicas .u-legend').allTextContents();
       expect(legends[0]).toContain('predictive minimum');
       expect(legends[1]).not.toContain('predictive minimum');
+      // The summary's last column: with the forecast, the pods were ready when the load came; without, 12 syncs × 26 short.
+      expect(await page.locator('section.compare table.summary th:last-child').textContent()).toBe('under-provisioned replica-min');
+      expect(await page.locator('section.compare table.summary td:last-child').allTextContents()).toEqual(['0', '78']);
       // Acting in 180 of the 240 syncs, from the 60th (15 minutes in).
       expect(await page.locator('p.forecast').allTextContents()).toEqual([expect.stringMatching(/acted in 180 of 240 syncs, from 2001-01-09 00:15:00Z/)]);
       // The series is drawn: purple pixels on the chart of the autoscaler that has it only.
