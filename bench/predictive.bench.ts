@@ -1,255 +1,71 @@
-// Which forecast model predictive minimums use, chosen by measurement (issue 32, docs/predictive.md).
-// Four traces of 28 days, one a real public one: US domestic flight departures (Jan 2001, the
-// `flights-3m.parquet` file the `vega-datasets` npm package ships), read as a service's load.
-// Each model gives a floor (the largest forecast over the scheduling buffer); a replay of a reactive
-// autoscaler (15 s loop, metrics 30 s behind, scale-up doubling or +4 pods a loop, 300 s downscale
-// stabilization, pods ready 120 s after they are created) runs with and without it.
-// Reported: under-provisioned replica-minutes (demand beyond ready pods), replica-minutes, and the
-// forecast's error on the buckets it covers. MSTL (seasonal-trend decomposition with ETS, from
-// grafana's augurs, `@bsull/augurs`) is the well-kept library candidate; it is refitted every 6 hours
-// on 14 days, as AWS predictive scaling refreshes its forecast.
-// Usage: npm run bench -- predictive [-- --days 28 --only flights]
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { join } from 'node:path';
+// Predictive minimums through the real simulator (issue 32's goals): 28 days of three traces, one a
+// real public one (bench/support/predictive-traces.ts), replayed by `shpa simulate`'s engine (lib/sim
+// over lib/hpa's reconcile) without spec.predictive, with ForecastOnly and with ForecastAndScale at
+// the shipped settings; the forecast learns from the trace itself, from nothing, as a new autoscaler
+// would (the first days are learning). Reported: under-provisioned replica-minutes and replica-minutes
+// (`shpa simulate -o json`'s figures), and whether ForecastOnly's replicas equal those without it.
+// Goals: ≥ 50 % fewer under-provisioned replica-minutes (aim 80 %) for ≤ 15 % more replica-minutes
+// on recurring load, ≤ 2 % more replica-minutes on the trace with no seasonality, ForecastOnly identical.
+// Metrics lag the load by 30 s (as the model comparison assumes: a metrics pipeline's delay) and by none.
+// Usage: npm run bench -- predictive [-- --days 28 --only flights --metric-delay 30 --report out.html --models]
+//   --models: also the comparison of forecast models that chose ours (bench/support/predictive-models.ts).
+import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { asyncBufferFromFile, parquetReadObjects } from 'hyparquet';
-import { compressors } from 'hyparquet-compressors';
-import { initSync, MSTL } from '@bsull/augurs/mstl';
-import { assessForecast, DEFAULT_FORECAST_SETTINGS, type DemandHistory, forecastBucket, recordDemand } from '#hpa';
+import { renderHtmlReport } from '../lib/report/html.js';
+import { compareModels } from './support/predictive-models.js';
+import { POD_START_SECONDS, runScenarios, SYNC_SECONDS } from './support/predictive-scenario.js';
+import { flightsTrace, type LoadTrace, randomWalkTrace, seasonalTrace } from './support/predictive-traces.js';
 
-const { values: args } = parseArgs({ options: { days: { type: 'string', default: '28' }, only: { type: 'string' } } });
-const DAYS = Number(args.days);
-const STEP = 15; // seconds: the autoscaler's loop
-const BUCKET = 300;
-const MINUTE_STEPS = 60 / STEP;
-const START = Date.UTC(2001, 0, 1); // a Monday
-const MIN_REPLICAS = 2;
-const MAX_REPLICAS = 200;
-const POD_START_S = 120;
-const METRIC_LAG_S = 30;
-const STABILIZATION_S = 300;
-const { schedulingBufferSeconds: BUFFER_S, minHistorySeconds: MIN_HISTORY_S, historySeconds: HISTORY_S } = DEFAULT_FORECAST_SETTINGS;
-
-/** Demand in replicas, one value per 15 s step. */
-type Trace = { name: string; demand: Float64Array; note: string };
-
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => ((s = (s * 1664525 + 1013904223) >>> 0) / 2 ** 32);
-}
-
-function synthetic(name: string, note: string, f: (t: number, day: number, hour: number, r: () => number) => number): Trace {
-  const r = rng(42);
-  const demand = new Float64Array((DAYS * 86_400) / STEP);
-  for (let i = 0; i < demand.length; i++) {
-    const t = i * STEP;
-    demand[i] = Math.max(0, f(t, Math.floor(t / 86_400), (t % 86_400) / 3600, r));
-  }
-  return { name, demand, note };
-}
-
-/** Office hours with a morning ramp, a batch at 02:00, quiet weekends, a holiday (day 17) and a one-off spike (day 19). */
-function seasonal(): Trace {
-  return synthetic('daily+weekly', 'office hours, 02:00 batch, weekends at 35 %, a holiday on day 17, a one-off spike on day 19', (t, day, hour, r) => {
-    const weekend = day % 7 >= 5 || day === 17;
-    const office = hour < 7 ? 0 : hour < 9 ? (hour - 7) / 2 : hour < 17 ? 1 : hour < 20 ? (20 - hour) / 3 : 0;
-    let load = 4 + 36 * office * (weekend ? 0.35 : 1);
-    if (hour >= 2 && hour < 2.5) load += 20;
-    if (day === 19 && hour >= 14 && hour < 14.75) load += 60;
-    return load * (0.9 + 0.2 * r());
-  });
-}
-
-/** A random walk with no seasonality: nothing to learn. */
-function randomWalk(): Trace {
-  let level = 15;
-  return synthetic('no seasonality', 'a bounded random walk around 15 replicas', (_t, _d, _h, r) => {
-    level = Math.min(40, Math.max(3, level + (r() - 0.5) * 0.6));
-    return level;
-  });
-}
-
-/** Departures per 5 minutes from Jan 1, 2001, one replica per 2 departures a 5-minute bucket. */
-async function flights(): Promise<Trace> {
-  const path = join(packageDir('vega-datasets', 'build/index.js'), 'data/flights-3m.parquet');
-  const rows = (await parquetReadObjects({ file: await asyncBufferFromFile(path), columns: ['date'], compressors })) as { date: Date }[];
-  const perBucket = new Float64Array((DAYS * 86_400) / BUCKET);
-  for (const { date } of rows) {
-    const b = Math.floor((date.getTime() - START) / 1000 / BUCKET);
-    if (b >= 0 && b < perBucket.length) perBucket[b]! += 1;
-  }
-  const demand = new Float64Array((DAYS * 86_400) / STEP);
-  for (let i = 0; i < demand.length; i++) demand[i] = perBucket[Math.floor((i * STEP) / BUCKET)]! / 2;
-  return { name: 'flights (real)', demand, note: `vega-datasets flights-3m.parquet, ${rows.length.toLocaleString('en')} departures; Jan 1 and Jan 15 are holidays` };
-}
-
-/** The folder of an installed package, from the file its export `entry` resolves to (`entryFile` under it). */
-function packageDir(entry: string, entryFile: string): string {
-  const resolved = createRequire(import.meta.url).resolve(entry);
-  return resolved.slice(0, resolved.length - entryFile.length);
-}
-
-/** A model: the forecast of each bucket, from the demand history recorded before `now`. */
-interface Model {
-  name: string;
-  forecast(h: DemandHistory, bucket: number, nowBucket: number): number | undefined;
-}
-
-function perDay(): number {
-  return 86_400 / BUCKET;
-}
-
-const seasonalNaive = (days: number, name: string): Model => ({
-  name,
-  forecast: (h, b) => {
-    const i = b - days * perDay() - h.firstBucket;
-    return i >= 0 ? (h.values[i] ?? undefined) : undefined;
+const { values: args } = parseArgs({
+  options: {
+    days: { type: 'string', default: '28' },
+    only: { type: 'string' },
+    // Seconds the metrics lag the load: 30 as the model comparison assumes, and none (the reactive side at its best).
+    'metric-delay': { type: 'string', multiple: true, default: ['30', '0'] },
+    report: { type: 'string' },
+    models: { type: 'boolean', default: false },
   },
 });
-
-const profileMean: Model = {
-  name: 'mean of 7 days',
-  forecast: (h, b) => {
-    const xs: number[] = [];
-    for (let k = 1; k <= 7; k++) {
-      const v = h.values[b - k * perDay() - h.firstBucket];
-      if (v !== null && v !== undefined) xs.push(v);
-    }
-    return xs.length >= 2 ? xs.reduce((a, x) => a + x, 0) / xs.length : undefined;
-  },
-};
-
-/** Ours, with its pattern check refreshed every 6 hours as the product keeps it; `gated: false` shows the model alone. */
-function ours(gated: boolean): Model {
-  let assessedAt = -Infinity;
-  let worthActing = true;
-  return {
-    name: gated ? 'ours (recurring floor, pattern check)' : 'ours without the pattern check',
-    forecast(h, b, nowBucket) {
-      if (gated && nowBucket - assessedAt >= (6 * 3600) / BUCKET) {
-        assessedAt = nowBucket;
-        worthActing = assessForecast(h, new Date(nowBucket * BUCKET * 1000)).worthActing;
-      }
-      return worthActing ? forecastBucket(h, b) : undefined;
-    },
-  };
-}
-
-function mstl(): Model {
-  let fittedAt = -Infinity;
-  let fitted: { from: number; point: number[] } | undefined;
-  let fitMs = 0;
-  let fits = 0;
-  const model: Model & { cost(): string } = {
-    name: 'MSTL+ETS (augurs)',
-    forecast(h, b, nowBucket) {
-      if (nowBucket - fittedAt >= (6 * 3600) / BUCKET) {
-        fittedAt = nowBucket;
-        const keep = HISTORY_S / BUCKET;
-        const y: number[] = [];
-        let last = 0;
-        for (let i = Math.max(0, h.values.length - keep); i < h.values.length; i++) y.push((last = h.values[i] ?? last));
-        fitted = undefined;
-        if (y.length >= 2 * perDay()) {
-          const t0 = performance.now();
-          const m = MSTL.ets(y.length >= 2 * 7 * perDay() ? [perDay(), 7 * perDay()] : [perDay()]);
-          m.fit(y);
-          fitted = { from: h.firstBucket + h.values.length, point: m.predict(7 * 3600 / BUCKET).point };
-          m.free();
-          fitMs += performance.now() - t0;
-          fits++;
-        }
-      }
-      const v = fitted?.point[b - fitted.from];
-      return v === undefined ? undefined : Math.max(0, v);
-    },
-    cost: () => `${fits} fits, ${(fitMs / Math.max(1, fits)).toFixed(0)} ms a fit`,
-  };
-  return model;
-}
-
-interface Outcome {
-  underReplicaMinutes: number;
-  replicaMinutes: number;
-  absError: number;
-  signedError: number;
-  covered: number;
-}
-
-/** One replay of `trace` with `model`'s floor (none: reactive only). */
-function replay(trace: Trace, model: Model | undefined): Outcome {
-  const d = trace.demand;
-  let history: DemandHistory | undefined;
-  const pods: number[] = []; // ready time of each pod
-  for (let i = 0; i < MIN_REPLICAS; i++) pods.push(0);
-  const recs: number[] = [];
-  const out: Outcome = { underReplicaMinutes: 0, replicaMinutes: 0, absError: 0, signedError: 0, covered: 0 };
-  let floorBucket = -1;
-  let floor = 0;
-  const lagSteps = METRIC_LAG_S / STEP;
-  for (let i = 0; i < d.length; i++) {
-    const t = i * STEP;
-    const now = new Date(START + t * 1000);
-    const observed = Math.ceil(d[Math.max(0, i - lagSteps)]!);
-    const rec = Math.min(MAX_REPLICAS, Math.max(MIN_REPLICAS, observed));
-    history = recordDemand(history, now, rec, HISTORY_S, BUCKET);
-    const bucket = Math.floor(t / BUCKET) + START / 1000 / BUCKET;
-    if (model && bucket !== floorBucket) {
-      floorBucket = bucket;
-      floor = 0;
-      if (t >= MIN_HISTORY_S) {
-        const last = Math.floor((t + BUFFER_S) / BUCKET) + START / 1000 / BUCKET;
-        for (let b = bucket; b <= last; b++) floor = Math.max(floor, Math.ceil(model.forecast(history, b, bucket) ?? 0));
-        const f = model.forecast(history, bucket, bucket);
-        if (f !== undefined) {
-          const actual = Math.ceil(d[i]!);
-          out.absError += Math.abs(f - actual);
-          out.signedError += f - actual;
-          out.covered++;
-        }
-      }
-    }
-    // Upstream's rules, simplified: stabilized recommendation, then the scale-up limit.
-    recs.push(Math.max(rec, Math.min(MAX_REPLICAS, floor)));
-    const windowSteps = STABILIZATION_S / STEP;
-    const desiredRaw = recs[recs.length - 1]!;
-    const stabilized = Math.max(desiredRaw, Math.min(pods.length, Math.max(...recs.slice(-windowSteps))));
-    const current = pods.length;
-    const desired = Math.min(stabilized, Math.max(2 * current, current + 4));
-    while (pods.length < desired) pods.push(t + POD_START_S);
-    while (pods.length > desired) pods.pop();
-    if (recs.length > windowSteps) recs.shift();
-    const ready = pods.filter((r) => r <= t).length;
-    const need = Math.min(MAX_REPLICAS, Math.max(MIN_REPLICAS, Math.ceil(d[i]!)));
-    out.underReplicaMinutes += Math.max(0, need - ready) / MINUTE_STEPS;
-    out.replicaMinutes += pods.length / MINUTE_STEPS;
-  }
-  return out;
-}
+const DAYS = Number(args.days);
+const traces: LoadTrace[] = [seasonalTrace(DAYS), randomWalkTrace(DAYS), await flightsTrace(DAYS)].filter((t) => !args.only || t.name.includes(args.only));
 
 function pct(a: number, b: number): string {
   return `${a >= b ? '+' : ''}${(((a - b) / b) * 100).toFixed(1)} %`;
 }
 
-const traces: Trace[] = [seasonal(), randomWalk(), await flights()].filter((t) => !args.only || t.name.includes(args.only));
-initSync({ module: readFileSync(join(packageDir('@bsull/augurs/mstl', 'mstl.js'), 'mstl_bg.wasm')) });
-// Models keep state (last fit, last check): a fresh set for each trace.
-const modelsFor = (): Model[] => [seasonalNaive(1, 'seasonal naive, 1 day'), seasonalNaive(7, 'seasonal naive, 7 days'), profileMean, mstl(), ours(false), ours(true)];
-const mstlCost: string[] = [];
-console.log(`predictive minimums: ${DAYS} days, ${STEP} s loop, pods ready ${POD_START_S} s after creation, buffer ${BUFFER_S} s, acting after ${MIN_HISTORY_S / 3600} h`);
-for (const trace of traces) {
-  const base = replay(trace, undefined);
-  console.log(`\n${trace.name}: ${trace.note}`);
-  console.log(`| model | under-provisioned replica-min | vs reactive | replica-min | vs reactive | forecast MAE | mean bias |`);
-  console.log(`|---|---|---|---|---|---|---|`);
-  console.log(`| reactive only | ${base.underReplicaMinutes.toFixed(0)} | | ${base.replicaMinutes.toFixed(0)} | | | |`);
-  for (const m of modelsFor()) {
-    const o = replay(trace, m);
-    if ('cost' in m) mstlCost.push(`${trace.name}: ${(m as Model & { cost(): string }).cost()}`);
+console.log(`predictive minimums through the simulator: ${DAYS} days, ${SYNC_SECONDS} s sync, pods ready ${POD_START_SECONDS} s after creation, shipped settings`);
+console.log(`| trace | metrics behind | under-provisioned replica-min, off | ForecastAndScale | change | replica-min, off | ForecastAndScale | change | ForecastOnly identical | syncs acting | run time (3 runs) |`);
+console.log(`|---|---|---|---|---|---|---|---|---|---|---|`);
+const failures: string[] = [];
+const reports = [];
+for (const delay of args['metric-delay'].map(Number)) {
+  for (const t of traces) {
+    const t0 = performance.now();
+    const o = runScenarios(t, delay);
+    const seconds = (performance.now() - t0) / 1000;
+    const under = (o.forecastAndScale.underProvisionedReplicaMinutes - o.off.underProvisionedReplicaMinutes) / o.off.underProvisionedReplicaMinutes;
+    const cost = (o.forecastAndScale.replicaMinutes - o.off.replicaMinutes) / o.off.replicaMinutes;
     console.log(
-      `| ${m.name} | ${o.underReplicaMinutes.toFixed(0)} | ${pct(o.underReplicaMinutes, base.underReplicaMinutes)} | ${o.replicaMinutes.toFixed(0)} | ${pct(o.replicaMinutes, base.replicaMinutes)} | ${(o.absError / Math.max(1, o.covered)).toFixed(2)} | ${(o.signedError / Math.max(1, o.covered)).toFixed(2)} |`,
+      `| ${t.name} | ${delay} s | ${o.off.underProvisionedReplicaMinutes.toFixed(0)} | ${o.forecastAndScale.underProvisionedReplicaMinutes.toFixed(0)} | ${pct(o.forecastAndScale.underProvisionedReplicaMinutes, o.off.underProvisionedReplicaMinutes)} | ${o.off.replicaMinutes.toFixed(0)} | ${o.forecastAndScale.replicaMinutes.toFixed(0)} | ${pct(o.forecastAndScale.replicaMinutes, o.off.replicaMinutes)} | ${o.forecastOnlyIdentical ? 'yes' : 'NO'} | ${o.syncsActing} of ${o.reports.off.times.length} | ${seconds.toFixed(1)} s |`,
     );
+    const where = `${t.name}, metrics ${delay} s behind`;
+    if (!o.forecastOnlyIdentical) failures.push(`${where}: ForecastOnly changed replicas`);
+    if (t.name === 'no seasonality') {
+      if (cost > 0.02) failures.push(`${where}: +${(cost * 100).toFixed(1)} % replica-minutes (goal ≤ 2 %)`);
+    } else {
+      if (under > -0.5) failures.push(`${where}: ${(under * 100).toFixed(1)} % under-provisioned replica-minutes (goal ≤ −50 %)`);
+      if (cost > 0.15) failures.push(`${where}: +${(cost * 100).toFixed(1)} % replica-minutes (goal ≤ 15 %)`);
+    }
+    if (args.report) reports.push(o.reports.ForecastAndScale, o.reports.off);
   }
 }
-console.log(`\nMSTL fits (CPU on this machine): ${mstlCost.join('; ')}`);
+for (const t of traces) console.log(`  ${t.name}: ${t.note}`);
+console.log(failures.length ? `\ngoals missed:\n  ${failures.join('\n  ')}` : '\nall goals met');
+if (args.report) {
+  writeFileSync(args.report, renderHtmlReport({ title: 'npm run bench -- predictive', subtitle: `${DAYS} days, ${SYNC_SECONDS} s sync, pods ready after ${POD_START_SECONDS} s`, autoscalers: reports.map((r, i) => ({ ...r, name: `${r.name} (${i})` })) }));
+  console.log(`report: ${args.report}`);
+}
+if (args.models) {
+  console.log('');
+  compareModels(traces);
+}

@@ -9,20 +9,26 @@ import { renderReplicasChart, renderSummaryTable } from '../report/terminal.js';
 import { HpaFileError, readHpas } from '../sim/hpa-file.js';
 import { DEFAULT_REQUESTS, fallbackNotes, simulate, TraceColumnError, traceColumns } from '../sim/simulate.js';
 import { parseTrace, TraceError } from '../sim/trace.js';
+import { CliError } from './context.js';
 import { expandPaths, PathError } from './manifests.js';
 import { numberOption, useColor } from './options.js';
+import { parseOutput } from './output.js';
 
 export interface SimulateCliOptions {
   file: string[];
   trace: string;
   syncPeriod: number;
   readyDelay: number;
+  /** --metric-delay: seconds the metrics lag the load. */
+  metricDelay?: number;
   request: Record<string, string>;
   /** Metric name -> trace column (--column). */
   column?: Record<string, string>;
   initialReplicas?: number;
   report?: string;
   chart: boolean;
+  /** -o json: the figures as JSON instead of the table and charts. */
+  output?: string;
 }
 
 /** A problem with the command line's own arguments, found before the run. */
@@ -70,9 +76,42 @@ function reportPath(file: string): string {
   return path;
 }
 
+/** `-o json`: per autoscaler its bounds, summary figures and notes; the series stay in the HTML report. */
+function simulationJson(opts: SimulateCliOptions, times: number[], reports: AutoscalerReport[]): object {
+  return {
+    trace: { file: opts.trace, points: times.length, from: new Date(times[0]).toISOString(), to: new Date(times[times.length - 1]).toISOString() },
+    syncPeriodSeconds: opts.syncPeriod,
+    readyDelaySeconds: opts.readyDelay,
+    metricDelaySeconds: opts.metricDelay ?? 0,
+    autoscalers: reports.map((r) => ({
+      name: r.name,
+      minReplicas: r.minReplicas,
+      maxReplicas: r.maxReplicas,
+      summary: r.summary,
+      ...(r.forecast ? { predictive: predictiveJson(r.times, r.forecast) } : {}),
+      notes: r.notes,
+    })),
+  };
+}
+
+/** With spec.predictive: how often the predictive minimum acted, from when, and its highest value. */
+function predictiveJson(times: number[], forecast: (number | null)[]): object {
+  let syncsActing = 0;
+  let first: number | undefined;
+  let highest = 0;
+  forecast.forEach((f, i) => {
+    if (f === null) return;
+    syncsActing++;
+    first ??= times[i];
+    highest = Math.max(highest, f);
+  });
+  return { syncsActing, ...(first !== undefined ? { firstActing: new Date(first).toISOString(), highestMinimum: highest } : {}) };
+}
+
 /** Runs the simulation and writes what the user asked for; returns the process exit code. */
 export function runSimulate(opts: SimulateCliOptions, out: NodeJS.WritableStream = process.stdout, err: NodeJS.WritableStream = process.stderr): number {
   try {
+    const json = parseOutput(opts.output, ['json']).format === 'json';
     const report = opts.report === undefined ? undefined : reportPath(opts.report);
     const traceText = readFileSync(opts.trace, 'utf8');
     const trace = parseTrace(traceText, opts.trace);
@@ -100,6 +139,7 @@ export function runSimulate(opts: SimulateCliOptions, out: NodeJS.WritableStream
       return simulate(hpa, trace, {
         syncPeriodSeconds: opts.syncPeriod,
         readyDelaySeconds: opts.readyDelay,
+        metricDelaySeconds: opts.metricDelay,
         requests: opts.request,
         initialReplicas: opts.initialReplicas,
         columns: opts.column,
@@ -108,11 +148,12 @@ export function runSimulate(opts: SimulateCliOptions, out: NodeJS.WritableStream
       });
     });
     const span = (trace.times[trace.times.length - 1] - trace.times[0]) / 60_000;
-    out.write(
-      `trace ${opts.trace}: ${trace.times.length} points over ${span.toFixed(0)} min (${trace.series.join(', ')}); sync every ${opts.syncPeriod}s, pods ready after ${opts.readyDelay}s\n\n`,
+    if (json) out.write(JSON.stringify(simulationJson(opts, trace.times, reports), null, 2) + '\n');
+    else out.write(
+      `trace ${opts.trace}: ${trace.times.length} points over ${span.toFixed(0)} min (${trace.series.join(', ')}); sync every ${opts.syncPeriod}s, pods ready after ${opts.readyDelay}s${opts.metricDelay ? `, metrics ${opts.metricDelay}s behind` : ''}\n\n`,
     );
-    out.write(renderSummaryTable(reports));
-    if (opts.chart) {
+    if (!json) out.write(renderSummaryTable(reports));
+    if (opts.chart && !json) {
       const color = out === process.stdout && useColor();
       for (const r of reports) out.write(`\n${renderReplicasChart(r, { color })}`);
     }
@@ -126,11 +167,12 @@ export function runSimulate(opts: SimulateCliOptions, out: NodeJS.WritableStream
           autoscalers: reports,
         }),
       );
-      out.write(`\nreport: ${report}\n`);
+      // With -o json, stdout is the JSON alone.
+      (json ? err : out).write(`${json ? '' : '\n'}report: ${report}\n`);
     }
     return 0;
   } catch (e) {
-    if (e instanceof TraceError || e instanceof HpaFileError || e instanceof PathError || e instanceof TraceColumnError || e instanceof SimulateArgumentError) {
+    if (e instanceof TraceError || e instanceof HpaFileError || e instanceof PathError || e instanceof TraceColumnError || e instanceof SimulateArgumentError || e instanceof CliError) {
       err.write(`error: ${e.message}\n`);
     } else if ((e as NodeJS.ErrnoException).code === 'ENOENT') err.write(`error: no such file: ${(e as NodeJS.ErrnoException).path}\n`);
     else throw e;
@@ -148,10 +190,12 @@ export function registerSimulate(program: Command): void {
     .option('--column <metric=column>', 'the trace column a metric reads when none is named like it (repeatable)', column)
     .option('--sync-period <seconds>', 'seconds between syncs', numberOption('--sync-period', 1, true), 15)
     .option('--ready-delay <seconds>', 'seconds from pod creation to Ready', numberOption('--ready-delay', 0, true), 30)
+    .option('--metric-delay <seconds>', 'seconds the metrics lag the load (each sync reads the trace this far back)', numberOption('--metric-delay', 0), 0)
     .option('--request <resource=quantity>', 'per-pod request for Utilization targets (repeatable)', request, { ...DEFAULT_REQUESTS })
     .option('--initial-replicas <n>', 'replicas at the start (default: minReplicas)', numberOption('--initial-replicas', 0, true))
     .option('--report <file.html>', 'write an HTML report')
     .option('--no-chart', 'do not print the terminal charts')
+    .option('-o, --output <format>', 'json: the summary figures as JSON (under-provisioned replica-minutes, replica-minutes, ...)')
     .action((opts: SimulateCliOptions) => {
       process.exitCode = runSimulate(opts);
     });

@@ -61,12 +61,13 @@ const CLIENT = `
   function summaryRows(a) {
     var s = a.summary;
     return [a.name, s.lowestReplicas, s.highestReplicas, a.minReplicas, a.maxReplicas, duration(s.secondsAtMin), duration(s.secondsAtMax),
-            s.scaleEvents, duration(s.secondsAboveTarget), s.podHours.toFixed(s.podHours < 10 ? 2 : 1)];
+            s.scaleEvents, duration(s.secondsAboveTarget), s.podHours.toFixed(s.podHours < 10 ? 2 : 1),
+            a.demand ? Math.round(s.underProvisionedReplicaMinutes) : '-'];
   }
   function summaryTable(list) {
     var t = el('table', 'summary');
     var head = el('tr');
-    ['autoscaler', 'lowest', 'highest', 'minReplicas', 'maxReplicas', 'at minReplicas', 'at maxReplicas', 'scale events', 'above target', 'pod-hours']
+    ['autoscaler', 'lowest', 'highest', 'minReplicas', 'maxReplicas', 'at minReplicas', 'at maxReplicas', 'scale events', 'above target', 'pod-hours', 'under-provisioned replica-min']
       .forEach(function (h) { head.appendChild(el('th', null, h)); });
     t.appendChild(head);
     list.forEach(function (a) { var tr = el('tr'); summaryRows(a).forEach(function (v) { tr.appendChild(el('td', null, String(v))); }); t.appendChild(tr); });
@@ -85,6 +86,10 @@ const CLIENT = `
       series.push({ label: a.name, stroke: color, width: 2, paths: stepped, value: legendValue('') });
       series.push({ label: a.name + ' maxReplicas', stroke: color, width: 1, dash: [3, 5], value: legendValue('') });
       data.push(a.replicas, constant(a.times, a.maxReplicas));
+      if (a.forecast) {
+        series.push({ label: a.name + ' predictive minimum', stroke: color, width: 2, dash: [8, 4], paths: stepped, spanGaps: false, value: legendValue('') });
+        data.push(a.forecast);
+      }
     });
     var top = Math.max.apply(null, report.autoscalers.map(function (a) { return a.maxReplicas; }));
     chart('compare', sec, 'replicas of each autoscaler', 320,
@@ -106,6 +111,15 @@ const CLIENT = `
       return 'Fallback: ' + m.name + ' could not be read and proposed its fallback count (' + m.fallback[first] + ' replicas) in ' + n + ' syncs, from ' + ts(a.times[first]) + '.';
     });
   }
+  // Ours (issue 32): the predictive minimum, a gap where it does not act (not enough history, no pattern).
+  function forecastSeries(a) { return a.forecast ? [{ label: 'predictive minimum', stroke: '#9467bd', width: 2, dash: [8, 4], paths: stepped, spanGaps: false, value: legendValue('') }] : []; }
+  function forecastData(a) { return a.forecast ? [a.forecast] : []; }
+  function forecastNote(a) {
+    var n = a.forecast.filter(function (v) { return v != null; }).length;
+    var first = a.forecast.findIndex(function (v) { return v != null; });
+    if (n === 0) return 'Predictive minimum: never acted during the run (not enough history, or no pattern worth acting on).';
+    return 'Predictive minimum: acted in ' + n + ' of ' + a.forecast.length + ' syncs, from ' + ts(a.times[first]) + ' (learned from the trace itself, as the worker learns from its own history).';
+  }
   report.autoscalers.forEach(function (a, idx) {
     var sec = el('section', 'autoscaler'); sec.id = 'autoscaler-' + idx;
     sec.appendChild(el('h2', null, a.name));
@@ -123,8 +137,9 @@ const CLIENT = `
         { label: 'desired', stroke: '#ff7f0e', width: 2, dash: [7, 5], paths: stepped, value: legendValue('') },
         // With scheduled minimums, the effective minimum (stepped), else the spec's.
         { label: a.minimum ? 'minimum (schedules)' : 'minReplicas', stroke: '#555', width: a.minimum ? 2 : 1, dash: [2, 4], paths: a.minimum ? stepped : undefined, value: legendValue('') },
-        { label: 'maxReplicas', stroke: '#d62728', width: 1.5, dash: [10, 4], value: legendValue('') }].concat(fallbackSeries(a))
-    }, [x, a.load, a.readyPods, a.replicas, a.desired, a.minimum || constant(a.times, a.minReplicas), constant(a.times, a.maxReplicas)].concat(fallbackData(a)));
+        { label: 'maxReplicas', stroke: '#d62728', width: 1.5, dash: [10, 4], value: legendValue('') }].concat(forecastSeries(a), fallbackSeries(a))
+    }, [x, a.load, a.readyPods, a.replicas, a.desired, a.minimum || constant(a.times, a.minReplicas), constant(a.times, a.maxReplicas)].concat(forecastData(a), fallbackData(a)));
+    if (a.forecast) sec.appendChild(el('p', 'forecast', forecastNote(a)));
     fallbackNotes(a).forEach(function (n) { sec.appendChild(el('p', 'fallback', n)); });
     if (a.spans && a.spans.length) {
       var spans = el('table', 'spans');
@@ -177,6 +192,7 @@ table.summary th, table.summary td { text-align: right; padding: 2px 10px; borde
 table.summary th:first-child, table.summary td:first-child { text-align: left; }
 table.summary th { font-weight: normal; color: #666; }
 p.note { background: #fff4d6; border-left: 4px solid #e0a800; padding: 6px 10px; margin: 8px 0; }
+p.forecast { background: #f3eefa; border-left: 4px solid #9467bd; padding: 6px 10px; margin: 8px 0; }
 p.fallback { background: #fdecea; border-left: 4px solid #8c0000; padding: 6px 10px; margin: 8px 0; }
 table.log { border-collapse: collapse; font: 12px/1.3 ui-monospace, monospace; }
 table.log td, table.log th { border-bottom: 1px solid #eee; padding: 2px 8px; text-align: left; vertical-align: top; }

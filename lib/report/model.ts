@@ -50,6 +50,14 @@ export interface AutoscalerSummary {
   secondsAboveTarget: number;
   /** Sum over samples of pods (ready or not) × sample interval, in hours: the cost proxy. */
   podHours: number;
+  /** The same in minutes: replicas (spec.replicas, i.e. pods ready or not) × each sample's minutes. */
+  replicaMinutes: number;
+  /**
+   * Ours (issue 32): at each sample, the replicas the metrics asked for (the recommendation before
+   * behavior, within minReplicas..maxReplicas) beyond the ready pods, times the sample's minutes.
+   * 0 where the metrics gave no recommendation (none could be read, scaling skipped).
+   */
+  underProvisionedReplicaMinutes: number;
 }
 
 export interface AutoscalerReport {
@@ -70,6 +78,10 @@ export interface AutoscalerReport {
   /** The HPA's desired replicas (status.desiredReplicas). */
   desired: number[];
   readyPods: number[];
+  /** What the metrics asked for per sample (the recommendation before behavior, within min..max); null when none. */
+  demand?: (number | null)[];
+  /** Ours, only for an autoscaler with spec.predictive: the predictive minimum per sample, null while it does not act. */
+  forecast?: (number | null)[];
   metrics: MetricSeries[];
   decisions: DecisionRow[];
   /** Things the reader must know to trust the figures (e.g. a metric that read another trace column). */
@@ -104,6 +116,7 @@ export interface Report {
 export function summarize(a: Omit<AutoscalerReport, 'summary'>, intervalSeconds: number, scaleEvents: number): AutoscalerSummary {
   let above = 0;
   let podSeconds = 0;
+  let underSeconds = 0;
   let atMin = 0;
   let atMax = 0;
   // A loop, not Math.min(...replicas): spreading a month of samples overflows the call stack.
@@ -113,6 +126,8 @@ export function summarize(a: Omit<AutoscalerReport, 'summary'>, intervalSeconds:
     const r = a.replicas[i];
     if (a.metrics.some((m) => (m.current[i] ?? -Infinity) > m.target)) above += intervalSeconds;
     podSeconds += r * intervalSeconds;
+    const demand = a.demand?.[i] ?? null;
+    if (demand !== null) underSeconds += Math.max(0, demand - a.readyPods[i]) * intervalSeconds;
     if (r === a.minReplicas) atMin += intervalSeconds;
     if (r === a.maxReplicas) atMax += intervalSeconds;
     lowest = Math.min(lowest, r);
@@ -126,5 +141,7 @@ export function summarize(a: Omit<AutoscalerReport, 'summary'>, intervalSeconds:
     scaleEvents,
     secondsAboveTarget: above,
     podHours: podSeconds / 3600,
+    replicaMinutes: podSeconds / 60,
+    underProvisionedReplicaMinutes: underSeconds / 60,
   };
 }

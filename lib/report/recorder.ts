@@ -21,6 +21,10 @@ export interface Sample {
   replicas: number;
   desired: number;
   readyPods: number;
+  /** What the metrics asked for (the recommendation before behavior, within min..max); null when none. Omitted: not recorded. */
+  demand?: number | null;
+  /** Ours: the predictive minimum at this sample, null while it does not act. Omitted: no spec.predictive. */
+  forecast?: number | null;
   /** Aligned with the setup's metrics; null where it could not be read. */
   metrics: (number | null)[];
   /** Aligned with the setup's metrics: the fallback count of a metric in fallback, else null. */
@@ -63,6 +67,8 @@ export class ReportRecorder {
     r.replicas.push(s.replicas);
     r.desired.push(s.desired);
     r.readyPods.push(s.readyPods);
+    if (s.demand !== undefined) (r.demand ??= []).push(s.demand);
+    if (s.forecast !== undefined) (r.forecast ??= []).push(s.forecast);
     r.metrics.forEach((m, i) => {
       m.current.push(s.metrics[i] ?? null);
       // A fallback series only for a metric that used its fallback: the samples before it are null.

@@ -22,27 +22,34 @@ export interface ChartOptions {
   color?: boolean;
 }
 
-/** Replicas (and desired replicas, where they differ) over time. */
+/**
+ * Replicas (and desired replicas, where they differ) over time; with spec.predictive, the predictive
+ * minimum too (minReplicas where it does not act), drawn first so replicas show over it.
+ */
 export function renderReplicasChart(a: AutoscalerReport, opts: ChartOptions = {}): string {
   if (a.times.length === 0) return `${a.name}: no samples\n`;
   const width = opts.width ?? 72;
   const replicas = fit(a.replicas, width);
   const desired = fit(a.desired, width);
-  const max = Math.max(...replicas, ...desired);
-  const min = Math.min(...replicas, ...desired);
+  const forecast = a.forecast ? fit(a.forecast.map((f) => f ?? a.minReplicas), width) : [];
+  const max = Math.max(...replicas, ...desired, ...forecast);
+  const min = Math.min(...replicas, ...desired, ...forecast);
   const height = opts.height ?? Math.min(12, Math.max(4, max - min));
   // Replicas drawn last, over desired: desired shows only where it differs.
-  const chart = asciichart.plot([desired, replicas], {
+  const series = a.forecast ? [forecast, desired, replicas] : [desired, replicas];
+  const colors = a.forecast ? [asciichart.magenta, asciichart.yellow, asciichart.blue] : [asciichart.yellow, asciichart.blue];
+  const chart = asciichart.plot(series, {
     height,
     min,
     max: max === min ? min + 1 : max,
-    colors: opts.color ? [asciichart.yellow, asciichart.blue] : undefined,
+    colors: opts.color ? colors : undefined,
     format: (x: number) => x.toFixed(0).padStart(5),
   });
   const span = (a.times[a.times.length - 1] - a.times[0]) / 60_000;
+  const predictive = a.forecast ? (opts.color ? `  ${asciichart.magenta}── predictive minimum${asciichart.reset}` : ', predictive minimum') : '';
   const legend = opts.color
-    ? `${asciichart.blue}── replicas${asciichart.reset}  ${asciichart.yellow}── desired${asciichart.reset}`
-    : 'replicas, desired (overlaid)';
+    ? `${asciichart.blue}── replicas${asciichart.reset}  ${asciichart.yellow}── desired${asciichart.reset}${predictive}`
+    : `replicas, desired${predictive} (overlaid)`;
   return `${a.name}: ${legend}  over ${span.toFixed(0)} min, MINPODS ${a.minReplicas}, MAXPODS ${a.maxReplicas}\n${chart}\n`;
 }
 

@@ -4,10 +4,12 @@ import { applyDefaults, DEFAULT_CONTROLLER_SETTINGS } from '#hpa/api';
 import {
   completeReconcile,
   type ControllerSettings,
+  type Decision,
   type HorizontalPodAutoscaler,
   type MetricData,
   type MetricSpec,
   planReconcile,
+  PodSelectorIndex,
   type ScalingHistory,
   ScheduleCache,
   withScaledToZeroCondition,
@@ -17,6 +19,7 @@ import { ReportRecorder } from '../report/recorder.js';
 import { unitLabel } from '../report/units.js';
 import { decisionRows, limitText, metricActivationValues, metricFallbacks, metricValues } from './explain.js';
 import { amountUnit, metricName, metricTarget, reportSetup } from './metric-info.js';
+import { predictiveReplay } from './predictive.js';
 import { findSeries, readingAt, valueAt, type Trace } from './trace.js';
 import { windowSample } from './windows.js';
 import { milliQuantity, SimWorkload } from './workload.js';
@@ -26,6 +29,8 @@ export interface SimulateOptions {
   syncPeriodSeconds: number;
   /** Seconds from a pod's creation to Ready. */
   readyDelaySeconds: number;
+  /** Seconds the metrics lag the load (a metrics pipeline's delay, e.g. CloudWatch's): each sync reads the trace this far back. Default 0. */
+  metricDelaySeconds?: number;
   /** Per-pod requests, e.g. { cpu: '1', memory: '1Gi' }: Utilization targets divide usage by these. */
   requests?: Record<string, string>;
   /** Replicas at the start; default status.currentReplicas, else minReplicas. */
@@ -132,6 +137,12 @@ function gapData(m: MetricSpec): MetricData {
   }
 }
 
+/** What the metrics asked for: the recommendation before behavior, within minReplicas..maxReplicas; null when none was made. */
+export function demandOf(d: Decision, hpa: HorizontalPodAutoscaler): number | null {
+  if (d.recommendation === undefined || d.skipped) return null;
+  return Math.min(hpa.spec.maxReplicas, Math.max(hpa.spec.minReplicas ?? 1, d.recommendation));
+}
+
 /** Throws TraceColumnError when a metric has no trace column (see traceColumns). */
 export function simulate(input: HorizontalPodAutoscaler, trace: Trace, opts: SimulateOptions): AutoscalerReport {
   const hpa = applyDefaults(input);
@@ -142,6 +153,7 @@ export function simulate(input: HorizontalPodAutoscaler, trace: Trace, opts: Sim
   const start = trace.times[0];
   const end = trace.times[trace.times.length - 1];
   const step = opts.syncPeriodSeconds * 1000;
+  const delay = (opts.metricDelaySeconds ?? 0) * 1000;
   const initial = opts.initialReplicas ?? hpa.status?.currentReplicas ?? hpa.spec.minReplicas ?? 1;
   const workload = new SimWorkload({
     name: hpa.spec.scaleTargetRef.name,
@@ -169,18 +181,27 @@ export function simulate(input: HorizontalPodAutoscaler, trace: Trace, opts: Sim
   let lastLimit = '';
   // Kept across the syncs of the run, as a worker keeps one across its cycles.
   const scheduleCache = new ScheduleCache();
+  // spec.predictive: learned from the trace itself, from nothing, as a new autoscaler learns.
+  const predictive = predictiveReplay(hpa);
+  let indexed: PodSelectorIndex | undefined;
+  let lastDemand: number | null = null;
   for (let t = start; t <= end; t += step) {
     const now = new Date(t);
-    const loads = series.map((s) => readingAt(trace, s, t));
+    const loads = series.map((s) => readingAt(trace, s, Math.max(start, t - delay)));
+    const pods = workload.podInfos(now);
+    // The selector's matches worked out once while the pods stay the same, as a cycle does per namespace.
+    if (pods !== indexed?.pods) indexed = new PodSelectorIndex(pods);
     const plan = planReconcile({
       hpa: current,
       scale: { value: workload.scaleInfo() },
-      pods: workload.podInfos(now),
+      pods: [...pods],
+      podIndex: indexed,
       metrics: metrics.map((m, i) => metricData(m, workload, loads[i], now)),
       history,
       settings,
       now,
       scheduleCache,
+      ...predictive?.input(),
     });
     // As the sync does: ScaledToZero on a rescale to or from zero.
     const result = withScaledToZeroCondition(plan, completeReconcile(plan), settings.featureGates);
@@ -189,14 +210,22 @@ export function simulate(input: HorizontalPodAutoscaler, trace: Trace, opts: Sim
     if (d.rescale) workload.scale(d.desiredReplicas, now);
     history = result.history;
     current = { ...current, status: result.status };
+    const forecast = predictive?.learn(result);
+    // A sync raised to a minimum (or clamped to the maximum) reads no metrics, as upstream's: the demand last
+    // asked for still stands and counts in the under-provisioning. A skipped sync (no metric could be read,
+    // scaling disabled) counts none.
+    const demand: number | null = d.skipped ? null : (demandOf(d, hpa) ?? lastDemand);
+    lastDemand = demand;
 
     recorder.add({
       time: t,
-      // Inside a gap of the trace the load is unknown: a gap in the chart, not the last value drawn on.
-      load: series.length > 0 ? (loads[0] ?? null) : valueAt(trace, 0, t),
+      // The load as it was at t (the metrics may lag it); inside a gap of the trace, unknown: a gap in the chart.
+      load: series.length > 0 ? (readingAt(trace, series[0], t) ?? null) : valueAt(trace, 0, t),
       replicas: workload.replicas,
       desired: result.status.desiredReplicas,
       readyPods: workload.readyCount(now),
+      demand,
+      forecast,
       metrics: metricValues(d, metrics.length),
       fallbacks: metricFallbacks(d, metrics.length),
       atZero: metricActivationValues(d, metrics.length),

@@ -19,12 +19,17 @@ interface SimPod {
   name: string;
   created: number;
   readyAt: number;
+  /** podInfos' answers before and after Ready, made once: a month of syncs asks for them millions of times. */
+  unreadyInfo?: PodInfo;
+  readyInfo?: PodInfo;
 }
 
 export class SimWorkload {
   private pods: SimPod[] = [];
   private seq = 0;
   private specReplicas: number;
+  /** podInfos' last answer, valid from `from` until a pod becomes Ready at `until` (or a scale drops it). */
+  private infos?: { pods: readonly PodInfo[]; from: number; until: number };
 
   constructor(private readonly opts: WorkloadOptions) {
     this.specReplicas = opts.initialReplicas;
@@ -51,6 +56,7 @@ export class SimWorkload {
   /** Scale to n: new pods start now; the newest pods go first on scale-down (as a ReplicaSet prefers unready, younger pods). */
   scale(n: number, now: Date): void {
     this.specReplicas = n;
+    if (this.pods.length !== n) this.infos = undefined;
     while (this.pods.length < n) this.pods.push(this.newPod(now.getTime()));
     if (this.pods.length > n) {
       this.pods.sort((a, b) => a.created - b.created);
@@ -70,20 +76,29 @@ export class SimWorkload {
     return { specReplicas: this.specReplicas, statusReplicas: this.pods.length, selector: this.selector };
   }
 
-  podInfos(now: Date): PodInfo[] {
+  /**
+   * The pods as lib/hpa reads them. The same array (same identity) until a pod is created, removed or
+   * becomes Ready, so that a caller can keep what it worked out from it (a selector index).
+   */
+  podInfos(now: Date): readonly PodInfo[] {
     const t = now.getTime();
-    return this.pods.map((p) => {
-      const ready = p.readyAt <= t;
-      return {
-        name: p.name,
-        labels: { app: this.opts.name },
-        phase: 'Running',
-        ready: ready ? 'True' : 'False',
-        readyTransitionTime: new Date(ready ? p.readyAt : p.created).toISOString(),
-        startTime: new Date(p.created).toISOString(),
-        containers: [{ name: this.container, requests: { ...this.opts.requests } }],
-      };
-    });
+    if (this.infos && t >= this.infos.from && t < this.infos.until) return this.infos.pods;
+    const pods = this.pods.map((p) => (p.readyAt <= t ? (p.readyInfo ??= this.podInfo(p, true)) : (p.unreadyInfo ??= this.podInfo(p, false))));
+    const until = Math.min(...this.pods.map((p) => (p.readyAt > t ? p.readyAt : Infinity)));
+    this.infos = { pods, from: t, until };
+    return pods;
+  }
+
+  private podInfo(p: SimPod, ready: boolean): PodInfo {
+    return {
+      name: p.name,
+      labels: { app: this.opts.name },
+      phase: 'Running',
+      ready: ready ? 'True' : 'False',
+      readyTransitionTime: new Date(ready ? p.readyAt : p.created).toISOString(),
+      startTime: new Date(p.created).toISOString(),
+      containers: [{ name: this.container, requests: { ...this.opts.requests } }],
+    };
   }
 
   /** metrics.k8s.io usage: `load` (total, in the resource's unit) split over ready pods; unready pods report none. */

@@ -60,10 +60,16 @@ describe('HTML report', () => {
 
   it('summarizes: lowest/highest seen, time at min and max, pod-hours, time above target', () => {
     const a = summarize(plain('a', [2, 2, 5, 8, 8, 8, 3]), 15, 4);
-    expect(a).toEqual({ lowestReplicas: 2, highestReplicas: 8, secondsAtMin: 30, secondsAtMax: 45, scaleEvents: 4, secondsAboveTarget: 0, podHours: (36 * 15) / 3600 });
+    expect(a).toEqual({ lowestReplicas: 2, highestReplicas: 8, secondsAtMin: 30, secondsAtMax: 45, scaleEvents: 4, secondsAboveTarget: 0, podHours: (36 * 15) / 3600, replicaMinutes: (36 * 15) / 60, underProvisionedReplicaMinutes: 0 });
     const table = renderSummaryTable(report.autoscalers);
     expect(table.split('\n')[0]).toMatch(/^AUTOSCALER\s+LOWEST\s+HIGHEST\s+MINPODS\s+MAXPODS\s+AT MINPODS\s+AT MAXPODS\s+SCALE EVENTS\s+ABOVE TARGET\s+POD-HOURS$/);
     expect(table).toMatch(/two-metrics-behavior\.yaml: demo\/api\s+\d+\s+\d+\s+2\s+40\s/);
+  });
+
+  it('under-provisioned replica-minutes: demand beyond the ready pods, times the interval; no demand counts nothing', () => {
+    const a = { ...plain('a', [2, 4, 4, 4]), readyPods: [2, 2, 4, 4], demand: [3, 6, null, 3] };
+    // (3-2) + (6-2) + 0 (no demand) + 0 (3 < 4 ready): 5 replica-samples of 15 s.
+    expect(summarize(a, 15, 0)).toMatchObject({ underProvisionedReplicaMinutes: (5 * 15) / 60, replicaMinutes: (14 * 15) / 60 });
   });
 
   it('summarizes a month of 15 s samples', () => {

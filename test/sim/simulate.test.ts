@@ -279,3 +279,88 @@ describe('simulate', () => {
     expect(r.loadUnit).toBe('bytes');
   });
 });
+
+describe('simulate -o json', () => {
+  /** An External AverageValue of 100 a pod, minReplicas 2: 200 for 10 minutes, then 1000 (10 pods) for 10 minutes. */
+  function stepUp(): { file: string; trace: string } {
+    const dir = mkdtempSync(join(tmpdir(), 'shpa-sim-json-'));
+    const file = join(dir, 'hpa.yaml');
+    writeFileSync(
+      file,
+      `apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata: { name: worker, namespace: demo }
+spec:
+  scaleTargetRef: { apiVersion: apps/v1, kind: Deployment, name: worker }
+  minReplicas: 2
+  maxReplicas: 30
+  metrics:
+    - type: External
+      external: { metric: { name: backlog }, target: { type: AverageValue, averageValue: "100" } }
+`,
+    );
+    let csv = 'timestamp,backlog\n';
+    for (let m = 0; m <= 20; m++) csv += `${m * 60},${m < 10 ? 200 : 1000}\n`;
+    const trace = join(dir, 'trace.csv');
+    writeFileSync(trace, csv);
+    return { file, trace };
+  }
+
+  it('prints the summary figures: replicas asked for beyond the ready pods, and replica-minutes', () => {
+    const { file, trace } = stepUp();
+    const res = cli({ file: [file], trace, readyDelay: 120, output: 'json', chart: true });
+    expect(res.err).toBe('');
+    expect(res.code).toBe(0);
+    const json = JSON.parse(res.out) as { autoscalers: { name: string; summary: Record<string, number> }[] };
+    expect(json.autoscalers).toHaveLength(1);
+    const [a] = json.autoscalers;
+    expect(a.name).toBe('demo/worker');
+    // At 10:00 the metrics ask for 10: 2→4→8→10 a sync apart (upstream without behavior: at most max(2 × current, 4));
+    // pods ready 120 s after creation. Syncs 10:00..11:45 (8) have 2 ready: 8 × 8 short; 12:00 has 4 ready, 12:15 has 8.
+    expect(a.summary.underProvisionedReplicaMinutes).toBeCloseTo(((8 * 8 + 6 + 2) * 15) / 60);
+    // 00:00..20:00 every 15 s: 40 syncs at 2, then 4, 8, and 39 at 10.
+    expect(a.summary.replicaMinutes).toBeCloseTo(((40 * 2 + 4 + 8 + 39 * 10) * 15) / 60);
+    expect(a.summary.highestReplicas).toBe(10);
+  });
+
+  it('--metric-delay: the metrics see the step a minute late, the chart draws the load as it was', () => {
+    const { file, trace } = stepUp();
+    const [hpa] = readHpas(readFileSync(file, 'utf8'), file).hpas;
+    const r = simulate(hpa, parseTrace(readFileSync(trace, 'utf8')), { syncPeriodSeconds: 15, readyDelaySeconds: 120, metricDelaySeconds: 60 });
+    const at = (min: number) => r.times.indexOf(r.times[0] + min * 60_000);
+    expect(r.load[at(10)]).toBe(1000);
+    expect(r.replicas[at(10) + 3]).toBe(2);
+    expect(r.replicas[at(11)]).toBe(4);
+    // Measured against what the metrics asked for, not the load they had not seen: the same shortfall, a minute later.
+    expect(r.summary.underProvisionedReplicaMinutes).toBeCloseTo(((8 * 8 + 6 + 2) * 15) / 60);
+  });
+
+  it('a faster start-up is less under-provisioned; an unknown format is refused by name', () => {
+    const { file, trace } = stepUp();
+    const fast = JSON.parse(cli({ file: [file], trace, readyDelay: 30, output: 'json' }).out) as { autoscalers: { summary: Record<string, number> }[] };
+    // 10:00 and 10:15 with 2 ready (8 short each), 10:30 with 4 ready, 10:45 with 8.
+    expect(fast.autoscalers[0].summary.underProvisionedReplicaMinutes).toBeCloseTo(((8 + 8 + 6 + 2) * 15) / 60);
+    const bad = cli({ file: [file], trace, output: 'yaml' });
+    expect(bad.code).toBe(1);
+    expect(bad.err).toMatch(/unknown output format "yaml".*json/);
+  });
+});
+
+describe('simulate with spec.predictive', () => {
+  it('learns from the trace itself: acts from the third day, draws the forecast, and -o json says so', () => {
+    const res = cli({ file: [join(examples, 'predictive')], trace: join(examples, 'traces/weekday-peaks.csv'), readyDelay: 120, output: 'json' });
+    expect(res.err).toBe('');
+    expect(res.code).toBe(0);
+    type Row = { name: string; summary: Record<string, number>; predictive?: { syncsActing: number; firstActing?: string; highestMinimum?: number } };
+    const [web, reactive] = (JSON.parse(res.out) as { autoscalers: Row[] }).autoscalers;
+    expect(web.name).toBe('demo/web');
+    expect(reactive.predictive).toBeUndefined();
+    // 24 hours of history at least, and a day of its own for the pattern check (refreshed every 6 hours).
+    expect(Date.parse(web.predictive!.firstActing!)).toBeGreaterThanOrEqual(Date.parse('2026-11-04T00:00:00Z'));
+    expect(Date.parse(web.predictive!.firstActing!)).toBeLessThan(Date.parse('2026-11-05T00:00:00Z'));
+    // The office-hours peak is about 40 replicas (2,000 requests/s at 50 a pod).
+    expect(web.predictive!.highestMinimum).toBeGreaterThanOrEqual(35);
+    expect(web.predictive!.highestMinimum).toBeLessThanOrEqual(45);
+    expect(web.summary.underProvisionedReplicaMinutes).toBeLessThan(0.8 * reactive.summary.underProvisionedReplicaMinutes);
+  });
+});
