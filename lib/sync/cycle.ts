@@ -13,7 +13,7 @@ import { evaluateUnit, type EvalContext } from './evaluate.js';
 import type { EvaluateTarget } from './messages.js';
 import type { AutoscalerStore, Clock, ClusterAccess, ClusterConfig, ClusterIndex, KubernetesAutoscaler, MetricReadOptions, MetricsAccess, ObjectMetricQuery, ShardSnapshot, SharedMetricAnswer } from './ports.js';
 import { CycleReads } from './reads.js';
-import { countOutcomes, emptyCalls, errorText, isDeferred, type CycleReport } from './report.js';
+import { countOutcomes, emptyCalls, errorText, isDeferred, type AutoscalerReport, type CycleReport } from './report.js';
 import { bucketOf, bucketsOf, partOf, shardId, type ShardRef } from './shards.js';
 import { checkCloudWatchMetrics, checkPrometheusMetrics } from './spec-check.js';
 import { SpecVersions } from './spec-versions.js';
@@ -51,10 +51,59 @@ export interface ShardCycleRequest {
   options: SyncOptions;
 }
 
+/** One shard's cycle as it passes from stage to stage. */
+interface Cycle {
+  deps: CycleDeps;
+  req: ShardCycleRequest;
+  now: Date;
+  t0: number;
+  deadline: Deadline;
+  calls: ReturnType<typeof emptyCalls>;
+  report: CycleReport;
+}
+/** After the load: the shard's units and the cluster's objects (or why they could not be listed). */
+interface Loaded extends Cycle {
+  snapshot: ShardSnapshot;
+  listError?: string;
+  shard: ReturnType<typeof buildUnits>;
+  /** The autoscalers this cycle evaluates: a tick's due ones, or those an event names. */
+  selected: Set<Unit>;
+  /** Recording the bucket counts, beside the evaluations. */
+  counted: Promise<void>;
+}
+/** After the reads started: what every evaluation shares. */
+interface Reading extends Loaded {
+  ctx: EvalContext;
+  /** Keeping the shard's metric answers for the next tick, once they are in. */
+  keeping: Promise<void>;
+}
+
+/**
+ * The stages of a shard's cycle, as upstream's controller syncs each of its HPAs: load the shard (its
+ * table partitions and the cluster's objects), start the reads its autoscalers need, evaluate them a
+ * window at a time in priority order, then what the cycle leaves for the next (deferred, phase, kept
+ * answers, counts, expired states).
+ */
 export async function runShardCycle(deps: CycleDeps, req: ShardCycleRequest): Promise<CycleReport> {
+  const cycle = openCycle(deps, req);
+  try {
+    const loaded = await load(cycle);
+    if (!loaded) return cycle.report;
+    const reading = startReads(loaded);
+    await evaluateAll(reading);
+    await closeCycle(reading);
+  } finally {
+    cycle.deadline.dispose();
+    const { report, t0 } = cycle;
+    report.autoscalers.sort((a, b) => `${a.namespace}/${a.name}`.localeCompare(`${b.namespace}/${b.name}`));
+    report.counts = countOutcomes(report.autoscalers);
+    report.durationMs = Math.round(performance.now() - t0);
+  }
+  return cycle.report;
+}
+
+function openCycle(deps: CycleDeps, req: ShardCycleRequest): Cycle {
   const now = deps.clock.now();
-  const t0 = performance.now();
-  const deadline = new Deadline(req.deadline, deps.clock);
   const calls = emptyCalls();
   const report: CycleReport = {
     shard: shardId(req.shard),
@@ -69,115 +118,131 @@ export async function runShardCycle(deps: CycleDeps, req: ShardCycleRequest): Pr
     warnings: [],
     failed: false,
   };
-  try {
-    const { sources } = req.options;
-    calls.loadShard++;
-    const [loaded, objects] = await Promise.all([
-      settle(deadline.race(`loading shard ${report.shard}`, deps.store.loadShard(req.shard, { now, markerMs: req.markerMs, ...(req.index ? { index: req.index } : {}), signal: deadline.signal }))),
-      sources.cluster ? listObjects(deps, req, deadline, calls) : Promise.resolve(undefined),
-    ]);
-    if ('error' in loaded) {
-      report.failed = true;
-      report.errors.push({ stage: loaded.deadline ? 'deadline' : 'load', message: loaded.error });
-      return report;
-    }
-    if (objects && 'error' in objects) report.errors.push({ stage: 'source', message: objects.error });
-    const listed = objects && !('error' in objects) ? objects.value : undefined;
-    const shard = buildUnits({ cluster: req.cluster, shard: req.shard, snapshot: loaded.value, objects: listed, tableSource: sources.table, dryRun: req.options.dryRun });
-    if (!(objects && 'error' in objects)) report.alarms = alarmsNamed(shard.cloudWatchMetrics);
-    // What the dispatcher sizes shards by, known from the load: recorded beside the evaluations, never cut by their deadline.
-    const counting = req.trigger.kind === 'tick' && (!sources.cluster || listed) ? recordCounts(deps, req, loaded.value, shard.bucketCounts) : Promise.resolve();
-    const counted = counting.catch((e: unknown) => {
-      report.warnings.push(`recording the shard's autoscaler counts: ${errorText(e)} (the next tick records them)`);
-    });
-    const selected = req.trigger.kind === 'tick' ? dueUnits(shard.units, req.trigger.tick.getTime(), req) : selectTargets(shard.units, req.trigger.targets, shard.cloudWatchMetrics);
-    if (req.trigger.kind === 'tick') report.tickPeriodSeconds = shardTickPeriod(shard.units.map((u) => ownPeriod(u.record.hpa.spec)), req.deployPeriodSeconds ?? req.periodSeconds);
+  return { deps, req, now, t0: performance.now(), deadline: new Deadline(req.deadline, deps.clock), calls, report };
+}
 
-    const reads = new CycleReads(deps.cluster, deps.metrics, now, deadline.signal, calls, { ...readOptions(req, now), shared: loaded.value.sharedAnswers });
-    const { valid, invalid } = checkCloudWatchMetrics(shard.cloudWatchMetrics, req.options.metricAccess);
-    const promChecked = checkPrometheusMetrics(shard.prometheusMetrics, req.options.metricAccess);
-    const cloudWatch = byNamespace(valid);
-    const prometheus = byNamespace(promChecked.valid);
-    reads.startObjectReads(objectQueries([...selected], { cloudWatch, prometheus }, req.cluster.name));
-    reads.expectTargets(targetsOf([...selected]), partOf(req.shard).parts > 1);
-    const keeping = keepSharedAnswers(deps.store, req, loaded.value, reads, deadline).catch((e: unknown) => {
-      report.warnings.push(`keeping the shard's metric answers for the next tick: ${errorText(e)} (the next tick reads them again)`);
-    });
-    const ctx: EvalContext = {
-      store: deps.store,
-      cluster: deps.cluster,
-      reads,
-      deadline,
-      options: req.options,
-      now,
-      periodMs: req.periodSeconds * 1000,
-      partial: req.trigger.kind === 'evaluate',
-      cloudWatch,
-      invalidCloudWatch: invalid,
-      prometheus,
-      invalidPrometheus: promChecked.invalid,
-      specVersions: new SpecVersions(deps.store, req.cluster.name, deadline.signal),
-      otherSelectors: selectorsOf(shard.peers),
-    };
-    // Autoscalers of a cluster that could not be listed keep their state untouched: nothing is concluded.
-    if (objects && 'error' in objects) {
-      for (const s of loaded.value.clusterStates) {
-        report.autoscalers.push({
-          cluster: req.cluster.name,
-          namespace: s.namespace,
-          name: s.name,
-          source: 'cluster',
-          outcome: 'skipped',
-          dryRun: false,
-          patched: false,
-          stored: 'skipped',
-          errors: [{ stage: 'source', message: `not evaluated: ${objects.error}` }],
-          warnings: [],
-          notable: true,
-        });
-      }
-    }
-    report.autoscalers.push(...shard.broken);
-    // A window of autoscalers at a time, in priority order: when the deadline comes, what is left
-    // is the end of the line, never started, and goes first at the next tick.
-    const window = pLimit(req.options.concurrency);
-    await Promise.all(
-      inPriorityOrder(shard.units.filter((u) => selected.has(u)), req.first).map(async (unit) => {
-        report.autoscalers.push(unit.report);
-        if (unit.refused) return refuse(unit);
-        try {
-          await window(async () => {
-            deadline.check(`evaluating ${unit.record.namespace}/${unit.record.name}`, req.options.writeBudgetMs);
-            await evaluateUnit(unit, ctx);
-          });
-        } catch (e) {
-          if (e instanceof DeadlineExceededError) return deferUnit(unit);
-          // An unexpected throw (a bug) stays with its own autoscaler.
-          unit.report.outcome = 'failed';
-          unit.report.errors.push({ stage: 'reconcile', message: errorText(e) });
-          unit.report.notable = true;
-        }
-      }),
-    );
-    sayDeferred(report, req);
-    // A tick's pod metrics say when the shard's data is sampled: where its next ticks go.
-    if (req.trigger.kind === 'tick') report.phase = learnPhase(reads.podSampleTimes, req.periodSeconds, now.getTime());
-    await keeping;
-    await counted;
-    for (const orphan of shard.orphans) {
-      try {
-        await deps.store.expireState(req.cluster.name, orphan, now, deadline.signal);
-      } catch (e) {
-        report.warnings.push(`state of ${orphan.namespace}/${orphan.name} (its object is gone) not yet marked for expiry: ${errorText(e)}`);
-      }
-    }
-  } finally {
-    deadline.dispose();
-    report.autoscalers.sort((a, b) => `${a.namespace}/${a.name}`.localeCompare(`${b.namespace}/${b.name}`));
-    report.counts = countOutcomes(report.autoscalers);
-    report.durationMs = Math.round(performance.now() - t0);
+/** The shard's partitions and the cluster's objects, read together; the units, their counts recorded; undefined when the load failed. */
+async function load(c: Cycle): Promise<Loaded | undefined> {
+  const { deps, req, now, deadline, calls, report } = c;
+  const { sources } = req.options;
+  calls.loadShard++;
+  const [loaded, objects] = await Promise.all([
+    settle(deadline.race(`loading shard ${report.shard}`, deps.store.loadShard(req.shard, { now, markerMs: req.markerMs, ...(req.index ? { index: req.index } : {}), signal: deadline.signal }))),
+    sources.cluster ? listObjects(deps, req, deadline, calls) : Promise.resolve(undefined),
+  ]);
+  if ('error' in loaded) {
+    report.failed = true;
+    report.errors.push({ stage: loaded.deadline ? 'deadline' : 'load', message: loaded.error });
+    return undefined;
   }
-  return report;
+  const listError = objects && 'error' in objects ? objects.error : undefined;
+  if (listError !== undefined) report.errors.push({ stage: 'source', message: listError });
+  const listed = objects && !('error' in objects) ? objects.value : undefined;
+  const shard = buildUnits({ cluster: req.cluster, shard: req.shard, snapshot: loaded.value, objects: listed, tableSource: sources.table, dryRun: req.options.dryRun });
+  if (listError === undefined) report.alarms = alarmsNamed(shard.cloudWatchMetrics);
+  // What the dispatcher sizes shards by, known from the load: recorded beside the evaluations, never cut by their deadline.
+  const counting = req.trigger.kind === 'tick' && (!sources.cluster || listed) ? recordCounts(deps, req, loaded.value, shard.bucketCounts) : Promise.resolve();
+  const counted = counting.catch((e: unknown) => {
+    report.warnings.push(`recording the shard's autoscaler counts: ${errorText(e)} (the next tick records them)`);
+  });
+  const selected = req.trigger.kind === 'tick' ? dueUnits(shard.units, req.trigger.tick.getTime(), req) : selectTargets(shard.units, req.trigger.targets, shard.cloudWatchMetrics);
+  if (req.trigger.kind === 'tick') report.tickPeriodSeconds = shardTickPeriod(shard.units.map((u) => ownPeriod(u.record.hpa.spec)), req.deployPeriodSeconds ?? req.periodSeconds);
+  return { ...c, snapshot: loaded.value, ...(listError !== undefined ? { listError } : {}), shard, selected, counted };
+}
+
+/** The shard's metric objects checked, every read the selected autoscalers may need started, and the evaluations' context. */
+function startReads(l: Loaded): Reading {
+  const { deps, req, now, deadline, calls, report, shard, selected, snapshot } = l;
+  const reads = new CycleReads(deps.cluster, deps.metrics, now, deadline.signal, calls, { ...readOptions(req, now), shared: snapshot.sharedAnswers });
+  const { valid, invalid } = checkCloudWatchMetrics(shard.cloudWatchMetrics, req.options.metricAccess);
+  const promChecked = checkPrometheusMetrics(shard.prometheusMetrics, req.options.metricAccess);
+  const cloudWatch = byNamespace(valid);
+  const prometheus = byNamespace(promChecked.valid);
+  reads.startObjectReads(objectQueries([...selected], { cloudWatch, prometheus }, req.cluster.name));
+  reads.expectTargets(targetsOf([...selected]), partOf(req.shard).parts > 1);
+  const keeping = keepSharedAnswers(deps.store, req, snapshot, reads, deadline).catch((e: unknown) => {
+    report.warnings.push(`keeping the shard's metric answers for the next tick: ${errorText(e)} (the next tick reads them again)`);
+  });
+  const ctx: EvalContext = {
+    store: deps.store,
+    cluster: deps.cluster,
+    reads,
+    deadline,
+    options: req.options,
+    now,
+    periodMs: req.periodSeconds * 1000,
+    partial: req.trigger.kind === 'evaluate',
+    cloudWatch,
+    invalidCloudWatch: invalid,
+    prometheus,
+    invalidPrometheus: promChecked.invalid,
+    specVersions: new SpecVersions(deps.store, req.cluster.name, deadline.signal),
+    otherSelectors: selectorsOf(shard.peers),
+  };
+  return { ...l, ctx, keeping };
+}
+
+/**
+ * A window of autoscalers at a time, in priority order: when the deadline comes, what is left
+ * is the end of the line, never started, and goes first at the next tick.
+ */
+async function evaluateAll(r: Reading): Promise<void> {
+  const { req, report, deadline, shard, selected, ctx } = r;
+  if (r.listError !== undefined) report.autoscalers.push(...notListed(r, r.listError));
+  report.autoscalers.push(...shard.broken);
+  const window = pLimit(req.options.concurrency);
+  await Promise.all(
+    inPriorityOrder(shard.units.filter((u) => selected.has(u)), req.first).map(async (unit) => {
+      report.autoscalers.push(unit.report);
+      if (unit.refused) return refuse(unit);
+      try {
+        await window(async () => {
+          deadline.check(`evaluating ${unit.record.namespace}/${unit.record.name}`, req.options.writeBudgetMs);
+          await evaluateUnit(unit, ctx);
+        });
+      } catch (e) {
+        if (e instanceof DeadlineExceededError) return deferUnit(unit);
+        // An unexpected throw (a bug) stays with its own autoscaler.
+        unit.report.outcome = 'failed';
+        unit.report.errors.push({ stage: 'reconcile', message: errorText(e) });
+        unit.report.notable = true;
+      }
+    }),
+  );
+}
+
+/** Autoscalers of a cluster that could not be listed keep their state untouched: nothing is concluded. */
+function notListed(l: Loaded, error: string): AutoscalerReport[] {
+  return l.snapshot.clusterStates.map((s) => ({
+    cluster: l.req.cluster.name,
+    namespace: s.namespace,
+    name: s.name,
+    source: 'cluster' as const,
+    outcome: 'skipped' as const,
+    dryRun: false,
+    patched: false,
+    stored: 'skipped' as const,
+    errors: [{ stage: 'source' as const, message: `not evaluated: ${error}` }],
+    warnings: [],
+    notable: true,
+  }));
+}
+
+/** What the cycle leaves for the next: the deferred said, the tick's phase, kept answers and counts, expired states. */
+async function closeCycle(r: Reading): Promise<void> {
+  const { deps, req, report, now, deadline, shard, ctx } = r;
+  sayDeferred(report, req);
+  // A tick's pod metrics say when the shard's data is sampled: where its next ticks go.
+  if (req.trigger.kind === 'tick') report.phase = learnPhase(ctx.reads.podSampleTimes, req.periodSeconds, now.getTime());
+  await r.keeping;
+  await r.counted;
+  for (const orphan of shard.orphans) {
+    try {
+      await deps.store.expireState(req.cluster.name, orphan, now, deadline.signal);
+    } catch (e) {
+      report.warnings.push(`state of ${orphan.namespace}/${orphan.name} (its object is gone) not yet marked for expiry: ${errorText(e)}`);
+    }
+  }
 }
 
 /** What the deadline left is said once in the cycle line; left twice in a row (a shard more than its worker evaluates, a read that hangs), it is an error. */
