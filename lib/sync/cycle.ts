@@ -118,7 +118,7 @@ function openCycle(deps: CycleDeps, req: ShardCycleRequest): Cycle {
     warnings: [],
     failed: false,
   };
-  return { deps, req, now, t0: performance.now(), deadline: new Deadline(req.deadline, deps.clock), calls, report };
+  return { deps, req, now, t0: performance.now(), deadline: new Deadline(req.deadline, deps.clock, req.options.writeBudgetMs), calls, report };
 }
 
 /** The shard's partitions and the cluster's objects, read together; the units, their counts recorded; undefined when the load failed. */
@@ -141,7 +141,7 @@ async function load(c: Cycle): Promise<Loaded | undefined> {
   const shard = buildUnits({ cluster: req.cluster, shard: req.shard, snapshot: loaded.value, objects: listed, tableSource: sources.table, dryRun: req.options.dryRun });
   if (listError === undefined) report.alarms = alarmsNamed(shard.cloudWatchMetrics);
   // What the dispatcher sizes shards by, known from the load: recorded beside the evaluations, never cut by their deadline.
-  const counting = req.trigger.kind === 'tick' && (!sources.cluster || listed) ? recordCounts(deps, req, loaded.value, shard.bucketCounts) : Promise.resolve();
+  const counting = req.trigger.kind === 'tick' && (!sources.cluster || listed) ? recordCounts(c, loaded.value, shard.bucketCounts) : Promise.resolve();
   const counted = counting.catch((e: unknown) => {
     report.warnings.push(`recording the shard's autoscaler counts: ${errorText(e)} (the next tick records them)`);
   });
@@ -153,7 +153,7 @@ async function load(c: Cycle): Promise<Loaded | undefined> {
 /** The shard's metric objects checked, every read the selected autoscalers may need started, and the evaluations' context. */
 function startReads(l: Loaded): Reading {
   const { deps, req, now, deadline, calls, report, shard, selected, snapshot } = l;
-  const reads = new CycleReads(deps.cluster, deps.metrics, now, deadline.signal, calls, { ...readOptions(req, now), shared: snapshot.sharedAnswers });
+  const reads = new CycleReads(deps.cluster, deps.metrics, now, deadline.signal, calls, { ...readOptions(req, deadline, now), shared: snapshot.sharedAnswers });
   const { valid, invalid } = checkCloudWatchMetrics(shard.cloudWatchMetrics, req.options.metricAccess);
   const promChecked = checkPrometheusMetrics(shard.prometheusMetrics, req.options.metricAccess);
   const cloudWatch = byNamespace(valid);
@@ -197,7 +197,7 @@ async function evaluateAll(r: Reading): Promise<void> {
       if (unit.refused) return refuse(unit);
       try {
         await window(async () => {
-          deadline.check(`evaluating ${unit.record.namespace}/${unit.record.name}`, req.options.writeBudgetMs);
+          deadline.checkWrite(`evaluating ${unit.record.namespace}/${unit.record.name}`);
           await evaluateUnit(unit, ctx);
         });
       } catch (e) {
@@ -289,20 +289,20 @@ function sameAnswer(a: SharedMetricAnswer | undefined, b: SharedMetricAnswer): b
  * autoscaler of its buckets. Under its own limit, the write budget past the cycle's deadline (as the
  * lease's release), so that a tick the deadline cuts short still tells the dispatcher how big it is.
  */
-async function recordCounts(deps: CycleDeps, req: ShardCycleRequest, loaded: ShardSnapshot, now: ReadonlyMap<number, number>): Promise<void> {
+async function recordCounts(c: Cycle, loaded: ShardSnapshot, now: ReadonlyMap<number, number>): Promise<void> {
   const changed = new Map([...now].filter(([b, n]) => loaded.index.counts[b] !== n));
   if (changed.size === 0) return;
-  const limit = new Deadline(new Date(req.deadline.getTime() + req.options.writeBudgetMs), deps.clock);
+  const limit = c.deadline.afterWrites();
   try {
-    await deps.store.recordBucketCounts(req.cluster.name, changed, limit.signal);
+    await c.deps.store.recordBucketCounts(c.req.cluster.name, changed, limit.signal);
   } finally {
     limit.dispose();
   }
 }
 
 /** The cycle's metric reads: answered by the reads' deadline; an alarm's readers read what it evaluated. */
-function readOptions(req: ShardCycleRequest, now: Date): MetricReadOptions {
-  const readBy = new Date(req.deadline.getTime() - req.options.writeBudgetMs);
+function readOptions(req: ShardCycleRequest, deadline: Deadline, now: Date): MetricReadOptions {
+  const readBy = deadline.readsEnd;
   if (req.trigger.kind !== 'evaluate') return { readBy, observedAt: req.trigger.tick };
   const alarms = new Map<string, Date>();
   for (const t of req.trigger.targets) if (t.kind === 'alarm') alarms.set(t.alarmName, t.evaluatedUntil ? new Date(t.evaluatedUntil) : now);

@@ -72,8 +72,6 @@ export interface EvalContext {
 /** What writing back a cluster-defined autoscaler's status and events needs of the cycle. */
 const backTo = (ctx: EvalContext): WriteBackContext => ({ cluster: ctx.cluster, calls: ctx.reads.calls, signal: ctx.deadline.signal, now: ctx.now });
 
-/** Reads end this long before the deadline, so that writes have their time. */
-const readsMargin = (ctx: EvalContext) => ctx.options.writeBudgetMs;
 
 /** One autoscaler's evaluation as it passes from stage to stage. */
 interface Evaluation {
@@ -132,7 +130,7 @@ async function readScale(unit: Unit, hpa: HorizontalPodAutoscaler, ctx: EvalCont
   const target = `${ref.kind}/${ref.name}`;
   let scale: Fetched<ScaleInfo>;
   try {
-    scale = await ctx.deadline.race(`reading the scale of ${target}`, ctx.reads.scale(record.namespace, ref), readsMargin(ctx));
+    scale = await ctx.deadline.read(`reading the scale of ${target}`, ctx.reads.scale(record.namespace, ref));
   } catch (e) {
     skipped(report, e);
     return undefined;
@@ -288,7 +286,7 @@ async function rescale(ev: Decided): Promise<void> {
   const { unit, ctx, plan, status, scale, target } = ev;
   const { record, report } = unit;
   try {
-    ctx.deadline.check(`writing the scale of ${target}`, ctx.options.writeBudgetMs);
+    ctx.deadline.checkWrite(`writing the scale of ${target}`);
   } catch (e) {
     return skipped(report, e);
   }
@@ -349,7 +347,7 @@ async function writeScale(ev: Decided, tentative: AutoscalerStateUpdate, version
 function liveHpaReader(namespace: string, ctx: EvalContext): ((name: string) => Promise<LiveHpaStatus | undefined>) | undefined {
   const get = ctx.cluster.getLiveHpa?.bind(ctx.cluster);
   if (!get) return undefined;
-  return (name) => ctx.deadline.race(`reading HorizontalPodAutoscaler ${namespace}/${name}`, get(namespace, name, ctx.deadline.signal), readsMargin(ctx));
+  return (name) => ctx.deadline.read(`reading HorizontalPodAutoscaler ${namespace}/${name}`, get(namespace, name, ctx.deadline.signal));
 }
 
 /** Pods (when a metric needs them) and every metric's data, each awaited only as far as this autoscaler needs it. */
@@ -393,7 +391,7 @@ async function readInputs(unit: Unit, hpa: HorizontalPodAutoscaler, scale: Fetch
   };
   const all = Promise.all([pods, Promise.all(specs.map(metric))]);
   try {
-    const [podList, metrics] = await ctx.deadline.race('reading metrics', all, readsMargin(ctx));
+    const [podList, metrics] = await ctx.deadline.read('reading metrics', all);
     const list = podList.value ?? [];
     const sources = specs.map((spec) => metricSourceText(spec, record.namespace, { cloudWatch, prometheus }));
     return { pods: list, podIndex: ctx.reads.podIndex(record.namespace, list), metrics, messages, sources };

@@ -70,7 +70,8 @@ interface Handling {
 interface Admitted extends Handling {
   cluster: ClusterConfig;
   trigger: CycleTrigger;
-  deadlineMs: number;
+  /** The cycle's, with the write budget: the lease is taken within it, released within its afterWrites(). */
+  deadline: Deadline;
 }
 interface Leased extends Admitted {
   index: ClusterIndex;
@@ -88,15 +89,19 @@ export async function handleWorkMessage(deps: WorkerDeps, config: WorkerConfig, 
   const h: Handling = { deps, config, msg, owner, now: deps.clock.now(), periodSeconds, periodMs: periodSeconds * 1000, ref: parseShardId(msg.shard), shard: msg.shard };
   const admitted = await admit(h);
   if (stopped(admitted)) return admitted;
-  const leased = await takeLease(admitted);
-  if (stopped(leased)) return leased;
-  if (msg.kind === 'evaluate') {
-    const coalesced = await coalesceAndRelease(leased, msg);
-    if (coalesced) return coalesced;
+  try {
+    const leased = await takeLease(admitted);
+    if (stopped(leased)) return leased;
+    if (msg.kind === 'evaluate') {
+      const coalesced = await coalesceAndRelease(leased, msg);
+      if (coalesced) return coalesced;
+    }
+    const report = await runCycle(leased);
+    if (report.failed) return { outcome: 'failed', shard: h.shard, error: report.errors.map((e) => e.message).join('; '), report };
+    return { outcome: 'synced', shard: h.shard, report, requeued: await requeueConflicts(leased, report) };
+  } finally {
+    admitted.deadline.dispose();
   }
-  const report = await runCycle(leased);
-  if (report.failed) return { outcome: 'failed', shard: h.shard, error: report.errors.map((e) => e.message).join('; '), report };
-  return { outcome: 'synced', shard: h.shard, report, requeued: await requeueConflicts(leased, report) };
 }
 
 /** The message's cluster and trigger, and the cycle's deadline; or why it is not run. */
@@ -110,50 +115,47 @@ async function admit(h: Handling): Promise<Admitted | MessageResult> {
     return { outcome: 'failed', shard, error: `reading the cluster registry (cluster ${ref.cluster}): ${errorText(e)}` };
   }
   if (!cluster) return { outcome: 'dropped', shard, why: 'unknownCluster', detail: `cluster ${ref.cluster} is not configured for this deploy` };
+  const budget = config.options.writeBudgetMs;
   if (msg.kind === 'evaluate') {
     if (now.getTime() - Date.parse(msg.at) > MAX_EVENT_AGE_MS) return { outcome: 'dropped', shard, why: 'tooOld', detail: `${msg.reason} at ${msg.at} is too old to act on` };
-    return { ...h, cluster, trigger: { kind: 'evaluate', targets: msg.targets, reason: msg.reason }, deadlineMs: now.getTime() + periodMs / 2 };
+    return { ...h, cluster, trigger: { kind: 'evaluate', targets: msg.targets, reason: msg.reason }, deadline: new Deadline(new Date(now.getTime() + periodMs / 2), deps.clock, budget) };
   }
   const tick = Date.parse(msg.tick);
   if (tick - now.getTime() > FUTURE_TICK_MS) return { outcome: 'dropped', shard, why: 'future', detail: `tick ${msg.tick} is in the future` };
   // Half a period to run in, and never into the next tick.
-  const deadlineMs = Math.min(now.getTime() + periodMs / 2, tick + periodMs - 1000);
+  const deadline = new Deadline(new Date(Math.min(now.getTime() + periodMs / 2, tick + periodMs - 1000)), deps.clock, budget);
   // Too late to do anything before the next tick: dropped as late, not run into its deadline (and blamed on a dependency).
-  if (deadlineMs - now.getTime() < config.options.writeBudgetMs) {
-    return { outcome: 'dropped', shard, why: 'late', detail: `tick ${msg.tick} is ${Math.round((now.getTime() - tick) / 1000)} s old: less than ${config.options.writeBudgetMs} ms would be left before the next tick` };
+  if (!deadline.leavesTimeToWrite()) {
+    deadline.dispose();
+    return { outcome: 'dropped', shard, why: 'late', detail: `tick ${msg.tick} is ${Math.round((now.getTime() - tick) / 1000)} s old: less than ${budget} ms would be left before the next tick` };
   }
-  return { ...h, cluster, trigger: { kind: 'tick', tick: new Date(tick) }, deadlineMs };
+  return { ...h, cluster, trigger: { kind: 'tick', tick: new Date(tick) }, deadline };
 }
 
 /** The cluster's index and the shard's lease, at the shard count in use; or why the cycle does not run. */
 async function takeLease(a: Admitted): Promise<Leased | MessageResult> {
-  const { deps, msg, shard, ref, cluster, trigger, now, periodMs, deadlineMs } = a;
+  const { deps, msg, shard, ref, cluster, trigger, now, periodMs, deadline } = a;
   // One DynamoDB call may retry for 4 × 3 s: past the deadline it is cancelled and said, never cut off by the Lambda timeout.
-  const leaseDeadline = new Deadline(new Date(deadlineMs), deps.clock);
-  const failed = (what: string, e: unknown): MessageResult => ({ outcome: 'failed', shard, error: `${what}: ${dynamoError(e, leaseDeadline.signal, deadlineMs - now.getTime())}` });
+  const failed = (what: string, e: unknown): MessageResult => ({ outcome: 'failed', shard, error: `${what}: ${dynamoError(e, deadline.signal, deadline.at.getTime() - now.getTime())}` });
   let index: ClusterIndex;
   let lease: LeaseOutcome;
   try {
-    try {
-      index = await deps.store.readIndex(cluster.name, leaseDeadline.signal);
-    } catch (e) {
-      return failed(`reading the index of cluster ${cluster.name}`, e);
-    }
-    // The shard count changes with the cluster (lib/sizing): a message of another count names a shard that no longer exists.
-    const count = shardCountAt(index, cluster.shards, trigger.kind === 'tick' ? trigger.tick.getTime() : undefined);
-    if (count !== ref.count) {
-      if (msg.kind === 'tick') return { outcome: 'dropped', shard, why: 'staleShard', detail: `cluster ${cluster.name} is cut into ${count} shards at this tick` };
-      return reroute(deps, msg, count);
-    }
-    try {
-      // A tick's lease ends two periods after the tick itself, so a cycle that never released it holds up one tick, not two.
-      const forMs = trigger.kind === 'tick' ? leaseMs(periodMs) - Math.max(0, now.getTime() - trigger.tick.getTime()) : leaseMs(periodMs);
-      lease = await deps.store.acquireShard(shard, { owner: a.owner, now, leaseMs: forMs, signal: leaseDeadline.signal, ...(trigger.kind === 'tick' ? { tick: trigger.tick } : {}) });
-    } catch (e) {
-      return failed(`taking the lease of shard ${shard}`, e);
-    }
-  } finally {
-    leaseDeadline.dispose();
+    index = await deps.store.readIndex(cluster.name, deadline.signal);
+  } catch (e) {
+    return failed(`reading the index of cluster ${cluster.name}`, e);
+  }
+  // The shard count changes with the cluster (lib/sizing): a message of another count names a shard that no longer exists.
+  const count = shardCountAt(index, cluster.shards, trigger.kind === 'tick' ? trigger.tick.getTime() : undefined);
+  if (count !== ref.count) {
+    if (msg.kind === 'tick') return { outcome: 'dropped', shard, why: 'staleShard', detail: `cluster ${cluster.name} is cut into ${count} shards at this tick` };
+    return reroute(deps, msg, count);
+  }
+  try {
+    // A tick's lease ends two periods after the tick itself, so a cycle that never released it holds up one tick, not two.
+    const forMs = trigger.kind === 'tick' ? leaseMs(periodMs) - Math.max(0, now.getTime() - trigger.tick.getTime()) : leaseMs(periodMs);
+    lease = await deps.store.acquireShard(shard, { owner: a.owner, now, leaseMs: forMs, signal: deadline.signal, ...(trigger.kind === 'tick' ? { tick: trigger.tick } : {}) });
+  } catch (e) {
+    return failed(`taking the lease of shard ${shard}`, e);
   }
   if (lease.outcome === 'acquired') return { ...a, index, lease };
   return leaseRefused(a, lease);
@@ -189,7 +191,7 @@ async function coalesceAndRelease(l: Leased, msg: EvaluateMessage): Promise<Mess
 
 /** The shard's cycle; the lease is released after it whatever happened. */
 async function runCycle(l: Leased): Promise<CycleReport> {
-  const { deps, config, ref, cluster, trigger, lease, index, deadlineMs, periodSeconds } = l;
+  const { deps, config, ref, cluster, trigger, lease, index, deadline, periodSeconds } = l;
   const access = deps.cluster(cluster);
   access.beginCycle?.();
   let report: CycleReport | undefined;
@@ -200,7 +202,7 @@ async function runCycle(l: Leased): Promise<CycleReport> {
         shard: ref,
         cluster,
         trigger,
-        deadline: new Date(deadlineMs),
+        deadline: deadline.at,
         markerMs: lease.markerMs,
         index,
         ...(trigger.kind === 'tick' && lease.deferred ? { first: lease.deferred } : {}),
@@ -218,19 +220,18 @@ async function runCycle(l: Leased): Promise<CycleReport> {
 
 /** Gives the lease back with what the cycle leaves for the next: its marker, what its deadline left, when each was evaluated. */
 async function release(l: Leased, report: CycleReport | undefined): Promise<void> {
-  const { deps, config, shard, owner, trigger, lease, now, periodMs, deadlineMs } = l;
+  const { deps, shard, owner, trigger, lease, now, periodMs } = l;
   // The marker dates this tick's cycle (docs/store.md), and what its deadline left goes first next tick; an evaluation or a failed load leaves both.
   const ranTick = trigger.kind === 'tick' && report !== undefined && !report.failed;
   const markerMs = ranTick ? now.getTime() : undefined;
   const deferred = ranTick ? report!.autoscalers.filter(isDeferred).map((a) => `${a.namespace}/${a.name}`) : undefined;
   const evaluated = evaluationTimes(lease.evaluated ?? {}, report, trigger, now, periodMs);
   // One more write after the cycle: the write budget past its deadline, still well within the invocation's time.
-  const releaseMs = deadlineMs + config.options.writeBudgetMs;
-  const releaseDeadline = new Deadline(new Date(releaseMs), deps.clock);
+  const releaseDeadline = l.deadline.afterWrites();
   await deps.store
     .releaseShard(shard, owner, { markerMs, deferred, ...(evaluated ? { evaluated } : {}), ...(report?.alarms ? { alarms: report.alarms } : {}), ...(report?.phase ? { phase: report.phase } : {}), ...(ranTick ? { tickPeriodSeconds: report!.tickPeriodSeconds ?? null } : {}), signal: releaseDeadline.signal })
     .catch((e: unknown) => {
-      report?.warnings.push(`releasing the lease of shard ${shard}: ${dynamoError(e, releaseDeadline.signal, releaseMs - now.getTime())} (it expires by itself)`);
+      report?.warnings.push(`releasing the lease of shard ${shard}: ${dynamoError(e, releaseDeadline.signal, releaseDeadline.at.getTime() - now.getTime())} (it expires by itself)`);
     })
     .finally(() => releaseDeadline.dispose());
 }
