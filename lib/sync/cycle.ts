@@ -111,7 +111,7 @@ function openCycle(deps: CycleDeps, req: ShardCycleRequest): Cycle {
     warnings: [],
     failed: false,
   };
-  return { deps, req, now, t0: performance.now(), deadline: new Deadline(req.deadline, deps.clock), calls, report };
+  return { deps, req, now, t0: performance.now(), deadline: new Deadline(req.deadline, deps.clock, req.options.writeBudgetMs), calls, report };
 }
 
 /** Loads the shard's partitions of the table and lists the cluster's objects, together; a failed load fails the cycle. */
@@ -141,7 +141,7 @@ function selectUnits(cycle: Cycle, loaded: Loaded): Selection {
   const shard = buildUnits({ cluster: req.cluster, shard: req.shard, snapshot: loaded.snapshot, objects: loaded.listed, tableSource: sources.table, dryRun: req.options.dryRun });
   if (loaded.listError === undefined) report.alarms = alarmsNamed(shard.cloudWatchMetrics);
   // What the dispatcher sizes shards by, known from the load: recorded beside the evaluations, never cut by their deadline.
-  const counting = req.trigger.kind === 'tick' && (!sources.cluster || loaded.listed) ? recordCounts(deps, req, loaded.snapshot, shard.bucketCounts) : Promise.resolve();
+  const counting = req.trigger.kind === 'tick' && (!sources.cluster || loaded.listed) ? recordCounts(cycle, loaded.snapshot, shard.bucketCounts) : Promise.resolve();
   const counted = counting.catch((e: unknown) => {
     report.warnings.push(`recording the shard's autoscaler counts: ${errorText(e)} (the next tick records them)`);
   });
@@ -153,7 +153,7 @@ function selectUnits(cycle: Cycle, loaded: Loaded): Selection {
 /** Starts the cycle's reads: the one batched fetch of every metric object query the selected autoscalers may make, and their scale targets. */
 function startReads(cycle: Cycle, loaded: Loaded, { selected }: Selection, metricObjects: readonly CheckedMetricObjects[]): CycleReads {
   const { deps, req, now, deadline, calls } = cycle;
-  const reads = new CycleReads(deps.cluster, deps.metrics, now, deadline.signal, calls, { ...readOptions(req, now), shared: loaded.snapshot.sharedAnswers });
+  const reads = new CycleReads(deps.cluster, deps.metrics, now, deadline.signal, calls, { ...readOptions(req, deadline, now), shared: loaded.snapshot.sharedAnswers });
   reads.startObjectReads(objectQueries([...selected], metricObjects, req.cluster.name));
   reads.expectTargets(targetsOf([...selected]), partOf(req.shard).parts > 1);
   return reads;
@@ -212,7 +212,7 @@ async function evaluateInPriorityOrder(cycle: Cycle, { shard, selected }: Select
       if (unit.refused) return refuse(unit);
       try {
         await window(async () => {
-          deadline.check(`evaluating ${unit.record.namespace}/${unit.record.name}`, req.options.writeBudgetMs);
+          deadline.checkWrite(`evaluating ${unit.record.namespace}/${unit.record.name}`);
           await evaluateUnit(unit, ctx);
         });
       } catch (e) {
@@ -301,10 +301,11 @@ function sameAnswer(a: SharedMetricAnswer | undefined, b: SharedMetricAnswer): b
  * autoscaler of its buckets. Under its own limit, the write budget past the cycle's deadline (as the
  * lease's release), so that a tick the deadline cuts short still tells the dispatcher how big it is.
  */
-async function recordCounts(deps: CycleDeps, req: ShardCycleRequest, loaded: ShardSnapshot, now: ReadonlyMap<number, number>): Promise<void> {
+async function recordCounts(c: Cycle, loaded: ShardSnapshot, now: ReadonlyMap<number, number>): Promise<void> {
+  const { deps, req } = c;
   const changed = new Map([...now].filter(([b, n]) => loaded.index.counts[b] !== n));
   if (changed.size === 0) return;
-  const limit = new Deadline(new Date(req.deadline.getTime() + req.options.writeBudgetMs), deps.clock);
+  const limit = c.deadline.afterWrites();
   try {
     await deps.store.recordBucketCounts(req.cluster.name, changed, limit.signal);
   } finally {
@@ -313,8 +314,8 @@ async function recordCounts(deps: CycleDeps, req: ShardCycleRequest, loaded: Sha
 }
 
 /** The cycle's metric reads: answered by the reads' deadline; an alarm's readers read what it evaluated. */
-function readOptions(req: ShardCycleRequest, now: Date): MetricReadOptions {
-  const readBy = new Date(req.deadline.getTime() - req.options.writeBudgetMs);
+function readOptions(req: ShardCycleRequest, deadline: Deadline, now: Date): MetricReadOptions {
+  const readBy = deadline.readsEnd;
   if (req.trigger.kind !== 'evaluate') return { readBy, observedAt: req.trigger.tick };
   const alarms = new Map<string, Date>();
   for (const t of req.trigger.targets) if (t.kind === 'alarm') alarms.set(t.alarmName, t.evaluatedUntil ? new Date(t.evaluatedUntil) : now);

@@ -1,5 +1,7 @@
 // A cycle's deadline: what cannot finish in time is cancelled (its AbortSignal fires), and
-// writes are never started without the time they need.
+// writes are never started without the time they need. The deadline is one object with one
+// write budget: reads end that long before it, a write starts only with that much left, and
+// the writes after the cycle (counts, the lease's release) get that long past it.
 import { setMaxListeners } from 'node:events';
 import type { Clock } from './ports.js';
 
@@ -20,6 +22,8 @@ export class Deadline {
   constructor(
     readonly at: Date,
     private readonly clock: Clock,
+    /** The time the writes of one autoscaler need (SyncOptions.writeBudgetMs). */
+    readonly writeBudgetMs = 0,
   ) {
     // Every call of the cycle listens to this signal: hundreds at once in a big shard, none of them a leak.
     setMaxListeners(0, this.controller.signal);
@@ -54,6 +58,31 @@ export class Deadline {
     } finally {
       clearTimeout(timer);
     }
+  }
+
+  /** When reads must have answered: the write budget before the deadline. */
+  get readsEnd(): Date {
+    return new Date(this.at.getTime() - this.writeBudgetMs);
+  }
+
+  /** A read: resolves as `work` does, or rejects when the reads' end comes first. */
+  read<T>(what: string, work: Promise<T>): Promise<T> {
+    return this.race(what, work, this.writeBudgetMs);
+  }
+
+  /** Throws unless a write can still start and finish: more than the write budget left. */
+  checkWrite(what: string): void {
+    this.check(what, this.writeBudgetMs);
+  }
+
+  /** Whether anything can be done at all: at least the write budget left. */
+  leavesTimeToWrite(): boolean {
+    return this.remainingMs() >= this.writeBudgetMs;
+  }
+
+  /** The deadline of the writes after the cycle: the write budget past it (dispose it when done). */
+  afterWrites(): Deadline {
+    return new Deadline(new Date(this.at.getTime() + this.writeBudgetMs), this.clock);
   }
 
   /** Stops the timer (the cycle is over). */

@@ -22,6 +22,7 @@ import {
   type ReconcilePlan,
   type ReconcileResult,
   type ScaleInfo,
+  type ScalingHistory,
   ScheduleCache,
   withScaledToZeroCondition,
 } from '#hpa';
@@ -67,81 +68,144 @@ export interface EvalContext {
 /** What writing back a cluster-defined autoscaler's status and events needs of the cycle. */
 const backTo = (ctx: EvalContext): WriteBackContext => ({ cluster: ctx.cluster, calls: ctx.reads.calls, signal: ctx.deadline.signal, now: ctx.now });
 
-/** Reads end this long before the deadline, so that writes have their time. */
-const readsMargin = (ctx: EvalContext) => ctx.options.writeBudgetMs;
 
+/** One autoscaler's evaluation as it passes from stage to stage. */
+interface Evaluation {
+  unit: Unit;
+  ctx: EvalContext;
+  /** The spec, validated and defaulted. */
+  hpa: HorizontalPodAutoscaler;
+  /** "Kind/name" of the target, for messages. */
+  target: string;
+  scale: Fetched<ScaleInfo>;
+  /** As loaded, then as settling a pending scale leaves them. */
+  history: ScalingHistory;
+  status: HorizontalPodAutoscalerStatus | undefined;
+  pending: PendingScale | undefined;
+  pendingSettled: boolean;
+  /** Events of ours that go with this cycle's (a settled scale, a reset or untrusted history, the shadow). */
+  extraEvents: NewEvent[];
+  held: ReturnType<typeof historyHolds>;
+}
+/** After reading its inputs and planning. */
+interface Planned extends Evaluation {
+  inputs: Inputs;
+  plan: ReconcilePlan;
+}
+/** After looking beside a live autoscaler: ready to commit. */
+interface Decided extends Planned {
+  /** The status as stored and shown: with the shadow's summary and each metric's source. */
+  shown(status: HorizontalPodAutoscalerStatus): HorizontalPodAutoscalerStatus;
+  /** Written even when unchanged (docs/store.md). */
+  force: boolean;
+}
+type Inputs = { pods: PodInfo[]; podIndex: PodSelectorIndex; metrics: MetricData[]; messages: string[]; sources: string[] };
+
+/**
+ * The stages of one evaluation, as upstream's reconcileAutoscaler reads: validate, read the scale,
+ * settle what the last cycle left pending, read inputs and plan, look beside a live autoscaler, then
+ * commit the unchanged decision or rescale. Each stage returns false when the evaluation stops there.
+ */
 export async function evaluateUnit(unit: Unit, ctx: EvalContext): Promise<void> {
-  const { record, report } = unit;
-  const checked = checkSpec(record.hpa, ctx.options.settings.featureGates);
+  const checked = checkSpec(unit.record.hpa, ctx.options.settings.featureGates);
   if (!checked.valid) return invalid(unit, checked.errors, ctx);
-  const hpa = checked.hpa;
+  const read = await readScale(unit, checked.hpa, ctx);
+  if (!read || !settlePending(read)) return;
+  noteHistory(read);
+  const planned = await readAndPlan(read);
+  if (!planned) return;
+  const ev = await lookBeside(planned);
+  if (!ev.plan.rescale || unit.report.dryRun) return commitUnchanged(ev);
+  return rescale(ev);
+}
+
+/** The target's scale, read first: every later stage needs it. */
+async function readScale(unit: Unit, hpa: HorizontalPodAutoscaler, ctx: EvalContext): Promise<Evaluation | undefined> {
+  const { record, report } = unit;
   const ref = hpa.spec.scaleTargetRef;
   const target = `${ref.kind}/${ref.name}`;
-
   let scale: Fetched<ScaleInfo>;
   try {
-    scale = await ctx.deadline.race(`reading the scale of ${target}`, ctx.reads.scale(record.namespace, ref), readsMargin(ctx));
+    scale = await ctx.deadline.read(`reading the scale of ${target}`, ctx.reads.scale(record.namespace, ref));
   } catch (e) {
-    return skipped(report, e);
+    skipped(report, e);
+    return undefined;
   }
+  const status = hpa.status;
+  return {
+    unit, ctx, hpa, target, scale, status,
+    history: record.history,
+    pending: record.pending,
+    pendingSettled: false,
+    extraEvents: [],
+    held: historyHolds(record, hpa, ctx.options.settings, ctx.now),
+  };
+}
 
-  // A scale recorded last cycle and not yet confirmed: settle it from the target before deciding anything.
-  let history = record.history;
-  let status = hpa.status;
-  const extraEvents: NewEvent[] = [];
-  let pendingSettled = false;
-  let pending: PendingScale | undefined = record.pending;
-  if (pending && scale.value) {
-    const r = resolvePending(pending, scale.value, history, target, ctx.now, inFlightMs(ctx.periodMs, ctx.options.clusterBudgetMs));
-    if (r.outcome === 'inFlight') {
-      // Nothing is concluded, nothing written: a later cycle settles it.
-      report.outcome = 'skipped';
-      report.stored = 'skipped';
-      report.currentReplicas = scale.value.specReplicas;
-      report.warnings.push(r.reason);
-      report.notable = true;
-      return;
-    }
-    history = r.history;
-    if (r.outcome === 'notApplied' && status) {
-      status = { ...status };
-      if (r.lastScaleTime) status.lastScaleTime = r.lastScaleTime;
-      else delete status.lastScaleTime;
-    }
-    if (r.event) {
-      extraEvents.push(r.event);
-      report.warnings.push(r.event.message);
-    }
-    pending = undefined;
-    pendingSettled = true;
+/** A scale recorded last cycle and not yet confirmed: settled from the target before deciding anything. */
+function settlePending(ev: Evaluation): boolean {
+  const { unit, ctx, scale } = ev;
+  const { report } = unit;
+  if (!ev.pending || !scale.value) return true;
+  const r = resolvePending(ev.pending, scale.value, ev.history, ev.target, ctx.now, inFlightMs(ctx.periodMs, ctx.options.clusterBudgetMs));
+  if (r.outcome === 'inFlight') {
+    // Nothing is concluded, nothing written: a later cycle settles it.
+    report.outcome = 'skipped';
+    report.stored = 'skipped';
+    report.currentReplicas = scale.value.specReplicas;
+    report.warnings.push(r.reason);
+    report.notable = true;
+    return false;
   }
+  ev.history = r.history;
+  if (r.outcome === 'notApplied' && ev.status) {
+    ev.status = { ...ev.status };
+    if (r.lastScaleTime) ev.status.lastScaleTime = r.lastScaleTime;
+    else delete ev.status.lastScaleTime;
+  }
+  if (r.event) {
+    ev.extraEvents.push(r.event);
+    report.warnings.push(r.event.message);
+  }
+  ev.pending = undefined;
+  ev.pendingSettled = true;
+  return true;
+}
+
+/** A reset state or an untrusted history: said in the report and as an event. */
+function noteHistory(ev: Evaluation): void {
+  const { record, report } = ev.unit;
   if (record.stateProblem) {
     report.warnings.push(`${record.stateProblem}; continuing from an empty history, as upstream's controller does after a restart`);
-    extraEvents.push({ type: 'Warning', reason: 'HistoryReset', message: `${record.stateProblem}: continuing from an empty history` });
+    ev.extraEvents.push({ type: 'Warning', reason: 'HistoryReset', message: `${record.stateProblem}: continuing from an empty history` });
   }
-  const held = historyHolds(record, hpa, ctx.options.settings, ctx.now);
-  if (held.found) {
-    report.warnings.push(held.found);
-    extraEvents.push({ type: 'Warning', reason: 'HistoryUntrusted', message: held.found });
+  if (ev.held.found) {
+    report.warnings.push(ev.held.found);
+    ev.extraEvents.push({ type: 'Warning', reason: 'HistoryUntrusted', message: ev.held.found });
   }
+}
 
-  let inputs: { pods: PodInfo[]; podIndex: PodSelectorIndex; metrics: MetricData[]; messages: string[]; sources: string[] };
-  try {
-    inputs = await readInputs(unit, hpa, scale, ctx);
-  } catch (e) {
-    return skipped(report, e);
-  }
-  if (inputs.messages.length > 0) report.metricMessages = inputs.messages;
-
+/** Pods and metrics, then lib/hpa's plan; undefined when the evaluation stops (reads failed or late, a lib/hpa bug). */
+async function readAndPlan(ev: Evaluation): Promise<Planned | undefined> {
+  const { unit, ctx, hpa, held } = ev;
+  const { record, report } = unit;
+  let inputs: Inputs;
   let plan: ReconcilePlan;
   try {
+    inputs = await readInputs(unit, hpa, ev.scale, ctx);
+  } catch (e) {
+    skipped(report, e);
+    return undefined;
+  }
+  if (inputs.messages.length > 0) report.metricMessages = inputs.messages;
+  try {
     plan = planReconcile({
-      hpa: status ? { ...hpa, status } : withoutStatus(hpa),
-      scale,
+      hpa: ev.status ? { ...hpa, status: ev.status } : withoutStatus(hpa),
+      scale: ev.scale,
       pods: inputs.pods,
       podIndex: inputs.podIndex,
       metrics: inputs.metrics,
-      history,
+      history: ev.history,
       scheduleCache,
       otherHpaSelectors: ctx.otherSelectors(record.namespace),
       settings: ctx.options.settings,
@@ -151,7 +215,8 @@ export async function evaluateUnit(unit: Unit, ctx: EvalContext): Promise<void> 
     });
   } catch (e) {
     // A lib/hpa bug must fail its own autoscaler, never the cycle.
-    return fail(report, 'failed', 'reconcile', errorText(e));
+    fail(report, 'failed', 'reconcile', errorText(e));
+    return undefined;
   }
   keepDemand(record, plan);
   // Each metric's source, for the decision line (a spec metric without a decision entry has none).
@@ -159,11 +224,16 @@ export async function evaluateUnit(unit: Unit, ctx: EvalContext): Promise<void> 
     const source = inputs.sources[m.index];
     if (source !== undefined) m.source = source;
   });
-
   report.currentReplicas = plan.decision.currentReplicas;
-  // Beside a live autoscaler: ours against its status (dry-run), or a check that it is gone (taken over).
+  return { ...ev, inputs, plan };
+}
+
+/** Beside a live autoscaler: ours against its status (dry-run), or a check that it is gone (taken over). */
+async function lookBeside(ev: Planned): Promise<Decided> {
+  const { unit, ctx, hpa, plan } = ev;
+  const { record, report } = unit;
   const shadow = await observeShadow({ hpa, previous: record.hpa.status?.shadow, dryRun: report.dryRun, desiredReplicas: plan.desiredReplicas, now: ctx.now, read: liveHpaReader(record.namespace, ctx) });
-  if (shadow.event) extraEvents.push(shadow.event);
+  if (shadow.event) ev.extraEvents.push(shadow.event);
   if (shadow.warning) report.warnings.push(shadow.warning);
   if (shadow.report) {
     report.shadow = shadow.report;
@@ -171,37 +241,50 @@ export async function evaluateUnit(unit: Unit, ctx: EvalContext): Promise<void> 
   }
   const shown = (s: HorizontalPodAutoscalerStatus) => ({
     ...(shadow.summary ? { ...s, shadow: shadow.summary } : carryShadow(s, record.hpa.status?.shadow, report.dryRun, ctx.now)),
-    metricSources: inputs.sources,
+    metricSources: ev.inputs.sources,
   });
-  const selector = scale.value?.selector;
   // While shadowing, every decision is counted in status.shadow, read back from the stored state: each one is written
   // (one write a tick, for the shadow period only), or the summary would count only the decisions that changed something.
-  const force = ctx.partial || pendingSettled || record.stateProblem !== undefined || record.untrustedHistory !== undefined || shadow.summary !== undefined;
-  // Saves the state of `result`, then (for a cluster-defined autoscaler) its status and events; the version written.
-  const commit = async (result: ReconcileResult, p: PendingScale | undefined, version: number, forced = force): Promise<number | undefined> => {
-    const update: AutoscalerStateUpdate = {
-      status: shown(withHistoryCondition(result.status, record, held.found, hpa, ctx)),
-      history: result.history,
-      log: logWith(unit, result, extraEvents, plan, ctx),
-      pending: p,
-      selector,
-      holds: held.holds,
-    };
-    const v = await saveState(unit, update, version, forced, ctx);
-    if (v !== undefined) await writeBack(unit, update.status, update.log, backTo(ctx));
-    return v;
+  const force = ctx.partial || ev.pendingSettled || record.stateProblem !== undefined || record.untrustedHistory !== undefined || shadow.summary !== undefined;
+  return { ...ev, shown, force };
+}
+
+/** What the store keeps of `result`: the status as shown, the history, the log and what stays pending. */
+function stateOf(ev: Decided, result: ReconcileResult, pending: PendingScale | undefined): AutoscalerStateUpdate {
+  const { unit, ctx, hpa, held } = ev;
+  return {
+    status: ev.shown(withHistoryCondition(result.status, unit.record, held.found, hpa, ctx)),
+    history: result.history,
+    log: logWith(unit, result, ev.extraEvents, ev.plan, ctx),
+    pending,
+    selector: ev.scale.value?.selector,
+    holds: held.holds,
   };
+}
 
-  if (!plan.rescale || report.dryRun) {
-    const result = report.dryRun && plan.rescale ? dryRunResult(plan, status) : completeReconcile(plan);
-    describe(report, result, plan.rescale ? 'dryRun' : 'unchanged', status?.conditions);
-    await commit(result, pending, record.version);
-    return;
-  }
+/** Saves the state of `result`, then (for a cluster-defined autoscaler) its status and events; the version written. */
+async function commit(ev: Decided, result: ReconcileResult, pending: PendingScale | undefined, version: number, force: boolean): Promise<number | undefined> {
+  const update = stateOf(ev, result, pending);
+  const v = await saveState(ev.unit, update, version, force, ev.ctx);
+  if (v !== undefined) await writeBack(ev.unit, update.status, update.log, backTo(ev.ctx));
+  return v;
+}
 
-  // Record, then act (see the top of this file).
+/** No rescale (or one a dry-run holds): the decision is stored as it is. */
+async function commitUnchanged(ev: Decided): Promise<void> {
+  const { unit, plan, status } = ev;
+  const dryRun = unit.report.dryRun && plan.rescale;
+  const result = dryRun ? dryRunResult(plan, status) : completeReconcile(plan);
+  describe(unit.report, result, plan.rescale ? 'dryRun' : 'unchanged', status?.conditions);
+  await commit(ev, result, ev.pending, unit.record.version, ev.force);
+}
+
+/** Record, then act (see the top of this file): the spec checked unchanged, the state saved as pending, then /scale. */
+async function rescale(ev: Decided): Promise<void> {
+  const { unit, ctx, plan, status, scale, target } = ev;
+  const { record, report } = unit;
   try {
-    ctx.deadline.check(`writing the scale of ${target}`, ctx.options.writeBudgetMs);
+    ctx.deadline.checkWrite(`writing the scale of ${target}`);
   } catch (e) {
     return skipped(report, e);
   }
@@ -221,23 +304,25 @@ export async function evaluateUnit(unit: Unit, ctx: EvalContext): Promise<void> 
     ...(status?.lastScaleTime ? { previousScaleTime: status.lastScaleTime } : {}),
   };
   describe(report, tentative, 'scaled', status?.conditions);
-  const version = await saveState(
-    unit,
-    { status: shown(withHistoryCondition(tentative.status, record, held.found, hpa, ctx)), history: tentative.history, log: logWith(unit, tentative, extraEvents, plan, ctx), pending: toPend, selector, holds: held.holds },
-    record.version,
-    true,
-    ctx,
-  );
+  const tentativeState = stateOf(ev, tentative, toPend);
+  const version = await saveState(unit, tentativeState, record.version, true, ctx);
   if (version === undefined) {
     // Nothing was written: the decision is reported, the scale left alone.
     report.events = [];
     return;
   }
+  await writeScale(ev, tentativeState, version);
+}
+
+/** PATCH /scale with the resourceVersion read; a failure is saved over the tentative state. */
+async function writeScale(ev: Decided, tentative: AutoscalerStateUpdate, version: number): Promise<void> {
+  const { unit, ctx, plan, status, scale } = ev;
+  const { record, report } = unit;
   try {
     ctx.reads.calls.updateScale++;
-    await ctx.cluster.updateScale(record.namespace, ref, plan.desiredReplicas, scale.value?.resourceVersion, ctx.deadline.signal);
+    await ctx.cluster.updateScale(record.namespace, ev.hpa.spec.scaleTargetRef, plan.desiredReplicas, scale.value?.resourceVersion, ctx.deadline.signal);
     report.patched = true;
-    await writeBack(unit, shown(withHistoryCondition(tentative.status, record, held.found, hpa, ctx)), logWith(unit, tentative, extraEvents, plan, ctx), backTo(ctx));
+    await writeBack(unit, tentative.status, tentative.log, backTo(ctx));
   } catch (e) {
     const message = errorText(e);
     if (e instanceof ClusterApiError && e.outcomeUnknown) {
@@ -252,7 +337,7 @@ export async function evaluateUnit(unit: Unit, ctx: EvalContext): Promise<void> 
     describe(report, result, 'failed', status?.conditions);
     report.errors.push({ stage: 'updateScale', message });
     if (e instanceof ClusterApiError && e.statusCode === 409) report.retrySoon = true;
-    await commit(result, undefined, version, true);
+    await commit(ev, result, undefined, version, true);
   }
 }
 
@@ -260,11 +345,11 @@ export async function evaluateUnit(unit: Unit, ctx: EvalContext): Promise<void> 
 function liveHpaReader(namespace: string, ctx: EvalContext): ((name: string) => Promise<LiveHpaStatus | undefined>) | undefined {
   const get = ctx.cluster.getLiveHpa?.bind(ctx.cluster);
   if (!get) return undefined;
-  return (name) => ctx.deadline.race(`reading HorizontalPodAutoscaler ${namespace}/${name}`, get(namespace, name, ctx.deadline.signal), readsMargin(ctx));
+  return (name) => ctx.deadline.read(`reading HorizontalPodAutoscaler ${namespace}/${name}`, get(namespace, name, ctx.deadline.signal));
 }
 
 /** Pods (when a metric needs them) and every metric's data, each awaited only as far as this autoscaler needs it. */
-async function readInputs(unit: Unit, hpa: HorizontalPodAutoscaler, scale: Fetched<ScaleInfo>, ctx: EvalContext) {
+async function readInputs(unit: Unit, hpa: HorizontalPodAutoscaler, scale: Fetched<ScaleInfo>, ctx: EvalContext): Promise<Inputs> {
   const { record } = unit;
   const specs = hpa.spec.metrics ?? [];
   const waiting = new Set<string>();
@@ -303,7 +388,7 @@ async function readInputs(unit: Unit, hpa: HorizontalPodAutoscaler, scale: Fetch
   };
   const all = Promise.all([pods, Promise.all(specs.map(metric))]);
   try {
-    const [podList, metrics] = await ctx.deadline.race('reading metrics', all, readsMargin(ctx));
+    const [podList, metrics] = await ctx.deadline.read('reading metrics', all);
     const list = podList.value ?? [];
     const sources = specs.map((spec) => metricSourceText(spec, record.namespace, objects));
     return { pods: list, podIndex: ctx.reads.podIndex(record.namespace, list), metrics, messages, sources };

@@ -11,7 +11,7 @@ import { evaluationsByShard } from './event-sources.js';
 import { MAX_EVALUATE_ATTEMPTS, MAX_EVENT_AGE_MS, type EvaluateMessage, type EvaluateTarget, type WorkMessage } from './messages.js';
 import type { AutoscalerStore, Clock, ClusterAccess, ClusterConfig, ClusterIndex, EvaluationTimes, LeaseOutcome, MetricsAccess, WorkQueue } from './ports.js';
 import { errorText, isDeferred, type CycleReport } from './report.js';
-import { parseShardId, shardCountAt, shardId } from './shards.js';
+import { parseShardId, shardCountAt, shardId, type ShardRef } from './shards.js';
 
 /** Where a worker finds a cluster's configuration (the deploy's parameter, or a local registry). */
 export interface ClusterDirectory {
@@ -54,13 +54,59 @@ export type MessageResult =
 const FUTURE_TICK_MS = 5_000;
 const RETRY_DELAY_SECONDS = 1;
 
+/** One message as it passes from stage to stage. */
+interface Handling {
+  deps: WorkerDeps;
+  config: WorkerConfig;
+  msg: WorkMessage;
+  owner: string;
+  now: Date;
+  /** A shard may tick faster than the deploy's period (its autoscalers' spec.syncPeriodSeconds): its tick says how often. */
+  periodSeconds: number;
+  periodMs: number;
+  ref: ShardRef;
+  shard: string;
+}
+interface Admitted extends Handling {
+  cluster: ClusterConfig;
+  trigger: CycleTrigger;
+  /** The cycle's, with the write budget: the lease is taken within it, released within its afterWrites(). */
+  deadline: Deadline;
+}
+interface Leased extends Admitted {
+  index: ClusterIndex;
+  lease: Extract<LeaseOutcome, { outcome: 'acquired' }>;
+}
+const stopped = (x: object): x is MessageResult => 'outcome' in x;
+
+/**
+ * The stages of one message: find its cluster, admit it (not from the future, not late, not too old),
+ * take the shard's lease (at the shard count in use), coalesce a redundant evaluation, run the cycle and
+ * release the lease, then send again what a conflict on a scale asks to re-evaluate.
+ */
 export async function handleWorkMessage(deps: WorkerDeps, config: WorkerConfig, msg: WorkMessage, owner: string): Promise<MessageResult> {
-  const now = deps.clock.now();
-  // A shard may tick faster than the deploy's period (its autoscalers' spec.syncPeriodSeconds): its tick says how often.
   const periodSeconds = msg.kind === 'tick' ? Math.min(msg.periodSeconds, config.periodSeconds) : config.periodSeconds;
-  const periodMs = periodSeconds * 1000;
-  const ref = parseShardId(msg.shard);
-  const shard = msg.shard;
+  const h: Handling = { deps, config, msg, owner, now: deps.clock.now(), periodSeconds, periodMs: periodSeconds * 1000, ref: parseShardId(msg.shard), shard: msg.shard };
+  const admitted = await admit(h);
+  if (stopped(admitted)) return admitted;
+  try {
+    const leased = await takeLease(admitted);
+    if (stopped(leased)) return leased;
+    if (msg.kind === 'evaluate') {
+      const coalesced = await coalesceAndRelease(leased, msg);
+      if (coalesced) return coalesced;
+    }
+    const report = await runCycle(leased);
+    if (report.failed) return { outcome: 'failed', shard: h.shard, error: report.errors.map((e) => e.message).join('; '), report };
+    return { outcome: 'synced', shard: h.shard, report, requeued: await requeueConflicts(leased, report) };
+  } finally {
+    admitted.deadline.dispose();
+  }
+}
+
+/** The message's cluster and trigger, and the cycle's deadline; or why it is not run. */
+async function admit(h: Handling): Promise<Admitted | MessageResult> {
+  const { deps, config, msg, shard, ref, now, periodMs } = h;
   let cluster: ClusterConfig | undefined;
   try {
     cluster = await deps.clusters.get(ref.cluster);
@@ -69,77 +115,83 @@ export async function handleWorkMessage(deps: WorkerDeps, config: WorkerConfig, 
     return { outcome: 'failed', shard, error: `reading the cluster registry (cluster ${ref.cluster}): ${errorText(e)}` };
   }
   if (!cluster) return { outcome: 'dropped', shard, why: 'unknownCluster', detail: `cluster ${ref.cluster} is not configured for this deploy` };
-
-  let trigger: CycleTrigger;
-  let deadlineMs: number;
-  if (msg.kind === 'tick') {
-    const tick = Date.parse(msg.tick);
-    if (tick - now.getTime() > FUTURE_TICK_MS) return { outcome: 'dropped', shard, why: 'future', detail: `tick ${msg.tick} is in the future` };
-    trigger = { kind: 'tick', tick: new Date(tick) };
-    // Half a period to run in, and never into the next tick.
-    deadlineMs = Math.min(now.getTime() + periodMs / 2, tick + periodMs - 1000);
-    // Too late to do anything before the next tick: dropped as late, not run into its deadline (and blamed on a dependency).
-    if (deadlineMs - now.getTime() < config.options.writeBudgetMs) {
-      return { outcome: 'dropped', shard, why: 'late', detail: `tick ${msg.tick} is ${Math.round((now.getTime() - tick) / 1000)} s old: less than ${config.options.writeBudgetMs} ms would be left before the next tick` };
-    }
-  } else {
+  const budget = config.options.writeBudgetMs;
+  if (msg.kind === 'evaluate') {
     if (now.getTime() - Date.parse(msg.at) > MAX_EVENT_AGE_MS) return { outcome: 'dropped', shard, why: 'tooOld', detail: `${msg.reason} at ${msg.at} is too old to act on` };
-    trigger = { kind: 'evaluate', targets: msg.targets, reason: msg.reason };
-    deadlineMs = now.getTime() + periodMs / 2;
+    return { ...h, cluster, trigger: { kind: 'evaluate', targets: msg.targets, reason: msg.reason }, deadline: new Deadline(new Date(now.getTime() + periodMs / 2), deps.clock, budget) };
   }
+  const tick = Date.parse(msg.tick);
+  if (tick - now.getTime() > FUTURE_TICK_MS) return { outcome: 'dropped', shard, why: 'future', detail: `tick ${msg.tick} is in the future` };
+  // Half a period to run in, and never into the next tick.
+  const deadline = new Deadline(new Date(Math.min(now.getTime() + periodMs / 2, tick + periodMs - 1000)), deps.clock, budget);
+  // Too late to do anything before the next tick: dropped as late, not run into its deadline (and blamed on a dependency).
+  if (!deadline.leavesTimeToWrite()) {
+    deadline.dispose();
+    return { outcome: 'dropped', shard, why: 'late', detail: `tick ${msg.tick} is ${Math.round((now.getTime() - tick) / 1000)} s old: less than ${budget} ms would be left before the next tick` };
+  }
+  return { ...h, cluster, trigger: { kind: 'tick', tick: new Date(tick) }, deadline };
+}
 
+/** The cluster's index and the shard's lease, at the shard count in use; or why the cycle does not run. */
+async function takeLease(a: Admitted): Promise<Leased | MessageResult> {
+  const { deps, msg, shard, ref, cluster, trigger, now, periodMs, deadline } = a;
   // One DynamoDB call may retry for 4 × 3 s: past the deadline it is cancelled and said, never cut off by the Lambda timeout.
-  const leaseDeadline = new Deadline(new Date(deadlineMs), deps.clock);
+  const failed = (what: string, e: unknown): MessageResult => ({ outcome: 'failed', shard, error: `${what}: ${dynamoError(e, deadline.signal, deadline.at.getTime() - now.getTime())}` });
   let index: ClusterIndex;
-  let lease;
+  let lease: LeaseOutcome;
   try {
-    try {
-      index = await deps.store.readIndex(cluster.name, leaseDeadline.signal);
-    } catch (e) {
-      return { outcome: 'failed', shard, error: `reading the index of cluster ${cluster.name}: ${dynamoError(e, leaseDeadline.signal, deadlineMs - now.getTime())}` };
-    }
-    // The shard count changes with the cluster (lib/sizing): a message of another count names a shard that no longer exists.
-    const count = shardCountAt(index, cluster.shards, trigger.kind === 'tick' ? trigger.tick.getTime() : undefined);
-    if (count !== ref.count) {
-      if (msg.kind === 'tick') return { outcome: 'dropped', shard, why: 'staleShard', detail: `cluster ${cluster.name} is cut into ${count} shards at this tick` };
-      return reroute(deps, msg, count);
-    }
-    try {
-      // A tick's lease ends two periods after the tick itself, so a cycle that never released it holds up one tick, not two.
-      const forMs = trigger.kind === 'tick' ? leaseMs(periodMs) - Math.max(0, now.getTime() - trigger.tick.getTime()) : leaseMs(periodMs);
-      lease = await deps.store.acquireShard(shard, { owner, now, leaseMs: forMs, signal: leaseDeadline.signal, ...(trigger.kind === 'tick' ? { tick: trigger.tick } : {}) });
-    } catch (e) {
-      return { outcome: 'failed', shard, error: `taking the lease of shard ${shard}: ${dynamoError(e, leaseDeadline.signal, deadlineMs - now.getTime())}` };
-    }
-  } finally {
-    leaseDeadline.dispose();
+    index = await deps.store.readIndex(cluster.name, deadline.signal);
+  } catch (e) {
+    return failed(`reading the index of cluster ${cluster.name}`, e);
   }
+  // The shard count changes with the cluster (lib/sizing): a message of another count names a shard that no longer exists.
+  const count = shardCountAt(index, cluster.shards, trigger.kind === 'tick' ? trigger.tick.getTime() : undefined);
+  if (count !== ref.count) {
+    if (msg.kind === 'tick') return { outcome: 'dropped', shard, why: 'staleShard', detail: `cluster ${cluster.name} is cut into ${count} shards at this tick` };
+    return reroute(deps, msg, count);
+  }
+  try {
+    // A tick's lease ends two periods after the tick itself, so a cycle that never released it holds up one tick, not two.
+    const forMs = trigger.kind === 'tick' ? leaseMs(periodMs) - Math.max(0, now.getTime() - trigger.tick.getTime()) : leaseMs(periodMs);
+    lease = await deps.store.acquireShard(shard, { owner: a.owner, now, leaseMs: forMs, signal: deadline.signal, ...(trigger.kind === 'tick' ? { tick: trigger.tick } : {}) });
+  } catch (e) {
+    return failed(`taking the lease of shard ${shard}`, e);
+  }
+  if (lease.outcome === 'acquired') return { ...a, index, lease };
+  return leaseRefused(a, lease);
+}
+
+/** A duplicate is dropped; a shard still busy skips a tick (or runs it a second later) and sends an evaluation again. */
+async function leaseRefused(a: Admitted, lease: Exclude<LeaseOutcome, { outcome: 'acquired' }>): Promise<MessageResult> {
+  const { deps, msg, shard, trigger } = a;
   if (lease.outcome === 'duplicate') {
     return { outcome: 'dropped', shard, why: 'duplicate', detail: `a cycle for tick ${lease.lastTick} (not older than ${trigger.kind === 'tick' ? trigger.tick.toISOString() : ''}) already ran` };
   }
-  if (lease.outcome === 'held') {
-    const detail = `the previous cycle of shard ${shard} (${lease.owner}, lease until ${lease.expiresAt}) is still running`;
-    if (msg.kind === 'tick') {
-      // An evaluation is over in a moment: the tick runs a second later rather than not at all.
-      const requeued = lease.holding === 'evaluate' && (await resend(deps, msg));
-      return { outcome: 'busy', shard, holder: lease.owner, requeued, detail };
-    }
-    if (msg.attempt >= MAX_EVALUATE_ATTEMPTS) return { outcome: 'dropped', shard, why: 'gaveUp', detail: `${detail} after ${msg.attempt} attempts: the next tick evaluates it` };
-    const requeued = await resend(deps, { ...msg, attempt: msg.attempt + 1 });
+  const detail = `the previous cycle of shard ${shard} (${lease.owner}, lease until ${lease.expiresAt}) is still running`;
+  if (msg.kind === 'tick') {
+    // An evaluation is over in a moment: the tick runs a second later rather than not at all.
+    const requeued = lease.holding === 'evaluate' && (await resend(deps, msg));
     return { outcome: 'busy', shard, holder: lease.owner, requeued, detail };
   }
+  if (msg.attempt >= MAX_EVALUATE_ATTEMPTS) return { outcome: 'dropped', shard, why: 'gaveUp', detail: `${detail} after ${msg.attempt} attempts: the next tick evaluates it` };
+  const requeued = await resend(deps, { ...msg, attempt: msg.attempt + 1 });
+  return { outcome: 'busy', shard, holder: lease.owner, requeued, detail };
+}
 
-  if (msg.kind === 'evaluate') {
-    const coalesced = await coalesce(deps, msg, lease, now);
-    if (coalesced) {
-      const released = await deps.store.releaseShard(shard, owner, {}).then(
-        () => '',
-        (e: unknown) => `; releasing the lease of shard ${shard}: ${errorText(e)} (it expires by itself)`,
-      );
-      return { ...coalesced, detail: coalesced.detail + released };
-    }
-  }
+/** An evaluation made redundant by a burst: the lease is given back at once. */
+async function coalesceAndRelease(l: Leased, msg: EvaluateMessage): Promise<MessageResult | undefined> {
+  const coalesced = await coalesce(l.deps, msg, l.lease, l.now);
+  if (!coalesced) return undefined;
+  const released = await l.deps.store.releaseShard(l.shard, l.owner, {}).then(
+    () => '',
+    (e: unknown) => `; releasing the lease of shard ${l.shard}: ${errorText(e)} (it expires by itself)`,
+  );
+  return { ...coalesced, detail: coalesced.detail + released };
+}
 
+/** The shard's cycle; the lease is released after it whatever happened. */
+async function runCycle(l: Leased): Promise<CycleReport> {
+  const { deps, config, ref, cluster, trigger, lease, index, deadline, periodSeconds } = l;
   const access = deps.cluster(cluster);
   access.beginCycle?.();
   let report: CycleReport | undefined;
@@ -150,7 +202,7 @@ export async function handleWorkMessage(deps: WorkerDeps, config: WorkerConfig, 
         shard: ref,
         cluster,
         trigger,
-        deadline: new Date(deadlineMs),
+        deadline: deadline.at,
         markerMs: lease.markerMs,
         index,
         ...(trigger.kind === 'tick' && lease.deferred ? { first: lease.deferred } : {}),
@@ -160,34 +212,40 @@ export async function handleWorkMessage(deps: WorkerDeps, config: WorkerConfig, 
       },
     );
     report.warnings.unshift(...lease.warnings);
+    return report;
   } finally {
-    // The marker dates this tick's cycle (docs/store.md), and what its deadline left goes first next tick; an evaluation or a failed load leaves both.
-    const ranTick = trigger.kind === 'tick' && report !== undefined && !report.failed;
-    const markerMs = ranTick ? now.getTime() : undefined;
-    const deferred = ranTick ? report!.autoscalers.filter(isDeferred).map((a) => `${a.namespace}/${a.name}`) : undefined;
-    const evaluated = evaluationTimes(lease.evaluated ?? {}, report, trigger, now, periodMs);
-    // One more write after the cycle: the write budget past its deadline, still well within the invocation's time.
-    const releaseMs = deadlineMs + config.options.writeBudgetMs;
-    const releaseDeadline = new Deadline(new Date(releaseMs), deps.clock);
-    await deps.store
-      .releaseShard(shard, owner, { markerMs, deferred, ...(evaluated ? { evaluated } : {}), ...(report?.alarms ? { alarms: report.alarms } : {}), ...(report?.phase ? { phase: report.phase } : {}), ...(ranTick ? { tickPeriodSeconds: report!.tickPeriodSeconds ?? null } : {}), signal: releaseDeadline.signal })
-      .catch((e: unknown) => {
-        report?.warnings.push(`releasing the lease of shard ${shard}: ${dynamoError(e, releaseDeadline.signal, releaseMs - now.getTime())} (it expires by itself)`);
-      })
-      .finally(() => releaseDeadline.dispose());
+    await release(l, report);
   }
-  if (report.failed) return { outcome: 'failed', shard, error: report.errors.map((e) => e.message).join('; '), report };
+}
 
-  // A conflict on a target's scale: evaluated again at once, as upstream's controller requeues it.
+/** Gives the lease back with what the cycle leaves for the next: its marker, what its deadline left, when each was evaluated. */
+async function release(l: Leased, report: CycleReport | undefined): Promise<void> {
+  const { deps, shard, owner, trigger, lease, now, periodMs } = l;
+  // The marker dates this tick's cycle (docs/store.md), and what its deadline left goes first next tick; an evaluation or a failed load leaves both.
+  const ranTick = trigger.kind === 'tick' && report !== undefined && !report.failed;
+  const markerMs = ranTick ? now.getTime() : undefined;
+  const deferred = ranTick ? report!.autoscalers.filter(isDeferred).map((a) => `${a.namespace}/${a.name}`) : undefined;
+  const evaluated = evaluationTimes(lease.evaluated ?? {}, report, trigger, now, periodMs);
+  // One more write after the cycle: the write budget past its deadline, still well within the invocation's time.
+  const releaseDeadline = l.deadline.afterWrites();
+  await deps.store
+    .releaseShard(shard, owner, { markerMs, deferred, ...(evaluated ? { evaluated } : {}), ...(report?.alarms ? { alarms: report.alarms } : {}), ...(report?.phase ? { phase: report.phase } : {}), ...(ranTick ? { tickPeriodSeconds: report!.tickPeriodSeconds ?? null } : {}), signal: releaseDeadline.signal })
+    .catch((e: unknown) => {
+      report?.warnings.push(`releasing the lease of shard ${shard}: ${dynamoError(e, releaseDeadline.signal, releaseDeadline.at.getTime() - now.getTime())} (it expires by itself)`);
+    })
+    .finally(() => releaseDeadline.dispose());
+}
+
+/** A conflict on a target's scale: evaluated again at once, as upstream's controller requeues it. How many were sent. */
+async function requeueConflicts(l: Leased, report: CycleReport): Promise<number> {
+  const { msg, ref, now } = l;
   const retry = report.autoscalers.filter((a) => a.retrySoon).map((a): EvaluateTarget => ({ kind: 'hpa', namespace: a.namespace, name: a.name }));
   const attempt = msg.kind === 'evaluate' ? msg.attempt + 1 : 1;
-  let requeued = 0;
-  if (retry.length > 0 && attempt <= MAX_EVALUATE_ATTEMPTS) {
-    const again: EvaluateMessage = { kind: 'evaluate', shard: shardId(ref), targets: retry, reason: 'retry after a conflict on the target scale', at: now.toISOString(), attempt };
-    if (await resend(deps, again)) requeued = retry.length;
-    else report.warnings.push(`could not send the re-evaluation of ${retry.length} autoscalers: the next tick covers them`);
-  }
-  return { outcome: 'synced', shard, report, requeued };
+  if (retry.length === 0 || attempt > MAX_EVALUATE_ATTEMPTS) return 0;
+  const again: EvaluateMessage = { kind: 'evaluate', shard: shardId(ref), targets: retry, reason: 'retry after a conflict on the target scale', at: now.toISOString(), attempt };
+  if (await resend(l.deps, again)) return retry.length;
+  report.warnings.push(`could not send the re-evaluation of ${retry.length} autoscalers: the next tick covers them`);
+  return 0;
 }
 
 /** In a burst, evaluations of one autoscaler at most this often: the events between them make one more. */
