@@ -28,6 +28,9 @@ const warnings = countWarnings();
 const onlyAt = process.argv.indexOf('--only');
 const only = onlyAt < 0 ? undefined : (process.argv[onlyAt + 1] ?? '').split(',');
 const want = (part: string) => !only || only.includes(part);
+/** `-- --spread 6000`: how old a pod's earliest container sample can be at its scrape (ms); the local model's 10 s by default. */
+const spreadAt = process.argv.indexOf('--spread');
+const SPREAD_MS = spreadAt < 0 ? undefined : Number(process.argv[spreadAt + 1]);
 
 /** A seeded PRNG (mulberry32): the same trace every run. */
 function random(seed: number): () => number {
@@ -66,6 +69,7 @@ async function trace(o: { scrapeSeconds: number; syncPeriodSeconds?: number; min
     eks: true,
     shardsPerCluster: 1,
     scrapeSeconds: o.scrapeSeconds,
+    ...(SPREAD_MS === undefined ? {} : { sampleSpreadMs: SPREAD_MS }),
     everySecond: true,
     ...(o.syncPeriodSeconds ? { syncPeriodSeconds: o.syncPeriodSeconds } : {}),
   });
@@ -108,7 +112,7 @@ async function trace(o: { scrapeSeconds: number; syncPeriodSeconds?: number; min
 
 if (want('cpu')) {
   const r = await trace({ scrapeSeconds: SCRAPE_S, minutes: 10 });
-  console.log(`metric change → patch, CPU through the metrics API at ${SCRAPE_S} s resolution (one scrape loop, each node up to 2 s after its start), ${r.ours.length} changes at random times over 10 minutes, one shard:`);
+  console.log(`metric change → patch, CPU through the metrics API at ${SCRAPE_S} s resolution (one scrape loop, each node up to 2 s after its start; each pod stamped with its earliest container sample, up to ${SPREAD_MS ?? 10_000} ms before the scrape), ${r.ours.length} changes at random times over 10 minutes, one shard:`);
   console.table([
     { model: 'serverless-hpa (ticks placed just after the scrape, cycle wall included)', 'average s': fixed(mean(r.ours), 2), 'p50 s': fixed(quantile(r.ours, 0.5), 2), 'worst s': fixed(Math.max(...r.ours), 2) },
     { model: 'upstream (15 s sync at a random phase), same trace', 'average s': fixed(r.upstreamMean, 2), 'p50 s': '-', 'worst s': fixed(r.upstreamWorst, 2) },

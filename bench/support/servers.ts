@@ -34,6 +34,8 @@ export interface Scenario {
    * time. One scrape loop over the nodes, as metrics-server runs it: each workload's node up to 2 s after the loop's start.
    */
   scrapeSeconds?: number;
+  /** How old a pod's earliest container sample can be at its scrape (ms); the model's default (10 s, cAdvisor's housekeeping) when absent. */
+  sampleSpreadMs?: number;
   /** Noise on every load and queue value: ± this fraction, a new draw each scrape (or minute, for CloudWatch). */
   jitter?: number;
   /** The servers' clock is the system's (setTime is ignored). */
@@ -251,7 +253,7 @@ async function serveClusters(): Promise<void> {
       const name = clusterName(c);
       const Model = s.eks ? EksWorkloadModel : WorkloadModel;
       const scrape = s.scrapeSeconds
-        ? { resolutionSeconds: s.scrapeSeconds, phaseMs: 0, offsetMs: (namespace: string, workload: string) => scrapePhaseMs(name, namespace, workload, s.scrapeSeconds!) }
+        ? { resolutionSeconds: s.scrapeSeconds, phaseMs: 0, offsetMs: (namespace: string, workload: string) => scrapePhaseMs(name, namespace, workload, s.scrapeSeconds!), ...(s.sampleSpreadMs === undefined ? {} : { sampleSpreadMs: s.sampleSpreadMs }) }
         : undefined;
       const model = new Model({ clock, startDelaySeconds: 0, readyDelaySeconds: 0, terminationGraceSeconds: 0, baseline: { cpu: 0, memory: 64 * 1024 * 1024 }, ...(scrape ? { scrape } : {}) });
       const setReplicas = model.setReplicas.bind(model);

@@ -1,10 +1,12 @@
-// When a shard's ticks fall within its sync period: just after its pods' metrics are sampled.
-// metrics-server scrapes every node in one loop, so the pods of a shard carry sample times
-// (PodMetrics `timestamp`) a second or two apart, repeating every resolution; a tick placed
-// just after them reads each sample as soon as it exists, instead of up to a period later at a
-// phase unrelated to it (issue: faster than upstream, whose sync runs at its own phase).
-// Samples scattered over the period (or none) leave the shard on the even ticks.
-
+// When a shard's ticks fall within its sync period: just after metrics-server's answer changes.
+// A PodMetrics answer becomes visible at the scrape of its node, which follows every sample it
+// carries; kubelets stamp each container from cAdvisor's housekeeping loop (10 s + jitter,
+// kubernetes#55863) and metrics-server keeps the earliest (metrics-server#119), so a pod's
+// timestamp lies up to ~10 s before the scrape. The samples of a scrape loop thus pile up on an
+// arc that ends at the scrape: its end (the latest sample) is the phase at which new answers
+// become visible, and a tick placed just after it reads each as soon as it exists (upstream's
+// sync runs at a phase unrelated to it). Only when no stretch of the period is clearly free of
+// samples (the visibility phase itself is scattered) does the shard stay on the even ticks.
 /** The tick's offset within the period, in whole seconds (SQS delays are whole seconds), as learned from a cycle. */
 export interface TickPhase {
   /** Seconds after each multiple of the period; undefined: samples too scattered, even ticks. */
@@ -21,14 +23,16 @@ export interface TickPhase {
  * stamps the time of the query (prometheus-adapter does) would otherwise pull the ticks after themselves.
  */
 export const MIN_SAMPLE_AGE_MS = 1_000;
-/** Samples further apart than this within the period give no common phase. */
-export const MAX_SPREAD_MS = 2_500;
+/** The stretch of the period free of samples must be at least this long, else the phase is scattered. */
+export const MIN_GAP_MS = 2_000;
+/** ... and this many times the samples' mean spacing on their arc: a gap that random spacing would not leave. */
+export const GAP_OVER_SPACING = 2;
 /** After the last sample of the loop: the time for the scrape to be stored and served. */
 export const PUBLISH_MARGIN_MS = 1_000;
 /** A phase learned longer ago than this is not used (the shard stopped reading pod metrics). */
 export const PHASE_TTL_MS = 10 * 60_000;
 
-/** The phase of these sample times (epoch ms) within a period of `periodSeconds`. */
+/** The phase at which these samples (epoch ms) become visible within a period of `periodSeconds`: after the end of their arc. */
 export function learnPhase(sampleMs: readonly number[], periodSeconds: number, nowMs: number): TickPhase | undefined {
   if (sampleMs.length === 0) return undefined;
   const periodMs = periodSeconds * 1000;
@@ -44,7 +48,8 @@ export function learnPhase(sampleMs: readonly number[], periodSeconds: number, n
   }
   const spreadMs = periodMs - gap;
   const base = { spreadMs, samples: sampleMs.length, atMs: nowMs };
-  if (spreadMs > MAX_SPREAD_MS) return base;
+  const spacing = phases.length > 1 ? spreadMs / (phases.length - 1) : 0;
+  if (gap < MIN_GAP_MS || gap < GAP_OVER_SPACING * spacing) return base;
   return { ...base, offsetSeconds: Math.ceil((end + PUBLISH_MARGIN_MS) / 1000) % periodSeconds };
 }
 

@@ -44,7 +44,7 @@ describe('WorkloadModel', () => {
   it("with a scrape loop, serves each pod's load and time of its last scrape, its node's offset after the loop's start", () => {
     const clock = new VirtualClock(Date.parse('2026-01-01T00:00:00Z'));
     const offsets: Record<string, number> = { web: 0, api: 1_500 };
-    const model = new WorkloadModel({ clock, startDelaySeconds: 0, readyDelaySeconds: 0, baseline: { cpu: 0, memory: 0 }, scrape: { resolutionSeconds: 15, phaseMs: 4_000, offsetMs: (_ns, w) => offsets[w] } });
+    const model = new WorkloadModel({ clock, startDelaySeconds: 0, readyDelaySeconds: 0, baseline: { cpu: 0, memory: 0 }, scrape: { resolutionSeconds: 15, phaseMs: 4_000, offsetMs: (_ns, w) => offsets[w], sampleSpreadMs: 0 } });
     const start = clock.now().getTime();
     for (const name of ['web', 'api']) model.addWorkload({ kind: 'Deployment', apiVersion: 'apps/v1', namespace: 'ns', name, replicas: 1, selector: { app: name }, load: (at) => ({ cpu: at.getTime() - start < 20_000 ? 0.5 : 1 }) });
     clock.advance(20);
@@ -59,6 +59,23 @@ describe('WorkloadModel', () => {
       ['web', '2026-01-01T00:00:19Z', '500000000n'],
       ['api', '2026-01-01T00:00:20Z', '1000000000n'],
     ]);
+  });
+
+  it('by default stamps each pod with its earliest container sample, up to a housekeeping interval before the scrape, and changes the answer only at the scrape', () => {
+    const clock = new VirtualClock(Date.parse('2026-01-01T00:00:00Z'));
+    const model = new WorkloadModel({ clock, startDelaySeconds: 0, readyDelaySeconds: 0, baseline: { cpu: 0, memory: 0 }, scrape: { resolutionSeconds: 15, phaseMs: 4_000 } });
+    model.addWorkload({ kind: 'Deployment', apiVersion: 'apps/v1', namespace: 'ns', name: 'web', replicas: 20, selector: { app: 'web' }, load: () => ({ cpu: 1 }) });
+    clock.advance(20);
+    const stamps = () => model.podMetrics('ns').map((m) => Date.parse(m.timestamp as string) - Date.parse('2026-01-01T00:00:00Z'));
+    const first = stamps();
+    // scraped at 19 s: every sample within the 10 s before it (stamped in whole seconds), and not all at one time
+    expect(first.every((t) => t <= 19_000 && t >= 9_000)).toBe(true);
+    expect(new Set(first).size).toBeGreaterThan(5);
+    clock.advance(13.9);
+    expect(stamps()).toEqual(first);
+    clock.advance(0.1);
+    const second = stamps();
+    expect(second.every((t) => t <= 34_000 && t >= 24_000)).toBe(true);
   });
 
   it('divides the load over ready pods and reports no metrics for pending pods', () => {

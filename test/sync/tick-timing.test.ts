@@ -13,6 +13,9 @@ describe('the phase of a shard\'s data', () => {
     ['one sample', [9], 15, 10, 0],
     ['a loop across the period\'s end', [14, 15, 29, 30], 15, 1, 1_000],
     ['samples scattered over the period', [1, 5, 9, 13], 15, undefined, 11_000],
+    // cAdvisor's spread: samples up to 10 s before a scrape at 4-6 s; the latest sample says when the answer is visible
+    ['samples spread over 10 s before the scrape', [56, 57.5, 59, 60, 61, 62.5, 63, 64, 64.5, 65.5, 71, 73, 77, 79.5], 15, 7, 9_500],
+    ['a spread covering the period: scattered', [0, 1.5, 3, 4.5, 6, 7.5, 9, 10.5, 12, 13.5], 15, undefined, 13_500],
     ['a 60 s period', [44, 45], 60, 46, 1_000],
     ['the last second of the period: the tick wraps to its start', [13, 14], 15, 0, 1_000],
   ])('%s', (_name, seconds, period, offset, spread) => {

@@ -67,9 +67,11 @@ export interface ModelOptions {
   /**
    * metrics-server's scrape loop: every `resolutionSeconds`, starting `phaseMs` after each multiple of it, each
    * workload's node `offsetMs` later. PodMetrics then carry the load and the time of their pod's last scrape;
-   * absent, the load of now, stamped now.
+   * absent, the load of now, stamped now. `sampleSpreadMs` (default 10 s, a cAdvisor housekeeping interval): how
+   * old the earliest container sample of a pod can be at the scrape; kubelets stamp each container from cAdvisor's
+   * housekeeping loop (10 s + jitter, kubernetes#55863) and metrics-server keeps the earliest (metrics-server#119).
    */
-  scrape?: { resolutionSeconds: number; phaseMs: number; offsetMs?: (namespace: string, workload: string) => number };
+  scrape?: { resolutionSeconds: number; phaseMs: number; offsetMs?: (namespace: string, workload: string) => number; sampleSpreadMs?: number };
 }
 
 interface PodState {
@@ -114,6 +116,8 @@ export const builtInTypes: ResourceType[] = [
 
 const DEFAULT_CONTAINERS: ContainerSpec[] = [{ name: 'app', requests: { cpu: '100m', memory: '128Mi' } }];
 const IMAGE = 'registry.k8s.io/pause:3.10';
+/** How old a pod's earliest container sample can be at a scrape: one cAdvisor housekeeping interval. */
+const DEFAULT_SAMPLE_SPREAD_MS = 10_000;
 const NAME_CHARS = 'bcdfghjklmnpqrstvwxz2456789';
 
 function rfc3339(ms: number): string {
@@ -388,13 +392,19 @@ export class WorkloadModel {
     return out;
   }
 
-  /** metrics.k8s.io PodMetrics of the running pods of a namespace. */
-  /** When the scrape loop last sampled this workload's pods (now without a scrape loop). */
+  /** When the scrape loop last scraped this workload's node (now without a scrape loop). */
   private lastScrape(w: Workload, nowMs: number): number {
     if (!this.scrape) return nowMs;
     const res = this.scrape.resolutionSeconds * 1000;
     const at = this.scrape.phaseMs + (this.scrape.offsetMs?.(w.spec.namespace, w.spec.name) ?? 0);
     return Math.floor((nowMs - at) / res) * res + at;
+  }
+
+  /** The time of a pod's earliest container sample in the scrape at `scrapeMs`: up to the spread before it, varying per scrape (housekeeping jitter). */
+  private sampleTime(pod: string, scrapeMs: number): number {
+    if (!this.scrape) return scrapeMs;
+    const spread = this.scrape.sampleSpreadMs ?? DEFAULT_SAMPLE_SPREAD_MS;
+    return scrapeMs - Math.floor(((hashOf(`${pod}@${scrapeMs}`) >>> 0) / 2 ** 32) * spread);
   }
 
   /** match: a request's labelSelector, applied before any pod's usage is worked out (a list by selector costs what it returns). */
@@ -403,7 +413,6 @@ export class WorkloadModel {
     const now = this.clock.now();
     const nowMs = now.getTime();
     const out: Record<string, unknown>[] = [];
-    const shares = new Map<Workload, { cpu: number; memory: number; sampledMs: number }>();
     // Ready pods per owner in one pass (a filter per owner was quadratic in a namespace's pods).
     const readyOf = new Map<Workload, number>();
     for (const q of this.pods) {
@@ -411,14 +420,11 @@ export class WorkloadModel {
     }
     for (const p of this.pods) {
       if (p.owner.spec.namespace !== namespace || !this.isRunning(p, nowMs) || !match(p.labels)) continue;
-      let share = shares.get(p.owner);
-      if (!share) {
-        const ready = readyOf.get(p.owner) ?? 0;
-        const sampledMs = this.lastScrape(p.owner, nowMs);
-        const load = p.owner.spec.load?.(new Date(sampledMs)) ?? {};
-        share = { cpu: ready ? (load.cpu ?? 0) / ready : 0, memory: ready ? (load.memory ?? 0) / ready : 0, sampledMs };
-        shares.set(p.owner, share);
-      }
+      const ready = readyOf.get(p.owner) ?? 0;
+      // The value is the load at the pod's own sample, served from its node's scrape on.
+      const sampledMs = this.sampleTime(p.name, this.lastScrape(p.owner, nowMs));
+      const load = p.owner.spec.load?.(new Date(sampledMs)) ?? {};
+      const share = { cpu: ready ? (load.cpu ?? 0) / ready : 0, memory: ready ? (load.memory ?? 0) / ready : 0, sampledMs };
       const mine = p.deletionMs === undefined && this.isReady(p, nowMs) ? share : { cpu: 0, memory: 0 };
       const n = p.containers.length;
       out.push({
