@@ -2,9 +2,8 @@
 // against naive polling (one request per metric per sync). Prints the figures; no timing asserts.
 import { CloudWatchClient, type GetMetricDataCommand } from '@aws-sdk/client-cloudwatch';
 import { startLocalCloudWatch } from '../lib/local/cloudwatch/server.js';
-import { cloudWatchClients } from '../lib/metrics/cloudwatch-clients.js';
-import { createMetricsAccess } from '../lib/metrics/metrics-access.js';
-import type { MetricQuery } from '../lib/sync/ports.js';
+import { cloudWatchClients, createMetricsAccess } from '#metrics';
+import type { MetricQuery } from '#sync/ports';
 import { queueMetric } from '../test/metrics/cloudwatch-fixtures.js';
 
 const SYNC_SECONDS = 15;

@@ -53,8 +53,7 @@ import { countWarnings, fixed, mean, quantile } from './support/stats.js';
 import { shardCapacity } from '../lib/sizing/shard-sizing.cjs';
 import { createDynamoStore } from '../lib/store/index.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../lib/local/stack/functions.js';
-import { chooseShards, tickingShardsOf } from '../lib/sync/dispatch.js';
-import { ownsAutoscaler, shardId } from '../lib/sync/shards.js';
+import { chooseShards, ownsAutoscaler, shardId, tickingShardsOf } from '#sync/messaging';
 import { namespaceName, workloadName } from './support/servers.js';
 
 const { values: args } = parseArgs({

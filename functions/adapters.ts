@@ -6,9 +6,9 @@
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { RetryPolicy } from '../lib/cluster/index.js';
 import type { DynamoStore } from '../lib/store/index.js';
-import type { FunctionConfig } from '../lib/sync/config.js';
-import type { Clock } from '../lib/sync/ports.js';
-import type { WorkerDeps } from '../lib/sync/worker.js';
+import type { FunctionConfig } from '#sync/messaging';
+import type { Clock } from '#sync/ports';
+import type { WorkerDeps } from '#sync';
 import type { SourceStats } from './log.js';
 import { createClusterAdapters } from './wiring/cluster.js';
 import { systemClock, type LocalEndpoints } from './wiring/options.js';

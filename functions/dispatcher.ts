@@ -9,13 +9,22 @@ import type { Logger } from '@aws-lambda-powertools/logger';
 import { MetricUnit, type Metrics } from '@aws-lambda-powertools/metrics';
 import middy from '@middy/core';
 import type { Context, ScheduledEvent } from 'aws-lambda';
-import { loadFunctionConfig, type FunctionConfig } from '../lib/sync/config.js';
-import { chooseShards, MAX_SCHEDULE_AGE_MS, planTicks, tickingShardsOf, type ShardTiming } from '../lib/sync/dispatch.js';
-import type { Clock, ClusterConfig, ClusterIndex, DispatchStore, WorkQueue } from '../lib/sync/ports.js';
-import { mirrorRegistry, type Registry } from '../lib/sync/registry.js';
-import { sendWithRetries } from '../lib/sync/send-ticks.js';
-import { shardCountAt, shardId } from '../lib/sync/shards.js';
-import { tickOffsetSeconds } from '../lib/sync/tick-phase.js';
+import {
+  chooseShards,
+  type FunctionConfig,
+  loadFunctionConfig,
+  MAX_SCHEDULE_AGE_MS,
+  mirrorRegistry,
+  planTicks,
+  type Registry,
+  sendWithRetries,
+  shardCountAt,
+  shardId,
+  type ShardTiming,
+  tickingShardsOf,
+  tickOffsetSeconds,
+} from '#sync/messaging';
+import type { Clock, ClusterConfig, ClusterIndex, DispatchStore, WorkQueue } from '#sync/ports';
 import { logDispatch, publish } from './log.js';
 import { redact } from './redact.js';
 import { withConfig } from './wiring/logger.js';

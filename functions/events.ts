@@ -9,13 +9,18 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { Logger } from '@aws-lambda-powertools/logger';
 import middy from '@middy/core';
 import type { CloudWatchLogsEvent, Context, EventBridgeEvent } from 'aws-lambda';
-import { shardsNamingAlarm } from '../lib/sync/alarm-shards.js';
-import { fromAuditLogData } from '../lib/sync/audit-events.js';
-import { loadFunctionConfig, type FunctionConfig } from '../lib/sync/config.js';
-import { alarmOf, fromBusEvent, type Planned } from '../lib/sync/event-sources.js';
-import { MAX_EVENT_AGE_MS } from '../lib/sync/messages.js';
-import type { AlarmIndexStore, WorkQueue } from '../lib/sync/ports.js';
-import { errorText } from '../lib/sync/report.js';
+import {
+  alarmOf,
+  errorText,
+  fromAuditLogData,
+  fromBusEvent,
+  type FunctionConfig,
+  loadFunctionConfig,
+  MAX_EVENT_AGE_MS,
+  type Planned,
+  shardsNamingAlarm,
+} from '#sync/messaging';
+import type { AlarmIndexStore, WorkQueue } from '#sync/ports';
 import { createLogger, withConfig } from './wiring/logger.js';
 import { createWorkQueue } from './wiring/queue.js';
 import { createStore } from './wiring/store.js';

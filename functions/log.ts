@@ -11,8 +11,8 @@
 import { createHash } from 'node:crypto';
 import type { Logger } from '@aws-lambda-powertools/logger';
 import { MetricUnit, type Metrics } from '@aws-lambda-powertools/metrics';
-import type { AutoscalerReport, CycleReport } from '../lib/sync/report.js';
-import type { MessageResult } from '../lib/sync/worker.js';
+import type { AutoscalerReport, CycleReport } from '#sync/messaging';
+import type { MessageResult } from '#sync';
 import { redact, redactAll } from './redact.js';
 
 /** Counters of the metric sources, cumulative; the cycle line carries the difference. */

@@ -5,9 +5,8 @@ import type { Logger } from '@aws-lambda-powertools/logger';
 import middy from '@middy/core';
 import type { Context, DynamoDBStreamEvent } from 'aws-lambda';
 import { specOfKeys, KIND_HPA } from '../lib/store/items.js';
-import { loadFunctionConfig, type FunctionConfig } from '../lib/sync/config.js';
-import { fromSpecChanges, type SpecChange } from '../lib/sync/event-sources.js';
-import type { WorkQueue } from '../lib/sync/ports.js';
+import { fromSpecChanges, type FunctionConfig, loadFunctionConfig, type SpecChange } from '#sync/messaging';
+import type { WorkQueue } from '#sync/ports';
 import { createLogger, withConfig } from './wiring/logger.js';
 import { createWorkQueue } from './wiring/queue.js';
 

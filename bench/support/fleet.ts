@@ -10,11 +10,10 @@ import { applyDefaults } from '#hpa/api';
 import type { HorizontalPodAutoscaler } from '#hpa';
 import { startLocalFunctions, LOCAL_CREDENTIALS, LOCAL_REGION, type LocalFunctions } from '../../lib/local/stack/functions.js';
 import type { LogLine } from '../../lib/local/lambda/telemetry-capture.js';
-import type { CloudWatchMetric } from '../../lib/api/cloudwatch-types.js';
+import type { CloudWatchMetric } from '#api';
 import { createDynamoClient } from '../../lib/store/index.js';
 import { bucketIndexKey, bucketPk, KIND_CLOUDWATCH, KIND_HPA, specSk } from '../../lib/store/items.js';
-import { bucketOf } from '../../lib/sync/shards.js';
-import { loadFunctionConfig, type SyncOptions } from '../../lib/sync/config.js';
+import { bucketOf, loadFunctionConfig, type SyncOptions } from '#sync/messaging';
 import { clusterName, namespaceName, QUEUE_METRIC, queueName, startServers, workloadName, type Scenario, type ServerCounts, type Servers } from './servers.js';
 
 export const PERIOD_MS = 15_000;

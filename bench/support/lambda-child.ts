@@ -9,8 +9,8 @@ import { createAdapters, type Adapters } from '../../functions/adapters.js';
 import { createWorkerHandler } from '../../functions/worker.js';
 import { lambdaContexts } from '../../lib/local/lambda/runtime.js';
 import { CapturingLogger, CapturingMetrics } from '../../lib/local/lambda/telemetry-capture.js';
-import { loadFunctionConfig } from '../../lib/sync/config.js';
-import type { Clock } from '../../lib/sync/ports.js';
+import { loadFunctionConfig } from '#sync/messaging';
+import type { Clock } from '#sync/ports';
 import { readRunQueueMs, readThrottling, throttlingSince, type EnvironmentSpec, type HostRequest, type Invocation } from './lambda-protocol.js';
 import { startRawProfile } from './profile.js';
 

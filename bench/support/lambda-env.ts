@@ -22,7 +22,7 @@ import type { SQSEvent } from 'aws-lambda';
 import { build } from 'esbuild';
 import { ASSUMED } from '../../lib/cost/inputs.js';
 import { md5Hex } from '../../lib/local/sqs/md5.js';
-import type { TickMessage } from '../../lib/sync/messages.js';
+import type { TickMessage } from '#sync/messaging';
 import { root, serverlessEsbuildOptions } from '../../test/deploy/bundle.js';
 import { readThrottling, type EnvironmentSpec, type HostReply, type HostRequest, type Invocation, type Throttling } from './lambda-protocol.js';
 

@@ -8,8 +8,7 @@ import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../lib/local/stack/functions
 import { startLocalSqs, type LocalSqs } from '../../lib/local/sqs/server.js';
 import type { LogLine } from '../../lib/local/lambda/telemetry-capture.js';
 import { createDynamoStore, ensureTable } from '../../lib/store/index.js';
-import type { TickMessage } from '../../lib/sync/messages.js';
-import { bucketOf, shardId, shardsOf } from '../../lib/sync/shards.js';
+import { bucketOf, shardId, shardsOf, type TickMessage } from '#sync/messaging';
 import { diffCounts, PERIOD_MS, seedSpecs, type CountsDelta } from './fleet.js';
 import { prioritize, removeCpuCgroup, tickEvent, type EnvironmentSpec, type Invocation, type LambdaEnvironment } from './lambda-env.js';
 import { namespaceName, startServers, type Scenario, type Servers } from './servers.js';

@@ -2,13 +2,12 @@
 // tokens), CloudWatch, and where a cluster's configuration comes from. Only the worker
 // imports it: it is most of what sets the worker's bundle apart from the others.
 import { createClusterAccess, type KubernetesCluster, type RetryPolicy } from '../../lib/cluster/index.js';
-import { cloudWatchClients } from '../../lib/metrics/cloudwatch-clients.js';
-import { createMetricsAccess } from '../../lib/metrics/metrics-access.js';
-import { answerCapForMemory } from '../../lib/transport/bounded-fetch.js';
+import { cloudWatchClients, createMetricsAccess } from '#metrics';
+import { answerCapForMemory } from '#transport';
 import type { RegisteredCluster } from '../../lib/store/index.js';
-import type { FunctionConfig } from '../../lib/sync/config.js';
-import type { Clock, ClusterConfig } from '../../lib/sync/ports.js';
-import type { ClusterDirectory, WorkerDeps } from '../../lib/sync/worker.js';
+import type { FunctionConfig } from '#sync/messaging';
+import type { Clock, ClusterConfig } from '#sync/ports';
+import type { ClusterDirectory, WorkerDeps } from '#sync';
 import type { SourceStats } from '../log.js';
 import { createLogger } from './logger.js';
 import type { LocalEndpoints } from './options.js';

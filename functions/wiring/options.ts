@@ -1,9 +1,9 @@
 // What the pieces of the composition root share: the system clock, and on local stacks the
 // local servers in place of AWS. Types and one constant only, so that any function's wiring
 // can take them without importing another piece.
-import type { ResolveHost } from '../../lib/transport/bounded-fetch.js';
+import type { ResolveHost } from '#transport';
 import type { AwsCredentials } from '../../lib/cluster/index.js';
-import type { Clock } from '../../lib/sync/ports.js';
+import type { Clock } from '#sync/ports';
 
 export const systemClock: Clock = { now: () => new Date() };
 

@@ -2,8 +2,8 @@
 // stream and events functions carry this and nothing else of AWS.
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { sqsWorkQueue, type SqsWorkQueue } from '../../lib/queue/sqs-work-queue.js';
-import { AwsHttpHandler } from '../../lib/transport/aws-http-handler.js';
-import type { FunctionConfig } from '../../lib/sync/config.js';
+import { AwsHttpHandler } from '#transport';
+import type { FunctionConfig } from '#sync/messaging';
 import type { LocalEndpoints } from './options.js';
 
 export interface WorkQueueClient {

@@ -1,6 +1,6 @@
 // The table (DynamoDB): the worker's store, and the dispatcher's cluster registry.
 import { createDynamoStore, type DynamoStore } from '../../lib/store/index.js';
-import type { FunctionConfig } from '../../lib/sync/config.js';
+import type { FunctionConfig } from '#sync/messaging';
 import type { LocalEndpoints } from './options.js';
 
 export function createStore(config: Pick<FunctionConfig, 'region' | 'tableName'>, local?: LocalEndpoints): DynamoStore {

@@ -1,11 +1,11 @@
 // The text of `shpa describe`, as `kubectl describe hpa` lays it out, and the events of the decision log.
 import { stringify } from 'yaml';
 import { activationThreshold, type HorizontalPodAutoscaler, type HPAScalingRules, type ShadowSummary } from '#hpa';
-import type { CloudWatchMetric } from '../api/cloudwatch-types.js';
+import type { CloudWatchMetric } from '#api';
 import type { StoredSpec } from '../store/index.js';
-import type { DecisionLogEntry } from '../sync/event-log.js';
-import { metricSourceText, namespaceMetricObjects } from '../sync/metric-queries.js';
-import type { AutoscalerRecord, ClusterSnapshot } from '../sync/ports.js';
+import type { DecisionLogEntry } from '#sync/messaging';
+import { metricSourceText, namespaceMetricObjects } from '#sync';
+import type { AutoscalerRecord, ClusterSnapshot } from '#sync/ports';
 import { fallbackText } from './fallback-text.js';
 import { pauseAndScheduleRows } from './describe-schedules.js';
 import { predictiveRows } from './describe-predictive.js';

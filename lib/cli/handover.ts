@@ -7,8 +7,7 @@
 // Two writers would undo each other's changes instead. docs/migrate.md, "Hand over and back".
 import type { Command } from 'commander';
 import type { ShadowSummary } from '#hpa';
-import { parseShadowTarget, SHADOW_ANNOTATION, type ShadowTarget } from '../sync/shadow.js';
-import { DRY_RUN_ANNOTATION } from '../sync/units.js';
+import { DRY_RUN_ANNOTATION, parseShadowTarget, SHADOW_ANNOTATION, type ShadowTarget } from '#sync';
 import { CliError } from './context.js';
 import { connectKube, kubeError, type KubeClient } from './kube-client.js';
 

@@ -8,7 +8,8 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { stringify } from 'yaml';
-import { DRY_RUN_ANNOTATION, expandLists, importDocument, KUBERNETES_KIND, toKubernetesKind, triggerAuthenticationRoles, type ImportedObject, type ImportResult } from '../import/convert.js';
+import { DRY_RUN_ANNOTATION } from '#sync';
+import { expandLists, importDocument, type ImportedObject, type ImportResult, KUBERNETES_KIND, toKubernetesKind, triggerAuthenticationRoles } from '#import';
 import { formatFieldError } from '#hpa/api';
 import type { StoredSpec } from '../store/index.js';
 import { CliError, resolveContext } from './context.js';

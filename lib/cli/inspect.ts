@@ -1,8 +1,8 @@
 // `shpa get` and `shpa describe`: reading autoscalers back, kubectl-style.
 import type { Command } from 'commander';
 import { KIND_CLOUDWATCH, KIND_HPA, KIND_PROMETHEUS, type StoredSpec } from '../store/index.js';
-import { prometheusEndpointText, type PrometheusMetric } from '../api/prometheus-types.js';
-import type { AutoscalerRecord, ClusterSnapshot } from '../sync/ports.js';
+import { prometheusEndpointText, type PrometheusMetric } from '#api';
+import type { AutoscalerRecord, ClusterSnapshot } from '#sync/ports';
 import { CliError, resolveContext, type Context } from './context.js';
 import { describe, describeObject } from './describe.js';
 import { age, formatTargets } from './format.js';

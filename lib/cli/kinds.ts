@@ -1,7 +1,6 @@
 // The kinds `shpa apply` accepts, each with its validation and defaulting.
 import { annotationWarnings, applyDefaults, type FieldError, type FieldWarning, validateAutoscaler } from '#hpa/api';
-import { validateCloudWatchMetric } from '../api/cloudwatch-validation.js';
-import { validatePrometheusMetric } from '../api/prometheus-validation.js';
+import { validateCloudWatchMetric, validatePrometheusMetric } from '#api';
 import { KIND_CLOUDWATCH, KIND_HPA, KIND_PROMETHEUS, type SpecKind, type StoredSpec } from '../store/index.js';
 import { CliError, notFound } from './context.js';
 

@@ -4,7 +4,7 @@ import type { Command } from 'commander';
 import type { LocalMetric } from '../local/cloudwatch/server.js';
 import type { LogLine } from '../local/lambda/telemetry-capture.js';
 import type { LocalUp } from '../local/stack/up.js';
-import { isSyncPeriod } from '../sync/config.js';
+import { isSyncPeriod } from '#sync/messaging';
 import { CliError } from './context.js';
 import { numberOption } from './options.js';
 

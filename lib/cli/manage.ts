@@ -5,10 +5,10 @@
 // local table (shpa local up, a test table) is registered by hand with `cluster add`.
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { isAwsRegion } from '../api/cloudwatch-validation.js';
+import { isAwsRegion } from '#api';
 import { ensureTable } from '../store/index.js';
 import type { RegisteredCluster } from '../store/index.js';
-import { isShardCount, parseShardId } from '../sync/shards.js';
+import { isShardCount, parseShardId } from '#sync/messaging';
 import { CliError, resolveContext, type Context } from './context.js';
 import { table } from './format.js';
 

@@ -1,7 +1,7 @@
 // Warnings that need more than the object itself, computed against what the table holds and what
 // the same command applies: printed as kubectl prints an API server's warnings, the object accepted.
 import { KIND_HPA, type StoredSpec } from '../store/index.js';
-import type { ClusterSnapshot } from '../sync/ports.js';
+import type { ClusterSnapshot } from '#sync/ports';
 import type { FieldWarning } from '#hpa/api';
 import type { HorizontalPodAutoscaler } from '#hpa';
 

@@ -4,7 +4,7 @@ import { Sha256 } from '@aws-crypto/sha256-js';
 import { STSClient, type STSClientConfig } from '@aws-sdk/client-sts';
 import { HttpRequest } from '@smithy/protocol-http';
 import { SignatureV4 } from '@smithy/signature-v4';
-import type { Clock } from '../sync/ports.js';
+import type { Clock } from '#sync/ports';
 
 export interface AwsCredentials {
   accessKeyId: string;

@@ -4,7 +4,7 @@
 import { DescribeClusterCommand, EKSClient, type Cluster } from '@aws-sdk/client-eks';
 import type { STSClientConfig } from '@aws-sdk/client-sts';
 import { fromNodeProviderChain, fromTemporaryCredentials } from '@aws-sdk/credential-providers';
-import { ClusterApiError, type Clock, type ClusterRecord } from '../sync/ports.js';
+import { type Clock, ClusterApiError, type ClusterRecord } from '#sync/ports';
 import {
   createEksTokenProvider,
   staticTokenProvider,

@@ -25,25 +25,24 @@ import {
   type ScaleInfo,
   selectorToString,
 } from '#hpa';
-import type { CloudWatchMetric } from '../api/cloudwatch-types.js';
-import type { PrometheusMetric } from '../api/prometheus-types.js';
-import type { DecisionLogEntry } from '../sync/event-log.js';
+import type { CloudWatchMetric, PrometheusMetric } from '#api';
+import type { DecisionLogEntry } from '#sync/messaging';
 import {
-  ClusterApiError,
   type Clock,
   type ClusterAccess,
+  ClusterApiError,
   type ClusterMetricsApi,
   type KubernetesAutoscaler,
   type KubernetesAutoscalerStatus,
   type ListableScaleKind,
   type LiveHpaStatus,
   type ObjectReference,
-} from '../sync/ports.js';
+} from '#sync/ports';
 import { appsScalesOf, customObjectsOf, externalMetricSamplesOf, objectMetricSampleOf, podListOf, podMetricSamplesOf, podMetricsOf, scaleInfoOf } from './convert.js';
 import type { TokenProvider } from './eks-token.js';
 import { HttpStatusError, callWithPolicy, defaultRetryPolicy, describeTarget, type RequestTarget, type RetryPolicy } from './request-policy.js';
 import { ResourceResolver, type ResourceRef } from './resources.js';
-import { Gate } from '../transport/gate.js';
+import { Gate } from '#transport';
 
 /** Where the API server is and how to trust it. */
 export interface ClusterConnection {

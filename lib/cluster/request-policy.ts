@@ -1,9 +1,8 @@
 // How one Kubernetes API call fails and is retried: bounded attempts with
 // backoff inside a per-call deadline, one token refresh on 401, and errors
 // that say what went wrong in the API server's own words.
-import { ClusterApiError } from '../sync/ports.js';
-import type { Gate } from '../transport/gate.js';
-import { serverTimeout } from '../transport/server-timer.js';
+import { ClusterApiError } from '#sync/ports';
+import { type Gate, serverTimeout } from '#transport';
 
 /** What a call does, in RBAC terms (used for 403 and 404 messages). */
 export type RequestTarget = ResourceTarget | NonResourceTarget;

@@ -1,7 +1,7 @@
 // Kind → REST resource, as upstream's RESTMapper does it: a table for the
 // built-in kinds, discovery (per group/version, per cycle) for everything else.
 import { parseGroupVersion } from '#hpa/api';
-import { ClusterApiError } from '../sync/ports.js';
+import { ClusterApiError } from '#sync/ports';
 import { apiResourcesOf } from './convert.js';
 
 export interface ResourceRef {

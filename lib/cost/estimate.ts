@@ -4,13 +4,10 @@
 // writes the store's write policy lets through, GetMetricData once per metric period, a
 // summary log line and a decision line when something happened; plus what events add.
 // Pure: prices, measurements and assumptions come in (prices.ts, inputs.ts).
-import { LEARNED_BYTES, PROBE_MS, RELEARN_MS } from '../sync/publish-delay.js';
-import { TICK_PERIODS } from '../sync/sync-periods.js';
+import { isSyncPeriod, LEARNED_BYTES, NAMESPACE_BUCKETS, PROBE_MS, RELEARN_MS, SHARD_COUNTS, TICK_PERIODS } from '#sync/messaging';
 import { DEFAULT_WRITE_POLICY, type WritePolicy } from '../store/history.js';
-import { isSyncPeriod } from '../sync/config.js';
 import { allChangeCycleMs, evenBuckets, shardCountFor } from '../sizing/shard-sizing.cjs';
-import { NAMESPACE_BUCKETS, SHARD_COUNTS } from '../sync/shards.js';
-import { DEFAULT_PROMETHEUS_PERIOD_SECONDS } from '../api/prometheus-types.js';
+import { DEFAULT_PROMETHEUS_PERIOD_SECONDS } from '#api';
 import { SHARED_PAGE_BYTES } from '../store/shared-answers.js';
 import { ASSUMED, MEASURED, type Measured } from './inputs.js';
 

@@ -5,7 +5,7 @@ import { startLocalCloudWatch, type LocalCloudWatch } from '../local/cloudwatch/
 import { startK8sApiServer, type K8sApiServer } from '../local/kubernetes/api-server.js';
 import { WorkloadModel } from '../local/kubernetes/workload-model.js';
 import { startDynalite } from '../store/dynalite.js';
-import type { Clock } from '../sync/ports.js';
+import type { Clock } from '#sync/ports';
 
 /** Time that moves only when told: set by the demo's loop. */
 export class VirtualClock implements Clock {

@@ -18,7 +18,7 @@ import { reportSetup } from '../sim/metric-info.js';
 import { valueAt, type Trace } from '../sim/trace.js';
 import { LOCAL_REGION, startLocalFunctions, type LocalFunctions } from '../local/stack/functions.js';
 import type { LogLine } from '../local/lambda/telemetry-capture.js';
-import { isSyncPeriod } from '../sync/config.js';
+import { isSyncPeriod } from '#sync/messaging';
 import { LiveView } from './live-view.js';
 import { startLocalStack, VirtualClock, type PodTimings } from './local-stack.js';
 import { applyExamples, autoscalerKey, populate } from './scenario.js';

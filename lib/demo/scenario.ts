@@ -7,7 +7,7 @@ import { checkFile } from '../cli/apply.js';
 import { expandPaths } from '../cli/manifests.js';
 import type { LocalCloudWatch } from '../local/cloudwatch/server.js';
 import type { WorkloadModel } from '../local/kubernetes/workload-model.js';
-import type { CloudWatchMetric } from '../api/cloudwatch-types.js';
+import type { CloudWatchMetric } from '#api';
 import { KIND_CLOUDWATCH, KIND_HPA, type DynamoStore } from '../store/index.js';
 import { packageRoot } from './package-root.js';
 

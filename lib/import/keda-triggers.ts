@@ -2,8 +2,7 @@
 // prometheus as a PrometheusMetric (a server or AMP), aws-cloudwatch and aws-sqs-queue as a
 // CloudWatchMetric, each read by an External metric; cron as a window of scheduled minimum.
 // Pure: the trigger in, the pieces and what was said about them out.
-import type { CloudWatchMetric, CloudWatchQuery } from '../api/cloudwatch-types.js';
-import type { PrometheusMetric, PrometheusMetricSpec } from '../api/prometheus-types.js';
+import type { CloudWatchMetric, CloudWatchQuery, PrometheusMetric, PrometheusMetricSpec } from '#api';
 import type { MetricSpec, MetricTarget, MinReplicaSchedule } from '#hpa';
 import { isObj, str, type FindRole, type Obj } from './result.js';
 

@@ -6,8 +6,7 @@
 // that live autoscaler, so that it reports each decision against it (docs/migrate.md, "Shadow"). The metric objects are
 // already shpa.dev/v1 kinds. Pure.
 import { type HorizontalPodAutoscaler, MIN_REPLICA_SCHEDULES_ANNOTATION, type MinReplicaSchedule } from '#hpa';
-import { SHADOW_ANNOTATION } from '../sync/shadow.js';
-import { DRY_RUN_ANNOTATION } from '../sync/units.js';
+import { DRY_RUN_ANNOTATION, SHADOW_ANNOTATION } from '#sync';
 import type { ImportedObject } from './result.js';
 
 export { DRY_RUN_ANNOTATION };

@@ -1,6 +1,5 @@
 // What one imported document gives: the objects, and what the user reads about them.
-import type { CloudWatchMetric } from '../api/cloudwatch-types.js';
-import type { PrometheusMetric } from '../api/prometheus-types.js';
+import type { CloudWatchMetric, PrometheusMetric } from '#api';
 import type { HorizontalPodAutoscaler } from '#hpa';
 
 export type ImportedObject = HorizontalPodAutoscaler | CloudWatchMetric | PrometheusMetric;

@@ -1,7 +1,7 @@
 // CloudWatch clients by region and role, made once and reused across cycles.
 import { CloudWatchClient, type CloudWatchClientConfig } from '@aws-sdk/client-cloudwatch';
 import { fromTemporaryCredentials } from '@aws-sdk/credential-providers';
-import { AwsHttpHandler, withoutSdkLogging } from '../transport/aws-http-handler.js';
+import { AwsHttpHandler, withoutSdkLogging } from '#transport';
 
 export interface CloudWatchClientOptions {
   /** A local endpoint (tests, demo); never set in production. */

@@ -3,10 +3,17 @@
 // stats and expressions become one MetricDataQuery; ids are renamed per request
 // group so objects never collide, and expressions are renamed with them.
 import type { MetricDataQuery } from '@aws-sdk/client-cloudwatch';
-import type { CloudWatchDimension, CloudWatchMetricSpec, CloudWatchMetricStat, CloudWatchQuery } from '../api/cloudwatch-types.js';
-import { renameIds, referencedIds, usesAllMetrics } from '../api/cloudwatch-expression.js';
-import { MAX_QUERIES_PER_REQUEST } from '../api/cloudwatch-validation.js';
-import { stableKey } from './stable-key.js';
+import {
+  type CloudWatchDimension,
+  type CloudWatchMetricSpec,
+  type CloudWatchMetricStat,
+  type CloudWatchQuery,
+  MAX_QUERIES_PER_REQUEST,
+  referencedIds,
+  renameIds,
+  usesAllMetrics,
+} from '#api';
+import { stableKey } from '../shared/stable-key.js';
 
 export const DEFAULT_LOOKBACK_PERIODS = 5;
 

@@ -6,11 +6,11 @@
 import { GetMetricDataCommand, type CloudWatchClient, type GetMetricDataCommandOutput, type MetricDataResult } from '@aws-sdk/client-cloudwatch';
 import type { MetricSample, QuantityString, Timestamp } from '#hpa';
 import { createHash } from 'node:crypto';
-import type { Clock, MetricReadOptions, SharedMetricAnswer } from '../sync/ports.js';
-import type { CloudWatchMetric } from '../api/cloudwatch-types.js';
+import type { Clock, MetricReadOptions, SharedMetricAnswer } from '#sync/ports';
+import type { CloudWatchMetric } from '#api';
 import { alarmWindowFor, DEFAULT_LOOKBACK_PERIODS, planRequests, specKey, windowFor, type PlannedRequest, type PlannedUnit, type QueryWindow } from './cloudwatch-plan.js';
 import { floatToMilliQuantity } from './float-quantity.js';
-import { checkUsedValue, closeProbing, dueLearning, observeCounts, probing, SETTLE_SECONDS, type DelayLearning } from '../sync/publish-delay.js';
+import { checkUsedValue, closeProbing, type DelayLearning, dueLearning, observeCounts, probing, SETTLE_SECONDS } from '#sync/messaging';
 
 export interface CloudWatchClients {
   clientFor(region: string, roleArn?: string): CloudWatchClient;

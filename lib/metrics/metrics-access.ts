@@ -2,12 +2,11 @@
 // behind MetricsAccess.fetchAll. Identical queries of a call are fetched once;
 // a failure is that query's { error }, never an exception.
 import type { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
-import type { ClusterMetricsApi, Clock, MetricAnswer, MetricQuery, MetricReadOptions, MetricsAccess } from '../sync/ports.js';
-import type { CloudWatchMetric } from '../api/cloudwatch-types.js';
-import type { PrometheusMetric } from '../api/prometheus-types.js';
+import type { Clock, ClusterMetricsApi, MetricAnswer, MetricQuery, MetricReadOptions, MetricsAccess } from '#sync/ports';
+import type { CloudWatchMetric, PrometheusMetric } from '#api';
 import { PrometheusSource, type PrometheusAnswer, type PrometheusSourceOptions, type PrometheusStats } from './prometheus-source.js';
 import { CloudWatchSource, type CloudWatchAnswer, type CloudWatchSourceOptions, type CloudWatchStats, type RetryOptions } from './cloudwatch-source.js';
-import { stableKey } from './stable-key.js';
+import { stableKey } from '../shared/stable-key.js';
 
 export interface MetricsAccessOptions {
   /** The metrics APIs of a cluster, by cluster name. */

@@ -6,8 +6,8 @@ import { Sha256 } from '@aws-crypto/sha256-js';
 import { HttpRequest } from '@smithy/protocol-http';
 import { SignatureV4 } from '@smithy/signature-v4';
 import type { AwsCredentialIdentity, AwsCredentialIdentityProvider } from '@smithy/types';
-import { fetchBounded, HttpFetchError, type BoundedFetchOptions } from '../transport/bounded-fetch.js';
-import { DEFAULT_SAMPLES_ERROR_THRESHOLD, DEFAULT_SAMPLES_WARNING_THRESHOLD, type PrometheusMetricSpec } from '../api/prometheus-types.js';
+import { type BoundedFetchOptions, fetchBounded, HttpFetchError } from '#transport';
+import { DEFAULT_SAMPLES_ERROR_THRESHOLD, DEFAULT_SAMPLES_WARNING_THRESHOLD, type PrometheusMetricSpec } from '#api';
 
 export type Credentials = AwsCredentialIdentity | AwsCredentialIdentityProvider;
 

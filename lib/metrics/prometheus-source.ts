@@ -8,13 +8,19 @@ import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-sec
 import { fromNodeProviderChain, fromTemporaryCredentials } from '@aws-sdk/credential-providers';
 import { createHash } from 'node:crypto';
 import type { MetricSample, Timestamp } from '#hpa';
-import type { Clock, MetricReadOptions, SharedMetricAnswer } from '../sync/ports.js';
-import { DEFAULT_PROMETHEUS_PERIOD_SECONDS, prometheusEndpointText, type PrometheusMetric, type PrometheusMetricSpec } from '../api/prometheus-types.js';
+import type { Clock, MetricReadOptions, SharedMetricAnswer } from '#sync/ports';
+import {
+  DEFAULT_PROMETHEUS_PERIOD_SECONDS,
+  type MetricAccess,
+  prometheusEndpointText,
+  type PrometheusMetric,
+  type PrometheusMetricSpec,
+  serverGrant,
+} from '#api';
 import { floatToMilliQuantity } from './float-quantity.js';
 import { PrometheusHttpError, queryTarget, sendInstantQuery, type Credentials, type InstantAnswer, type PrometheusEndpoints, type QueryTarget } from './prometheus-http.js';
-import { stableKey } from './stable-key.js';
-import { serverGrant, type MetricAccess } from '../api/metric-access.js';
-import type { BoundedFetchOptions, ResolveHost } from '../transport/bounded-fetch.js';
+import { stableKey } from '../shared/stable-key.js';
+import type { BoundedFetchOptions, ResolveHost } from '#transport';
 
 export interface PrometheusSourceOptions {
   /** Region of amp and cloudWatch endpoints that name none. */

@@ -12,7 +12,7 @@
 // EKS cluster name (at most 100 of [A-Za-z0-9_-]) always is one.
 // https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/sqs-fair-queues-detailed.html
 import { SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import { UnsentMessagesError, type WorkMessageEntry, type WorkQueue } from '../sync/ports.js';
+import { UnsentMessagesError, type WorkMessageEntry, type WorkQueue } from '#sync/ports';
 
 const BATCH = 10;
 

@@ -4,7 +4,7 @@
 // AbortSignal for their own deadline.
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { AwsCredentialIdentity } from '@smithy/types';
-import { AwsHttpHandler, withoutSdkLogging } from '../transport/aws-http-handler.js';
+import { AwsHttpHandler, withoutSdkLogging } from '#transport';
 
 export interface DynamoClientOptions {
   endpoint?: string;

@@ -15,32 +15,41 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import pLimit from 'p-limit';
 import type { HorizontalPodAutoscaler, ScalingHistory } from '#hpa';
-import type { CloudWatchMetric } from '../api/cloudwatch-types.js';
-import type { PrometheusMetric } from '../api/prometheus-types.js';
-import { stableKey } from '../metrics/stable-key.js';
+import type { CloudWatchMetric, PrometheusMetric } from '#api';
+import { stableKey } from '../shared/stable-key.js';
 import {
-  VersionConflictError,
+  type AlarmIndexStore,
   type AutoscalerRecord,
   type AutoscalerStateUpdate,
   type AutoscalerStore,
   type BrokenRecord,
   type ClusterConfig,
   type ClusterIndex,
-  type DispatchStore,
-  type AlarmIndexStore,
-  type ReleaseOptions,
-  type ShardRecord,
-  type ShardCountRecord,
   type ClusterSnapshot,
   type ClusterStateRecord,
+  type DispatchStore,
   type LeaseOutcome,
   type LeaseRequest,
+  type ReleaseOptions,
   type SaveOptions,
-  type SharedMetricAnswer,
+  type ShardCountRecord,
+  type ShardRecord,
   type ShardSnapshot,
-} from '../sync/ports.js';
-import { logNeedsWrite } from '../sync/event-log.js';
-import { NAMESPACE_BUCKETS, SHARD_COUNTS, bucketOf, bucketsOf, ownsAutoscaler, partOf, type ShardRef } from '../sync/shards.js';
+  type SharedMetricAnswer,
+  VersionConflictError,
+} from '#sync/ports';
+import {
+  bucketOf,
+  bucketsOf,
+  decodePhase,
+  logNeedsWrite,
+  NAMESPACE_BUCKETS,
+  ownsAutoscaler,
+  partOf,
+  SHARD_COUNTS,
+  type ShardRef,
+  TICK_PERIODS,
+} from '#sync/messaging';
 import { createDynamoClient, type DynamoClientOptions } from './dynamo-client.js';
 import { DEFAULT_WRITE_POLICY, compactState, expandHistory, historyHorizonSeconds, needsWrite, type CompactState, type WritePolicy } from './history.js';
 import {
@@ -60,8 +69,6 @@ import {
   type SpecKind,
 } from './items.js';
 import { ShardCycles, type ShardCycleItem } from './shard-cycles.js';
-import { decodePhase } from '../sync/tick-phase.js';
-import { TICK_PERIODS } from '../sync/sync-periods.js';
 import { decodeSharedAnswers, encodeSharedPages, parseSharedPageSk, SHARED_ANSWERS_SK, sharedPageSk } from './shared-answers.js';
 import { decodeState, encodeState, type DecodedState, type StateFields } from './state-codec.js';
 import { DEFAULT_TABLE_NAME } from './table.js';

@@ -1,5 +1,5 @@
 // One-line explanations, with the fix, of the ways talking to DynamoDB fails.
-import { VersionConflictError } from '../sync/ports.js';
+import { VersionConflictError } from '#sync/ports';
 
 export interface StoreTarget {
   tableName: string;

@@ -9,7 +9,7 @@
 // cluster's latest cycle marker (see docs/store.md).
 import type { DemandHistory, HorizontalPodAutoscalerBehavior, HorizontalPodAutoscalerStatus, MetricStatus, MetricValueStatus, ScalingHistory } from '#hpa';
 import { parseQuantity, toFloat } from '#hpa/api';
-import type { DirectionHolds } from '../sync/ports.js';
+import type { DirectionHolds } from '#sync/ports';
 
 export type RecPair = [replicas: number, lastSeenMs: number];
 export type EventPair = [timestampMs: number, change: number];

@@ -14,7 +14,7 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { FinalizeHandler, FinalizeHandlerArguments, MetadataBearer, MiddlewareStack } from '@smithy/types';
-import type { EvaluationTimes, LeaseOutcome, LeaseRequest, ReleaseOptions } from '../sync/ports.js';
+import type { EvaluationTimes, LeaseOutcome, LeaseRequest, ReleaseOptions } from '#sync/ports';
 import { shardCycleKey } from './items.js';
 import { FUTURE_TOLERANCE_MS } from './state-codec.js';
 

@@ -6,8 +6,8 @@
 // Decoded strictly: an entry that cannot be trusted is dropped, and costs nothing but one more
 // read from CloudWatch.
 import type { MetricSample } from '#hpa';
-import type { SharedMetricAnswer } from '../sync/ports.js';
-import { decodeLearning, encodeLearning, type DelayLearning } from '../sync/publish-delay.js';
+import type { SharedMetricAnswer } from '#sync/ports';
+import { decodeLearning, type DelayLearning, encodeLearning } from '#sync/messaging';
 
 /** The sort key (and, of the pages, its prefix) in a bucket partition; the attribute `cw` holds the answers. A bare one is an older release's single item. */
 export const SHARED_ANSWERS_SK = 'shared#cloudwatch';

@@ -1,7 +1,8 @@
 // Which shards an alarm's state change goes to: those whose last cycle found a CloudWatchMetric
 // naming it (the cycle item's `al`), and those that have recorded nothing yet (a new deploy, a
 // shard count just changed), so that an alarm is never missed, only sometimes sent too widely.
-import type { AlarmIndexStore, ClusterConfig } from './ports.js';
+import type { AlarmIndexStore } from './ports/alarm-index-store.js';
+import type { ClusterConfig } from './ports/cluster-access.js';
 import { shardCountAt, shardId, shardsOf } from './shards.js';
 
 export interface AlarmShards {

@@ -6,7 +6,7 @@
 // failed requests are left out; anything else in the log is ignored.
 import { gunzipSync } from 'node:zlib';
 import { fromSpecChanges, type Planned, type SpecChange } from './event-sources.js';
-import type { ClusterConfig } from './ports.js';
+import type { ClusterConfig } from './ports/cluster-access.js';
 
 /** What CloudWatch Logs delivers once decoded (DATA_MESSAGE; a CONTROL_MESSAGE has no events). */
 export interface LogsDelivery {

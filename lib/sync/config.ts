@@ -1,9 +1,9 @@
 // The functions' configuration, from their environment (set by serverless.yml; see
 // docs/architecture.md). A bad value fails every invocation with the variable and field named.
-import { parseMetricAccess, type MetricAccess } from '../api/metric-access.js';
+import { type MetricAccess, parseMetricAccess } from '#api';
 import { DEFAULT_CONTROLLER_SETTINGS, isDNS1123Label } from '#hpa/api';
 import type { ControllerSettings } from '#hpa';
-import type { ClusterConfig } from './ports.js';
+import type { ClusterConfig } from './ports/cluster-access.js';
 import { isShardCount } from './shards.js';
 
 /** What the worker does with each autoscaler: the cycle's options. */

@@ -4,15 +4,17 @@
 // holds up only the autoscalers that depend on it, and what the deadline leaves is the end of
 // the line. A tick evaluates them all; an event, those it names.
 import pLimit from 'p-limit';
-import type { CloudWatchMetric } from '../api/cloudwatch-types.js';
-import { isObjectAnswer, type CheckedMetricObjects } from '../metrics/providers/index.js';
-import type { PrometheusMetric } from '../api/prometheus-types.js';
+import type { CloudWatchMetric, PrometheusMetric } from '#api';
+import { type CheckedMetricObjects, isObjectAnswer } from '#metrics';
 import type { CrossVersionObjectReference } from '#hpa';
 import type { SyncOptions } from './config.js';
 import { Deadline, DeadlineExceededError } from './deadline.js';
 import { evaluateUnit, type EvalContext } from './evaluate.js';
 import type { EvaluateTarget } from './messages.js';
-import type { AutoscalerStore, Clock, ClusterAccess, ClusterConfig, ClusterIndex, KubernetesAutoscaler, MetricReadOptions, MetricsAccess, ObjectMetricQuery, ShardSnapshot, SharedMetricAnswer } from './ports.js';
+import type { AutoscalerStore, ClusterIndex, ShardSnapshot, SharedMetricAnswer } from './ports/autoscaler-store.js';
+import type { Clock } from './ports/clock.js';
+import type { ClusterAccess, ClusterConfig, KubernetesAutoscaler } from './ports/cluster-access.js';
+import type { MetricReadOptions, MetricsAccess, ObjectMetricQuery } from './ports/metrics-access.js';
 import { CycleReads } from './reads.js';
 import { countOutcomes, emptyCalls, errorText, isDeferred, type CycleReport } from './report.js';
 import { bucketOf, bucketsOf, partOf, shardId, type ShardRef } from './shards.js';

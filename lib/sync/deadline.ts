@@ -3,7 +3,7 @@
 // write budget: reads end that long before it, a write starts only with that much left, and
 // the writes after the cycle (counts, the lease's release) get that long past it.
 import { setMaxListeners } from 'node:events';
-import type { Clock } from './ports.js';
+import type { Clock } from './ports/clock.js';
 
 /** A shard's lease: two periods, so a cycle (half a period at most, in an invocation that times out after one) ends well within it. */
 export const leaseMs = (periodMs: number): number => 2 * periodMs;

@@ -3,7 +3,9 @@
 // period apart. Pure: the handler sends what this returns.
 import { shardCountFor, tickingShards, type Sizing } from '../sizing/shard-sizing.cjs';
 import type { TickMessage } from './messages.js';
-import type { ClusterConfig, ClusterIndex, ShardCountRecord, WorkMessageEntry } from './ports.js';
+import type { ClusterConfig } from './ports/cluster-access.js';
+import type { ClusterIndex, ShardCountRecord } from './ports/autoscaler-store.js';
+import type { WorkMessageEntry } from './ports/work-queue.js';
 import { bucketsOf, partOf, shardCountAt, shardId, shardsOf } from './shards.js';
 
 /** A scheduled event older than this is not acted on: its ticks are past (a throttled, retried event). */

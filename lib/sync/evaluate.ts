@@ -26,7 +26,7 @@ import {
   ScheduleCache,
   withScaledToZeroCondition,
 } from '#hpa';
-import { isObjectAnswer, isObjectQuery, metricKindsText, type CheckedMetricObjects, type MetricObject } from '../metrics/providers/index.js';
+import { type CheckedMetricObjects, isObjectAnswer, isObjectQuery, metricKindsText, type MetricObject } from '#metrics';
 import type { SyncOptions } from './config.js';
 import { Deadline, DeadlineExceededError } from './deadline.js';
 import { recordEvents, type NewEvent } from './event-log.js';
@@ -35,14 +35,15 @@ import { demandOf, keepDemand } from './predictive-demand.js';
 import { carryShadow, observeShadow } from './shadow.js';
 import { errorMetricData, metricSourceText, planQuery, toMetricData } from './metric-queries.js';
 import { inFlightMs, resolvePending } from './pending.js';
-import { ClusterApiError, VersionConflictError, type AutoscalerRecord, type AutoscalerStateUpdate, type AutoscalerStore, type ClusterAccess, type LiveHpaStatus, type PendingScale } from './ports.js';
+import { type ClusterAccess, ClusterApiError, type LiveHpaStatus } from './ports/cluster-access.js';
+import { type AutoscalerRecord, type AutoscalerStateUpdate, type AutoscalerStore, type PendingScale, VersionConflictError } from './ports/autoscaler-store.js';
 import type { CycleReads } from './reads.js';
 import { errorText, type AutoscalerReport, type StageError } from './report.js';
 import { checkSpec, invalidSpecStatus } from './spec-check.js';
 import type { SpecVersions } from './spec-versions.js';
 import type { Unit } from './units.js';
 import { writeBack, type WriteBackContext } from './write-back.js';
-import { redactAll } from '../api/redact.js';
+import { redactAll } from '#api';
 
 /** Cron programs and schedule annotations, parsed once for the container's life (lib/hpa keeps no state of its own). */
 const scheduleCache = new ScheduleCache();

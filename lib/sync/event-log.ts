@@ -3,7 +3,7 @@
 // client-go's event recorder does (same type, reason and message: count + 1, lastTimestamp),
 // and the log is bounded, oldest entries dropped first. Like the recorder's spam filter, a
 // repeat alone is stored at most every few minutes: its count then counts the cycles since.
-import { redact } from '../api/redact.js';
+import { redact } from '#api';
 
 export interface DecisionLogEntry {
   type: 'Normal' | 'Warning';

@@ -2,7 +2,8 @@
 // changing state, an "evaluate now" event. Each becomes one message per shard concerned,
 // naming what to evaluate; the worker does the rest through the same cycle as a tick.
 import { MAX_TARGETS_PER_MESSAGE, type EvaluateMessage, type EvaluateTarget } from './messages.js';
-import type { ClusterConfig, WorkMessageEntry } from './ports.js';
+import type { ClusterConfig } from './ports/cluster-access.js';
+import type { WorkMessageEntry } from './ports/work-queue.js';
 import { parseShardId, shardId, shardOfAutoscaler, shardsOf, shardsOfNamespace } from './shards.js';
 
 export interface Planned {

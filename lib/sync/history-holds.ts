@@ -7,7 +7,7 @@
 // are stored with the state, so a restart keeps them, and they end by themselves.
 import { defaultBehavior } from '#hpa/api';
 import type { ControllerSettings, HorizontalPodAutoscaler, HPAScalingRules } from '#hpa';
-import type { AutoscalerRecord, DirectionHolds } from './ports.js';
+import type { AutoscalerRecord, DirectionHolds } from './ports/autoscaler-store.js';
 
 export interface HistoryHolds {
   /** The holds still ahead, to store and to reconcile with. */

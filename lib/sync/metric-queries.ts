@@ -1,8 +1,8 @@
 // Which metric queries one autoscaler needs, and how the answers become the
 // MetricData the replica calculator reads (aligned with the defaulted spec.metrics).
 import type { Fetched, MetricData, MetricSpec, ScaleInfo } from '#hpa';
-import { isObjectAnswer, isObjectQuery, metricProviders, type MetricObject, type MetricObjectListing, type MetricProvider } from '../metrics/providers/index.js';
-import type { MetricAnswer, MetricQuery } from './ports.js';
+import { isObjectAnswer, isObjectQuery, type MetricObject, type MetricObjectListing, type MetricProvider, metricProviders } from '#metrics';
+import type { MetricAnswer, MetricQuery } from './ports/metrics-access.js';
 
 /** What an autoscaler's metrics need from the rest of the cycle. */
 export interface QueryContext {

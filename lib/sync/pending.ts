@@ -11,7 +11,7 @@
 import type { ScaleInfo, ScalingHistory } from '#hpa';
 import { leaseMs } from './deadline.js';
 import type { NewEvent } from './event-log.js';
-import type { PendingScale } from './ports.js';
+import type { PendingScale } from './ports/autoscaler-store.js';
 
 /** How long after its decision a scale may still reach its target: the deciding cycle's lease, then one Kubernetes call's retries (clusterBudgetMs). */
 export const inFlightMs = (periodMs: number, clusterBudgetMs: number): number => leaseMs(periodMs) + clusterBudgetMs;

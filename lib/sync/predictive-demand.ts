@@ -2,7 +2,7 @@
 // (lib/store/demand-codec.ts), updated in place by reconcile, and saved with the state by the store,
 // which writes it when a bucket closes or its newest value rises (lib/store/history.ts needsWrite).
 import type { DemandHistory, ReconcilePlan } from '#hpa';
-import type { AutoscalerRecord } from './ports.js';
+import type { AutoscalerRecord } from './ports/autoscaler-store.js';
 
 /** The reconcile input's demand: the stored one, when there is one. */
 export function demandOf(record: AutoscalerRecord): { demand?: DemandHistory } {

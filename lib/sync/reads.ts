@@ -6,7 +6,8 @@
 import { type CrossVersionObjectReference, type Fetched, type PodInfo, PodSelectorIndex, type ScaleInfo } from '#hpa';
 import { queryKey } from './metric-queries.js';
 import { coveringSelectors } from './part-selectors.js';
-import { ClusterApiError, type ClusterAccess, type ListableScaleKind, type MetricAnswer, type MetricQuery, type MetricReadOptions, type MetricsAccess, type ObjectMetricQuery } from './ports.js';
+import { type ClusterAccess, ClusterApiError, type ListableScaleKind } from './ports/cluster-access.js';
+import type { MetricAnswer, MetricQuery, MetricReadOptions, MetricsAccess, ObjectMetricQuery } from './ports/metrics-access.js';
 import { errorText, type CycleCalls } from './report.js';
 import { MIN_SAMPLE_AGE_MS } from './tick-phase.js';
 

@@ -1,7 +1,7 @@
 // The cluster registry mirrors a deployed stack's clusters parameter, so the CLI sees the
 // clusters the functions sync (and refuses others): the parameter is the one source, the
 // table's copy is written by the dispatcher only when it differs.
-import type { ClusterConfig } from './ports.js';
+import type { ClusterConfig } from './ports/cluster-access.js';
 
 export interface RegistryEntry extends ClusterConfig {
   managedBy: 'stack' | 'cli';

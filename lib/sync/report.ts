@@ -1,7 +1,7 @@
 // What one shard cycle reports: one record per autoscaler (a decision line when something
 // happened) and a summary (one line per shard per cycle).
 import type { Decision, HorizontalPodAutoscalerCondition, HpaEvent } from '#hpa';
-import type { AutoscalerSource } from './ports.js';
+import type { AutoscalerSource } from './ports/autoscaler-store.js';
 import type { ShadowReport } from './shadow.js';
 import type { TickPhase } from './tick-phase.js';
 

@@ -1,7 +1,8 @@
 // The dispatcher's sending: a tick SQS did not take is sent again within the minute, with
 // what is left of its delay, so that one failed batch or a short SQS outage costs no tick;
 // what still could not be sent is counted and said, never dropped quietly.
-import { UnsentMessagesError, type Clock, type WorkMessageEntry, type WorkQueue } from './ports.js';
+import { UnsentMessagesError, type WorkMessageEntry, type WorkQueue } from './ports/work-queue.js';
+import type { Clock } from './ports/clock.js';
 import { errorText } from './report.js';
 
 export interface SendReport {

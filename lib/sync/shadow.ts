@@ -5,7 +5,7 @@
 // /scale undo each other's changes. docs/migrate.md, "Shadow".
 import type { HorizontalPodAutoscaler, HorizontalPodAutoscalerStatus, ShadowSummary } from '#hpa';
 import type { NewEvent } from './event-log.js';
-import { ClusterApiError, type LiveHpaStatus } from './ports.js';
+import { ClusterApiError, type LiveHpaStatus } from './ports/cluster-access.js';
 
 /** The annotation naming the live autoscaler: "HorizontalPodAutoscaler/web" or "ScaledObject/web". */
 export const SHADOW_ANNOTATION = 'shpa.dev/shadow-of';

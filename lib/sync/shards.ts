@@ -7,7 +7,7 @@
 // part ⌊i / 16⌋ of K / 16; every part reads the bucket's partition and its metric objects.
 
 import { NAMESPACE_BUCKETS, SHARD_COUNTS } from '../sizing/shard-sizing.cjs';
-import type { ClusterIndex } from './ports.js';
+import type { ClusterIndex } from './ports/autoscaler-store.js';
 
 export { NAMESPACE_BUCKETS, SHARD_COUNTS };
 

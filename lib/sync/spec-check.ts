@@ -3,8 +3,8 @@
 // older version is never acted on as is. An invalid one gets a status that says why.
 import { applyDefaults, formatFieldError, validateHPA } from '#hpa/api';
 import type { FeatureGates, HorizontalPodAutoscaler, HorizontalPodAutoscalerCondition, HorizontalPodAutoscalerStatus } from '#hpa';
-import type { MetricAccess } from '../api/metric-access.js';
-import { metricProviders, type CheckedMetricObjects, type MetricObject, type MetricObjectListing, type MetricProvider } from '../metrics/providers/index.js';
+import type { MetricAccess } from '#api';
+import { type CheckedMetricObjects, type MetricObject, type MetricObjectListing, type MetricProvider, metricProviders } from '#metrics';
 import type { NewEvent } from './event-log.js';
 
 export type SpecCheck = { valid: true; hpa: HorizontalPodAutoscaler } | { valid: false; errors: string[] };

@@ -3,7 +3,7 @@
 // the same turn of the event loop share one read. In a cycle where every autoscaler rescales,
 // that is a read per batch instead of a DynamoDB call per autoscaler, each of which costs a
 // worker held to its CPU share about as much as the rest of the autoscaler's evaluation.
-import type { AutoscalerStore } from './ports.js';
+import type { AutoscalerStore } from './ports/autoscaler-store.js';
 
 interface Waiting {
   namespace: string;

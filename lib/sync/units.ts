@@ -4,10 +4,10 @@
 // ServerlessHorizontalPodAutoscaler object, the object in the cluster wins (it is what
 // kubectl and GitOps show) and the table's copy is refused with an error saying so.
 import type { HorizontalPodAutoscaler } from '#hpa';
-import type { CloudWatchMetric } from '../api/cloudwatch-types.js';
-import type { PrometheusMetric } from '../api/prometheus-types.js';
+import type { CloudWatchMetric, PrometheusMetric } from '#api';
 import type { EvaluateTarget } from './messages.js';
-import type { AutoscalerRecord, ClusterConfig, ClusterStateRecord, KubernetesAutoscaler, ShardSnapshot } from './ports.js';
+import type { AutoscalerRecord, ClusterStateRecord, ShardSnapshot } from './ports/autoscaler-store.js';
+import type { ClusterConfig, KubernetesAutoscaler } from './ports/cluster-access.js';
 import type { AutoscalerReport, StageError } from './report.js';
 import { bucketOf, bucketsOf, ownsAutoscaler, type ShardRef } from './shards.js';
 

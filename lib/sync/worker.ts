@@ -9,7 +9,11 @@ import { runShardCycle, type CycleTrigger } from './cycle.js';
 import { Deadline, leaseMs } from './deadline.js';
 import { evaluationsByShard } from './event-sources.js';
 import { MAX_EVALUATE_ATTEMPTS, MAX_EVENT_AGE_MS, type EvaluateMessage, type EvaluateTarget, type WorkMessage } from './messages.js';
-import type { AutoscalerStore, Clock, ClusterAccess, ClusterConfig, ClusterIndex, EvaluationTimes, LeaseOutcome, MetricsAccess, WorkQueue } from './ports.js';
+import type { AutoscalerStore, ClusterIndex, EvaluationTimes, LeaseOutcome } from './ports/autoscaler-store.js';
+import type { Clock } from './ports/clock.js';
+import type { ClusterAccess, ClusterConfig } from './ports/cluster-access.js';
+import type { MetricsAccess } from './ports/metrics-access.js';
+import type { WorkQueue } from './ports/work-queue.js';
 import { errorText, isDeferred, type CycleReport } from './report.js';
 import { parseShardId, shardCountAt, shardId, type ShardRef } from './shards.js';
 

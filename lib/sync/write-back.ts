@@ -3,10 +3,10 @@
 // whole story. Both follow the stored state: the status is written when the state was (a
 // material change, metric values at most every few minutes) or differs from the object's in
 // what kubectl shows, and an Event for each log entry that is new or counted again.
-import { redactAll } from '../api/redact.js';
+import { redactAll } from '#api';
 import { formatTargets, type HorizontalPodAutoscaler, type HorizontalPodAutoscalerCondition, type HorizontalPodAutoscalerStatus, type TargetNote } from '#hpa';
 import { changedEntries, type DecisionLogEntry } from './event-log.js';
-import type { ClusterAccess, KubernetesAutoscalerStatus } from './ports.js';
+import type { ClusterAccess, KubernetesAutoscalerStatus } from './ports/cluster-access.js';
 import { withReadyCondition } from './readiness.js';
 import { errorText, type CycleCalls } from './report.js';
 import type { Unit } from './units.js';

@@ -7,7 +7,7 @@ import { lookup as dnsLookup } from 'node:dns';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
-import { isPrivateAddress, neverAddressProblem } from '../api/endpoint-address.js';
+import { isPrivateAddress, neverAddressProblem } from '#api';
 
 /** What fits the worker's memory: 8 queries in flight at 4 MiB each, parsed, stay far below 512 MB. */
 export const DEFAULT_MAX_ANSWER_BYTES = 4 * 1024 * 1024;

@@ -5,7 +5,7 @@ import { staticTokenProvider } from '../../lib/cluster/eks-token.js';
 import { SelectorError } from '../../lib/hpa/selector.js';
 import type { K8sApiServer } from '../../lib/local/kubernetes/api-server.js';
 import type { WorkloadModel } from '../../lib/local/kubernetes/workload-model.js';
-import { ClusterApiError } from '../../lib/sync/ports.js';
+import { ClusterApiError } from '../../lib/sync/ports/cluster-access.js';
 import { accessFor, startCluster, type VirtualClock } from './fixture.js';
 
 let server: K8sApiServer;

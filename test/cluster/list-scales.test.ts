@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { KubernetesCluster } from '../../lib/cluster/index.js';
 import type { K8sApiServer } from '../../lib/local/kubernetes/api-server.js';
 import type { WorkloadModel } from '../../lib/local/kubernetes/workload-model.js';
-import type { ListableScaleKind } from '../../lib/sync/ports.js';
+import type { ListableScaleKind } from '../../lib/sync/ports/cluster-access.js';
 import { accessFor, startCluster, type VirtualClock } from './fixture.js';
 
 let server: K8sApiServer;

@@ -16,7 +16,7 @@ import { lambdaContexts } from '../../lib/local/lambda/runtime.js';
 import { CapturingLogger, CapturingMetrics, type LogLine } from '../../lib/local/lambda/telemetry-capture.js';
 import { WorkloadModel } from '../../lib/local/kubernetes/workload-model.js';
 import { createDynamoClient } from '../../lib/store/dynamo-client.js';
-import type { Clock } from '../../lib/sync/ports.js';
+import type { Clock } from '../../lib/sync/ports/clock.js';
 import type { DynamoServer } from '../support/dynamo.js';
 import { startFaultProxy, type FaultProxy } from '../support/dynamo-faults.js';
 import { autoscaler, CLUSTER, cloudWatchMetric, cloudWatchObject, demand, FLEET, key, PERIOD_SECONDS, SHARDS, START, type FleetMember } from './fleet.js';

@@ -10,7 +10,8 @@ import { CapturingLogger } from '../../lib/local/lambda/telemetry-capture.js';
 import { createDynamoStore, ensureTable, type DynamoStore } from '../../lib/store/index.js';
 import type { FunctionConfig } from '../../lib/sync/config.js';
 import type { EvaluateMessage } from '../../lib/sync/messages.js';
-import type { AlarmIndexStore, WorkMessageEntry } from '../../lib/sync/ports.js';
+import type { AlarmIndexStore } from '../../lib/sync/ports/alarm-index-store.js';
+import type { WorkMessageEntry } from '../../lib/sync/ports/work-queue.js';
 import { shardId, shardsOf } from '../../lib/sync/shards.js';
 import { startDynalite, TEST_CREDENTIALS, TEST_REGION, type DynamoServer } from '../support/dynamo.js';
 

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startLocalCloudWatch, type LocalCloudWatch, type LocalMetric } from '../../lib/local/cloudwatch/server.js';
 import { cloudWatchClients } from '../../lib/metrics/cloudwatch-clients.js';
 import { createMetricsAccess, type CountingMetricsAccess } from '../../lib/metrics/metrics-access.js';
-import type { MetricAnswer, MetricQuery } from '../../lib/sync/ports.js';
+import type { MetricAnswer, MetricQuery } from '../../lib/sync/ports/metrics-access.js';
 import { queueMetric } from './cloudwatch-fixtures.js';
 
 const NOW = Date.parse('2025-01-01T12:00:30Z');

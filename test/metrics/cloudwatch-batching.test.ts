@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalCloudWatch, type LocalCloudWatch } from '../../lib/local/cloudwatch/server.js';
 import { cloudWatchClients } from '../../lib/metrics/cloudwatch-clients.js';
 import { createMetricsAccess } from '../../lib/metrics/metrics-access.js';
-import type { MetricQuery } from '../../lib/sync/ports.js';
+import type { MetricQuery } from '../../lib/sync/ports/metrics-access.js';
 import { queueMetric } from './cloudwatch-fixtures.js';
 
 const T0 = Date.parse('2025-01-01T12:00:07Z');

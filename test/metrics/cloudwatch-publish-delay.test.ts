@@ -6,7 +6,8 @@ import { startLocalCloudWatch, type LocalCloudWatch, type LocalCloudWatchOptions
 import { cloudWatchClients } from '../../lib/metrics/cloudwatch-clients.js';
 import { createMetricsAccess, type CountingMetricsAccess } from '../../lib/metrics/metrics-access.js';
 import type { DelayReset } from '../../lib/metrics/cloudwatch-source.js';
-import type { MetricAnswer, MetricQuery, SharedMetricAnswer } from '../../lib/sync/ports.js';
+import type { MetricAnswer, MetricQuery } from '../../lib/sync/ports/metrics-access.js';
+import type { SharedMetricAnswer } from '../../lib/sync/ports/autoscaler-store.js';
 import { queueMetric } from './cloudwatch-fixtures.js';
 
 const T0 = Date.parse('2026-11-26T12:00:00Z');

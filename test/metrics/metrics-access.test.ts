@@ -3,7 +3,8 @@ import { mockClient } from 'aws-sdk-client-mock';
 import 'aws-sdk-client-mock-vitest/extend';
 import { CloudWatchClient, GetMetricDataCommand, type GetMetricDataCommandInput, type MetricDataQuery } from '@aws-sdk/client-cloudwatch';
 import { createMetricsAccess } from '../../lib/metrics/metrics-access.js';
-import type { ClusterMetricsApi, MetricQuery } from '../../lib/sync/ports.js';
+import type { ClusterMetricsApi } from '../../lib/sync/ports/cluster-metrics-api.js';
+import type { MetricQuery } from '../../lib/sync/ports/metrics-access.js';
 import { mathMetric, queueMetric, stat } from './cloudwatch-fixtures.js';
 
 const cw = mockClient(CloudWatchClient);

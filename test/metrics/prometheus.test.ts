@@ -9,7 +9,8 @@ import { parseQuantity, toFloat } from '../../lib/hpa/api/quantity.js';
 import { startLocalSecrets, type LocalSecrets } from '../../lib/local/prometheus/secrets-manager.js';
 import { startQueryProxy, type QueryProxy } from '../../lib/local/prometheus/sigv4-proxy.js';
 import { createMetricsAccess, type CountingMetricsAccess } from '../../lib/metrics/metrics-access.js';
-import type { MetricAnswer, MetricQuery, SharedMetricAnswer } from '../../lib/sync/ports.js';
+import type { MetricAnswer, MetricQuery } from '../../lib/sync/ports/metrics-access.js';
+import type { SharedMetricAnswer } from '../../lib/sync/ports/autoscaler-store.js';
 import { PROMETHEUS_BIN, RATE_QUERY, sayIfSkipped, startPrometheusFixture, type PrometheusFixture } from '../support/prometheus.js';
 
 sayIfSkipped('prometheus.test.ts');

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { CreateQueueCommand, ReceiveMessageCommand, type Message } from '@aws-sdk/client-sqs';
 import { sqsWorkQueue } from '../../lib/queue/sqs-work-queue.js';
-import { UnsentMessagesError } from '../../lib/sync/ports.js';
+import { UnsentMessagesError } from '../../lib/sync/ports/work-queue.js';
 import { sendWithRetries } from '../../lib/sync/send-ticks.js';
 import { useLocalSqs } from '../support/local-sqs.js';
 

@@ -16,7 +16,7 @@ import { createMetricsAccess } from '../../lib/metrics/metrics-access.js';
 import { createDynamoStore, ensureTable, type DynamoStore } from '../../lib/store/index.js';
 import type { SyncOptions } from '../../lib/sync/config.js';
 import { runShardCycle } from '../../lib/sync/cycle.js';
-import type { ClusterConfig, KubernetesAutoscaler } from '../../lib/sync/ports.js';
+import type { ClusterConfig, KubernetesAutoscaler } from '../../lib/sync/ports/cluster-access.js';
 import type { AutoscalerReport } from '../../lib/sync/report.js';
 import type { ResolveHost } from '../../lib/transport/bounded-fetch.js';
 import { startDynalite, TEST_REGION, TEST_CREDENTIALS, type DynamoServer } from '../support/dynamo.js';

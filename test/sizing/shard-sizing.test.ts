@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { allChangeCycleMs, evenBuckets, largestShard, POLICY, shardCapacity, shardCountFor, vcpuOf, type CycleCost } from '../../lib/sizing/shard-sizing.cjs';
 import { chooseShards } from '../../lib/sync/dispatch.js';
-import type { ClusterIndex } from '../../lib/sync/ports.js';
+import type { ClusterIndex } from '../../lib/sync/ports/autoscaler-store.js';
 
 // 1,769 MB is one vCPU: a cycle of n costs 500 + 10n ms there, 500 + (5 / 0.2894 + 5)n at 512 MB.
 const COST: CycleCost = { source: 'test', fixedMs: 500, cpuMsPerAutoscaler: 5, waitMsPerAutoscaler: 5 };

@@ -9,7 +9,7 @@ import { decodeDemand, encodeDemand } from '../../lib/store/demand-codec.js';
 import { createDynamoStore, DynamoStore, ensureTable } from '../../lib/store/index.js';
 import { bucketPk } from '../../lib/store/items.js';
 import { bucketOf } from '../../lib/sync/shards.js';
-import type { AutoscalerRecord } from '../../lib/sync/ports.js';
+import type { AutoscalerRecord } from '../../lib/sync/ports/autoscaler-store.js';
 import { startDynalite, TEST_CREDENTIALS, TEST_REGION, type DynamoServer } from '../support/dynamo.js';
 import { hpa, status } from './fixtures.js';
 

@@ -5,7 +5,7 @@ import type { ScalingHistory, TimestampedRecommendation } from '../../lib/hpa/ty
 import type { CloudWatchMetric } from '../../lib/api/cloudwatch-types.js';
 import { createDynamoStore, DynamoStore, ensureTable, KIND_CLOUDWATCH, KIND_HPA } from '../../lib/store/index.js';
 import { bucketPk, shardCycleKey } from '../../lib/store/items.js';
-import { VersionConflictError, type AutoscalerRecord, type AutoscalerStateUpdate } from '../../lib/sync/ports.js';
+import { type AutoscalerRecord, type AutoscalerStateUpdate, VersionConflictError } from '../../lib/sync/ports/autoscaler-store.js';
 import { bucketOf, ownsAutoscaler, type ShardRef } from '../../lib/sync/shards.js';
 import { dynamoDbLocalUnavailable, startDynalite, startDynamoDbLocal, TEST_CREDENTIALS, TEST_REGION, type DynamoServer } from '../support/dynamo.js';
 import { startFaultProxy, type FaultProxy } from '../support/dynamo-faults.js';

@@ -1,7 +1,7 @@
 // The one-line explanations of store failures the CLI prints.
 import { describe, expect, it } from 'vitest';
 import { explainStoreError } from '../../lib/store/errors.js';
-import { VersionConflictError } from '../../lib/sync/ports.js';
+import { VersionConflictError } from '../../lib/sync/ports/autoscaler-store.js';
 
 const target = { tableName: 'shpa', region: 'eu-west-1' };
 

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { fromBusEvent } from '../../lib/sync/event-sources.js';
 import { parseWorkMessage, type EvaluateTarget } from '../../lib/sync/messages.js';
-import type { ClusterConfig } from '../../lib/sync/ports.js';
+import type { ClusterConfig } from '../../lib/sync/ports/cluster-access.js';
 
 const clusters: ClusterConfig[] = [{ name: 'prod', region: 'eu-west-1', shards: 2 }];
 const now = new Date('2026-03-01T12:00:31Z');

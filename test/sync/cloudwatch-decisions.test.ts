@@ -16,7 +16,7 @@ import type { SyncOptions } from '../../lib/sync/config.js';
 import { runShardCycle, type CycleTrigger } from '../../lib/sync/cycle.js';
 import { fromBusEvent } from '../../lib/sync/event-sources.js';
 import { parseWorkMessage } from '../../lib/sync/messages.js';
-import type { ClusterConfig } from '../../lib/sync/ports.js';
+import type { ClusterConfig } from '../../lib/sync/ports/cluster-access.js';
 import type { AutoscalerReport, CycleReport } from '../../lib/sync/report.js';
 import { startDynalite, TEST_CREDENTIALS, TEST_REGION, type DynamoServer } from '../support/dynamo.js';
 import { FakeCluster, fixedClock } from './fakes.js';

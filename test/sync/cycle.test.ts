@@ -10,7 +10,8 @@ import { createDynamoStore, ensureTable, type DynamoStore } from '../../lib/stor
 import { bucketPk } from '../../lib/store/items.js';
 import type { SyncOptions } from '../../lib/sync/config.js';
 import { runShardCycle, type CycleTrigger } from '../../lib/sync/cycle.js';
-import { ClusterApiError, type AutoscalerStore, type ClusterConfig } from '../../lib/sync/ports.js';
+import { ClusterApiError, type ClusterConfig } from '../../lib/sync/ports/cluster-access.js';
+import type { AutoscalerStore } from '../../lib/sync/ports/autoscaler-store.js';
 import type { CycleReport } from '../../lib/sync/report.js';
 import { bucketOf } from '../../lib/sync/shards.js';
 import { startDynalite, TEST_CREDENTIALS, TEST_REGION, type DynamoServer } from '../support/dynamo.js';

@@ -6,7 +6,7 @@ import { recordEvents, logNeedsWrite, REPEAT_WRITE_INTERVAL_MS } from '../../lib
 import { fromBusEvent, fromSpecChanges } from '../../lib/sync/event-sources.js';
 import { parseWorkMessage, type EvaluateMessage, type TickMessage } from '../../lib/sync/messages.js';
 import { inFlightMs, resolvePending } from '../../lib/sync/pending.js';
-import type { ClusterConfig } from '../../lib/sync/ports.js';
+import type { ClusterConfig } from '../../lib/sync/ports/cluster-access.js';
 import { bucketOf, bucketsOf, NAMESPACE_BUCKETS, ownsAutoscaler, parseShardId, shardId, shardOfAutoscaler, shardOfNamespace, shardsOf, shardsOfNamespace } from '../../lib/sync/shards.js';
 
 const clusters: ClusterConfig[] = [

@@ -5,18 +5,16 @@ import type { CloudWatchMetric } from '../../lib/api/cloudwatch-types.js';
 import { matchesLabels, parseSelector } from '../../lib/hpa/selector.js';
 import type { DecisionLogEntry } from '../../lib/sync/event-log.js';
 import {
-  ClusterApiError,
-  type Clock,
   type ClusterAccess,
-  type ClusterMetricsApi,
+  ClusterApiError,
   type KubernetesAutoscaler,
   type KubernetesAutoscalerStatus,
   type ListableScaleKind,
-  type MetricAnswer,
-  type MetricQuery,
-  type MetricsAccess,
   type ObjectReference,
-} from '../../lib/sync/ports.js';
+} from '../../lib/sync/ports/cluster-access.js';
+import type { Clock } from '../../lib/sync/ports/clock.js';
+import type { ClusterMetricsApi } from '../../lib/sync/ports/cluster-metrics-api.js';
+import type { MetricAnswer, MetricQuery, MetricsAccess } from '../../lib/sync/ports/metrics-access.js';
 
 export interface Call {
   op: string;

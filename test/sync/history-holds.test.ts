@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { DEFAULT_CONTROLLER_SETTINGS } from '../../lib/hpa/api/defaults.js';
 import type { HorizontalPodAutoscaler, HorizontalPodAutoscalerBehavior } from '../../lib/hpa/types.js';
 import { historyHolds } from '../../lib/sync/history-holds.js';
-import type { AutoscalerRecord } from '../../lib/sync/ports.js';
+import type { AutoscalerRecord } from '../../lib/sync/ports/autoscaler-store.js';
 
 const NOW = new Date('2026-03-01T12:00:00Z');
 const at = (s: number) => NOW.getTime() + s * 1000;

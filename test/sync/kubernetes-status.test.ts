@@ -8,7 +8,7 @@ import type { HorizontalPodAutoscaler, HorizontalPodAutoscalerCondition } from '
 import { createDynamoStore, ensureTable, type DynamoStore } from '../../lib/store/index.js';
 import type { SyncOptions } from '../../lib/sync/config.js';
 import { runShardCycle } from '../../lib/sync/cycle.js';
-import type { ClusterConfig, KubernetesAutoscaler, KubernetesAutoscalerStatus } from '../../lib/sync/ports.js';
+import type { ClusterConfig, KubernetesAutoscaler, KubernetesAutoscalerStatus } from '../../lib/sync/ports/cluster-access.js';
 import type { CycleReport } from '../../lib/sync/report.js';
 import { startDynalite, TEST_CREDENTIALS, TEST_REGION, type DynamoServer } from '../support/dynamo.js';
 import { argoHealth, LUA } from '../support/lua.js';

@@ -19,7 +19,7 @@ import { createMetricsAccess } from '../../lib/metrics/metrics-access.js';
 import { createDynamoStore, ensureTable, type DynamoStore, type StoredSpec } from '../../lib/store/index.js';
 import type { SyncOptions } from '../../lib/sync/config.js';
 import { runShardCycle } from '../../lib/sync/cycle.js';
-import type { ClusterConfig } from '../../lib/sync/ports.js';
+import type { ClusterConfig } from '../../lib/sync/ports/cluster-access.js';
 import type { AutoscalerReport } from '../../lib/sync/report.js';
 import { startDynalite, TEST_CREDENTIALS, TEST_REGION, type DynamoServer } from '../support/dynamo.js';
 import { PROMETHEUS_BIN, RATE_QUERY, sayIfSkipped, startPrometheusFixture, type PrometheusFixture } from '../support/prometheus.js';

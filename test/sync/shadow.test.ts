@@ -2,7 +2,7 @@
 // each comparison and the period's summary, and the check once ours has taken over.
 import { describe, expect, it } from 'vitest';
 import type { HorizontalPodAutoscaler, ShadowSummary } from '../../lib/hpa/types.js';
-import { ClusterApiError, type LiveHpaStatus } from '../../lib/sync/ports.js';
+import { ClusterApiError, type LiveHpaStatus } from '../../lib/sync/ports/cluster-access.js';
 import { carryShadow, nextSummary, observeShadow, parseShadowTarget, SHADOW_ANNOTATION } from '../../lib/sync/shadow.js';
 
 const NOW = new Date('2026-11-28T04:00:00.000Z');

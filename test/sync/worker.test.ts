@@ -9,7 +9,9 @@ import { createDynamoStore, ensureTable, type DynamoStore } from '../../lib/stor
 import { shardCycleKey } from '../../lib/store/items.js';
 import type { SyncOptions } from '../../lib/sync/config.js';
 import type { EvaluateMessage, TickMessage } from '../../lib/sync/messages.js';
-import type { Clock, ClusterAccess, ClusterConfig, WorkQueue } from '../../lib/sync/ports.js';
+import type { Clock } from '../../lib/sync/ports/clock.js';
+import type { ClusterAccess, ClusterConfig } from '../../lib/sync/ports/cluster-access.js';
+import type { WorkQueue } from '../../lib/sync/ports/work-queue.js';
 import { bucketOf, shardId, shardOfAutoscaler, shardOfNamespace, shardsOfNamespace } from '../../lib/sync/shards.js';
 import { handleWorkMessage, type ClusterDirectory, type MessageResult, type WorkerConfig, type WorkerDeps } from '../../lib/sync/worker.js';
 import { startDynalite, TEST_CREDENTIALS, TEST_REGION, type DynamoServer } from '../support/dynamo.js';

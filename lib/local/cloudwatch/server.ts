@@ -7,8 +7,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { closeServer, readAwsJsonRequest } from '../shared/aws-json-protocol.js';
-import { tokenizeExpression, type ExpressionToken } from '../../api/cloudwatch-expression.js';
-import { stableKey } from '../../metrics/stable-key.js';
+import { type ExpressionToken, tokenizeExpression } from '#api';
+import { stableKey } from '../../shared/stable-key.js';
 import { PendingTimers } from '../shared/pending-timers.js';
 
 export interface LocalMetric {

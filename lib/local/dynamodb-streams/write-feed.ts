@@ -13,7 +13,7 @@ import { randomUUID } from 'node:crypto';
 import { DescribeTableCommand, GetItemCommand, type AttributeValue as SdkAttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { HttpRequest, HttpResponse } from '@smithy/protocol-http';
 import type { AttributeValue, DynamoDBRecord, StreamRecord } from 'aws-lambda';
-import { stableKey } from '../../metrics/stable-key.js';
+import { stableKey } from '../../shared/stable-key.js';
 import { lambdaContexts } from '../lambda/runtime.js';
 import { checkDeliveryOptions, deliverRecords, zeroStreamCounters, type StreamCounters, type StreamDeliveryOptions } from './delivery.js';
 

@@ -9,7 +9,7 @@
 // ready pods, plus a per-pod baseline.
 import { parseGroupVersion } from '#hpa/api';
 import { fromLabelSelector, type LabelSelector, type LabelSelectorRequirement, selectorToString } from '#hpa';
-import type { Clock } from '../../sync/ports.js';
+import type { Clock } from '#sync/ports';
 
 export type QuantityValue = number | string;
 export type MetricValue = QuantityValue | ((now: Date) => QuantityValue);

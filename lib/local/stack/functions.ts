@@ -4,7 +4,7 @@
 // (DynamoDB Local's real one, or for the demo on dynalite, the admin store's own writes)
 // feeding the stream function. The tests, the demo, `shpa local up`, the fault suite and the
 // benchmarks all run the product through this.
-import type { ResolveHost } from '../../transport/bounded-fetch.js';
+import type { ResolveHost } from '#transport';
 import { CreateQueueCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
 import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
@@ -21,9 +21,8 @@ import { packageRoot } from '../../demo/package-root.js';
 import { DEFAULT_CONTROLLER_SETTINGS } from '#hpa/api';
 import type { RetryPolicy } from '../../cluster/index.js';
 import { createDynamoStore, ensureTable, type DynamoStore } from '../../store/index.js';
-import type { FunctionConfig, SyncOptions } from '../../sync/config.js';
-import { EVALUATE_DETAIL_TYPE, EVALUATE_SOURCE } from '../../sync/event-sources.js';
-import type { Clock, ClusterConfig } from '../../sync/ports.js';
+import { EVALUATE_DETAIL_TYPE, EVALUATE_SOURCE, type FunctionConfig, type SyncOptions } from '#sync/messaging';
+import type { Clock, ClusterConfig } from '#sync/ports';
 import { eventFilter } from '../lambda/event-filter.js';
 import { lambdaContexts } from '../lambda/runtime.js';
 import { sqsEventSource, type SqsEventSource } from '../sqs/event-source.js';

@@ -4,7 +4,7 @@
 // dispatcher every minute, the worker on the queue, the stream on the table's writes).
 import { join } from 'node:path';
 import { startDynalite } from '../../store/dynalite.js';
-import type { ClusterConfig } from '../../sync/ports.js';
+import type { ClusterConfig } from '#sync/ports';
 import { startLocalCloudWatch, type LocalCloudWatch } from '../cloudwatch/server.js';
 import { cloudWatchMetricCrd, prometheusMetricCrd, serverlessHpaCrd } from '../kubernetes/crd/manifests.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION, startLocalFunctions, type LocalFunctions } from './functions.js';

@@ -1,7 +1,5 @@
 // CloudWatchMetric objects: a metric (or metric math) read from CloudWatch GetMetricData.
-import type { CloudWatchMetric } from '../../api/cloudwatch-types.js';
-import { validateCloudWatchMetric } from '../../api/cloudwatch-validation.js';
-import { metricAccessProblem } from '../../api/metric-access.js';
+import { type CloudWatchMetric, metricAccessProblem, validateCloudWatchMetric } from '#api';
 import type { MetricProvider } from './provider.js';
 
 export const cloudWatchProvider: MetricProvider<CloudWatchMetric> = {

@@ -1,5 +1,5 @@
 // The metric providers, by kind: the one place that lists them. Adding one: see ./provider.ts.
-import type { MetricAnswer, MetricQuery, ObjectMetricQuery } from '../../sync/ports.js';
+import type { MetricAnswer, MetricQuery, ObjectMetricQuery } from '#sync/ports';
 import { cloudWatchProvider } from './cloudwatch.js';
 import { prometheusProvider } from './prometheus.js';
 import type { MetricObject, MetricProvider } from './provider.js';

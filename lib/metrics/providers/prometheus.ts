@@ -1,7 +1,5 @@
 // PrometheusMetric objects: a PromQL query against AMP, CloudWatch PromQL or a granted server.
-import { validatePrometheusMetric } from '../../api/prometheus-validation.js';
-import { prometheusAccessProblem } from '../../api/metric-access.js';
-import { prometheusEndpointText, type PrometheusMetric } from '../../api/prometheus-types.js';
+import { prometheusAccessProblem, prometheusEndpointText, type PrometheusMetric, validatePrometheusMetric } from '#api';
 import type { MetricProvider } from './provider.js';
 
 export const prometheusProvider: MetricProvider<PrometheusMetric> = {

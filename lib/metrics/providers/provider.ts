@@ -10,8 +10,8 @@
  *     batched read (one call per distinct source per tick for the shard) in lib/metrics/metrics-access.ts.
  */
 import type { FieldError } from '#hpa/api';
-import type { MetricAccess } from '../../api/metric-access.js';
-import type { ObjectMetricQuery } from '../../sync/ports.js';
+import type { MetricAccess } from '#api';
+import type { ObjectMetricQuery } from '#sync/ports';
 
 /** What every metric object has: the CR's kind, where it lives and its spec. */
 export interface MetricObject {

@@ -1,8 +1,7 @@
 // The CustomResourceDefinitions of our kinds, built from the schema modules: scripts/gen-crds.ts
 // writes them to infra/crds/, the local API server and the tests use them as objects.
 import { hpaSpecSchema, hpaStatusSchema, type JSONSchemaProps } from '#hpa/api';
-import { cloudWatchMetricSpecSchema } from '../../../api/cloudwatch-schema.js';
-import { prometheusMetricSpecSchema } from '../../../api/prometheus-schema.js';
+import { cloudWatchMetricSpecSchema, prometheusMetricSpecSchema } from '#api';
 
 export const SHPA_GROUP = 'shpa.dev';
 const SHPA_VERSION = 'v1';
