@@ -15,7 +15,7 @@ const FUNCTIONS = ['dispatcher', 'worker', 'stream', 'events'];
  * the shard's CloudWatch answers kept for the deployment (`cw`) and its buckets' autoscaler counts (`n00`…`n15`)…
  */
 const BUCKET_COUNT_ATTRIBUTES = Array.from({ length: 16 }, (_, b) => `n${String(b).padStart(2, '0')}`);
-const SHARD_STATE_ATTRIBUTES = ['pk', 'sk', 'uid', 'v', 'sv', 'st', 'rec', 'open', 'off', 'up', 'dn', 'mt', 'ut', 'w', 'pend', 'log', 'src', 'ttl', 'sel', 'cs', 'oc', 'b', 'cw', 'hold', ...BUCKET_COUNT_ATTRIBUTES];
+const SHARD_STATE_ATTRIBUTES = ['pk', 'sk', 'uid', 'v', 'sv', 'st', 'rec', 'open', 'off', 'up', 'dn', 'mt', 'ut', 'w', 'pend', 'log', 'src', 'ttl', 'sel', 'cs', 'oc', 'b', 'cw', 'hold', 'dem', ...BUCKET_COUNT_ATTRIBUTES];
 /** The shard count the dispatcher chose for a cluster, in its index item (lib/sizing). */
 const SHARD_COUNT_ATTRIBUTES = ['pk', 'sk', 'k', 'ks', 'kp', 'pm'];
 /** …and the shard's cycle item (lease and what holds it, last tick, marker, what its deadline left, evaluation times, alarms named, phase) in `shard#…` partitions. */
