@@ -119,4 +119,22 @@ describe.skipIf(!haveKubectl)('pause and scheduled minimums on the local stack, 
     ]).catch((e: Error) => e.message);
     expect(out).toMatch(/spec\.minReplicaSchedules: Invalid value: .*each window's minReplicas must be less than or equal to `maxReplicas`/);
   });
+
+  it('spec.predictive: the PredictiveMinimum condition shows in kubectl describe, learning until it has 24 h of history', async () => {
+    await apply('shop', [
+      'metadata: {name: shop, namespace: demo}',
+      'spec:',
+      '  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: shop}',
+      '  minReplicas: 1',
+      '  maxReplicas: 10',
+      '  predictive: {mode: ForecastAndScale}',
+      '  metrics: [{type: Resource, resource: {name: cpu, target: {type: Utilization, averageUtilization: 60}}}]',
+    ]);
+    const reason = await within(4, () => condition('shop', 'PredictiveMinimum', 'reason'), (r) => r !== '');
+    expect(reason).toBe('NotEnoughHistory');
+    const described = await kubectl('describe', 'shpa', 'shop', '-n', 'demo');
+    expect(described).toMatch(/Predictive:\s+(?:[A-Z][A-Za-z ]+:\s+\S+\s+)*Mode:\s+ForecastAndScale/);
+    expect(described).toMatch(/Message:\s+not enough history: \d+m of the 1d needed\s+Observed Generation:\s+\d+\s+Reason:\s+NotEnoughHistory\s+Status:\s+False\s+Type:\s+PredictiveMinimum/);
+    await kubectl('delete', 'shpa', 'shop', '-n', 'demo');
+  });
 });
