@@ -32,6 +32,7 @@ import { systemClock } from './wiring/options.js';
 import { createWorkQueue } from './wiring/queue.js';
 import { createStore } from './wiring/store.js';
 import { createTelemetry } from './wiring/telemetry.js';
+import { errorText } from '../lib/shared/error-text.js';
 
 export interface DispatcherResult {
   sent: number;
@@ -109,7 +110,7 @@ async function mirror(d: Dispatcher, a: DispatcherAdapters, now: Date): Promise<
     const changes = await mirrorRegistry(a.store, d.config.clusters, now);
     if (changes.length > 0) d.logger.info('registry', { registry: { changes } });
   } catch (e) {
-    d.logger.error('registry', { registryError: redact((e as Error).message) });
+    d.logger.error('registry', { registryError: redact(errorText(e)) });
     d.emf.addMetric('Errors', MetricUnit.Count, 1);
     d.emf.publishStoredMetrics();
   }
@@ -127,7 +128,7 @@ async function sizeShards(d: Dispatcher, a: DispatcherAdapters, scheduled: Date)
   try {
     indexes = await a.store.readIndexes(config.clusters.map((c) => c.name));
   } catch (e) {
-    d.logger.error('shards', { shardsError: `reading the cluster indexes: ${redact((e as Error).message)}; this minute's ticks keep the last counts sent` });
+    d.logger.error('shards', { shardsError: `reading the cluster indexes: ${redact(errorText(e))}; this minute's ticks keep the last counts sent` });
     d.emf.addMetric('Errors', MetricUnit.Count, 1);
     publish(d.emf);
     return { clusters: config.clusters.map((c) => ({ ...c, shards: d.lastSent.get(c.name) ?? c.shards })) };
@@ -159,7 +160,7 @@ async function recordChoice(d: Dispatcher, a: DispatcherAdapters, c: ClusterConf
   } catch (e) {
     // Unrecorded, a new count would be refused by the workers: the minute keeps the old one.
     const shards = choice.changed ? (record.previous ?? c.shards) : choice.shards;
-    d.logger.error('shards', { shardsError: `recording ${record.k} shards for cluster ${c.name}: ${redact((e as Error).message)}; kept ${shards}` });
+    d.logger.error('shards', { shardsError: `recording ${record.k} shards for cluster ${c.name}: ${redact(errorText(e))}; kept ${shards}` });
     d.emf.addMetric('Errors', MetricUnit.Count, 1);
     publish(d.emf);
     return shards;
@@ -197,7 +198,7 @@ async function shardTimings(d: Dispatcher, a: DispatcherAdapters, clusters: Clus
       }),
     );
   } catch (e) {
-    d.logger.warn('phases', { phasesError: `reading the shards' periods and phases: ${redact((e as Error).message)}; this minute's ticks fall on the even seconds of the deploy's period` });
+    d.logger.warn('phases', { phasesError: `reading the shards' periods and phases: ${redact(errorText(e))}; this minute's ticks fall on the even seconds of the deploy's period` });
     return new Map();
   }
 }

@@ -2,6 +2,7 @@
 // configuration into a handler that fails with its message. No EMF here: the stream and
 // events functions never publish a metric, so they do not carry Powertools metrics.
 import { Logger } from '@aws-lambda-powertools/logger';
+import { errorText } from '../../lib/shared/error-text.js';
 
 /** The functions' Powertools logger (level from POWERTOOLS_LOG_LEVEL). */
 export function createLogger(): Logger {
@@ -13,7 +14,7 @@ export function withConfig<H extends (...args: never[]) => Promise<unknown>>(log
   try {
     return make();
   } catch (e) {
-    const message = (e as Error).message;
+    const message = errorText(e);
     return (async () => {
       logger.error('configuration error', { configError: message });
       throw new Error(`serverless-hpa configuration: ${message}`);

@@ -14,6 +14,7 @@
 import type { CloudWatchMetric } from './cloudwatch-types.js';
 import { grantedOriginProblem, originOf } from './endpoint-address.js';
 import type { PrometheusMetric } from './prometheus-types.js';
+import { errorText } from '../shared/error-text.js';
 
 export interface NamespaceMetricAccess {
   /** Roles its CloudWatchMetric objects may name in spec.roleArn. */
@@ -121,7 +122,7 @@ export function parseMetricAccess(text: string | undefined): MetricAccess {
   try {
     raw = JSON.parse(text);
   } catch (e) {
-    throw new Error(`not JSON: ${(e as Error).message}`);
+    throw new Error(`not JSON: ${errorText(e)}`);
   }
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new Error('must be a JSON object of namespaces');
   const out: MetricAccess = {};

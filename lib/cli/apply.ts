@@ -9,6 +9,7 @@ import { addDryRun, dryRunSuffix, plannedOutcome, type DryRun } from './dry-run.
 import { kindFor, type KindHandler } from './kinds.js';
 import { expandPaths, readSource, type SourceDocument } from './manifests.js';
 import { contextWarnings, knownObjects } from './warnings.js';
+import { errorText } from '../shared/error-text.js';
 
 export interface CheckedObject {
   handler: KindHandler;
@@ -54,7 +55,7 @@ export function checkFiles(paths: string[], namespace: string | undefined, then 
   try {
     files = expandPaths(paths);
   } catch (e) {
-    throw new CliError((e as Error).message);
+    throw new CliError(errorText(e));
   }
   const objects: CheckedObject[] = [];
   let failed = 0;

@@ -5,6 +5,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { createDynamoStore, DEFAULT_TABLE_NAME, explainStoreError, type DynamoStore, type RegisteredCluster } from '../store/index.js';
+import { errorText } from '../shared/error-text.js';
 
 export interface GlobalOptions {
   cluster?: string;
@@ -46,7 +47,7 @@ function readConfig(): GlobalOptions {
   try {
     config = JSON.parse(readFileSync(path, 'utf8'));
   } catch (e) {
-    throw new CliError(`cannot read ${path}: ${(e as Error).message}; fix or delete it`);
+    throw new CliError(`cannot read ${path}: ${errorText(e)}; fix or delete it`);
   }
   if (typeof config !== 'object' || config === null || Array.isArray(config)) {
     throw new CliError(`${path} is not a JSON object: write it as {"cluster": "NAME", "region": "REGION"}, or delete it`);

@@ -6,6 +6,7 @@ import { CliError, notFound, resolveContext } from './context.js';
 import { addDryRun, dryRunSuffix, type DryRun } from './dry-run.js';
 import { kindFor, missingError, parseTargets, type KindHandler } from './kinds.js';
 import { expandPaths, readSource } from './manifests.js';
+import { errorText } from '../shared/error-text.js';
 
 interface DeleteOptions {
   namespace: string;
@@ -28,7 +29,7 @@ function namedInFiles(paths: string[], namespace: string): { named: Named[]; err
   try {
     files = expandPaths(paths);
   } catch (e) {
-    throw new CliError((e as Error).message);
+    throw new CliError(errorText(e));
   }
   const named: Named[] = [];
   const errors: string[] = [];

@@ -6,6 +6,7 @@ import type { DemoResult } from '../demo/run.js';
 import { parseTrace, TraceError, type Trace } from '../sim/trace.js';
 import { CliError } from './context.js';
 import { numberOption, useColor } from './options.js';
+import { errorText } from '../shared/error-text.js';
 
 export interface DemoCliOptions {
   /** Wall seconds for the whole trace; 0: as fast as it goes. */
@@ -40,7 +41,7 @@ async function loadTrace(file: string | undefined): Promise<{ trace: Trace; name
     const { trace, median } = relativeLoad(parsed);
     return { trace, name: `trace ${file} (${trace.series[0]} ÷ its median ${median})` };
   } catch (e) {
-    throw new CliError(`--trace ${file}: ${(e as Error).message}`);
+    throw new CliError(`--trace ${file}: ${errorText(e)}`);
   }
 }
 
@@ -50,7 +51,7 @@ async function outDir(dir: string): Promise<string> {
   try {
     return prepareOutDir(dir);
   } catch (e) {
-    throw new CliError(`--out ${(e as Error).message}`);
+    throw new CliError(`--out ${errorText(e)}`);
   }
 }
 

@@ -2,6 +2,7 @@
 // expressions themselves are JSONPath, evaluated by jsonpath-plus.
 import { JSONPath } from 'jsonpath-plus';
 import { CliError } from './context.js';
+import { errorText } from '../shared/error-text.js';
 
 type Node = { text: string } | { path: string } | { range: string; body: Node[] };
 
@@ -66,7 +67,7 @@ function evaluate(expr: string, json: unknown): unknown[] {
   try {
     return JSONPath({ path: toJsonPath(expr), json: json as object, wrap: true }) as unknown[];
   } catch (e) {
-    throw new CliError(`jsonpath {${expr}}: ${(e as Error).message}`);
+    throw new CliError(`jsonpath {${expr}}: ${errorText(e)}`);
   }
 }
 

@@ -8,6 +8,7 @@ import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { CliError } from './context.js';
+import { errorText } from '../shared/error-text.js';
 
 export interface KubeOptions {
   kubeconfig?: string;
@@ -42,7 +43,7 @@ export function openKubeconfig(opts: KubeOptions): KubeAccess {
     if (opts.kubeconfig) config.loadFromFile(opts.kubeconfig);
     else config.loadFromDefault();
   } catch (e) {
-    throw new CliError(`cannot read the kubeconfig${opts.kubeconfig ? ` ${opts.kubeconfig}` : ' (KUBECONFIG or ~/.kube/config)'}: ${(e as Error).message}`);
+    throw new CliError(`cannot read the kubeconfig${opts.kubeconfig ? ` ${opts.kubeconfig}` : ' (KUBECONFIG or ~/.kube/config)'}: ${errorText(e)}`);
   }
   if (opts.context) {
     if (!config.getContextObject(opts.context)) {

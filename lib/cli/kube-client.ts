@@ -4,6 +4,7 @@
 import https from 'node:https';
 import { KubeConfig } from '@kubernetes/client-node';
 import { CliError } from './context.js';
+import { errorText } from '../shared/error-text.js';
 
 export interface KubeAnswer {
   status: number;
@@ -28,7 +29,7 @@ export function connectKube(o: KubeClientOptions): KubeClient {
     else kc.loadFromDefault();
     if (o.context) kc.setCurrentContext(o.context);
   } catch (e) {
-    throw new CliError(`cannot read the kubeconfig${o.kubeconfig ? ` ${o.kubeconfig}` : ''}: ${(e as Error).message}`);
+    throw new CliError(`cannot read the kubeconfig${o.kubeconfig ? ` ${o.kubeconfig}` : ''}: ${errorText(e)}`);
   }
   const cluster = kc.getCurrentCluster();
   if (!cluster) throw new CliError(`the kubeconfig has no cluster for context "${kc.getCurrentContext()}": set one with --context or kubectl config use-context`);

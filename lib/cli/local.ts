@@ -7,6 +7,7 @@ import type { LocalUp } from '../local/stack/up.js';
 import { isSyncPeriod } from '#sync/messaging';
 import { CliError } from './context.js';
 import { numberOption } from './options.js';
+import { errorText } from '../shared/error-text.js';
 
 interface LocalUpCliOptions {
   kubeconfig: string;
@@ -84,7 +85,7 @@ export function registerLocal(program: Command): void {
           try {
             out.write(`${command(up, words)}\n`);
           } catch (e) {
-            out.write(`${(e as Error).message}\n`);
+            out.write(`${errorText(e)}\n`);
           }
         });
       });

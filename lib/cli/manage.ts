@@ -11,6 +11,7 @@ import type { RegisteredCluster } from '../store/index.js';
 import { isShardCount, parseShardId } from '#sync/messaging';
 import { CliError, resolveContext, type Context } from './context.js';
 import { table } from './format.js';
+import { errorText } from '../shared/error-text.js';
 
 // EKS's CreateCluster rule for names.
 const EKS_CLUSTER_NAME = /^[0-9A-Za-z][A-Za-z0-9\-_]{0,99}$/;
@@ -147,7 +148,7 @@ function shardArg(id: string): string {
     parseShardId(id);
     return id;
   } catch (e) {
-    throw new CliError((e as Error).message);
+    throw new CliError(errorText(e));
   }
 }
 
@@ -170,7 +171,7 @@ function readCaFile(path: string): string {
   try {
     pem = readFileSync(path, 'utf8');
   } catch (e) {
-    throw new CliError(`--ca-file ${path}: cannot read it (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}): pass the API server's CA bundle (PEM)`);
+    throw new CliError(`--ca-file ${path}: cannot read it (${(e as NodeJS.ErrnoException).code ?? errorText(e)}): pass the API server's CA bundle (PEM)`);
   }
   if (!pem.includes('-----BEGIN CERTIFICATE-----')) throw new CliError(`--ca-file ${path} holds no PEM certificate (-----BEGIN CERTIFICATE-----)`);
   return Buffer.from(pem).toString('base64');

@@ -3,6 +3,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { extname, join } from 'node:path';
 import { isMap, isSeq, LineCounter, parseAllDocuments, type Document } from 'yaml';
+import { errorText } from '../shared/error-text.js';
 
 export interface SourceDocument {
   file: string;
@@ -63,7 +64,7 @@ export function parseSource(file: string, text: string): SourceFile {
       value = doc.toJS();
     } catch (e) {
       // The yaml library refuses alias expansion past its limit ("billion laughs"); say where and what to do.
-      out.errors.push(`${file}:${line}: ${(e as Error).message}: this document expands YAML aliases (*name) too often; write the values out instead`);
+      out.errors.push(`${file}:${line}: ${errorText(e)}: this document expands YAML aliases (*name) too often; write the values out instead`);
       continue;
     }
     if (value === null || value === undefined) continue;

@@ -12,6 +12,7 @@ import {
   SelectorError,
   selectorToString,
 } from '#hpa';
+import { errorText } from '../shared/error-text.js';
 
 type Json = Record<string, unknown>;
 
@@ -93,7 +94,7 @@ function parseWindow(r: Reader, v: unknown, path: string): number {
   try {
     return parseGoDuration(r.str(v, path));
   } catch (e) {
-    return r.fail(path, `a duration (${(e as Error).message})`);
+    return r.fail(path, `a duration (${errorText(e)})`);
   }
 }
 

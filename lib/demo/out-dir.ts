@@ -2,6 +2,7 @@
 // fails at once. No recursive mkdir: on /proc, Node 20's recursive mkdir never returns.
 import { accessSync, constants, mkdirSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
+import { errorText } from '../shared/error-text.js';
 
 const PROBLEMS: Record<string, string> = {
   EACCES: 'permission denied',
@@ -13,7 +14,7 @@ const PROBLEMS: Record<string, string> = {
 
 function problem(e: unknown): string {
   const code = (e as NodeJS.ErrnoException).code ?? '';
-  return PROBLEMS[code] ?? (e as Error).message;
+  return PROBLEMS[code] ?? errorText(e);
 }
 
 function isDirectory(path: string): boolean | undefined {
@@ -40,7 +41,7 @@ export function prepareOutDir(dir: string): string {
     for (const d of missing) mkdirSync(d);
     accessSync(full, constants.W_OK | constants.X_OK);
   } catch (e) {
-    throw new Error(`${dir}: ${'code' in (e as object) ? problem(e) : (e as Error).message}`);
+    throw new Error(`${dir}: ${'code' in (e as object) ? problem(e) : errorText(e)}`);
   }
   return full;
 }

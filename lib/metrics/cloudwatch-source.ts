@@ -11,6 +11,7 @@ import type { CloudWatchMetric } from '#api';
 import { alarmWindowFor, DEFAULT_LOOKBACK_PERIODS, planRequests, specKey, windowFor, type PlannedRequest, type PlannedUnit, type QueryWindow } from './cloudwatch-plan.js';
 import { floatToMilliQuantity } from './float-quantity.js';
 import { checkUsedValue, closeProbing, type DelayLearning, dueLearning, observeCounts, probing, SETTLE_SECONDS } from '#sync/messaging';
+import { namedErrorText as errorText } from '../shared/error-text.js';
 
 export interface CloudWatchClients {
   clientFor(region: string, roleArn?: string): CloudWatchClient;
@@ -152,11 +153,6 @@ class RetriesExhausted extends Error {
   constructor(attempts: number, last: unknown) {
     super(`after ${attempts} attempt${attempts === 1 ? '' : 's'}: ${errorText(last)}`);
   }
-}
-
-function errorText(e: unknown): string {
-  if (e instanceof Error) return e.name && e.name !== 'Error' ? `${e.name}: ${e.message}` : e.message;
-  return String(e);
 }
 
 function rfc3339(epochSeconds: number): Timestamp {

@@ -21,6 +21,7 @@ import { floatToMilliQuantity } from './float-quantity.js';
 import { PrometheusHttpError, queryTarget, sendInstantQuery, type Credentials, type InstantAnswer, type PrometheusEndpoints, type QueryTarget } from './prometheus-http.js';
 import { stableKey } from '../shared/stable-key.js';
 import type { BoundedFetchOptions, ResolveHost } from '#transport';
+import { errorText } from '../shared/error-text.js';
 
 export interface PrometheusSourceOptions {
   /** Region of amp and cloudWatch endpoints that name none. */
@@ -80,10 +81,6 @@ const TOKEN_TTL_MS = 300_000;
 
 function rfc3339(epochSeconds: number): Timestamp {
   return new Date(Math.floor(epochSeconds) * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
-}
-
-function errorText(e: unknown): string {
-  return e instanceof Error ? e.message : String(e);
 }
 
 /** The evaluation time of an object's query at `nowMs`: the start of its current period (epoch seconds). */

@@ -73,6 +73,7 @@ import { decodeSharedAnswers, encodeSharedPages, parseSharedPageSk, SHARED_ANSWE
 import { decodeState, encodeState, type DecodedState, type StateFields } from './state-codec.js';
 import { DEFAULT_TABLE_NAME } from './table.js';
 import { WritePacer, writeUnitsOf, type PaceOptions } from './write-pacer.js';
+import { errorText } from '../shared/error-text.js';
 
 /** A page of kept answers expires this long after its last write: what an old shard layout left goes by itself. */
 const SHARED_PAGE_TTL_S = 86_400;
@@ -558,7 +559,7 @@ export class DynamoStore implements AutoscalerStore, DispatchStore, AlarmIndexSt
         const state = raw && !expired(raw, nowMs) ? decodeState(raw, nowMs) : undefined;
         snapshot.autoscalers.push(this.toRecord(cluster, item, doc, state, markerMs));
       } catch (e) {
-        snapshot.broken.push({ cluster, namespace, name, error: (e as Error).message });
+        snapshot.broken.push({ cluster, namespace, name, error: errorText(e) });
       }
     }
     for (const [k, raw] of part.states) {
@@ -800,7 +801,7 @@ function decodeSpec(item: SpecItem): StoredSpec {
   try {
     doc = JSON.parse(item.doc) as StoredSpec;
   } catch (e) {
-    throw new Error(`${where} cannot be read: ${(e as Error).message}`);
+    throw new Error(`${where} cannot be read: ${errorText(e)}`);
   }
   if (typeof doc !== 'object' || doc === null || typeof doc.metadata?.name !== 'string' || typeof doc.spec !== 'object') {
     throw new Error(`${where} cannot be read: not an object with metadata.name and spec`);

@@ -17,6 +17,7 @@ import type { FinalizeHandler, FinalizeHandlerArguments, MetadataBearer, Middlew
 import type { EvaluationTimes, LeaseOutcome, LeaseRequest, ReleaseOptions } from '#sync/ports';
 import { shardCycleKey } from './items.js';
 import { FUTURE_TOLERANCE_MS } from './state-codec.js';
+import { errorText } from '../shared/error-text.js';
 
 /** A lease expiring later than this many lease lengths from now was not written by us. */
 const ABSURD_LEASES = 10;
@@ -248,6 +249,6 @@ async function sayingLastAttempt<I extends object, O extends MetadataBearer, T>(
     return await send();
   } catch (e) {
     if (!signal?.aborted || !isAbort(e) || !(failed instanceof Error)) throw e;
-    throw new Error(`${(e as Error).message} after an attempt that failed: ${failed.message}`, { cause: e });
+    throw new Error(`${errorText(e)} after an attempt that failed: ${failed.message}`, { cause: e });
   }
 }

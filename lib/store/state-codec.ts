@@ -11,6 +11,7 @@ import type { PendingScale, UntrustedHistory } from '#sync/ports';
 import { demandMark, type CompactState, type EventPair, type RecPair } from './history.js';
 import type { ItemKey } from './items.js';
 import { decodeDemand, encodeDemand } from './demand-codec.js';
+import { errorText } from '../shared/error-text.js';
 
 /**
  * No workload has more replicas than a cluster has pods, and Kubernetes is tested to
@@ -172,7 +173,7 @@ function lenient<T>(item: Record<string, unknown>, attr: string, decode: (x: unk
   try {
     raw = json(item, attr);
   } catch (e) {
-    return { entries: [], problem: (e as Error).message };
+    return { entries: [], problem: errorText(e) };
   }
   if (raw === undefined) return { entries: [] };
   if (!Array.isArray(raw)) return { entries: [], problem: `${attr} is not a list` };

@@ -7,6 +7,7 @@
 import { gunzipSync } from 'node:zlib';
 import { fromSpecChanges, type Planned, type SpecChange } from './event-sources.js';
 import type { ClusterConfig } from './ports/cluster-access.js';
+import { errorText } from '../shared/error-text.js';
 
 /** What CloudWatch Logs delivers once decoded (DATA_MESSAGE; a CONTROL_MESSAGE has no events). */
 export interface LogsDelivery {
@@ -21,7 +22,7 @@ export function fromAuditLogData(data: string, clusters: ClusterConfig[]): Plann
   try {
     delivery = JSON.parse(gunzipSync(Buffer.from(data, 'base64')).toString('utf8')) as LogsDelivery;
   } catch (e) {
-    return { messages: [], ignored: [`a CloudWatch Logs delivery that is not base64 of gzip of JSON: ${(e as Error).message}`] };
+    return { messages: [], ignored: [`a CloudWatch Logs delivery that is not base64 of gzip of JSON: ${errorText(e)}`] };
   }
   return fromAuditLog(delivery, clusters);
 }

@@ -5,6 +5,7 @@ import { DEFAULT_CONTROLLER_SETTINGS, isDNS1123Label } from '#hpa/api';
 import type { ControllerSettings } from '#hpa';
 import type { ClusterConfig } from './ports/cluster-access.js';
 import { isShardCount } from './shards.js';
+import { errorText } from '../shared/error-text.js';
 
 /** What the worker does with each autoscaler: the cycle's options. */
 export interface SyncOptions {
@@ -114,7 +115,7 @@ export function parseClusters(text: string | undefined, defaultRegion: string): 
   try {
     raw = JSON.parse(text);
   } catch (e) {
-    throw new ConfigError(`SHPA_CLUSTERS: not JSON: ${(e as Error).message}`);
+    throw new ConfigError(`SHPA_CLUSTERS: not JSON: ${errorText(e)}`);
   }
   if (!Array.isArray(raw)) throw new ConfigError('SHPA_CLUSTERS: must be a JSON list of {name, region?, roleArn?, shards?, namespaces?}');
   const seen = new Set<string>();
@@ -155,7 +156,7 @@ function metricAccess(text: string | undefined): MetricAccess {
   try {
     return parseMetricAccess(text);
   } catch (e) {
-    throw new ConfigError(`SHPA_METRIC_ACCESS: ${(e as Error).message}`);
+    throw new ConfigError(`SHPA_METRIC_ACCESS: ${errorText(e)}`);
   }
 }
 
@@ -172,7 +173,7 @@ export function controllerSettings(text: string | undefined): ControllerSettings
   try {
     raw = JSON.parse(text);
   } catch (e) {
-    throw new ConfigError(`SHPA_CONTROLLER_SETTINGS: not JSON: ${(e as Error).message}`);
+    throw new ConfigError(`SHPA_CONTROLLER_SETTINGS: not JSON: ${errorText(e)}`);
   }
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new ConfigError('SHPA_CONTROLLER_SETTINGS: must be a JSON object');
   const settings = structuredClone(DEFAULT_CONTROLLER_SETTINGS);

@@ -2,6 +2,7 @@
 // evaluation of the autoscalers an event names. Bodies are untrusted JSON: every field
 // is checked and a bad one is named.
 import { parseShardId } from './shards.js';
+import { errorText } from '../shared/error-text.js';
 
 export type EvaluateTarget =
   | { kind: 'hpa'; namespace: string; name: string }
@@ -96,14 +97,14 @@ export function parseWorkMessage(body: string): WorkMessage {
   try {
     raw = JSON.parse(body);
   } catch (e) {
-    throw new MessageError(`not JSON: ${(e as Error).message}`);
+    throw new MessageError(`not JSON: ${errorText(e)}`);
   }
   if (!isObj(raw)) throw new MessageError('must be a JSON object');
   const shard = str(raw, 'shard');
   try {
     parseShardId(shard);
   } catch (e) {
-    throw new MessageError(`shard: ${(e as Error).message}`);
+    throw new MessageError(`shard: ${errorText(e)}`);
   }
   switch (raw.kind) {
     case 'tick':

@@ -4,6 +4,7 @@ import type { Decision, HorizontalPodAutoscalerCondition, HpaEvent } from '#hpa'
 import type { AutoscalerSource } from './ports/autoscaler-store.js';
 import type { ShadowReport } from './shadow.js';
 import type { TickPhase } from './tick-phase.js';
+import { errorText } from '../shared/error-text.js';
 
 /** Where an autoscaler's sync stopped or what failed. A failed read is not one: it reaches the reconcile, as upstream (FailedGetScale, FailedGet*Metric). */
 export type SyncStage = 'load' | 'source' | 'validate' | 'reconcile' | 'check' | 'saveState' | 'updateScale' | 'status' | 'event' | 'deadline';
@@ -138,6 +139,4 @@ export function isDeferred(a: AutoscalerReport): boolean {
   return a.outcome === 'skipped' && a.errors.some((e) => e.stage === 'deadline');
 }
 
-export function errorText(e: unknown): string {
-  return e instanceof Error ? e.message : String(e);
-}
+export { errorText };

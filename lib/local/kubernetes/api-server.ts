@@ -25,6 +25,7 @@ import { PATCH_APPLY, serveResource, type ResourceSpec, type RestReply, type Wat
 import type { IncludeObject, TableOptions } from './table.js';
 import { scaleSubresource, WorkloadMirror } from './workload-mirror.js';
 import { WorkloadModel, type ResourceType } from './workload-model.js';
+import { errorText } from '../../shared/error-text.js';
 
 export interface RequestRecord {
   method: string;
@@ -474,7 +475,7 @@ export async function startK8sApiServer(opts: K8sApiServerOptions = {}): Promise
       try {
         return parseYaml(raw) as unknown;
       } catch (e) {
-        throw new HttpError(400, `error decoding YAML: ${(e as Error).message}`);
+        throw new HttpError(400, `error decoding YAML: ${errorText(e)}`);
       }
     }
     try {
@@ -551,7 +552,7 @@ export async function startK8sApiServer(opts: K8sApiServerOptions = {}): Promise
     try {
       serveResource(store, crds.crdSpec, { verb: 'create', namespace: '', name: '', subresource: '', query: {}, contentType: 'application/json', body: crd, clock: () => model.clock.now() });
     } catch (e) {
-      throw new Error(`crds[${i}]${typeof name === 'string' ? ` (${name})` : ''}: ${(e as Error).message}`);
+      throw new Error(`crds[${i}]${typeof name === 'string' ? ` (${name})` : ''}: ${errorText(e)}`);
     }
   }
 

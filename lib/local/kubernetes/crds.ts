@@ -10,6 +10,7 @@ import { nameCauses, quote, timestamp, unknownMetadataFields } from './object-me
 import type { K8sObject, ObjectStore } from './object-store.js';
 import { PATCH_APPLY, PATCH_JSON, PATCH_MERGE, type Admitted, type ResourceSpec } from './rest.js';
 import { customResourceConvertor, defaultConvertor, type CustomColumn } from './table.js';
+import { errorText } from '../../shared/error-text.js';
 
 const CRD_GROUP = 'apiextensions.k8s.io';
 const CRD_KIND = 'CustomResourceDefinition';
@@ -66,7 +67,7 @@ function simplePathCauses(field: string, path: unknown, causes: FieldCause[]): v
     if (!path.startsWith('.')) throw new Error('must be a simple json path starting with .');
     compileJsonPath(path);
   } catch (e) {
-    causes.push({ field, type: 'FieldValueInvalid', body: `Invalid value: ${quote(path)}: ${(e as Error).message}` });
+    causes.push({ field, type: 'FieldValueInvalid', body: `Invalid value: ${quote(path)}: ${errorText(e)}` });
   }
 }
 

@@ -4,6 +4,7 @@
 // the recent changes after a resourceVersion (410 Expired once they are gone).
 // Stored objects are never mutated: every write stores a new object.
 import { badRequest, expired } from './errors.js';
+import { errorText } from '../../shared/error-text.js';
 
 export interface ObjectMeta {
   name: string;
@@ -204,7 +205,7 @@ function decodeContinue(token: string): ContinueToken {
     const slash = key.indexOf('/');
     return slash < 0 ? { rv: t.rv, namespace: '', name: key } : { rv: t.rv, namespace: key.slice(0, slash), name: key.slice(slash + 1) };
   } catch (e) {
-    throw badRequest(`invalid continue token: ${(e as Error).message}`);
+    throw badRequest(`invalid continue token: ${errorText(e)}`);
   }
 }
 

@@ -2,6 +2,7 @@
 // parses and applies them.
 import { matchesLabels, parseSelector } from '#hpa';
 import { badRequest } from './errors.js';
+import { errorText } from '../../shared/error-text.js';
 
 export type LabelFilter = (labels: Record<string, string> | undefined) => boolean;
 
@@ -11,7 +12,7 @@ export function labelFilter(raw: string | undefined, what = 'labelSelector'): La
   try {
     sel = parseSelector(raw);
   } catch (e) {
-    throw badRequest(`unable to parse requirement: ${what}: ${(e as Error).message}`);
+    throw badRequest(`unable to parse requirement: ${what}: ${errorText(e)}`);
   }
   return (labels) => matchesLabels(sel, labels);
 }

@@ -4,6 +4,7 @@
 // matches when any of the values found under it does. Only leaves (strings, numbers,
 // booleans, null) count as values: `exists` is false for a path that holds an object.
 import { readFile } from 'node:fs/promises';
+import { errorText } from '../../shared/error-text.js';
 
 /** True when Lambda would pass the record to the function. */
 export type EventFilter = (record: unknown) => boolean;
@@ -51,7 +52,7 @@ export async function loadEventFilter(path: string): Promise<EventFilter> {
   try {
     spec = JSON.parse(text);
   } catch (e) {
-    throw new FilterPatternError(`${path}: not JSON (${(e as Error).message}); write a filter pattern object`);
+    throw new FilterPatternError(`${path}: not JSON (${errorText(e)}); write a filter pattern object`);
   }
   return eventFilter(spec, path);
 }
@@ -65,7 +66,7 @@ function patternsOf(spec: unknown, source: string): { pattern: unknown; where: s
       try {
         return { pattern: JSON.parse(f.Pattern) as unknown, where };
       } catch (e) {
-        throw new FilterPatternError(`${where}: not JSON (${(e as Error).message})`);
+        throw new FilterPatternError(`${where}: not JSON (${errorText(e)})`);
       }
     });
   }

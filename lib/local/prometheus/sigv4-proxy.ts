@@ -8,6 +8,7 @@ import { createHash, createHmac } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { closeServer } from '../shared/aws-json-protocol.js';
+import { errorText } from '../../shared/error-text.js';
 
 export type ProxyAuth =
   | { sigv4: { service: 'aps' | 'monitoring'; region: string; credentials: { accessKeyId: string; secretAccessKey: string } }; now?: () => number }
@@ -101,7 +102,7 @@ export async function startQueryProxy(opts: ProxyOptions): Promise<QueryProxy> {
   };
   const server: Server = createServer((req, res) => {
     handle(req, res).catch((e: unknown) => {
-      if (!res.headersSent) res.writeHead(502, { 'content-type': 'application/json' }).end(JSON.stringify({ message: `upstream: ${(e as Error).message}` }));
+      if (!res.headersSent) res.writeHead(502, { 'content-type': 'application/json' }).end(JSON.stringify({ message: `upstream: ${errorText(e)}` }));
       else res.destroy();
     });
   });

@@ -3,6 +3,7 @@
 // here, with the field that uses them, rather than silently skipped.
 import type { JSONSchemaProps } from '#hpa/api';
 import { child, key } from './field-errors.js';
+import { errorText } from '../../../shared/error-text.js';
 
 export interface CrdVersion {
   group: string;
@@ -73,7 +74,7 @@ function checkSupported(s: Obj, path: string, fail: (msg: string) => never): voi
         try {
           normalizeFieldPath(r.fieldPath, s as JSONSchemaProps);
         } catch (e) {
-          fail(`${path}.x-kubernetes-validations[${i}].fieldPath: ${(e as Error).message}`);
+          fail(`${path}.x-kubernetes-validations[${i}].fieldPath: ${errorText(e)}`);
         }
       }
     });
