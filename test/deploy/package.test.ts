@@ -56,7 +56,7 @@ const FAILED_EVENTS = 'GetAtt FailedEventsQueue.Arn';
 const logs = (fn: string) => [`logs:CreateLogStream ${logGroupArn(fn)}`, `logs:PutLogEvents ${logGroupArn(fn)}`];
 const eni = 'arn:${AWS::Partition}:ec2:${AWS::Region}:${AWS::AccountId}:';
 // the shard's kept CloudWatch answers (cw) and the autoscalers of each bucket (n00 … n15) are the worker's too
-const STATE_ATTRIBUTES = ['pk', 'sk', 'uid', 'v', 'sv', 'st', 'rec', 'open', 'off', 'up', 'dn', 'mt', 'ut', 'w', 'pend', 'log', 'src', 'ttl', 'sel', 'cs', 'oc', 'b', 'cw', 'hold', ...Array.from({ length: 16 }, (_, b) => `n${String(b).padStart(2, '0')}`)];
+const STATE_ATTRIBUTES = ['pk', 'sk', 'uid', 'v', 'sv', 'st', 'rec', 'open', 'off', 'up', 'dn', 'mt', 'ut', 'w', 'pend', 'log', 'src', 'ttl', 'sel', 'cs', 'oc', 'b', 'cw', 'hold', 'dem', ...Array.from({ length: 16 }, (_, b) => `n${String(b).padStart(2, '0')}`)];
 const CYCLE_ATTRIBUTES = ['pk', 'sk', 'owner', 'exp', 'what', 'tick', 'at', 'left', 'ev', 'al', 'ph', 'pp'];
 /** The customer-managed key, through SQS and DynamoDB only (param kmsKeyArn). */
 const KEY_GRANTS = [`kms:Decrypt ${KEY}`, `kms:GenerateDataKey ${KEY}`];
