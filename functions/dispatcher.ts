@@ -137,7 +137,7 @@ async function sizeShards(d: Dispatcher, a: DispatcherAdapters, scheduled: Date)
   const out: ClusterConfig[] = [];
   for (const [i, choice] of choices.entries()) {
     const c = config.clusters[i];
-    const shards = choice.record ? await recordChoice(d, a, c, choice, minute) : choice.shards;
+    const shards = choice.record ? await recordChoice(d, a, c, choice, choice.record, minute) : choice.shards;
     warnSizing(d, c, choice, shards);
     d.lastSent.set(c.name, shards);
     out.push({ ...c, shards });
@@ -146,8 +146,7 @@ async function sizeShards(d: Dispatcher, a: DispatcherAdapters, scheduled: Date)
 }
 
 /** A new count into the cluster's index, once a minute; the count the minute uses. */
-async function recordChoice(d: Dispatcher, a: DispatcherAdapters, c: ClusterConfig, choice: ShardChoice, minute: number): Promise<number> {
-  const record = choice.record!;
+async function recordChoice(d: Dispatcher, a: DispatcherAdapters, c: ClusterConfig, choice: ShardChoice, record: NonNullable<ShardChoice['record']>, minute: number): Promise<number> {
   try {
     if (await a.store.recordShardCount(c.name, record)) {
       if (choice.changed) d.logger.info('shards', { shards: { cluster: c.name, from: record.previous, to: record.k, since: new Date(minute).toISOString(), largest: choice.sizing.largest, capacity: choice.sizing.capacity } });
