@@ -4,7 +4,7 @@ import { activationThreshold, type HorizontalPodAutoscaler, type HPAScalingRules
 import type { CloudWatchMetric } from '../api/cloudwatch-types.js';
 import type { StoredSpec } from '../store/index.js';
 import type { DecisionLogEntry } from '../sync/event-log.js';
-import { metricSourceText } from '../sync/metric-queries.js';
+import { metricSourceText, namespaceMetricObjects } from '../sync/metric-queries.js';
 import type { AutoscalerRecord, ClusterSnapshot } from '../sync/ports.js';
 import { fallbackText } from './fallback-text.js';
 import { pauseAndScheduleRows } from './describe-schedules.js';
@@ -50,9 +50,9 @@ export function describe(rec: DescribedAutoscaler, cluster: string, now: Date, o
     ['Reference:', `${h.spec?.scaleTargetRef?.kind}/${h.spec?.scaleTargetRef?.name}`],
     ['Metrics:', '( current / target )'],
   ];
-  const inNamespace = <T extends { metadata: { namespace?: string; name: string } }>(list: T[] = []) =>
-    new Map(list.filter((o) => (o.metadata.namespace ?? 'default') === rec.namespace).map((o) => [o.metadata.name, o]));
-  const known = objects && { cloudWatch: inNamespace(objects.cloudWatchMetrics), prometheus: inNamespace(objects.prometheusMetrics) };
+  const known = objects && namespaceMetricObjects(objects, rec.namespace);
+  // An alarm wakes only CloudWatchMetric readers.
+  const alarmObjects = objects && { cloudWatch: new Map(objects.cloudWatchMetrics.filter((o) => (o.metadata.namespace ?? 'default') === rec.namespace).map((o) => [o.metadata.name, o])) };
   for (const [i, m] of (h.spec?.metrics ?? []).entries()) {
     const [label, value] = describeMetric(m, st?.currentMetrics ?? []);
     kv.push([`  ${label}:`, value]);
@@ -68,7 +68,7 @@ export function describe(rec: DescribedAutoscaler, cluster: string, now: Date, o
     ['Min replicas:', String(h.spec?.minReplicas ?? '<unset>')],
     ['Max replicas:', String(h.spec?.maxReplicas)],
     ...pauseAndScheduleRows(h, now),
-    ...wakeRows(h, known),
+    ...wakeRows(h, alarmObjects),
     ['Behavior:', h.spec?.behavior ? behaviorText(h) : '<default>'],
     [`${h.spec?.scaleTargetRef?.kind} pods:`, st ? `${st.currentReplicas} current / ${st.desiredReplicas} desired` : '<unknown>'],
   );

@@ -5,6 +5,7 @@
 // the line. A tick evaluates them all; an event, those it names.
 import pLimit from 'p-limit';
 import type { CloudWatchMetric } from '../api/cloudwatch-types.js';
+import { isObjectAnswer, type CheckedMetricObjects } from '../metrics/providers/index.js';
 import type { PrometheusMetric } from '../api/prometheus-types.js';
 import type { CrossVersionObjectReference } from '#hpa';
 import type { SyncOptions } from './config.js';
@@ -15,7 +16,7 @@ import type { AutoscalerStore, Clock, ClusterAccess, ClusterConfig, ClusterIndex
 import { CycleReads } from './reads.js';
 import { countOutcomes, emptyCalls, errorText, isDeferred, type CycleReport } from './report.js';
 import { bucketOf, bucketsOf, partOf, shardId, type ShardRef } from './shards.js';
-import { checkCloudWatchMetrics, checkPrometheusMetrics } from './spec-check.js';
+import { checkMetricObjects } from './spec-check.js';
 import { SpecVersions } from './spec-versions.js';
 import { isDue, ownPeriod, shardTickPeriod } from './sync-periods.js';
 import { learnPhase } from './tick-phase.js';
@@ -51,10 +52,51 @@ export interface ShardCycleRequest {
   options: SyncOptions;
 }
 
+/** One cycle's record, which its stages read and fill in: the report is what it returns. */
+interface Cycle {
+  deps: CycleDeps;
+  req: ShardCycleRequest;
+  now: Date;
+  t0: number;
+  deadline: Deadline;
+  calls: ReturnType<typeof emptyCalls>;
+  report: CycleReport;
+}
+
+/** The shard as loaded: the table's snapshot and what the cluster listed (or why it could not). */
+interface Loaded {
+  snapshot: ShardSnapshot;
+  listed?: Listed;
+  listError?: string;
+}
+
+/** The shard's units, those this cycle evaluates, and the counts' recording under way. */
+interface Selection {
+  shard: ReturnType<typeof buildUnits>;
+  selected: Set<Unit>;
+  counted: Promise<void>;
+}
+
 export async function runShardCycle(deps: CycleDeps, req: ShardCycleRequest): Promise<CycleReport> {
+  const cycle = openCycle(deps, req);
+  try {
+    const loaded = await loadShard(cycle);
+    if (!loaded) return cycle.report;
+    const selection = selectUnits(cycle, loaded);
+    const metricObjects = checkMetricObjects(selection.shard, req.options.metricAccess);
+    const reads = startReads(cycle, loaded, selection, metricObjects);
+    const keeping = keepSharedAnswers(cycle, loaded.snapshot, reads);
+    reportUnlisted(cycle, loaded, selection);
+    await evaluateInPriorityOrder(cycle, selection, evalContext(cycle, reads, metricObjects, selection.shard.peers));
+    await finishCycle(cycle, selection, reads, keeping);
+  } finally {
+    closeCycle(cycle);
+  }
+  return cycle.report;
+}
+
+function openCycle(deps: CycleDeps, req: ShardCycleRequest): Cycle {
   const now = deps.clock.now();
-  const t0 = performance.now();
-  const deadline = new Deadline(req.deadline, deps.clock);
   const calls = emptyCalls();
   const report: CycleReport = {
     shard: shardId(req.shard),
@@ -69,115 +111,144 @@ export async function runShardCycle(deps: CycleDeps, req: ShardCycleRequest): Pr
     warnings: [],
     failed: false,
   };
-  try {
-    const { sources } = req.options;
-    calls.loadShard++;
-    const [loaded, objects] = await Promise.all([
-      settle(deadline.race(`loading shard ${report.shard}`, deps.store.loadShard(req.shard, { now, markerMs: req.markerMs, ...(req.index ? { index: req.index } : {}), signal: deadline.signal }))),
-      sources.cluster ? listObjects(deps, req, deadline, calls) : Promise.resolve(undefined),
-    ]);
-    if ('error' in loaded) {
-      report.failed = true;
-      report.errors.push({ stage: loaded.deadline ? 'deadline' : 'load', message: loaded.error });
-      return report;
-    }
-    if (objects && 'error' in objects) report.errors.push({ stage: 'source', message: objects.error });
-    const listed = objects && !('error' in objects) ? objects.value : undefined;
-    const shard = buildUnits({ cluster: req.cluster, shard: req.shard, snapshot: loaded.value, objects: listed, tableSource: sources.table, dryRun: req.options.dryRun });
-    if (!(objects && 'error' in objects)) report.alarms = alarmsNamed(shard.cloudWatchMetrics);
-    // What the dispatcher sizes shards by, known from the load: recorded beside the evaluations, never cut by their deadline.
-    const counting = req.trigger.kind === 'tick' && (!sources.cluster || listed) ? recordCounts(deps, req, loaded.value, shard.bucketCounts) : Promise.resolve();
-    const counted = counting.catch((e: unknown) => {
-      report.warnings.push(`recording the shard's autoscaler counts: ${errorText(e)} (the next tick records them)`);
-    });
-    const selected = req.trigger.kind === 'tick' ? dueUnits(shard.units, req.trigger.tick.getTime(), req) : selectTargets(shard.units, req.trigger.targets, shard.cloudWatchMetrics);
-    if (req.trigger.kind === 'tick') report.tickPeriodSeconds = shardTickPeriod(shard.units.map((u) => ownPeriod(u.record.hpa.spec)), req.deployPeriodSeconds ?? req.periodSeconds);
+  return { deps, req, now, t0: performance.now(), deadline: new Deadline(req.deadline, deps.clock), calls, report };
+}
 
-    const reads = new CycleReads(deps.cluster, deps.metrics, now, deadline.signal, calls, { ...readOptions(req, now), shared: loaded.value.sharedAnswers });
-    const { valid, invalid } = checkCloudWatchMetrics(shard.cloudWatchMetrics, req.options.metricAccess);
-    const promChecked = checkPrometheusMetrics(shard.prometheusMetrics, req.options.metricAccess);
-    const cloudWatch = byNamespace(valid);
-    const prometheus = byNamespace(promChecked.valid);
-    reads.startObjectReads(objectQueries([...selected], { cloudWatch, prometheus }, req.cluster.name));
-    reads.expectTargets(targetsOf([...selected]), partOf(req.shard).parts > 1);
-    const keeping = keepSharedAnswers(deps.store, req, loaded.value, reads, deadline).catch((e: unknown) => {
-      report.warnings.push(`keeping the shard's metric answers for the next tick: ${errorText(e)} (the next tick reads them again)`);
-    });
-    const ctx: EvalContext = {
-      store: deps.store,
-      cluster: deps.cluster,
-      reads,
-      deadline,
-      options: req.options,
-      now,
-      periodMs: req.periodSeconds * 1000,
-      partial: req.trigger.kind === 'evaluate',
-      cloudWatch,
-      invalidCloudWatch: invalid,
-      prometheus,
-      invalidPrometheus: promChecked.invalid,
-      specVersions: new SpecVersions(deps.store, req.cluster.name, deadline.signal),
-      otherSelectors: selectorsOf(shard.peers),
-    };
-    // Autoscalers of a cluster that could not be listed keep their state untouched: nothing is concluded.
-    if (objects && 'error' in objects) {
-      for (const s of loaded.value.clusterStates) {
-        report.autoscalers.push({
-          cluster: req.cluster.name,
-          namespace: s.namespace,
-          name: s.name,
-          source: 'cluster',
-          outcome: 'skipped',
-          dryRun: false,
-          patched: false,
-          stored: 'skipped',
-          errors: [{ stage: 'source', message: `not evaluated: ${objects.error}` }],
-          warnings: [],
-          notable: true,
-        });
-      }
-    }
-    report.autoscalers.push(...shard.broken);
-    // A window of autoscalers at a time, in priority order: when the deadline comes, what is left
-    // is the end of the line, never started, and goes first at the next tick.
-    const window = pLimit(req.options.concurrency);
-    await Promise.all(
-      inPriorityOrder(shard.units.filter((u) => selected.has(u)), req.first).map(async (unit) => {
-        report.autoscalers.push(unit.report);
-        if (unit.refused) return refuse(unit);
-        try {
-          await window(async () => {
-            deadline.check(`evaluating ${unit.record.namespace}/${unit.record.name}`, req.options.writeBudgetMs);
-            await evaluateUnit(unit, ctx);
-          });
-        } catch (e) {
-          if (e instanceof DeadlineExceededError) return deferUnit(unit);
-          // An unexpected throw (a bug) stays with its own autoscaler.
-          unit.report.outcome = 'failed';
-          unit.report.errors.push({ stage: 'reconcile', message: errorText(e) });
-          unit.report.notable = true;
-        }
-      }),
-    );
-    sayDeferred(report, req);
-    // A tick's pod metrics say when the shard's data is sampled: where its next ticks go.
-    if (req.trigger.kind === 'tick') report.phase = learnPhase(reads.podSampleTimes, req.periodSeconds, now.getTime());
-    await keeping;
-    await counted;
-    for (const orphan of shard.orphans) {
-      try {
-        await deps.store.expireState(req.cluster.name, orphan, now, deadline.signal);
-      } catch (e) {
-        report.warnings.push(`state of ${orphan.namespace}/${orphan.name} (its object is gone) not yet marked for expiry: ${errorText(e)}`);
-      }
-    }
-  } finally {
-    deadline.dispose();
-    report.autoscalers.sort((a, b) => `${a.namespace}/${a.name}`.localeCompare(`${b.namespace}/${b.name}`));
-    report.counts = countOutcomes(report.autoscalers);
-    report.durationMs = Math.round(performance.now() - t0);
+/** Loads the shard's partitions of the table and lists the cluster's objects, together; a failed load fails the cycle. */
+async function loadShard(cycle: Cycle): Promise<Loaded | undefined> {
+  const { deps, req, deadline, calls, report, now } = cycle;
+  calls.loadShard++;
+  const [loaded, objects] = await Promise.all([
+    settle(deadline.race(`loading shard ${report.shard}`, deps.store.loadShard(req.shard, { now, markerMs: req.markerMs, ...(req.index ? { index: req.index } : {}), signal: deadline.signal }))),
+    req.options.sources.cluster ? listObjects(deps, req, deadline, calls) : Promise.resolve(undefined),
+  ]);
+  if ('error' in loaded) {
+    report.failed = true;
+    report.errors.push({ stage: loaded.deadline ? 'deadline' : 'load', message: loaded.error });
+    return undefined;
   }
-  return report;
+  if (objects && 'error' in objects) {
+    report.errors.push({ stage: 'source', message: objects.error });
+    return { snapshot: loaded.value, listError: objects.error };
+  }
+  return { snapshot: loaded.value, ...(objects ? { listed: objects.value } : {}) };
+}
+
+/** Builds the units and selects those the trigger asks for; a tick records the buckets' counts meanwhile. */
+function selectUnits(cycle: Cycle, loaded: Loaded): Selection {
+  const { deps, req, report } = cycle;
+  const { sources } = req.options;
+  const shard = buildUnits({ cluster: req.cluster, shard: req.shard, snapshot: loaded.snapshot, objects: loaded.listed, tableSource: sources.table, dryRun: req.options.dryRun });
+  if (loaded.listError === undefined) report.alarms = alarmsNamed(shard.cloudWatchMetrics);
+  // What the dispatcher sizes shards by, known from the load: recorded beside the evaluations, never cut by their deadline.
+  const counting = req.trigger.kind === 'tick' && (!sources.cluster || loaded.listed) ? recordCounts(deps, req, loaded.snapshot, shard.bucketCounts) : Promise.resolve();
+  const counted = counting.catch((e: unknown) => {
+    report.warnings.push(`recording the shard's autoscaler counts: ${errorText(e)} (the next tick records them)`);
+  });
+  const selected = req.trigger.kind === 'tick' ? dueUnits(shard.units, req.trigger.tick.getTime(), req) : selectTargets(shard.units, req.trigger.targets, shard.cloudWatchMetrics);
+  if (req.trigger.kind === 'tick') report.tickPeriodSeconds = shardTickPeriod(shard.units.map((u) => ownPeriod(u.record.hpa.spec)), req.deployPeriodSeconds ?? req.periodSeconds);
+  return { shard, selected, counted };
+}
+
+/** Starts the cycle's reads: the one batched fetch of every metric object query the selected autoscalers may make, and their scale targets. */
+function startReads(cycle: Cycle, loaded: Loaded, { selected }: Selection, metricObjects: readonly CheckedMetricObjects[]): CycleReads {
+  const { deps, req, now, deadline, calls } = cycle;
+  const reads = new CycleReads(deps.cluster, deps.metrics, now, deadline.signal, calls, { ...readOptions(req, now), shared: loaded.snapshot.sharedAnswers });
+  reads.startObjectReads(objectQueries([...selected], metricObjects, req.cluster.name));
+  reads.expectTargets(targetsOf([...selected]), partOf(req.shard).parts > 1);
+  return reads;
+}
+
+function evalContext(cycle: Cycle, reads: CycleReads, metricObjects: readonly CheckedMetricObjects[], peers: Unit[]): EvalContext {
+  const { deps, req, deadline, now } = cycle;
+  return {
+    store: deps.store,
+    cluster: deps.cluster,
+    reads,
+    deadline,
+    options: req.options,
+    now,
+    periodMs: req.periodSeconds * 1000,
+    partial: req.trigger.kind === 'evaluate',
+    metricObjects,
+    specVersions: new SpecVersions(deps.store, req.cluster.name, deadline.signal),
+    otherSelectors: selectorsOf(peers),
+  };
+}
+
+/** Autoscalers of a cluster that could not be listed keep their state untouched: nothing is concluded. And those whose records are broken say so. */
+function reportUnlisted(cycle: Cycle, loaded: Loaded, { shard }: Selection): void {
+  const { report, req } = cycle;
+  if (loaded.listError !== undefined) {
+    for (const s of loaded.snapshot.clusterStates) {
+      report.autoscalers.push({
+        cluster: req.cluster.name,
+        namespace: s.namespace,
+        name: s.name,
+        source: 'cluster',
+        outcome: 'skipped',
+        dryRun: false,
+        patched: false,
+        stored: 'skipped',
+        errors: [{ stage: 'source', message: `not evaluated: ${loaded.listError}` }],
+        warnings: [],
+        notable: true,
+      });
+    }
+  }
+  report.autoscalers.push(...shard.broken);
+}
+
+/**
+ * A window of autoscalers at a time, in priority order: when the deadline comes, what is left
+ * is the end of the line, never started, and goes first at the next tick.
+ */
+async function evaluateInPriorityOrder(cycle: Cycle, { shard, selected }: Selection, ctx: EvalContext): Promise<void> {
+  const { req, report, deadline } = cycle;
+  const window = pLimit(req.options.concurrency);
+  await Promise.all(
+    inPriorityOrder(shard.units.filter((u) => selected.has(u)), req.first).map(async (unit) => {
+      report.autoscalers.push(unit.report);
+      if (unit.refused) return refuse(unit);
+      try {
+        await window(async () => {
+          deadline.check(`evaluating ${unit.record.namespace}/${unit.record.name}`, req.options.writeBudgetMs);
+          await evaluateUnit(unit, ctx);
+        });
+      } catch (e) {
+        if (e instanceof DeadlineExceededError) return deferUnit(unit);
+        // An unexpected throw (a bug) stays with its own autoscaler.
+        unit.report.outcome = 'failed';
+        unit.report.errors.push({ stage: 'reconcile', message: errorText(e) });
+        unit.report.notable = true;
+      }
+    }),
+  );
+}
+
+/** Says what the deadline left, learns the tick's phase, waits for the shared answers and counts, and marks orphaned states for expiry. */
+async function finishCycle(cycle: Cycle, { shard, counted }: Selection, reads: CycleReads, keeping: Promise<void>): Promise<void> {
+  const { deps, req, report, now, deadline } = cycle;
+  sayDeferred(report, req);
+  // A tick's pod metrics say when the shard's data is sampled: where its next ticks go.
+  if (req.trigger.kind === 'tick') report.phase = learnPhase(reads.podSampleTimes, req.periodSeconds, now.getTime());
+  await keeping;
+  await counted;
+  for (const orphan of shard.orphans) {
+    try {
+      await deps.store.expireState(req.cluster.name, orphan, now, deadline.signal);
+    } catch (e) {
+      report.warnings.push(`state of ${orphan.namespace}/${orphan.name} (its object is gone) not yet marked for expiry: ${errorText(e)}`);
+    }
+  }
+}
+
+function closeCycle(cycle: Cycle): void {
+  const { report } = cycle;
+  cycle.deadline.dispose();
+  report.autoscalers.sort((a, b) => `${a.namespace}/${a.name}`.localeCompare(`${b.namespace}/${b.name}`));
+  report.counts = countOutcomes(report.autoscalers);
+  report.durationMs = Math.round(performance.now() - cycle.t0);
 }
 
 /** What the deadline left is said once in the cycle line; left twice in a row (a shard more than its worker evaluates, a read that hangs), it is an error. */
@@ -198,20 +269,26 @@ function sayDeferred(report: CycleReport, req: ShardCycleRequest): void {
 }
 
 /**
- * Keeps the cycle's CloudWatch and Prometheus answers in the table when they changed (once a metric period), so
+ * Keeps the cycle's metric object answers in the table when they changed (once a metric period), so
  * that whichever environment runs the shard's next tick reads them with the shard instead of
- * from CloudWatch. A tick asks for every query of the shard: what it did not answer is dropped;
- * an evaluation asks for a few, and the rest is kept as it was.
+ * from their source. A tick asks for every query of the shard: what it did not answer is dropped;
+ * an evaluation asks for a few, and the rest is kept as it was. A failure is a warning.
  */
-async function keepSharedAnswers(store: AutoscalerStore, req: ShardCycleRequest, loaded: ShardSnapshot, reads: CycleReads, deadline: Deadline): Promise<void> {
+function keepSharedAnswers(cycle: Cycle, loaded: ShardSnapshot, reads: CycleReads): Promise<void> {
+  return saveSharedAnswers(cycle, loaded, reads).catch((e: unknown) => {
+    cycle.report.warnings.push(`keeping the shard's metric answers for the next tick: ${errorText(e)} (the next tick reads them again)`);
+  });
+}
+
+async function saveSharedAnswers({ deps, req, deadline }: Cycle, loaded: ShardSnapshot, reads: CycleReads): Promise<void> {
   const answers = await reads.objectAnswers();
   const home = loaded.buckets[0];
   if (!answers || home === undefined) return;
   const next = new Map(req.trigger.kind === 'evaluate' ? loaded.sharedAnswers : []);
-  for (const a of answers.values()) if ((a.type === 'CloudWatch' || a.type === 'Prometheus') && a.shared) next.set(a.shared.key, a.shared.answer);
+  for (const a of answers.values()) if (isObjectAnswer(a) && a.shared) next.set(a.shared.key, a.shared.answer);
   const same = next.size === loaded.sharedAnswers.size && [...next].every(([k, a]) => sameAnswer(loaded.sharedAnswers.get(k), a));
   if (same) return;
-  await store.saveSharedAnswers(req.shard, home, next, deadline.signal);
+  await deps.store.saveSharedAnswers(req.shard, home, next, deadline.signal);
 }
 
 /** Unchanged for the table: the same window, and the same publication delay learning (it moves while probing). */
@@ -300,22 +377,8 @@ function alarmsNamed(metrics: CloudWatchMetric[]): string[] {
   return [...names].sort();
 }
 
-function byNamespace<T extends CloudWatchMetric | PrometheusMetric>(metrics: T[]): Map<string, Map<string, T>> {
-  const out = new Map<string, Map<string, T>>();
-  for (const m of metrics) {
-    const ns = m.metadata.namespace ?? 'default';
-    if (!out.has(ns)) out.set(ns, new Map());
-    out.get(ns)!.set(m.metadata.name, m);
-  }
-  return out;
-}
-
-/** Every CloudWatch and Prometheus query the selected autoscalers may make, known from their specs: one batched fetch for the cycle. */
-function objectQueries(
-  units: Unit[],
-  objects: { cloudWatch: Map<string, Map<string, CloudWatchMetric>>; prometheus: Map<string, Map<string, PrometheusMetric>> },
-  cluster: string,
-): ObjectMetricQuery[] {
+/** Every metric object query the selected autoscalers may make, known from their specs: one batched fetch for the cycle. */
+function objectQueries(units: Unit[], metricObjects: readonly CheckedMetricObjects[], cluster: string): ObjectMetricQuery[] {
   const out: ObjectMetricQuery[] = [];
   for (const u of units) {
     const specMetrics: unknown = u.record.hpa.spec?.metrics;
@@ -324,12 +387,12 @@ function objectQueries(
     for (const m of specMetrics as { type?: unknown; external?: { metric?: { name?: unknown } } }[]) {
       if (m?.type !== 'External') continue;
       const name = String(m.external?.metric?.name ?? '');
-      const cw = objects.cloudWatch.get(namespace)?.get(name);
-      const prom = objects.prometheus.get(namespace)?.get(name);
-      // Both named alike is an error the evaluation reports: neither is read.
-      if (cw && prom) continue;
-      if (cw) out.push({ type: 'CloudWatch', cluster, namespace, source: cw });
-      if (prom) out.push({ type: 'Prometheus', cluster, namespace, source: prom });
+      const named = metricObjects.flatMap(({ provider, valid }) => {
+        const source = valid.get(namespace)?.get(name);
+        return source ? [provider.query(cluster, namespace, source)] : [];
+      });
+      // Objects of several kinds named alike are an error the evaluation reports: none is read.
+      if (named.length === 1) out.push(named[0]!);
     }
   }
   return out;

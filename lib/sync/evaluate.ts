@@ -25,8 +25,7 @@ import {
   ScheduleCache,
   withScaledToZeroCondition,
 } from '#hpa';
-import type { CloudWatchMetric } from '../api/cloudwatch-types.js';
-import type { PrometheusMetric } from '../api/prometheus-types.js';
+import { isObjectAnswer, isObjectQuery, metricKindsText, type CheckedMetricObjects, type MetricObject } from '../metrics/providers/index.js';
 import type { SyncOptions } from './config.js';
 import { Deadline, DeadlineExceededError } from './deadline.js';
 import { recordEvents, type NewEvent } from './event-log.js';
@@ -56,12 +55,8 @@ export interface EvalContext {
   periodMs: number;
   /** An evaluation between ticks: its recommendation is written even when unchanged (docs/store.md). */
   partial: boolean;
-  /** Valid CloudWatchMetric objects per namespace, by name; and why the others are not ("is invalid: …", "is refused: …"). */
-  cloudWatch: Map<string, Map<string, CloudWatchMetric>>;
-  invalidCloudWatch: Map<string, string>;
-  /** The same for PrometheusMetric objects. */
-  prometheus: Map<string, Map<string, PrometheusMetric>>;
-  invalidPrometheus: Map<string, string>;
+  /** Each provider's valid metric objects per namespace, by name; and why the others are not ("is invalid: …", "is refused: …"). */
+  metricObjects: readonly CheckedMetricObjects[];
   /** The spec checks before a rescale, read together. */
   specVersions: SpecVersions;
   /** The last known pod selectors of the autoscalers of a namespace: one array for all of them. */
@@ -276,17 +271,16 @@ async function readInputs(unit: Unit, hpa: HorizontalPodAutoscaler, scale: Fetch
   };
   const pods = specs.some(needsPods) ? track(`the pods of namespace ${record.namespace}`, ctx.reads.pods(record.namespace)) : Promise.resolve<Fetched<PodInfo[]>>({ value: [] });
   const messages: string[] = [];
-  const cloudWatch = ctx.cloudWatch.get(record.namespace) ?? new Map<string, CloudWatchMetric>();
-  const prometheus = ctx.prometheus.get(record.namespace) ?? new Map<string, PrometheusMetric>();
+  const objects = ctx.metricObjects.map(({ provider, valid }) => ({ provider, objects: valid.get(record.namespace) ?? new Map<string, MetricObject>() }));
   const metric = async (spec: MetricSpec): Promise<MetricData> => {
     if (spec.type === 'External' && spec.external) {
       const at = `${record.namespace}/${spec.external.metric.name}`;
-      const problem = ctx.invalidCloudWatch.get(at);
-      if (problem) return errorMetricData('CloudWatch', `CloudWatchMetric ${at} ${problem}`);
-      const promProblem = ctx.invalidPrometheus.get(at);
-      if (promProblem) return errorMetricData('Prometheus', `PrometheusMetric ${at} ${promProblem}`);
+      for (const { provider, invalid } of ctx.metricObjects) {
+        const problem = invalid.get(at);
+        if (problem) return errorMetricData(provider.queryType, `${provider.kind} ${at} ${problem}`);
+      }
     }
-    const planned = planQuery(spec, { cluster: record.cluster, namespace: record.namespace, scale, cloudWatch, prometheus });
+    const planned = planQuery(spec, { cluster: record.cluster, namespace: record.namespace, scale, objects });
     if ('error' in planned) return errorMetricData(planned.answerType, planned.error);
     const q = planned.query;
     if (q.type === 'PodResource' || q.type === 'Pods') {
@@ -294,13 +288,13 @@ async function readInputs(unit: Unit, hpa: HorizontalPodAutoscaler, scale: Fetch
       const list = await pods;
       if (list.error !== undefined) return errorMetricData(q.type, `unable to get pods while calculating replica count: ${list.error}`);
     }
-    const objectQuery = q.type === 'CloudWatch' || q.type === 'Prometheus';
+    const objectQuery = isObjectQuery(q);
     const what = objectQuery ? `${q.source.kind} ${record.namespace}/${q.source.metadata.name}` : `the ${q.type} metric`;
     const answer = await track(what, objectQuery ? ctx.reads.objectAnswer(q) : ctx.reads.metric(q));
-    if ((answer.type === 'External' || answer.type === 'CloudWatch' || answer.type === 'Prometheus') && answer.messages) messages.push(...answer.messages);
+    if ((answer.type === 'External' || isObjectAnswer(answer)) && answer.messages) messages.push(...answer.messages);
     // Most clusters serve no external metrics API: the likelier mistake is a metric object that is missing or misnamed.
     if (q.type === 'External' && answer.type === 'External' && answer.result.error !== undefined) {
-      return errorMetricData('External', `no CloudWatchMetric or PrometheusMetric "${q.metric.name}" in namespace ${record.namespace}, so the cluster's external metrics API was asked: ${answer.result.error}`);
+      return errorMetricData('External', `no ${metricKindsText('or')} "${q.metric.name}" in namespace ${record.namespace}, so the cluster's external metrics API was asked: ${answer.result.error}`);
     }
     return toMetricData(answer);
   };
@@ -308,7 +302,7 @@ async function readInputs(unit: Unit, hpa: HorizontalPodAutoscaler, scale: Fetch
   try {
     const [podList, metrics] = await ctx.deadline.race('reading metrics', all, readsMargin(ctx));
     const list = podList.value ?? [];
-    const sources = specs.map((spec) => metricSourceText(spec, record.namespace, { cloudWatch, prometheus }));
+    const sources = specs.map((spec) => metricSourceText(spec, record.namespace, objects));
     return { pods: list, podIndex: ctx.reads.podIndex(record.namespace, list), metrics, messages, sources };
   } catch (e) {
     if (e instanceof DeadlineExceededError && waiting.size > 0) throw new DeadlineExceededError(`${[...waiting].join(', ')} answered (still waiting)`);

@@ -1,8 +1,7 @@
 // Which metric queries one autoscaler needs, and how the answers become the
 // MetricData the replica calculator reads (aligned with the defaulted spec.metrics).
 import type { Fetched, MetricData, MetricSpec, ScaleInfo } from '#hpa';
-import type { CloudWatchMetric } from '../api/cloudwatch-types.js';
-import { prometheusEndpointText, type PrometheusMetric } from '../api/prometheus-types.js';
+import { isObjectAnswer, isObjectQuery, metricProviders, type MetricObject, type MetricObjectListing, type MetricProvider } from '../metrics/providers/index.js';
 import type { MetricAnswer, MetricQuery } from './ports.js';
 
 /** What an autoscaler's metrics need from the rest of the cycle. */
@@ -10,10 +9,27 @@ export interface QueryContext {
   cluster: string;
   namespace: string;
   scale: Fetched<ScaleInfo>;
-  /** CloudWatchMetric objects of the same namespace, by name. */
-  cloudWatch: ReadonlyMap<string, CloudWatchMetric>;
-  /** PrometheusMetric objects of the same namespace, by name. */
-  prometheus?: ReadonlyMap<string, PrometheusMetric>;
+  /** Each provider's metric objects of the same namespace, by name. */
+  objects: NamespaceMetricObjects;
+}
+
+/** Each provider's metric objects of one namespace, by name, in the providers' order. */
+export type NamespaceMetricObjects = readonly { provider: MetricProvider; objects: ReadonlyMap<string, MetricObject> }[];
+
+/** The metric objects of one namespace in a listing (the CLI's `describe`). */
+export function namespaceMetricObjects(listing: MetricObjectListing, namespace: string): NamespaceMetricObjects {
+  return metricProviders.map((provider) => ({
+    provider,
+    objects: new Map(provider.objectsOf(listing).filter((o) => (o.metadata.namespace ?? 'default') === namespace).map((o) => [o.metadata.name, o])),
+  }));
+}
+
+/** The objects an External metric's name names, one per provider that has one. */
+function objectsNamed(objects: NamespaceMetricObjects, name: string): { provider: MetricProvider; source: MetricObject }[] {
+  return objects.flatMap(({ provider, objects: byName }) => {
+    const source = byName.get(name);
+    return source ? [{ provider, source }] : [];
+  });
 }
 
 /** A query, or the reason it cannot be made (reported as that metric's error). */
@@ -45,15 +61,14 @@ export function planQuery(metric: MetricSpec, ctx: QueryContext): PlannedQuery {
       };
     case 'External': {
       if (!metric.external) return { error: 'spec.metrics: external is required for type External', answerType: 'External' };
-      // Our rule: an External metric named like a CloudWatchMetric of the namespace reads CloudWatch.
+      // Our rule: an External metric named like a metric object of the namespace (CloudWatchMetric, …) reads it.
       const name = metric.external.metric.name;
-      const source = ctx.cloudWatch.get(name);
-      const prometheus = ctx.prometheus?.get(name);
-      if (source && prometheus) {
-        return { error: `both a CloudWatchMetric and a PrometheusMetric are named ${name} in namespace ${namespace}: rename one`, answerType: 'External' };
+      const named = objectsNamed(ctx.objects, name);
+      if (named.length > 1) {
+        const kinds = named.map((n) => `a ${n.provider.kind}`).join(' and ');
+        return { error: `${named.length === 2 ? 'both ' : ''}${kinds} are named ${name} in namespace ${namespace}: rename one`, answerType: 'External' };
       }
-      if (source) return { query: { type: 'CloudWatch', cluster, namespace, source } };
-      if (prometheus) return { query: { type: 'Prometheus', cluster, namespace, source: prometheus } };
+      if (named[0]) return { query: named[0].provider.query(cluster, namespace, named[0].source) };
       return { query: { type: 'External', cluster, namespace, metric: metric.external.metric } };
     }
     default:
@@ -65,7 +80,7 @@ export function planQuery(metric: MetricSpec, ctx: QueryContext): PlannedQuery {
  * Where a metric's value is read, in words for the decision line and `describe`: the cluster API
  * group, or the metric object of the namespace an External metric names.
  */
-export function metricSourceText(metric: MetricSpec, namespace: string, objects: Pick<QueryContext, 'cloudWatch' | 'prometheus'>): string {
+export function metricSourceText(metric: MetricSpec, namespace: string, objects: NamespaceMetricObjects): string {
   switch (metric.type) {
     case 'Resource':
     case 'ContainerResource':
@@ -75,9 +90,8 @@ export function metricSourceText(metric: MetricSpec, namespace: string, objects:
       return 'custom.metrics.k8s.io';
     case 'External': {
       const name = metric.external?.metric.name ?? '';
-      const prometheus = objects.prometheus?.get(name);
-      if (objects.cloudWatch.has(name)) return `CloudWatchMetric ${namespace}/${name}`;
-      if (prometheus) return `PrometheusMetric ${namespace}/${name} (${prometheusEndpointText(prometheus.spec)})`;
+      const [named] = objectsNamed(objects, name);
+      if (named) return named.provider.describe(namespace, named.source);
       return 'external.metrics.k8s.io';
     }
     default:
@@ -87,18 +101,14 @@ export function metricSourceText(metric: MetricSpec, namespace: string, objects:
 
 /** A stable identity for de-duplicating queries across autoscalers. */
 export function queryKey(q: MetricQuery): string {
-  switch (q.type) {
-    case 'CloudWatch':
-    case 'Prometheus':
-      // The object's identity is its namespace/name; its spec comes from the same snapshot.
-      return JSON.stringify([q.type, q.cluster, q.namespace, q.source.metadata.name]);
-    default:
-      return JSON.stringify(q);
-  }
+  // A metric object's identity is its namespace/name; its spec comes from the same snapshot.
+  if (isObjectQuery(q)) return JSON.stringify([q.type, q.cluster, q.namespace, q.source.metadata.name]);
+  return JSON.stringify(q);
 }
 
 /** The MetricData field the replica calculator reads for this answer. */
 export function toMetricData(answer: MetricAnswer): MetricData {
+  if (isObjectAnswer(answer)) return { externalMetrics: answer.result };
   switch (answer.type) {
     case 'PodResource':
       return { podMetrics: answer.result };
@@ -107,8 +117,6 @@ export function toMetricData(answer: MetricAnswer): MetricData {
     case 'Object':
       return { objectMetric: answer.result };
     case 'External':
-    case 'CloudWatch':
-    case 'Prometheus':
       return { externalMetrics: answer.result };
   }
 }

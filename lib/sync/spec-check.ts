@@ -1,13 +1,10 @@
 // The sync runs on every stored or listed spec the same defaulting and validation as
 // `shpa apply` and upstream's API server: a spec written by another tool, a hand edit or an
 // older version is never acted on as is. An invalid one gets a status that says why.
-import { applyDefaults, type FieldError, formatFieldError, validateHPA } from '#hpa/api';
+import { applyDefaults, formatFieldError, validateHPA } from '#hpa/api';
 import type { FeatureGates, HorizontalPodAutoscaler, HorizontalPodAutoscalerCondition, HorizontalPodAutoscalerStatus } from '#hpa';
-import type { CloudWatchMetric } from '../api/cloudwatch-types.js';
-import { validateCloudWatchMetric } from '../api/cloudwatch-validation.js';
-import { metricAccessProblem, prometheusAccessProblem, type MetricAccess } from '../api/metric-access.js';
-import type { PrometheusMetric } from '../api/prometheus-types.js';
-import { validatePrometheusMetric } from '../api/prometheus-validation.js';
+import type { MetricAccess } from '../api/metric-access.js';
+import { metricProviders, type CheckedMetricObjects, type MetricObject, type MetricObjectListing, type MetricProvider } from '../metrics/providers/index.js';
 import type { NewEvent } from './event-log.js';
 
 export type SpecCheck = { valid: true; hpa: HorizontalPodAutoscaler } | { valid: false; errors: string[] };
@@ -22,37 +19,32 @@ export function checkSpec(hpa: HorizontalPodAutoscaler, gates: FeatureGates): Sp
 }
 
 /**
- * The CloudWatchMetric objects that pass their validation and the deploy's metric allowlist, and
- * why the others do not ("is invalid: ..." or "is refused: ...").
+ * Each provider's objects that pass their validation and the deploy's metric allowlist (metricAccess),
+ * per namespace by name, and why the others do not ("is invalid: ..." or "is refused: ...").
  */
-export function checkCloudWatchMetrics(objects: CloudWatchMetric[], access: MetricAccess = {}): { valid: CloudWatchMetric[]; invalid: Map<string, string> } {
-  return checkMetricObjects(objects, validateCloudWatchMetric, (o) => metricAccessProblem(o, access));
+export function checkMetricObjects(listing: MetricObjectListing, access: MetricAccess = {}): CheckedMetricObjects[] {
+  return metricProviders.map((provider) => checkProviderObjects(provider, provider.objectsOf(listing), access));
 }
 
-/** The same for PrometheusMetric objects: validation, then the allowlist's workspaces, servers, secrets and roles. */
-export function checkPrometheusMetrics(objects: PrometheusMetric[], access: MetricAccess = {}): { valid: PrometheusMetric[]; invalid: Map<string, string> } {
-  return checkMetricObjects(objects, validatePrometheusMetric, (o) => prometheusAccessProblem(o, access));
-}
-
-function checkMetricObjects<T extends CloudWatchMetric | PrometheusMetric>(
-  objects: T[],
-  validate: (o: unknown) => { valid: true; object: T } | { valid: false; errors: FieldError[] },
-  refusal: (o: T) => string | undefined,
-): { valid: T[]; invalid: Map<string, string> } {
-  const valid: T[] = [];
+function checkProviderObjects(provider: MetricProvider, objects: readonly MetricObject[], access: MetricAccess): CheckedMetricObjects {
+  const valid = new Map<string, Map<string, MetricObject>>();
   const invalid = new Map<string, string>();
   for (const o of objects) {
-    const r = validate(o);
-    const key = `${o.metadata.namespace ?? 'default'}/${o.metadata.name}`;
+    const r = provider.validate(o);
+    const namespace = o.metadata.namespace ?? 'default';
+    const key = `${namespace}/${o.metadata.name}`;
     if (!r.valid) {
       invalid.set(key, `is invalid: ${r.errors.map(formatFieldError).join('; ')}`);
       continue;
     }
-    const refused = refusal(r.object);
+    const refused = provider.accessProblem(r.object, access);
     if (refused) invalid.set(key, `is refused: ${refused}`);
-    else valid.push(r.object);
+    else {
+      if (!valid.has(namespace)) valid.set(namespace, new Map());
+      valid.get(namespace)!.set(r.object.metadata.name, r.object);
+    }
   }
-  return { valid, invalid };
+  return { provider, valid, invalid };
 }
 
 /** The status of an autoscaler whose spec (of `generation`) is invalid: ScalingActive False, reason InvalidSpec, the field errors. */
