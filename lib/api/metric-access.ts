@@ -99,11 +99,11 @@ function arnPatternMatches(pattern: string, arn: string): boolean {
   return new RegExp(`^${re}$`).test(arn);
 }
 
-/** Why the SQSQueueMetric may not read its queue (ARN as resolved), or undefined when it may; fails closed. */
-export function sqsAccessProblem(o: SQSQueueMetric, queueArn: string, access: MetricAccess): string | undefined {
+/** Why the SQSQueueMetric may not read its queue (ARN as resolved; undefined: its role only), or undefined when it may; fails closed. */
+export function sqsAccessProblem(o: SQSQueueMetric, queueArn: string | undefined, access: MetricAccess): string | undefined {
   const { ns, rules } = rulesOf(o, access);
   const refused = roleProblem(o, ns, rules);
-  if (refused) return refused;
+  if (refused || queueArn === undefined) return refused;
   const granted = rules.sqsQueues ?? [];
   if (!granted.some((p) => arnPatternMatches(p, queueArn))) {
     return `queue ${queueArn} is not one namespace ${ns} may read (param metricAccess, sqsQueues: ${granted.join(', ') || 'none'})`;

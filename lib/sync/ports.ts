@@ -20,6 +20,7 @@ import type {
 } from '#hpa';
 import type { CloudWatchMetric } from '../api/cloudwatch-types.js';
 import type { PrometheusMetric } from '../api/prometheus-types.js';
+import type { SQSQueueMetric } from '../api/sqs-types.js';
 import type { DecisionLogEntry } from './event-log.js';
 import type { ShardRef } from './shards.js';
 
@@ -393,10 +394,11 @@ export type MetricQuery =
     }
   | { type: 'External'; cluster: string; namespace: string; metric: MetricIdentifier }
   | { type: 'CloudWatch'; cluster: string; namespace: string; source: CloudWatchMetric }
-  | { type: 'Prometheus'; cluster: string; namespace: string; source: PrometheusMetric };
+  | { type: 'Prometheus'; cluster: string; namespace: string; source: PrometheusMetric }
+  | { type: 'SQS'; cluster: string; namespace: string; source: SQSQueueMetric };
 
 /** Queries of our own metric objects: read in one batched fetch a cycle, answers kept for the deployment. */
-export type ObjectMetricQuery = Extract<MetricQuery, { type: 'CloudWatch' | 'Prometheus' }>;
+export type ObjectMetricQuery = Extract<MetricQuery, { type: 'CloudWatch' | 'Prometheus' | 'SQS' }>;
 
 export type MetricAnswer =
   | { type: 'PodResource'; result: Fetched<PodMetric[]> }
@@ -404,7 +406,7 @@ export type MetricAnswer =
   | { type: 'Object'; result: Fetched<MetricSample> }
   | { type: 'External'; result: Fetched<MetricSample[]>; messages?: string[] }
   | {
-      type: 'CloudWatch' | 'Prometheus';
+      type: 'CloudWatch' | 'Prometheus' | 'SQS';
       result: Fetched<MetricSample[]>;
       messages?: string[];
       /** The answer to keep for the deployment until its window moves (absent: not to be kept, e.g. partial data). */

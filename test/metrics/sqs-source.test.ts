@@ -148,3 +148,30 @@ describe('SqsSource', () => {
     expect(a.result.error).toBe(`SQS queue arn:aws:sqs:us-east-1:${ACCOUNT}:${name}: GetQueueAttributes failed (HTTP 500)`);
   });
 });
+
+describe('SQSQueueMetric queries in a shard fetch (createMetricsAccess)', () => {
+  it('asks each queue once per fetch for every autoscaler on it, and refuses all when the deploy reads no queues', async () => {
+    const { createMetricsAccess } = await import('../../lib/metrics/metrics-access.js');
+    const { CloudWatchClient } = await import('@aws-sdk/client-cloudwatch');
+    const name = await queue();
+    await client.send(new SendMessageCommand({ QueueUrl: awsUrl(name), MessageBody: 'a' }));
+    const cloudWatch = { client: new CloudWatchClient({ region: 'us-east-1', credentials }) };
+    const clusterMetrics = () => {
+      throw new Error('no cluster metrics here');
+    };
+    const q = (spec: SQSQueueMetricSpec, metricName: string) => ({ type: 'SQS' as const, cluster: 'c1', namespace: 'shop', source: metric(spec, 'shop', metricName) });
+    const queries = [q({ queueURL: awsUrl(name) }, 'a'), q({ queueURL: awsUrl(name), scaleOnInFlight: false }, 'b')];
+    const metrics = createMetricsAccess({ clusterMetrics, cloudWatch, sqs: { access, clientFor: () => client } });
+    const before = sqs.count('GetQueueAttributes');
+    const answers = await metrics.fetchAll(queries, new Date(now));
+    expect(answers.map((a) => [a.type, (a.result.value as { value: string }[] | undefined)?.[0]?.value])).toEqual([
+      ['SQS', '1'],
+      ['SQS', '1'],
+    ]);
+    expect(sqs.count('GetQueueAttributes') - before).toBe(1);
+    expect(metrics.stats().sqs).toEqual({ calls: 1, objects: 2 });
+    const none = await createMetricsAccess({ clusterMetrics, cloudWatch }).fetchAll(queries, new Date(now));
+    expect(none.map((a) => a.result.error)).toEqual(['SQS: this deploy reads no SQS queues', 'SQS: this deploy reads no SQS queues']);
+    cloudWatch.client.destroy();
+  });
+});
