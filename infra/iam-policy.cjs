@@ -74,6 +74,8 @@ function statements(c) {
     allow('ReadCloudWatchMetrics', ['cloudwatch:GetMetricData'], ['*']),
   ];
   worker.push(...prometheusStatements(c.prometheus));
+  // SQSQueueMetric objects: the queues' counts, on the granted queues only.
+  if ((c.sqsQueueArns ?? []).length > 0) worker.push(allow('ReadQueueCounts', ['sqs:GetQueueAttributes'], c.sqsQueueArns));
   // Clusters behind a role are described with that role's credentials.
   const local = c.clusters.filter((cl) => !cl.roleArn);
   if (local.length > 0) {

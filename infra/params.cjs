@@ -256,7 +256,7 @@ function originProblem(entry) {
 }
 
 /** The fields of a namespace's entry in metricAccess (lib/api/metric-access.ts). */
-const ACCESS_FIELDS = ['roles', 'metricNamespaces', 'prometheusWorkspaces', 'prometheusUrls', 'bearerTokenSecrets'];
+const ACCESS_FIELDS = ['roles', 'metricNamespaces', 'prometheusWorkspaces', 'prometheusUrls', 'bearerTokenSecrets', 'sqsQueues'];
 
 /**
  * Which roles and CloudWatch namespaces each namespace's CloudWatchMetric objects may use (lib/api/metric-access.ts
@@ -264,7 +264,7 @@ const ACCESS_FIELDS = ['roles', 'metricNamespaces', 'prometheusWorkspaces', 'pro
  * objects may. Each role must be one of assumeRoleArns, and each of those granted somewhere: a role nobody may use is a
  * mistake, and without this param no namespace may assume any. Workspaces and secrets must be ones the IAM policy grants.
  */
-function metricAccess(value, roleArns, prometheus = { workspaceArns: [], secretArns: [] }) {
+function metricAccess(value, roleArns, prometheus = { workspaceArns: [], secretArns: [] }, sqsQueueArns = []) {
   const raw = value === '' ? {} : json('metricAccess', value);
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) fail('metricAccess', 'must be a JSON object of namespaces ("*": the others), e.g. {"web":{"roles":["arn:aws:iam::123456789012:role/metrics"]}}');
   const granted = new Set();
@@ -289,6 +289,10 @@ function metricAccess(value, roleArns, prometheus = { workspaceArns: [], secretA
     for (const secret of rules.bearerTokenSecrets ?? []) {
       if (!prometheus.secretArns.includes(secret)) fail('metricAccess', `${ns}: secret ${secret} is not in prometheusSecretArns: the functions may not read it`);
     }
+    for (const q of rules.sqsQueues ?? []) {
+      if (!SQS_QUEUE_ARN.test(q)) fail('metricAccess', `${ns}.sqsQueues: not an SQS queue ARN pattern (arn:aws:sqs:REGION:ACCOUNT:NAME, * and ? allowed): ${JSON.stringify(q)}`);
+      if (!sqsQueueArns.some((g) => globMatches(g, q))) fail('metricAccess', `${ns}: queue ${q} is not within sqsQueueArns: the functions may not read it`);
+    }
     // A token is granted with the origins it may be sent to (by name: "*" sends it nowhere).
     if ((rules.bearerTokenSecrets ?? []).length > 0 && !(rules.prometheusUrls ?? []).some((u) => u !== '*')) {
       fail('metricAccess', `${ns}.bearerTokenSecrets: grant the origins each token may be sent to, by name, in ${ns}.prometheusUrls`);
@@ -297,6 +301,15 @@ function metricAccess(value, roleArns, prometheus = { workspaceArns: [], secretA
   const unused = roleArns.filter((r) => !granted.has(r));
   if (unused.length > 0) fail('assumeRoleArns', `no namespace may use ${unused.join(', ')}: grant each in param metricAccess (e.g. {"web":{"roles":["${unused[0]}"]}}, or "*" for every namespace)`);
   return raw;
+}
+
+/** An SQS queue ARN, IAM wildcards allowed. */
+const SQS_QUEUE_ARN = /^arn:aws(-cn|-us-gov)?:sqs:[a-z0-9*?-]+:(\d{12}|[*?]+):[A-Za-z0-9_.*?-]{1,80}$/;
+
+/** Whether an IAM-style pattern ("*", "?") covers the text (itself a pattern: its wildcards are taken literally, which is stricter). */
+function globMatches(pattern, textValue) {
+  const re = pattern.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.');
+  return new RegExp(`^${re}$`).test(textValue);
 }
 
 /**
@@ -320,6 +333,7 @@ const PARAMS = [
   'alarmTopicArn', 'vpcSubnetIds', 'vpcSecurityGroupIds', 'permissionsBoundaryArn', 'tags', 'metricAccess', 'auditLogEvaluations',
   'evaluateConcurrency', 'eventSenderArns', 'alarmNamePrefix', 'kmsKeyArn',
   'prometheusWorkspaceArns', 'prometheusSecretArns', 'cloudWatchPromQL', 'cloudWatchPublishDelay',
+  'sqsQueueArns',
 ];
 
 /**
@@ -389,14 +403,17 @@ function readParams(p, stack) {
     secretArns: matching('prometheusSecretArns', SECRET_ARN, 'a Secrets Manager secret ARN', list('prometheusSecretArns', p.prometheusSecretArns)),
     cloudWatchPromQL: boolean('cloudWatchPromQL', p.cloudWatchPromQL, false),
   };
+  // SQSQueueMetric objects: sqs:GetQueueAttributes on these queues only.
+  const sqsQueueArns = matching('sqsQueueArns', SQS_QUEUE_ARN, 'an SQS queue ARN (arn:aws:sqs:REGION:ACCOUNT:NAME, * and ? allowed)', list('sqsQueueArns', p.sqsQueueArns));
 
   return {
     ...stack,
     clusters,
     shards,
     roleArns,
-    metricAccess: metricAccess(text('metricAccess'), roleArns, prometheus),
+    metricAccess: metricAccess(text('metricAccess'), roleArns, prometheus, sqsQueueArns),
     prometheus,
+    sqsQueueArns,
     syncPeriodSeconds,
     // no invocation outlives its period
     workerTimeout: syncPeriodSeconds,

@@ -8,7 +8,7 @@ export { cloudWatchMetricSpecSchema } from './cloudwatch-schema.js';
 export type { CloudWatchDimension, CloudWatchMetric, CloudWatchMetricSpec, CloudWatchMetricStat, CloudWatchQuery } from './cloudwatch-types.js';
 export { isAwsRegion, MAX_QUERIES_PER_REQUEST, validateCloudWatchMetric } from './cloudwatch-validation.js';
 export { isPrivateAddress, neverAddressProblem } from './endpoint-address.js';
-export { metricAccessProblem, parseMetricAccess, prometheusAccessProblem, serverGrant } from './metric-access.js';
+export { metricAccessProblem, parseMetricAccess, prometheusAccessProblem, serverGrant, sqsAccessProblem } from './metric-access.js';
 export type { MetricAccess } from './metric-access.js';
 export { prometheusMetricSpecSchema } from './prometheus-schema.js';
 export {
@@ -20,3 +20,6 @@ export {
 export type { PrometheusMetric, PrometheusMetricSpec } from './prometheus-types.js';
 export { validatePrometheusMetric } from './prometheus-validation.js';
 export { redact, redactAll } from './redact.js';
+export { sqsQueueIdentity } from './sqs-types.js';
+export type { SqsQueueIdentity, SQSQueueMetric } from './sqs-types.js';
+export { validateSQSQueueMetric } from './sqs-validation.js';

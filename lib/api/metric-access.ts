@@ -15,6 +15,7 @@ import type { CloudWatchMetric } from './cloudwatch-types.js';
 import { grantedOriginProblem, originOf } from './endpoint-address.js';
 import type { PrometheusMetric } from './prometheus-types.js';
 import { errorText } from '../shared/error-text.js';
+import type { SQSQueueMetric } from './sqs-types.js';
 
 export interface NamespaceMetricAccess {
   /** Roles its CloudWatchMetric objects may name in spec.roleArn. */
@@ -31,21 +32,23 @@ export interface NamespaceMetricAccess {
   prometheusUrls?: string[];
   /** Secrets Manager secrets its PrometheusMetric objects may send as a bearer token, to the origins of prometheusUrls named (not "*"); absent: none. */
   bearerTokenSecrets?: string[];
+  /** SQS queue ARN patterns ("*" and "?" as IAM's) its SQSQueueMetric objects may read; absent: none. */
+  sqsQueues?: string[];
 }
 
-const FIELDS = ['roles', 'metricNamespaces', 'prometheusWorkspaces', 'prometheusUrls', 'bearerTokenSecrets'] as const;
+const FIELDS = ['roles', 'metricNamespaces', 'prometheusWorkspaces', 'prometheusUrls', 'bearerTokenSecrets', 'sqsQueues'] as const;
 
 /** By Kubernetes namespace, "*" for the others. */
 export type MetricAccess = Record<string, NamespaceMetricAccess>;
 
 const UNCHECKABLE = /\bSEARCH\s*\(|^\s*SELECT\s/i;
 
-function rulesOf(o: CloudWatchMetric | PrometheusMetric, access: MetricAccess): { ns: string; rules: NamespaceMetricAccess } {
+function rulesOf(o: CloudWatchMetric | PrometheusMetric | SQSQueueMetric, access: MetricAccess): { ns: string; rules: NamespaceMetricAccess } {
   const ns = o.metadata.namespace ?? 'default';
   return { ns, rules: access[ns] ?? access['*'] ?? {} };
 }
 
-function roleProblem(o: CloudWatchMetric | PrometheusMetric, ns: string, rules: NamespaceMetricAccess): string | undefined {
+function roleProblem(o: CloudWatchMetric | PrometheusMetric | SQSQueueMetric, ns: string, rules: NamespaceMetricAccess): string | undefined {
   const role = o.spec.roleArn;
   if (role !== undefined && !(rules.roles ?? []).includes(role)) {
     return `spec.roleArn ${role} is not one the deploy allows ${o.kind} objects of namespace ${ns} to assume (param metricAccess)`;
@@ -87,6 +90,24 @@ export function prometheusAccessProblem(o: PrometheusMetric, access: MetricAcces
   if (server) {
     const grant = serverGrant(o, access);
     if ('problem' in grant) return grant.problem;
+  }
+  return undefined;
+}
+
+/** An IAM-style ARN pattern: "*" any run of characters, "?" one. */
+function arnPatternMatches(pattern: string, arn: string): boolean {
+  const re = pattern.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.');
+  return new RegExp(`^${re}$`).test(arn);
+}
+
+/** Why the SQSQueueMetric may not read its queue (ARN as resolved; undefined: its role only), or undefined when it may; fails closed. */
+export function sqsAccessProblem(o: SQSQueueMetric, queueArn: string | undefined, access: MetricAccess): string | undefined {
+  const { ns, rules } = rulesOf(o, access);
+  const refused = roleProblem(o, ns, rules);
+  if (refused || queueArn === undefined) return refused;
+  const granted = rules.sqsQueues ?? [];
+  if (!granted.some((p) => arnPatternMatches(p, queueArn))) {
+    return `queue ${queueArn} is not one namespace ${ns} may read (param metricAccess, sqsQueues: ${granted.join(', ') || 'none'})`;
   }
   return undefined;
 }

@@ -3,10 +3,11 @@
 // a failure is that query's { error }, never an exception.
 import type { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
 import type { Clock, ClusterMetricsApi, MetricAnswer, MetricQuery, MetricReadOptions, MetricsAccess } from '#sync/ports';
-import type { CloudWatchMetric, PrometheusMetric } from '#api';
+import type { CloudWatchMetric, PrometheusMetric, SQSQueueMetric } from '#api';
 import { PrometheusSource, type PrometheusAnswer, type PrometheusSourceOptions, type PrometheusStats } from './prometheus-source.js';
 import { CloudWatchSource, type CloudWatchAnswer, type CloudWatchSourceOptions, type CloudWatchStats, type RetryOptions } from './cloudwatch-source.js';
 import { stableKey } from '../shared/stable-key.js';
+import { SqsSource, type SqsAnswer, type SqsSourceOptions, type SqsStats } from './sqs-source.js';
 
 export interface MetricsAccessOptions {
   /** The metrics APIs of a cluster, by cluster name. */
@@ -27,6 +28,8 @@ export interface MetricsAccessOptions {
   retry?: Partial<RetryOptions>;
   /** How PrometheusMetric objects are queried (credentials, local endpoints); its region defaults to CloudWatch's. */
   prometheus?: PrometheusSourceOptions;
+  /** How SQSQueueMetric objects are read (clients, grants); absent: each is a metric failure. */
+  sqs?: SqsSourceOptions;
   /** Monotonic milliseconds measuring CloudWatch's retry budget (real time by default). */
   timer?: () => number;
   sleep?: (ms: number) => Promise<void>;
@@ -35,6 +38,7 @@ export interface MetricsAccessOptions {
 export interface MetricsStats {
   cloudWatch: CloudWatchStats;
   prometheus: PrometheusStats;
+  sqs: SqsStats;
   /** Calls to cluster metrics APIs. */
   clusterCalls: number;
 }
@@ -80,9 +84,11 @@ export function createMetricsAccess(options: MetricsAccessOptions): CountingMetr
     sleep: options.sleep,
     ...options.prometheus,
   });
+  const sqsOptions = options.sqs;
+  const sqs = sqsOptions ? new SqsSource({ defaultRegion: cw.defaultRegion, ...sqsOptions }) : undefined;
   let clusterCalls = 0;
 
-  const clusterQuery = (q: Exclude<MetricQuery, { type: 'CloudWatch' | 'Prometheus' }>, signal?: AbortSignal): Promise<MetricAnswer> => {
+  const clusterQuery = (q: Exclude<MetricQuery, { type: 'CloudWatch' | 'Prometheus' | 'SQS' }>, signal?: AbortSignal): Promise<MetricAnswer> => {
     clusterCalls++;
     const api = () => options.clusterMetrics(q.cluster);
     switch (q.type) {
@@ -105,6 +111,8 @@ export function createMetricsAccess(options: MetricsAccessOptions): CountingMetr
       const cloudWatchIndex = new Map<CloudWatchMetric, number>();
       const prometheusObjects: PrometheusMetric[] = [];
       const prometheusIndex = new Map<PrometheusMetric, number>();
+      const sqsObjects: SQSQueueMetric[] = [];
+      const sqsIndex = new Map<SQSQueueMetric, number>();
       // Objects with the same spec are fetched once inside the sources (by spec key).
       const slotOf = <T>(objects: T[], index: Map<T, number>, o: T): number => {
         let i = index.get(o);
@@ -114,9 +122,10 @@ export function createMetricsAccess(options: MetricsAccessOptions): CountingMetr
         }
         return i;
       };
-      const plan = queries.map((q): { cloudWatch: number } | { prometheus: number } | { cluster: string } => {
+      const plan = queries.map((q): { cloudWatch: number } | { prometheus: number } | { sqs: number } | { cluster: string } => {
         if (q.type === 'CloudWatch') return { cloudWatch: slotOf(cloudWatchObjects, cloudWatchIndex, q.source) };
         if (q.type === 'Prometheus') return { prometheus: slotOf(prometheusObjects, prometheusIndex, q.source) };
+        if (q.type === 'SQS') return { sqs: slotOf(sqsObjects, sqsIndex, q.source) };
         const key = stableKey(q);
         if (!byKey.has(key)) byKey.set(key, clusterQuery(q, signal));
         return { cluster: key };
@@ -129,22 +138,31 @@ export function createMetricsAccess(options: MetricsAccessOptions): CountingMetr
       const prometheusAnswers: Promise<PrometheusAnswer[]> = prometheusObjects.length
         ? prometheus.fetch(prometheusObjects, now, signal, options).catch((e: unknown) => prometheusObjects.map(() => ({ result: { error: `Prometheus: ${message(e)}` } })))
         : Promise.resolve([]);
-      const [cwAnswers, promAnswers, clusterAnswers] = await Promise.all([
+      // SQS: one GetQueueAttributes per distinct queue for the whole fetch (the shard's tick).
+      const sqsAnswers: Promise<SqsAnswer[]> = !sqsObjects.length
+        ? Promise.resolve([])
+        : sqs
+          ? sqs.fetch(sqsObjects, now, signal)
+          : Promise.resolve(sqsObjects.map(() => ({ result: { error: 'SQS: this deploy reads no SQS queues' } })));
+      const [cwAnswers, promAnswers, sqsRead, clusterAnswers] = await Promise.all([
         cloudWatchAnswers,
         prometheusAnswers,
+        sqsAnswers,
         Promise.all([...byKey].map(async ([k, p]) => [k, await p] as const)).then((e) => new Map(e)),
       ]);
       return plan.map((slot): MetricAnswer => {
         if ('cluster' in slot) return structuredClone(clusterAnswers.get(slot.cluster)!);
+        if ('sqs' in slot) return { type: 'SQS', result: structuredClone(sqsRead[slot.sqs].result) };
         const [type, a] = 'cloudWatch' in slot ? (['CloudWatch', cwAnswers[slot.cloudWatch]] as const) : (['Prometheus', promAnswers[slot.prometheus]] as const);
         const messages = a.messages;
         return { type, result: structuredClone(a.result), ...(messages ? { messages: [...messages] } : {}), ...(a.shared ? { shared: a.shared } : {}) };
       });
     },
-    stats: () => ({ cloudWatch: cloudWatch.stats(), prometheus: prometheus.stats(), clusterCalls }),
+    stats: () => ({ cloudWatch: cloudWatch.stats(), prometheus: prometheus.stats(), sqs: sqs?.stats() ?? { calls: 0, objects: 0 }, clusterCalls }),
     resetStats: () => {
       cloudWatch.resetStats();
       prometheus.resetStats();
+      sqs?.resetStats();
       clusterCalls = 0;
     },
   };

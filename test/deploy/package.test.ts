@@ -732,18 +732,19 @@ describe('osls package: the defaults (one cluster, the opt-outs of where and who
 describe('osls package: the other opt-ins (PromQL sources with their grants, monitoring off)', () => {
   const WORKSPACE = 'arn:aws:aps:eu-west-1:123456789012:workspace/ws-0123abcd-4567-89ef-0123-456789abcdef';
   const SECRET = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:prometheus-token-AbCdEf';
+  const QUEUES = 'arn:aws:sqs:eu-west-1:123456789012:orders-*';
   let packaged: Packaged;
 
   beforeAll(() => {
-    const access = { web: { prometheusWorkspaces: ['ws-0123abcd-4567-89ef-0123-456789abcdef'], prometheusUrls: ['https://prometheus.monitoring:9090'], bearerTokenSecrets: [SECRET] } };
-    packaged = oslsPackage(['clusters=prod', 'namespaces=web', 'specWriterArns=*', `prometheusWorkspaceArns=${WORKSPACE}`, `prometheusSecretArns=${SECRET}`, `metricAccess=${JSON.stringify(access)}`, 'cloudWatchPromQL=true', 'monitoring=false', `kmsKeyArn=${KEY}`]);
+    const access = { web: { prometheusWorkspaces: ['ws-0123abcd-4567-89ef-0123-456789abcdef'], prometheusUrls: ['https://prometheus.monitoring:9090'], bearerTokenSecrets: [SECRET], sqsQueues: [QUEUES] } };
+    packaged = oslsPackage(['clusters=prod', 'namespaces=web', 'specWriterArns=*', `prometheusWorkspaceArns=${WORKSPACE}`, `prometheusSecretArns=${SECRET}`, `sqsQueueArns=${QUEUES}`, `metricAccess=${JSON.stringify(access)}`, 'cloudWatchPromQL=true', 'monitoring=false', `kmsKeyArn=${KEY}`]);
   }, 300_000);
 
   it('packages, with no alarms, and passes the CloudFormation specification check where cfn-lint is found', () => {
     expect(packaged.status, packaged.output).toBe(0);
     const t = packaged.template!;
     expect(resourcesOf(t, 'AWS::CloudWatch::Alarm')).toEqual([]);
-    expect(grants(t, 'WorkerRole')).toEqual(expect.arrayContaining([`aps:QueryMetrics ${WORKSPACE}`, `secretsmanager:GetSecretValue ${SECRET}`]));
+    expect(grants(t, 'WorkerRole')).toEqual(expect.arrayContaining([`aps:QueryMetrics ${WORKSPACE}`, `secretsmanager:GetSecretValue ${SECRET}`, `sqs:GetQueueAttributes ${QUEUES}`]));
     if (cfnLintAvailable) expect(cfnLintErrors(t)).toEqual([]);
   }, 120_000);
 });

@@ -170,7 +170,7 @@ describe('other params', () => {
     [{ namespaces: 'web,*' }, 'param "namespaces": "*" (every one) cannot be listed with others'],
     [{ assumeRoleArns: ROLE }, `param "assumeRoleArns": no namespace may use ${ROLE}: grant each in param metricAccess`],
     [{ metricAccess: '{"web":{"roles":["arn:aws:iam::123456789012:role/other"]}}' }, 'param "metricAccess": web: role arn:aws:iam::123456789012:role/other is not in assumeRoleArns'],
-    [{ assumeRoleArns: ROLE, metricAccess: `{"web":{"role":["${ROLE}"]}}` }, 'param "metricAccess": web: unknown field "role" (roles, metricNamespaces, prometheusWorkspaces, prometheusUrls, bearerTokenSecrets)'],
+    [{ assumeRoleArns: ROLE, metricAccess: `{"web":{"role":["${ROLE}"]}}` }, 'param "metricAccess": web: unknown field "role" (roles, metricNamespaces, prometheusWorkspaces, prometheusUrls, bearerTokenSecrets, sqsQueues)'],
     [{ metricAccess: '{"Web":{}}' }, 'param "metricAccess": not a namespace name: "Web"'],
     [{ tags: 'aws:owner=me' }, 'param "tags": invalid tag key "aws:owner"'],
     [{ tags: 'team' }, 'param "tags": "team" is not key=value'],
@@ -337,6 +337,26 @@ describe('what the functions read', () => {
     expect(packaged).toBe(runtime);
     // and what packaging writes for an accepted value is read the same way
     if (packaged === 'accepted') expect(() => loadFunctionConfig({ ...base, ...env({ [name]: value }) })).not.toThrow();
+  });
+});
+
+describe('SQSQueueMetric params: least privilege', () => {
+  const QUEUES = 'arn:aws:sqs:eu-west-1:123456789012:orders-*';
+  const sqsGrants = (over: Record<string, unknown>) => grants(stack.stackResources(read(over)), 'WorkerRole').filter((g) => g.startsWith('sqs:GetQueueAttributes') && !g.includes('Queue.Arn') && !g.includes('Fn::'));
+
+  it('grants GetQueueAttributes on the named queues only, none by default', () => {
+    const none = sqsGrants({});
+    expect(none.some((g) => g.includes(':orders'))).toBe(false);
+    expect(sqsGrants({ sqsQueueArns: QUEUES })).toContain(`sqs:GetQueueAttributes ${QUEUES}`);
+  });
+
+  it('refuses what is not a queue ARN, and a namespace grant the IAM policy does not cover', () => {
+    expect(rejects({ sqsQueueArns: 'orders' })).toThrow(/^param "sqsQueueArns": not an SQS queue ARN/);
+    expect(rejects({ sqsQueueArns: QUEUES, metricAccess: '{"web":{"sqsQueues":["arn:aws:sqs:eu-west-1:123456789012:payments"]}}' })).toThrow(
+      'param "metricAccess": web: queue arn:aws:sqs:eu-west-1:123456789012:payments is not within sqsQueueArns: the functions may not read it',
+    );
+    expect(rejects({ sqsQueueArns: QUEUES, metricAccess: '{"web":{"sqsQueues":["orders-*"]}}' })).toThrow(/web\.sqsQueues: not an SQS queue ARN pattern/);
+    expect(read({ sqsQueueArns: QUEUES, metricAccess: '{"web":{"sqsQueues":["arn:aws:sqs:eu-west-1:123456789012:orders-eu"]}}' })).toMatchObject({ sqsQueueArns: [QUEUES] });
   });
 });
 

@@ -34,7 +34,7 @@ const access = (learn = true) =>
     learnPublishDelay: learn,
   });
 const query: MetricQuery = { type: 'CloudWatch', cluster: 'c1', namespace: 'workers', source: queueMetric('backlog', 'jobs') };
-type CloudWatchAnswer = Extract<MetricAnswer, { type: 'CloudWatch' | 'Prometheus' }>;
+type CloudWatchAnswer = Extract<MetricAnswer, { type: 'CloudWatch' | 'Prometheus' | 'SQS' }>;
 
 interface Read {
   at: number;

@@ -100,6 +100,6 @@ describe('the metric allowlist applies to PrometheusMetric objects', () => {
   });
 
   it('parseMetricAccess names the fields it knows', () => {
-    expect(() => parseMetricAccess('{"web":{"workspaces":[]}}')).toThrow('web: unknown field "workspaces" (roles, metricNamespaces, prometheusWorkspaces, prometheusUrls, bearerTokenSecrets)');
+    expect(() => parseMetricAccess('{"web":{"workspaces":[]}}')).toThrow('web: unknown field "workspaces" (roles, metricNamespaces, prometheusWorkspaces, prometheusUrls, bearerTokenSecrets, sqsQueues)');
   });
 });

@@ -239,6 +239,8 @@ export class FakeMetrics implements MetricsAccess {
                 ? { type: q.type, result: { error: `CloudWatchMetric ${q.namespace}/${q.source.metadata.name}: no datapoint` } }
                 : { type: q.type, result: { value: [{ value: String(value), timestamp: new Date().toISOString() }] } };
             }
+            case 'SQS':
+              return { type: q.type, result: { error: `SQSQueueMetric ${q.namespace}/${q.source.metadata.name}: the fake reads no queues` } };
             case 'Prometheus': {
               const value = await this.log.run('PromQL', q.source.metadata.name, signal, () => this.prometheus.get(q.source.metadata.name));
               return value === undefined

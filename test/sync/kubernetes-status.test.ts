@@ -204,7 +204,7 @@ describe('a failure that repeats', () => {
     cluster.addTarget('apps', 'web', 2);
     const o = addObject(spec({ metrics: [{ type: 'External', external: { metric: { name: 'nope' }, target: { type: 'AverageValue', averageValue: '10' } } }] }));
     for (let i = 0; i < 25; i++) await cycle();
-    const named = /no CloudWatchMetric or PrometheusMetric "nope" in namespace apps, so the cluster's external metrics API was asked: the server could not find the requested resource/;
+    const named = /no CloudWatchMetric, PrometheusMetric or SQSQueueMetric "nope" in namespace apps, so the cluster's external metrics API was asked: the server could not find the requested resource/;
     expect(condition(o, 'ScalingActive')).toMatchObject({ status: 'False', reason: 'FailedGetExternalMetric', message: expect.stringMatching(named) });
     expect(condition(o, 'Ready')).toMatchObject({ status: 'False', reason: 'FailedGetExternalMetric', message: expect.stringMatching(named) });
     const byReason = new Map<string, Set<string>>();

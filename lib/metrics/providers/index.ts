@@ -2,12 +2,13 @@
 import type { MetricAnswer, MetricQuery, ObjectMetricQuery } from '#sync/ports';
 import { cloudWatchProvider } from './cloudwatch.js';
 import { prometheusProvider } from './prometheus.js';
+import { sqsProvider } from './sqs.js';
 import type { MetricObject, MetricProvider } from './provider.js';
 
 export type { MetricObject, MetricObjectListing, MetricObjectValidation, MetricProvider } from './provider.js';
 
 /** In the order their problems are reported when an External metric names objects of several kinds. */
-export const metricProviders: readonly MetricProvider[] = [cloudWatchProvider as MetricProvider, prometheusProvider as MetricProvider];
+export const metricProviders: readonly MetricProvider[] = [cloudWatchProvider as MetricProvider, prometheusProvider as MetricProvider, sqsProvider as MetricProvider];
 
 const queryTypes = new Set<string>(metricProviders.map((p) => p.queryType));
 

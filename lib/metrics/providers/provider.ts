@@ -43,4 +43,5 @@ export interface MetricProvider<O extends MetricObject = MetricObject> {
 export interface MetricObjectListing {
   cloudWatchMetrics?: readonly MetricObject[];
   prometheusMetrics?: readonly MetricObject[];
+  sqsQueueMetrics?: readonly MetricObject[];
 }

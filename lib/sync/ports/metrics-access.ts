@@ -1,6 +1,6 @@
 // The metrics port (lib/metrics implements it): the queries a cycle needs, their answers, one batched read.
 // Every I/O method takes an optional AbortSignal: the cycle aborts what its deadline no longer has time for.
-import type { CloudWatchMetric, PrometheusMetric } from '#api';
+import type { CloudWatchMetric, PrometheusMetric, SQSQueueMetric } from '#api';
 import type { SharedMetricAnswer } from './autoscaler-store.js';
 import type { CrossVersionObjectReference, Fetched, MetricIdentifier, MetricSample, PodMetric, PodMetricSample } from '#hpa';
 
@@ -18,10 +18,11 @@ export type MetricQuery =
     }
   | { type: 'External'; cluster: string; namespace: string; metric: MetricIdentifier }
   | { type: 'CloudWatch'; cluster: string; namespace: string; source: CloudWatchMetric }
-  | { type: 'Prometheus'; cluster: string; namespace: string; source: PrometheusMetric };
+  | { type: 'Prometheus'; cluster: string; namespace: string; source: PrometheusMetric }
+  | { type: 'SQS'; cluster: string; namespace: string; source: SQSQueueMetric };
 
 /** Queries of our own metric objects: read in one batched fetch a cycle, answers kept for the deployment. */
-export type ObjectMetricQuery = Extract<MetricQuery, { type: 'CloudWatch' | 'Prometheus' }>;
+export type ObjectMetricQuery = Extract<MetricQuery, { type: 'CloudWatch' | 'Prometheus' | 'SQS' }>;
 
 export type MetricAnswer =
   | { type: 'PodResource'; result: Fetched<PodMetric[]> }
@@ -29,7 +30,7 @@ export type MetricAnswer =
   | { type: 'Object'; result: Fetched<MetricSample> }
   | { type: 'External'; result: Fetched<MetricSample[]>; messages?: string[] }
   | {
-      type: 'CloudWatch' | 'Prometheus';
+      type: 'CloudWatch' | 'Prometheus' | 'SQS';
       result: Fetched<MetricSample[]>;
       messages?: string[];
       /** The answer to keep for the deployment until its window moves (absent: not to be kept, e.g. partial data). */
