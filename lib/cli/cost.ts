@@ -30,6 +30,8 @@ interface CostFlags {
   promqlSamples: number;
   promqlPeriod: number;
   predictiveAutoscalers: number;
+  sqsQueues: number;
+  sqsSyncPeriod?: number;
   output?: string;
 }
 
@@ -42,6 +44,7 @@ function costTable(e: CostEstimate): string {
   out.push(
     `${f.autoscalers.toLocaleString('en-US')} autoscalers, ${f.metricsPerAutoscaler} CloudWatch metric(s) each (${f.distinctQueries.toLocaleString('en-US')} distinct), ` +
       (f.promQLQueries > 0 ? `${f.promQLQueries.toLocaleString('en-US')} AMP PromQL queries, ` : '') +
+      (f.sqsQueues > 0 ? `${f.sqsQueues.toLocaleString('en-US')} SQS queue(s) read every ${f.sqsSyncPeriodSeconds} s, ` : '') +
       `${f.clusters} cluster(s) × ${f.shards} shard(s), ${f.syncPeriodSeconds} s sync, worker ${f.memoryMb} MB`,
   );
   out.push(`prices: ${e.prices.region}, ${e.prices.architecture}, taken ${e.prices.takenOn} (lib/cost/prices.ts); no free tier`);
@@ -99,6 +102,8 @@ export function registerCost(program: Command): void {
     .option('--promql-queries <n>', 'distinct PromQL queries to AMP over the fleet (PrometheusMetric objects with spec.amp)', numberOption('--promql-queries', 0, true), 0)
     .option('--promql-samples <n>', 'query samples one PromQL query processes (the worker counts them: PromQLSamplesProcessed)', numberOption('--promql-samples', 0), 1_000)
     .option('--promql-period <seconds>', "seconds a PromQL answer stands (spec.periodSeconds)", numberOption('--promql-period', 5, true), 15)
+    .option('--sqs-queues <n>', 'SQS queues read by SQSQueueMetric objects, once per shard reading them (one GetQueueAttributes per queue per tick)', numberOption('--sqs-queues', 0, true), 0)
+    .option('--sqs-sync-period <seconds>', 'the tick period of the shards reading them, when a spec.syncPeriodSeconds makes it shorter (default: --sync-period)', numberOption('--sqs-sync-period', 5, true))
     .option('-o, --output <format>', 'json')
     .action((flags: CostFlags) => {
       const output = parseOutput(flags.output, ['json']);
@@ -126,6 +131,8 @@ export function registerCost(program: Command): void {
         promQLSamplesPerQuery: flags.promqlSamples,
         promQLPeriodSeconds: flags.promqlPeriod,
         predictiveAutoscalers: flags.predictiveAutoscalers,
+        sqsQueues: flags.sqsQueues,
+        ...(flags.sqsSyncPeriod !== undefined ? { sqsSyncPeriodSeconds: flags.sqsSyncPeriod } : {}),
       };
       let estimate: CostEstimate;
       try {
@@ -163,4 +170,6 @@ const FLAGS: Record<keyof Fleet, string> = {
   promQLSamplesPerQuery: '--promql-samples',
   promQLPeriodSeconds: '--promql-period',
   predictiveAutoscalers: '--predictive-autoscalers',
+  sqsQueues: '--sqs-queues',
+  sqsSyncPeriodSeconds: '--sqs-sync-period',
 };
