@@ -1,5 +1,5 @@
 // KEDA's aws-sqs-queue trigger as an SQSQueueMetric read by an External metric, field by field,
-// after kedacore/keda v2.17 pkg/scalers/aws_sqs_queue_scaler.go (awsSqsQueueMetadata: its keys
+// after kedacore/keda (main after v2.20) pkg/scalers/aws_sqs_queue_scaler.go (awsSqsQueueMetadata: its keys
 // and defaults), pkg/scalers/aws/aws_common.go (GetAwsAuthorization: which identity reads) and
 // pkg/scaling/resolver/scale_resolvers.go (podIdentity aws and aws-eks). Both read the queue
 // live with GetQueueAttributes and count the same messages. Pure. Nothing from a Secret, the
@@ -165,12 +165,12 @@ function readIdentity(ctx: TriggerContext): Identity {
   const out: Identity = { mapped: [], unmapped: [] };
   const target = `SQSQueueMetric ${ctx.namespace}/${ctx.objectName}`;
   if (by && !auth) out.unmapped.push(`${ctx.at} ${by}: not among the documents imported, so the identity KEDA read with is unknown; ours reads with the worker function's role: give ${target} a spec.roleArn if KEDA assumed a role`);
-  reportStaticKeys(ctx, auth, out);
+  const keys = reportStaticKeys(ctx, auth, out);
   if (auth?.provider === 'aws') {
     podIdentityAws(ctx, auth, by!, target, out);
     if (ctx.md.identityOwner !== undefined) out.mapped.push(`${ctx.at} metadata.identityOwner: no effect with podIdentity aws (KEDA reads it for aws-eks and static keys only)`);
   }
-  else legacyIdentity(ctx, auth, by, target, out);
+  else legacyIdentity(ctx, { auth, by, target, keys }, out);
   // KEDA reads awsRoleArn from a TriggerAuthentication only; written in the trigger, it still says which role was meant.
   const written = str(ctx.md.awsRoleArn);
   if (written && !out.roleArn) {
@@ -201,7 +201,8 @@ function podIdentityAws(ctx: TriggerContext, auth: KedaAuthentication, by: strin
 }
 
 /** No podIdentity aws: KEDA's identityOwner (deprecated): operator → its own identity; pod (the default) → aws-eks' service account role, an awsRoleArn parameter, or static keys. */
-function legacyIdentity(ctx: TriggerContext, auth: KedaAuthentication | undefined, by: string | undefined, target: string, out: Identity): void {
+function legacyIdentity(ctx: TriggerContext, given: { auth?: KedaAuthentication; by?: string; target: string; keys: boolean }, out: Identity): void {
+  const { auth, by, target } = given;
   const owner = str(ctx.md.identityOwner) || 'pod';
   if (owner === 'operator') {
     out.mapped.push(`${ctx.at} identityOwner operator (KEDA's operator identity) → the worker function's role, the autoscaler's own identity as in KEDA`);
@@ -213,9 +214,7 @@ function legacyIdentity(ctx: TriggerContext, auth: KedaAuthentication | undefine
     return;
   }
   if (auth && by && roleParameter(ctx, auth, by, target, out)) return;
-  if (!out.unmapped.some((u) => u.includes('static AWS access keys'))) {
-    out.mapped.push(`${ctx.at} no role and no keys given: KEDA finds no credentials here (awsAccessKeyID not found) unless identityOwner is operator`);
-  }
+  if (!given.keys) out.mapped.push(`${ctx.at} no role and no keys given: KEDA finds no credentials here (awsAccessKeyID not found) unless identityOwner is operator`);
 }
 
 /** awsRoleArn given by a Secret, the environment or a vault: named, not read. */
@@ -226,13 +225,14 @@ function roleParameter(ctx: TriggerContext, auth: KedaAuthentication, by: string
   return true;
 }
 
-/** Static access keys, in the authentication or in the trigger: reported by name, never by value; ours uses roles only. */
-function reportStaticKeys(ctx: TriggerContext, auth: KedaAuthentication | undefined, out: Identity): void {
+/** Static access keys, in the authentication or in the trigger: reported by name, never by value (ours uses roles only); whether there were any. */
+function reportStaticKeys(ctx: TriggerContext, auth: KedaAuthentication | undefined, out: Identity): boolean {
   const fromAuth = STATIC_KEYS.filter((k) => auth?.parameters[k] !== undefined).map((k) => `${k} (${auth!.parameters[k]})`);
   const inTrigger = [...STATIC_KEYS, 'awsAccessKeyIDFromEnv', 'awsSecretAccessKeyFromEnv'].filter((k) => ctx.md[k] !== undefined).map((k) => `metadata.${k}`);
   const keys = [...fromAuth, ...inTrigger];
-  if (keys.length === 0) return;
+  if (keys.length === 0) return false;
   out.unmapped.push(
     `${ctx.at} static AWS access keys (${keys.join(', ')}; values not shown): ours signs with roles only, never with stored keys: the worker function's role reads the queue (param sqsQueueArns), or set spec.roleArn to a role it may assume; then retire the keys`,
   );
+  return true;
 }

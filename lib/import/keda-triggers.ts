@@ -98,8 +98,9 @@ function convertByType(type: string, ctx: TriggerContext): TriggerOutcome {
 /** KEDA's activation threshold of any trigger: ours on External metrics, read at zero replicas only. */
 function addActivation(out: TriggerOutcome, ctx: TriggerContext): void {
   const md = ctx.md;
-  const activation = str(md.activationThreshold ?? md.activationTargetMetricValue ?? md.activationQueueLength ?? md.activationValue);
-  if (activation === undefined) return;
+  const activation = str(md.activationThreshold ?? md.activationTargetMetricValue ?? md.activationQueueLength ?? md.activationValue)?.trim();
+  // KEDA reads an empty value as unset (its default, 0).
+  if (activation === undefined || activation === '') return;
   if (out.metric?.external) {
     out.metric.external.activation = { value: activation };
     out.mapped.push(`${ctx.at} activation ${activation} → activation.value (ours acts at zero replicas only: docs/scale-to-zero.md)`);
