@@ -26,12 +26,12 @@ interface CostFlags {
   dashboard: boolean;
   errorHours: number;
   autoscalerMetrics: boolean;
+  sqsQueues: number;
+  sqsSyncPeriod?: number;
   promqlQueries: number;
   promqlSamples: number;
   promqlPeriod: number;
   predictiveAutoscalers: number;
-  sqsQueues: number;
-  sqsSyncPeriod?: number;
   output?: string;
 }
 
@@ -99,11 +99,11 @@ export function registerCost(program: Command): void {
     .option('--error-hours <h>', 'hours a month in which some cycle reports an error: the EMF Errors metric is sent (and billed) only then', numberOption('--error-hours', 0), d.errorHoursPerMonth)
     .option('--autoscaler-metrics', 'per-autoscaler EMF metrics (SHPA_AUTOSCALER_METRICS)', false)
     .option('--predictive-autoscalers <n>', 'autoscalers with spec.predictive (their demand history is stored with the state)', numberOption('--predictive-autoscalers', 0, true), 0)
+    .option('--sqs-queues <n>', 'SQS queues read by SQSQueueMetric objects, once per shard reading them (one GetQueueAttributes per queue per tick)', numberOption('--sqs-queues', 0, true), 0)
+    .option('--sqs-sync-period <seconds>', 'the tick period of the shards reading them, when a spec.syncPeriodSeconds makes it shorter (default: --sync-period)', numberOption('--sqs-sync-period', 5, true))
     .option('--promql-queries <n>', 'distinct PromQL queries to AMP over the fleet (PrometheusMetric objects with spec.amp)', numberOption('--promql-queries', 0, true), 0)
     .option('--promql-samples <n>', 'query samples one PromQL query processes (the worker counts them: PromQLSamplesProcessed)', numberOption('--promql-samples', 0), 1_000)
     .option('--promql-period <seconds>', "seconds a PromQL answer stands (spec.periodSeconds)", numberOption('--promql-period', 5, true), 15)
-    .option('--sqs-queues <n>', 'SQS queues read by SQSQueueMetric objects, once per shard reading them (one GetQueueAttributes per queue per tick)', numberOption('--sqs-queues', 0, true), 0)
-    .option('--sqs-sync-period <seconds>', 'the tick period of the shards reading them, when a spec.syncPeriodSeconds makes it shorter (default: --sync-period)', numberOption('--sqs-sync-period', 5, true))
     .option('-o, --output <format>', 'json')
     .action((flags: CostFlags) => {
       const output = parseOutput(flags.output, ['json']);
@@ -127,12 +127,12 @@ export function registerCost(program: Command): void {
         autoscalerMetrics: flags.autoscalerMetrics,
         fastAutoscalers: flags.fastAutoscalers,
         fastSyncPeriodSeconds: flags.fastSyncPeriod,
+        sqsQueues: flags.sqsQueues,
+        ...(flags.sqsSyncPeriod !== undefined ? { sqsSyncPeriodSeconds: flags.sqsSyncPeriod } : {}),
         promQLQueries: flags.promqlQueries,
         promQLSamplesPerQuery: flags.promqlSamples,
         promQLPeriodSeconds: flags.promqlPeriod,
         predictiveAutoscalers: flags.predictiveAutoscalers,
-        sqsQueues: flags.sqsQueues,
-        ...(flags.sqsSyncPeriod !== undefined ? { sqsSyncPeriodSeconds: flags.sqsSyncPeriod } : {}),
       };
       let estimate: CostEstimate;
       try {
@@ -155,6 +155,8 @@ const FLAGS: Record<keyof Fleet, string> = {
   syncPeriodSeconds: '--sync-period',
   fastAutoscalers: '--fast-autoscalers',
   fastSyncPeriodSeconds: '--fast-sync-period',
+  sqsQueues: '--sqs-queues',
+  sqsSyncPeriodSeconds: '--sqs-sync-period',
   memoryMb: '--memory',
   eventsPerHour: '--events-per-hour',
   alarmChangesPerHour: '--alarm-changes-per-hour',
@@ -170,6 +172,4 @@ const FLAGS: Record<keyof Fleet, string> = {
   promQLSamplesPerQuery: '--promql-samples',
   promQLPeriodSeconds: '--promql-period',
   predictiveAutoscalers: '--predictive-autoscalers',
-  sqsQueues: '--sqs-queues',
-  sqsSyncPeriodSeconds: '--sqs-sync-period',
 };

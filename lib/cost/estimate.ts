@@ -56,12 +56,12 @@ export interface Fleet {
   promQLSamplesPerQuery?: number;
   /** Seconds an answer stands (spec.periodSeconds); default 15. */
   promQLPeriodSeconds?: number;
-  /** Autoscalers with spec.predictive: each stores its demand history with its state; default 0. */
-  predictiveAutoscalers?: number;
   /** SQS queues SQSQueueMetric objects read, counted once per shard reading them (autoscalers in two shards on one queue: two); default 0. */
   sqsQueues?: number;
   /** The tick period of the shards that read them (shorter where a spec.syncPeriodSeconds makes them tick faster); default syncPeriodSeconds. */
   sqsSyncPeriodSeconds?: number;
+  /** Autoscalers with spec.predictive: each stores its demand history with its state; default 0. */
+  predictiveAutoscalers?: number;
 }
 
 export const DEFAULT_FLEET: Fleet = {
@@ -243,9 +243,9 @@ export function estimateCost(input: Fleet, o: EstimateOptions = {}): CostEstimat
     promQLQueries: input.promQLQueries ?? 0,
     promQLSamplesPerQuery: input.promQLSamplesPerQuery ?? 1_000,
     promQLPeriodSeconds: input.promQLPeriodSeconds ?? DEFAULT_PROMETHEUS_PERIOD_SECONDS,
-    predictiveAutoscalers: input.predictiveAutoscalers ?? 0,
     sqsQueues: input.sqsQueues ?? 0,
     sqsSyncPeriodSeconds: input.sqsSyncPeriodSeconds ?? P,
+    predictiveAutoscalers: input.predictiveAutoscalers ?? 0,
   };
   const S = fleet.clusters * shards;
   // spec.syncPeriodSeconds: a shard holding a faster autoscaler ticks at its period (at worst, each in a shard of its own).
@@ -398,6 +398,23 @@ export function estimateCost(input: Fleet, o: EstimateOptions = {}): CostEstimat
   };
 }
 
+/** Bytes of 14 days of demand history (4,032 buckets) as stored, a noisy office-hours load (test/store/demand.test.ts measures the codec). */
+export const PREDICTIVE_DEMAND_BYTES = 1_520;
+const DEMAND_BUCKET_SECONDS = 300;
+
+/**
+ * spec.predictive (docs/predictive.md): each autoscaler's state carries its demand history, written at least once a
+ * bucket (a whole state write with it, counted in full: the write policy may have skipped it otherwise) and read
+ * with every load (strongly consistent, 4 KB units), and stored.
+ */
+function predictiveDemandCost(n: number, loadsPerShard: number, m: Measured, prices: Prices, add: (service: 'DynamoDB', item: string, quantity: number, unit: string, price: Price, per: number, note: string) => void): void {
+  const demandKb = Math.ceil(PREDICTIVE_DEMAND_BYTES / 1024);
+  const writes = n * (MONTH_SECONDS / DEMAND_BUCKET_SECONDS) * (m.stateWriteUnits + demandKb);
+  add('DynamoDB', 'writes: predictive demand', writes, 'WRU', prices.dynamodb.writeRequestUnits, 1e6, `${n} autoscalers' state written once a 5-minute bucket with ${PREDICTIVE_DEMAND_BYTES} bytes of history (+${demandKb} WRU)`);
+  add('DynamoDB', 'reads: predictive demand', n * loadsPerShard * (PREDICTIVE_DEMAND_BYTES / 4096), 'RRU', prices.dynamodb.readRequestUnits, 1e6, 'the history read with the state at every load');
+  add('DynamoDB', 'storage: predictive demand', (n * PREDICTIVE_DEMAND_BYTES) / 1e9, 'GB-month', prices.dynamodb.storage, 1, '14 days of 5-minute buckets each');
+}
+
 /**
  * SQSQueueMetric (lib/metrics/sqs-source.ts): one GetQueueAttributes per distinct queue per shard cycle, shared by the
  * shard's autoscalers on it and never kept across ticks (a live count); at every tick, and in every shard at each alarm change.
@@ -418,21 +435,4 @@ function sqsQueueCost(fleet: Required<Fleet>, prices: Prices, add: (service: 'SQ
     `${fleet.sqsQueues} queue(s) × one call per tick of the shard reading it (every ${every} s)${fleet.alarmChangesPerHour > 0 ? ' and per alarm change' : ''}: ` +
       `${usd(one.usd)} a queue-month; through CloudWatch instead (AWS/SQS visible + in flight, two metrics a minute) ${usd(cw.usd)} + ${usd(cw.probeUsd)} of sample counts a queue-month, and a minute or more behind`,
   );
-}
-
-/** Bytes of 14 days of demand history (4,032 buckets) as stored, a noisy office-hours load (test/store/demand.test.ts measures the codec). */
-export const PREDICTIVE_DEMAND_BYTES = 1_520;
-const DEMAND_BUCKET_SECONDS = 300;
-
-/**
- * spec.predictive (docs/predictive.md): each autoscaler's state carries its demand history, written at least once a
- * bucket (a whole state write with it, counted in full: the write policy may have skipped it otherwise) and read
- * with every load (strongly consistent, 4 KB units), and stored.
- */
-function predictiveDemandCost(n: number, loadsPerShard: number, m: Measured, prices: Prices, add: (service: 'DynamoDB', item: string, quantity: number, unit: string, price: Price, per: number, note: string) => void): void {
-  const demandKb = Math.ceil(PREDICTIVE_DEMAND_BYTES / 1024);
-  const writes = n * (MONTH_SECONDS / DEMAND_BUCKET_SECONDS) * (m.stateWriteUnits + demandKb);
-  add('DynamoDB', 'writes: predictive demand', writes, 'WRU', prices.dynamodb.writeRequestUnits, 1e6, `${n} autoscalers' state written once a 5-minute bucket with ${PREDICTIVE_DEMAND_BYTES} bytes of history (+${demandKb} WRU)`);
-  add('DynamoDB', 'reads: predictive demand', n * loadsPerShard * (PREDICTIVE_DEMAND_BYTES / 4096), 'RRU', prices.dynamodb.readRequestUnits, 1e6, 'the history read with the state at every load');
-  add('DynamoDB', 'storage: predictive demand', (n * PREDICTIVE_DEMAND_BYTES) / 1e9, 'GB-month', prices.dynamodb.storage, 1, '14 days of 5-minute buckets each');
 }
