@@ -4,7 +4,7 @@
 // holds up only the autoscalers that depend on it, and what the deadline leaves is the end of
 // the line. A tick evaluates them all; an event, those it names.
 import pLimit from 'p-limit';
-import type { CloudWatchMetric } from '#api';
+import { type CloudWatchMetric, emptyMetricObjects } from '#api';
 import { type CheckedMetricObjects, isObjectAnswer } from '#metrics';
 import type { CrossVersionObjectReference } from '#hpa';
 import type { SyncOptions } from './config.js';
@@ -356,7 +356,7 @@ async function listObjects(deps: CycleDeps, req: ShardCycleRequest, deadline: De
   // With an allowlist the function may only list its namespaces (RoleBindings): those of this shard.
   const owned = new Set(bucketsOf(req.shard));
   const namespaces = req.cluster.namespaces?.filter((ns) => owned.has(bucketOf(ns)));
-  if (namespaces?.length === 0) return { value: { autoscalers: [], cloudWatchMetrics: [] } };
+  if (namespaces?.length === 0) return { value: { autoscalers: [], ...emptyMetricObjects() } };
   calls.listAutoscalerObjects++;
   const r = await settle(deadline.race('listing autoscaler objects', deps.cluster.listAutoscalerObjects(namespaces, deadline.signal), 0));
   if ('error' in r) return { error: `cannot list ServerlessHorizontalPodAutoscaler objects of cluster ${req.cluster.name}: ${r.error}` };
