@@ -13,7 +13,7 @@ import { parse, parseAllDocuments, stringify } from 'yaml';
 import { importFiles, outputObjects } from '../../lib/cli/import.js';
 import { applyObjects, openKubeconfig } from '../../lib/cli/kube-access.js';
 import { startK8sApiServer, type K8sApiServer } from '../../lib/local/kubernetes/api-server.js';
-import { cloudWatchMetricCrd, prometheusMetricCrd, serverlessHpaCrd } from '../../lib/local/kubernetes/crd/manifests.js';
+import { cloudWatchMetricCrd, metricCrds, prometheusMetricCrd, serverlessHpaCrd } from '../../lib/local/kubernetes/crd/manifests.js';
 import { kubeconfigYaml } from '../../lib/local/kubernetes/kubeconfig.js';
 
 const root = join(import.meta.dirname, '..', '..');
@@ -71,7 +71,7 @@ describe('shpa import from a cluster', { timeout: 180_000 }, () => {
   let custom: CustomObjectsApi;
 
   beforeAll(async () => {
-    server = await startK8sApiServer({ crds: [serverlessHpaCrd(), cloudWatchMetricCrd(), prometheusMetricCrd(), ...kedaCrds] });
+    server = await startK8sApiServer({ crds: [serverlessHpaCrd(), ...metricCrds(), ...kedaCrds] });
     dir = mkdtempSync(join(tmpdir(), 'shpa-import-cluster-'));
     kubeconfig = join(dir, 'kubeconfig');
     writeFileSync(kubeconfig, twoContexts(server), { mode: 0o600 });
@@ -168,15 +168,22 @@ describe('shpa import from a cluster', { timeout: 180_000 }, () => {
 
   it("every real manifest's Kubernetes form is accepted by the API server with our CRDs (server-side apply)", async () => {
     const folder = join(import.meta.dirname, 'fixtures', 'import-real');
-    // aws-sqs-queue triggers become SQSQueueMetric objects (test/cli/import-sqs.test.ts), applied here once that kind has its CRD and table kind.
-    const files = readdirSync(folder).filter((f) => f.endsWith('.yaml') && f !== 'keda-crds.yaml' && !f.includes('sqs'));
-    const report = importFiles(files.map((f) => join(folder, f)));
+    const files = readdirSync(folder).filter((f) => f.endsWith('.yaml') && f !== 'keda-crds.yaml');
+    // KEDA's bare queue names resolve in this account (--sqs-account).
+    const report = importFiles(files.map((f) => join(folder, f)), undefined, '123456789012');
     expect(report.problems).toEqual([]);
-    const objects = outputObjects(report, 'kubernetes', true);
+    // Several of KEDA's aws-sqs examples name the same ScaledObject: each one's pair (its SQSQueueMetric first) gets a namespace of its own.
+    let pair = 0;
+    const objects = outputObjects(report, 'kubernetes', true).map((o) => {
+      if (!o.metadata.name?.startsWith('aws-sqs-queue-scaledobject')) return o;
+      if (o.kind === 'SQSQueueMetric') pair++;
+      return { ...o, metadata: { ...o.metadata, namespace: `sqs-${pair}` } };
+    });
+    expect(pair).toBe(6);
     const applied = await applyObjects(openKubeconfig({ kubeconfig }), objects);
     expect(applied).toHaveLength(objects.length);
     const kinds = new Set(objects.map((o) => o.kind));
-    expect(kinds).toEqual(new Set(['ServerlessHorizontalPodAutoscaler', 'CloudWatchMetric', 'PrometheusMetric']));
+    expect(kinds).toEqual(new Set(['ServerlessHorizontalPodAutoscaler', 'CloudWatchMetric', 'PrometheusMetric', 'SQSQueueMetric']));
     const amp = (await custom.getNamespacedCustomObject({ group: 'shpa.dev', version: 'v1', namespace: 'default', plural: 'prometheusmetrics', name: 'keda-so-0' })) as { spec: unknown };
     expect(amp.spec).toMatchObject({ amp: { workspaceId: 'ws-0123abcd-4567-89ef-0123-456789abcdef', region: 'us-east-1' } });
   });

@@ -22,6 +22,8 @@ type Obj = { apiVersion: string; kind: string; metadata: { name: string; namespa
 
 interface RealCase {
   file: string;
+  /** `--sqs-account`, for KEDA's bare queue names. */
+  sqsAccount?: string;
   /** What the Kubernetes form holds, in order. */
   kinds: string[];
   /** Fields of the ServerlessHorizontalPodAutoscaler's spec. */
@@ -35,6 +37,40 @@ interface RealCase {
 }
 
 const CASES: RealCase[] = [
+  {
+    file: 'keda-aws-sqs-queue-url.yaml',
+    kinds: ['SQSQueueMetric keda-test/aws-sqs-queue-scaledobject-0', 'ServerlessHorizontalPodAutoscaler keda-test/aws-sqs-queue-scaledobject'],
+    spec: { minReplicas: 0, maxReplicas: 100, metrics: [{ type: 'External', external: { metric: { name: 'aws-sqs-queue-scaledobject-0' }, target: { type: 'AverageValue', averageValue: '5' } } }] },
+    metricSpec: { queueURL: 'https://sqs.eu-west-1.amazonaws.com/123456789012/QueueName' },
+    mapped: ["minReplicaCount unset (KEDA's default 0) → minReplicas 0", 'SQSQueueMetric keda-test/aws-sqs-queue-scaledobject-0 (queue QueueName in eu-west-1, account 123456789012; visible + in flight messages'],
+  },
+  {
+    file: 'keda-aws-sqs-queue-pod-identity.yaml',
+    sqsAccount: '123456789012',
+    kinds: ['SQSQueueMetric keda-test/aws-sqs-queue-scaledobject-0', 'ServerlessHorizontalPodAutoscaler keda-test/aws-sqs-queue-scaledobject'],
+    spec: { minReplicas: 0, metrics: [{ external: { target: { averageValue: '5' } } }] },
+    metricSpec: { queueName: 'myQueue', region: 'eu-west-1', accountId: '123456789012' },
+    mapped: ["podIdentity aws without roleArn (KEDA's operator role) → the worker function's role"],
+    skipped: ['TriggerAuthentication keda-test/keda-trigger-auth-aws-credentials'],
+  },
+  {
+    file: 'keda-aws-sqs-queue-name.yaml',
+    sqsAccount: '123456789012',
+    kinds: ['SQSQueueMetric keda-test/aws-sqs-queue-scaledobject-0', 'ServerlessHorizontalPodAutoscaler keda-test/aws-sqs-queue-scaledobject'],
+    spec: { minReplicas: 0, metrics: [{ external: { target: { averageValue: '5' } } }] },
+    metricSpec: { queueName: 'myQueue', region: 'eu-west-1', accountId: '123456789012' },
+    unmapped: ['static AWS access keys (awsAccessKeyID (Secret test-secrets key AWS_ACCESS_KEY_ID), awsSecretAccessKey (Secret test-secrets key AWS_SECRET_ACCESS_KEY); values not shown)'],
+    skipped: ['Secret default/test-secrets: not read', "TriggerAuthentication keda-test/keda-trigger-auth-aws-credentials: ours reads AWS with the worker function's role"],
+  },
+  {
+    file: 'aws-samples-sqs.yaml',
+    kinds: ['SQSQueueMetric keda-test/aws-sqs-queue-scaledobject-0', 'ServerlessHorizontalPodAutoscaler keda-test/aws-sqs-queue-scaledobject'],
+    spec: { minReplicas: 1, maxReplicas: 2000, syncPeriodSeconds: 30, metrics: [{ external: { target: { averageValue: '2' } } }] },
+    metricSpec: { queueURL: 'https://sqs.us-west-2.amazonaws.com/123456789012/keda-sqs-queue' },
+    mapped: ['pollingInterval 30 → spec.syncPeriodSeconds 30', "identityOwner operator (KEDA's operator identity) → the worker function's role"],
+    noEffect: ['cooldownPeriod 10: KEDA waits it only before going to zero, and minReplicas is 1'],
+    skipped: ['TriggerAuthentication keda-test/keda-aws-credentials'],
+  },
   {
     file: 'keda-aws-cloudwatch.yaml',
     kinds: ['CloudWatchMetric keda-test/aws-cloudwatch-queue-scaledobject-0', 'ServerlessHorizontalPodAutoscaler keda-test/aws-cloudwatch-queue-scaledobject'],
@@ -117,7 +153,7 @@ const asTableForm = (o: Obj) => (o.kind === 'ServerlessHorizontalPodAutoscaler' 
 
 describe('shpa import of real manifests', () => {
   it.each(CASES)('$file imports into our Kubernetes kind, with a report', (c) => {
-    const r = importFiles([real(c.file)]);
+    const r = importFiles([real(c.file)], undefined, c.sqsAccount);
     expect(r.problems).toEqual([]);
     const out = outputObjects(r, 'kubernetes', true) as Obj[];
     expect(out.map((o) => `${o.kind} ${o.metadata.namespace}/${o.metadata.name}`)).toEqual(c.kinds);
