@@ -3,6 +3,7 @@
 // (test/cli/fixtures/import-real/README.md says which), then one case per field as a table:
 // the queue as a URL or a bare name, what counts, the activation threshold, the identity KEDA
 // reads with, and what cannot map (reported, never dropped, never repeating a credential).
+import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -29,9 +30,10 @@ function pieces(r: ImportResult) {
   const sqs = r.objects.find((o) => o.kind === 'SQSQueueMetric');
   const hpa = r.objects.find((o) => o.kind === 'HorizontalPodAutoscaler') as HorizontalPodAutoscaler | undefined;
   if (sqs) expect(validateSQSQueueMetric(sqs)).toMatchObject({ valid: true });
-  if (hpa) {
-    const handler = kindFor(hpa);
-    expect('check' in handler && handler.check(hpa)).toMatchObject({ ok: true });
+  for (const o of [sqs, hpa]) {
+    if (!o) continue;
+    const handler = kindFor(o);
+    expect('check' in handler && handler.check(o)).toMatchObject({ ok: true });
   }
   return { sqs, hpa };
 }
@@ -218,5 +220,25 @@ describe('shpa import: aws-sqs-queue field by field', () => {
     const [r] = convert([ours]);
     expect(r.asWritten).toBe(true);
     expect(r.objects).toEqual([ours]);
+  });
+});
+
+describe('shpa import --sqs-account', () => {
+  const run = (args: string[]): Promise<{ code: number; stdout: string; stderr: string }> =>
+    new Promise((resolve) => {
+      const root = join(import.meta.dirname, '..', '..');
+      execFile(process.execPath, ['--import', 'tsx', join(root, 'lib', 'cli', 'main.ts'), 'import', ...args], { cwd: root, env: { PATH: process.env.PATH ?? '', NO_COLOR: '1' }, timeout: 60_000 }, (err, stdout, stderr) =>
+        resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+      );
+    });
+
+  it('gives the account of a bare queue name; anything but 12 digits is refused, naming the option', async () => {
+    const file = real('keda-aws-sqs-queue-pod-identity.yaml');
+    const [ok, bad] = await Promise.all([run(['-f', file, '--sqs-account', ACCOUNT, '--to', 'kubernetes', '--dry-run']), run(['-f', file, '--sqs-account', '12345', '--dry-run'])]);
+    expect(ok.code, ok.stderr).toBe(0);
+    const printed = parseAllDocuments(ok.stdout).map((d) => d.toJS() as { kind: string; spec: Record<string, unknown> });
+    expect(printed.map((o) => o.kind)).toEqual(['SQSQueueMetric', 'ServerlessHorizontalPodAutoscaler']);
+    expect(printed[0].spec).toEqual({ queueName: 'myQueue', region: 'eu-west-1', accountId: ACCOUNT });
+    expect([bad.code, bad.stderr]).toEqual([1, 'error: --sqs-account "12345": must be a 12-digit AWS account id\n']);
   });
 });
