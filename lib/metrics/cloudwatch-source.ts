@@ -12,6 +12,7 @@ import { alarmWindowFor, DEFAULT_LOOKBACK_PERIODS, planRequests, specKey, window
 import { floatToMilliQuantity } from './float-quantity.js';
 import { checkUsedValue, closeProbing, type DelayLearning, dueLearning, observeCounts, probing, SETTLE_SECONDS } from '#sync/messaging';
 import { namedErrorText as errorText } from '../shared/error-text.js';
+import { backoffMs } from '../shared/backoff.js';
 
 export interface CloudWatchClients {
   clientFor(region: string, roleArn?: string): CloudWatchClient;
@@ -463,8 +464,8 @@ export class CloudWatchSource {
         if (throttled) this.counters.throttled++;
         else this.counters.failedCalls++;
         if (!throttled && (httpStatus(e) ?? 0) < 500) throw e;
-        // Full jitter: calls throttled together do not retry together.
-        const wait = Math.min(this.retry.maxDelayMs, this.retry.baseDelayMs * 2 ** (attempt - 1)) * (0.5 + Math.random() / 2);
+        // Jittered: calls throttled together do not retry together.
+        const wait = backoffMs(attempt, { baseMs: this.retry.baseDelayMs, maxMs: this.retry.maxDelayMs });
         // No time for another attempt before the deadline: the last error is the answer, now.
         if (attempt >= this.retry.maxAttempts || this.timer() + wait + MIN_ATTEMPT_MS > deadline) throw new RetriesExhausted(attempt, e);
         await this.sleep(wait);
