@@ -47,7 +47,7 @@ export interface FunctionConfig {
   shardBudget?: number;
   /**
    * When CloudWatch datapoints are read (SHPA_CLOUDWATCH_PUBLISH_DELAY): 'learn' (each object's delay learned from its
-   * sample counts, 60 s until then, lib/sync/publish-delay.ts; absent means this) or a fixed number of seconds after each period.
+   * sample counts, 60 s until then, lib/metrics/publish-delay.ts; absent means this) or a fixed number of seconds after each period.
    */
   cloudWatchPublishDelay?: 'learn' | number;
   /** Bytes of a metric endpoint's answer read before it is dropped (SHPA_MAX_ANSWER_BYTES); absent: sized to the worker's memory (lib/transport/bounded-fetch.ts). */

@@ -14,20 +14,6 @@ export { alarmOf, EVALUATE_DETAIL_TYPE, EVALUATE_SOURCE, fromBusEvent, fromSpecC
 export type { Planned, SpecChange } from './event-sources.js';
 export { MAX_EVENT_AGE_MS, MessageError, parseWorkMessage } from './messages.js';
 export type { TickMessage } from './messages.js';
-export {
-  checkUsedValue,
-  closeProbing,
-  decodeLearning,
-  dueLearning,
-  encodeLearning,
-  LEARNED_BYTES,
-  observeCounts,
-  PROBE_MS,
-  probing,
-  RELEARN_MS,
-  SETTLE_SECONDS,
-} from './publish-delay.js';
-export type { DelayLearning } from './publish-delay.js';
 export { mirrorRegistry } from './registry.js';
 export type { Registry } from './registry.js';
 export { errorText } from './report.js';

@@ -40,5 +40,6 @@ export type {
 export type { ClusterMetricsApi } from './cluster-metrics-api.js';
 export type { DispatchStore } from './dispatch-store.js';
 export type { MetricAnswer, MetricQuery, MetricReadOptions, MetricsAccess, ObjectMetricQuery } from './metrics-access.js';
+export type { DelayLearning, WatchedPeriod } from './publish-delay.js';
 export { UnsentMessagesError } from './work-queue.js';
 export type { WorkMessageEntry, WorkQueue } from './work-queue.js';
