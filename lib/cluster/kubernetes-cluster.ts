@@ -26,12 +26,12 @@ import {
   selectorToString,
 } from '#hpa';
 import type { CloudWatchMetric, PrometheusMetric } from '#api';
-import type { DecisionLogEntry } from '#sync/messaging';
 import {
   type Clock,
   type ClusterAccess,
   ClusterApiError,
   type ClusterMetricsApi,
+  type DecisionLogEntry,
   type KubernetesAutoscaler,
   type KubernetesAutoscalerStatus,
   type ListableScaleKind,

@@ -1,10 +1,10 @@
 // The store port (lib/store implements it): autoscalers with their state, leases, the shard index and cycle records.
 // Every I/O method takes an optional AbortSignal: the cycle aborts what its deadline no longer has time for.
 import type { CloudWatchMetric, PrometheusMetric } from '#api';
-import type { DecisionLogEntry } from '../event-log.js';
+import type { DecisionLogEntry } from './decision-log.js';
 import type { DelayLearning } from './publish-delay.js';
-import type { ShardRef } from '../shards.js';
-import type { TickPhase } from '../tick-phase.js';
+import type { ShardRef } from './shard-ref.js';
+import type { TickPhase } from './tick-phase.js';
 import type { DemandHistory, HorizontalPodAutoscaler, HorizontalPodAutoscalerStatus, MetricSample, ScalingHistory } from '#hpa';
 
 export type AutoscalerSource = 'table' | 'cluster';
