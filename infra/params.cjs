@@ -4,9 +4,8 @@
 // same values from their environment (lib/sync/config.ts); the rules here are theirs.
 'use strict';
 
-const CLUSTER_NAME = /^[0-9A-Za-z][A-Za-z0-9\-_]*$/;
-const REGION = /^[a-z]{2}(-[a-z]+)+-\d+$/;
-const ROLE_ARN = /^arn:aws[a-z-]*:iam::\d{12}:role\/[\w+=,.@/-]+$/;
+// Region, role-ARN and cluster-name rules: the same module as the functions' and our kinds' (lib/shared).
+const { CLUSTER_NAME, REGION, ROLE_ARN } = require('../lib/shared/aws-patterns.cjs');
 // aws:PrincipalArn patterns: roles (SSO roles have paths), users, the account root; * and ? allowed.
 const PRINCIPAL_ARN = /^arn:aws[a-z-]*:iam::\d{12}:(root|(role|user)\/[\w+=,.@/*?-]+)$/;
 const KMS_KEY_ARN = /^arn:aws[a-z-]*:kms:[a-z0-9-]+:\d{12}:key\/[0-9a-f-]{36}$|^arn:aws[a-z-]*:kms:[a-z0-9-]+:\d{12}:key\/mrk-[0-9a-f]{32}$/;

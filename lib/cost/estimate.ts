@@ -4,7 +4,9 @@
 // writes the store's write policy lets through, GetMetricData once per metric period, a
 // summary log line and a decision line when something happened; plus what events add.
 // Pure: prices, measurements and assumptions come in (prices.ts, inputs.ts).
-import { isSyncPeriod, LEARNED_BYTES, NAMESPACE_BUCKETS, PROBE_MS, RELEARN_MS, SHARD_COUNTS, TICK_PERIODS } from '#sync/messaging';
+import { isSyncPeriod, NAMESPACE_BUCKETS, SHARD_COUNTS, TICK_PERIODS } from '#sync/messaging';
+import { PROBE_MS, RELEARN_MS } from '#metrics';
+import { LEARNED_BYTES } from '../store/publish-delay-codec.js';
 import { DEFAULT_WRITE_POLICY, type WritePolicy } from '../store/history.js';
 import { allChangeCycleMs, evenBuckets, shardCountFor } from '../sizing/shard-sizing.cjs';
 import { DEFAULT_PROMETHEUS_PERIOD_SECONDS } from '#api';
@@ -284,7 +286,7 @@ export function estimateCost(input: Fleet, o: EstimateOptions = {}): CostEstimat
   const every = Math.max(P, ASSUMED.metricPeriodSeconds);
   const reads = fleet.distinctQueries * (MONTH_SECONDS / every);
   add('CloudWatch', 'GetMetricData metrics requested', reads, 'metrics', prices.cloudWatch.getMetricData, 1000, `${fleet.distinctQueries} distinct queries, once per ${every} s whichever environment runs the tick`);
-  // Learning each query's publication delay (lib/sync/publish-delay.ts): its SampleCount at every tick while probing.
+  // Learning each query's publication delay (lib/metrics/publish-delay.ts): its SampleCount at every tick while probing.
   const probes = fleet.distinctQueries * (PROBE_MS / 1000 / P) * (MONTH_SECONDS / ((PROBE_MS + RELEARN_MS) / 1000));
   add('CloudWatch', 'GetMetricData sample counts (publication delays)', probes, 'metrics', prices.cloudWatch.getMetricData, 1000, `each query's SampleCount at every tick for ${PROBE_MS / 60_000} minutes every ${RELEARN_MS / 3_600_000} hours (param cloudWatchPublishDelay: learn)`);
   // AMP: each distinct query once per its period (answers kept as CloudWatch's), billed by the samples it processes.

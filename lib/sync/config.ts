@@ -6,6 +6,7 @@ import type { ControllerSettings } from '#hpa';
 import type { ClusterConfig } from './ports/cluster-access.js';
 import { isShardCount } from './shards.js';
 import { errorText } from '../shared/error-text.js';
+import { isAwsRegion, isClusterName, isRoleArn } from '../shared/aws-patterns.cjs';
 
 /** What the worker does with each autoscaler: the cycle's options. */
 export interface SyncOptions {
@@ -46,7 +47,7 @@ export interface FunctionConfig {
   shardBudget?: number;
   /**
    * When CloudWatch datapoints are read (SHPA_CLOUDWATCH_PUBLISH_DELAY): 'learn' (each object's delay learned from its
-   * sample counts, 60 s until then, lib/sync/publish-delay.ts; absent means this) or a fixed number of seconds after each period.
+   * sample counts, 60 s until then, lib/metrics/publish-delay.ts; absent means this) or a fixed number of seconds after each period.
    */
   cloudWatchPublishDelay?: 'learn' | number;
   /** Bytes of a metric endpoint's answer read before it is dropped (SHPA_MAX_ANSWER_BYTES); absent: sized to the worker's memory (lib/transport/bounded-fetch.ts). */
@@ -56,10 +57,6 @@ export interface FunctionConfig {
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';
 }
-
-const CLUSTER_NAME = /^[0-9A-Za-z][A-Za-z0-9\-_]*$/;
-export const REGION = /^[a-z]{2}(-[a-z]+)+-\d+$/;
-const ROLE_ARN = /^arn:aws[a-z-]*:iam::\d{12}:role\/[\w+=,.@/-]+$/;
 
 /** A divisor of 60 that is at least 5, or a multiple of 60 up to 900: ticks then fall on the same seconds every minute. */
 export function isSyncPeriod(p: number): boolean {
@@ -125,13 +122,13 @@ export function parseClusters(text: string | undefined, defaultRegion: string): 
     const { name, region, roleArn, shards, namespaces, ...rest } = item as Record<string, unknown>;
     const unknown = Object.keys(rest);
     if (unknown.length > 0) throw new ConfigError(`${at}: unknown field ${unknown[0]}`);
-    if (typeof name !== 'string' || !CLUSTER_NAME.test(name)) throw new ConfigError(`${at}.name: invalid cluster name ${JSON.stringify(name)}`);
+    if (typeof name !== 'string' || !isClusterName(name)) throw new ConfigError(`${at}.name: invalid cluster name ${JSON.stringify(name)}`);
     if (seen.has(name)) throw new ConfigError(`${at}.name: duplicate cluster ${name}`);
     seen.add(name);
-    if (region !== undefined && (typeof region !== 'string' || !REGION.test(region))) {
+    if (region !== undefined && (typeof region !== 'string' || !isAwsRegion(region))) {
       throw new ConfigError(`${at}.region: invalid region ${JSON.stringify(region)}`);
     }
-    if (roleArn !== undefined && (typeof roleArn !== 'string' || !ROLE_ARN.test(roleArn))) {
+    if (roleArn !== undefined && (typeof roleArn !== 'string' || !isRoleArn(roleArn))) {
       throw new ConfigError(`${at}.roleArn: not an IAM role ARN: ${JSON.stringify(roleArn)}`);
     }
     if (shards !== undefined && (typeof shards !== 'number' || !isShardCount(shards))) {

@@ -7,16 +7,9 @@
 // become visible, and a tick placed just after it reads each as soon as it exists (upstream's
 // sync runs at a phase unrelated to it). Only when no stretch of the period is clearly free of
 // samples (the visibility phase itself is scattered) does the shard stay on the even ticks.
-/** The tick's offset within the period, in whole seconds (SQS delays are whole seconds), as learned from a cycle. */
-export interface TickPhase {
-  /** Seconds after each multiple of the period; undefined: samples too scattered, even ticks. */
-  offsetSeconds?: number;
-  /** The samples' spread within the period (ms): the smallest arc holding every sample's phase. */
-  spreadMs: number;
-  samples: number;
-  /** When it was learned (epoch ms). */
-  atMs: number;
-}
+import type { TickPhase } from './ports/tick-phase.js';
+
+export type { TickPhase } from './ports/tick-phase.js';
 
 /**
  * A sample stamped less than this before the cycle started says nothing of the data's phase: an adapter that
