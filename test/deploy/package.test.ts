@@ -641,13 +641,13 @@ describe('osls package: the configuration of the issue', () => {
       expect([...queues].sort()).toEqual(['serverless-hpa-test-failed-events', 'serverless-hpa-test-work', 'serverless-hpa-test-work-dlq']);
     });
 
-    it('queries the worker log group for fields its lines have', () => {
-      const logGroup = t.Resources.WorkerLogGroup.Properties.LogGroupName as string;
+    it('queries the worker\'s and the evaluator\'s log groups (ticks, evaluations) for fields their lines have', () => {
+      const group = (id: string) => t.Resources[id].Properties.LogGroupName as string;
       const logWidgets = widgets.filter((w) => w.type === 'log');
       expect(logWidgets).toHaveLength(2);
       for (const w of logWidgets) {
         const query = w.properties.query as string;
-        expect(query.startsWith(`SOURCE '${logGroup}'\n`), query).toBe(true);
+        expect(query.startsWith(`SOURCE '${group('WorkerLogGroup')}' | SOURCE '${group('EvaluatorLogGroup')}'\n`), query).toBe(true);
         expect(missingFields(query, lines), w.properties.title).toEqual([]);
       }
     });
