@@ -184,18 +184,16 @@ export async function startLocalFunctions(o: LocalFunctionsOptions): Promise<Loc
     const logOptions = { periodSeconds, decisionLogSeconds: config.options.decisionLogSeconds, autoscalerMetrics: false, detailedMetrics: false };
 
     const workerHandler = createWorkerHandler({ config, adapters: () => adapters, ...telemetry('worker'), log: logOptions });
-    const workerSource = (queueUrl: string, maximumConcurrency: number) =>
-      sqsEventSource({
-        client: sqsClient,
-        queueUrl,
-        handler: (event, ctx) => workerHandler(event, ctx),
-        batchSize: 1,
-        maximumConcurrency,
-        reportBatchItemFailures: true,
-        context: context('worker'),
-        waitTimeSeconds: 1,
-      });
-    const worker = workerSource(config.queueUrl, o.workerConcurrency ?? 8);
+    const worker = sqsEventSource({
+      client: sqsClient,
+      queueUrl: config.queueUrl,
+      handler: (event, ctx) => workerHandler(event, ctx),
+      batchSize: 1,
+      maximumConcurrency: o.workerConcurrency ?? 8,
+      reportBatchItemFailures: true,
+      context: context('worker'),
+      waitTimeSeconds: 1,
+    });
     // A stack run one message at a time (replayable) runs evaluations one at a time too (the evaluator's concurrency above).
     const evaluate = createEvaluatorHandler({ config, adapters: () => adapters, ...telemetry('evaluator'), log: logOptions });
     const evaluations = createEvaluations(config, local);
