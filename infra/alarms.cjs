@@ -130,7 +130,7 @@ function alarmResources(c) {
   const anyLeft = { ...anyNow, TreatMissingData: 'ignore' };
   alarm('DeadLetters', 'dead-letters', 'Work messages failed 3 times and were set aside in the dead-letter queue.', queue('WorkDeadLetterQueue'), anyLeft);
   // Where the dispatcher's and the events function's failed invocations go, and the stream's failed or expired batches.
-  alarm('FailedEvents', 'failed-events', 'Scheduled, EventBridge or stream events could not be handled (a failed dispatcher or events invocation, a stream batch that failed 3 times or fell 300 s behind) and were set aside in the failed-events queue.', queue('FailedEventsQueue'), anyLeft);
+  alarm('FailedEvents', 'failed-events', 'Scheduled, EventBridge or stream events could not be handled (a failed dispatcher, events or evaluator invocation, an evaluation older than its maximum event age, a stream batch that failed 3 times or fell 300 s behind) and were set aside in the failed-events queue.', queue('FailedEventsQueue'), anyLeft);
   return { topic, resources };
 }
 

@@ -367,17 +367,16 @@ function readParams(p, stack) {
 
   // The dispatcher may cut every cluster into up to 16 shards (lib/sizing): by default each of them can tick at once,
   // or as many as the reserved concurrency allows; the dispatcher keeps its shards within it (SHPA_SHARD_BUDGET).
-  // The evaluate queue has its own, smaller share: events never take a tick's place.
-  const evaluateConcurrency = integer('evaluateConcurrency', text('evaluateConcurrency'), 2, 1000, 2);
-  const reservedConcurrency = text('reservedConcurrency') === '' ? undefined : integer('reservedConcurrency', text('reservedConcurrency'), 1, 1000);
+  // The evaluator has its own reserved concurrency: events never take a tick's place.
+  const evaluateConcurrency = integer('evaluateConcurrency', text('evaluateConcurrency'), 1, 1000, 2);
+  const reservedConcurrency = text('reservedConcurrency') === '' ? undefined : integer('reservedConcurrency', text('reservedConcurrency'), 2, 1000);
   const maxConcurrency =
     text('maxConcurrency') === ''
-      ? Math.min(1000, reservedConcurrency !== undefined ? reservedConcurrency - evaluateConcurrency : clusters.length * MAX_SHARDS + CONCURRENCY_HEADROOM)
+      ? Math.min(1000, reservedConcurrency ?? clusters.length * MAX_SHARDS + CONCURRENCY_HEADROOM)
       : integer('maxConcurrency', text('maxConcurrency'), 2, 1000);
-  if (maxConcurrency < 2) fail('reservedConcurrency', `${reservedConcurrency} leaves the work queue's pollers less than the 2 they need at least, after the evaluate queue's ${evaluateConcurrency}: raise it or leave it unset`);
   if (maxConcurrency < shards) fail('maxConcurrency', `${maxConcurrency} is less than the ${shards} shards: ticks would queue behind each other and arrive late`);
-  if (reservedConcurrency !== undefined && reservedConcurrency < maxConcurrency + evaluateConcurrency) {
-    fail('reservedConcurrency', `${reservedConcurrency} is less than maxConcurrency (${maxConcurrency}) plus evaluateConcurrency (${evaluateConcurrency}): the queues' pollers would be throttled; raise it or leave it unset`);
+  if (reservedConcurrency !== undefined && reservedConcurrency < maxConcurrency) {
+    fail('reservedConcurrency', `${reservedConcurrency} is less than maxConcurrency (${maxConcurrency}): the work queue's pollers would be throttled; raise it or leave it unset`);
   }
   const alarmNamePrefix = text('alarmNamePrefix') || DEFAULT_ALARM_PREFIX;
   if (!ALARM_PREFIX.test(alarmNamePrefix)) fail('alarmNamePrefix', `must be 1 to 255 characters without control characters (the alarms CloudWatchMetric objects name start with it), got ${JSON.stringify(alarmNamePrefix)}`);

@@ -7,7 +7,7 @@ const { readFileSync } = require('node:fs');
 const { join } = require('node:path');
 const { fromServerless, ParamError } = require('./params.cjs');
 const { getAtt, ref } = require('./cfn.cjs');
-const { FUNCTIONS, roleResources, streamArn } = require('./iam-policy.cjs');
+const { ALL_FUNCTIONS, roleResources, streamArn } = require('./iam-policy.cjs');
 const { tableResources } = require('./table.cjs');
 const { queueResources } = require('./queues.cjs');
 const { busName, eventBusResources } = require('./event-bus.cjs');
@@ -40,7 +40,7 @@ function dashboard(c) {
 /** With param kmsKeyArn, the functions' log groups (which serverless generates) are encrypted with it too. */
 function logGroupKeys(c) {
   if (!c.kmsKeyArn) return {};
-  return { extensions: Object.fromEntries(FUNCTIONS.map((fn) => [`${fn[0].toUpperCase()}${fn.slice(1)}LogGroup`, { Properties: { KmsKeyId: c.kmsKeyArn } }])) };
+  return { extensions: Object.fromEntries(ALL_FUNCTIONS.map((fn) => [`${fn[0].toUpperCase()}${fn.slice(1)}LogGroup`, { Properties: { KmsKeyId: c.kmsKeyArn } }])) };
 }
 
 function stackResources(c) {
@@ -65,7 +65,7 @@ function stackResources(c) {
         Value: getAtt('WorkerRole', 'Arn'),
       },
       WorkQueueUrl: { Value: ref('WorkQueue') },
-      EvaluateQueueUrl: { Description: 'Evaluations (events, spec changes), apart from the ticks', Value: ref('EvaluateQueue') },
+      EvaluatorFunctionName: { Description: 'Evaluations (events, spec changes), invoked asynchronously, apart from the ticks', Value: ref('EvaluatorLambdaFunction') },
       EvaluateBusName: { Description: 'Where eventSenderArns put "evaluate now" events (shpa.dev / Evaluate Autoscaler)', Value: busName(c) },
       DeadLetterQueueUrl: { Description: 'Work messages that failed 3 times', Value: ref('WorkDeadLetterQueue') },
       FailedEventsQueueUrl: { Description: 'Events and stream batches Lambda gave up on', Value: ref('FailedEventsQueue') },
@@ -135,7 +135,10 @@ module.exports = {
   /** The worker's VPC config, or null (serverless.yml falls back to none). */
   workerVpc: entry((c) => c.vpc ?? null),
   maxConcurrency: entry((c) => c.maxConcurrency),
+  /** The evaluator's reserved concurrency. */
   evaluateConcurrency: entry((c) => c.evaluateConcurrency),
+  /** The evaluator's maximumEventAge: a period, so a tick has covered what is older; Lambda's 60 s at least, the worker's 300 s at most. */
+  evaluateEventAge: entry((c) => Math.min(300, Math.max(60, c.syncPeriodSeconds))),
   /** The alarm rule's pattern on the alarm name: only the alarms CloudWatchMetric objects may name. */
   alarmNamePattern: entry((c) => [{ prefix: c.alarmNamePrefix }]),
   reservedConcurrency: entry((c) => c.reservedConcurrency ?? null),

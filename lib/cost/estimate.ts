@@ -225,7 +225,8 @@ export function estimateCost(input: Fleet, o: EstimateOptions = {}): CostEstimat
   const fastShards = Math.min(S, fleet.fastAutoscalers);
   const fastTicks = fastShards * (MONTH_SECONDS / Pf - MONTH_SECONDS / P);
 
-  // Invocations of the worker: every shard every tick, events in one shard, alarm changes in every shard.
+  // Invocations of the worker (ticks, through SQS) and of the evaluator (events in one shard, alarm changes in every
+  // shard: asynchronous invocations, which Lambda queues at no charge beyond the request).
   const tickInvocations = S * (MONTH_SECONDS / P) + fastTicks;
   const eventInvocations = fleet.eventsPerHour * HOURS;
   const alarmInvocations = fleet.alarmChangesPerHour * HOURS * S;
@@ -242,10 +243,10 @@ export function estimateCost(input: Fleet, o: EstimateOptions = {}): CostEstimat
   const memGb = fleet.memoryMb / 1024;
   const smallGbS = (ASSUMED.smallFunction.memoryMb / 1024) * (ASSUMED.smallFunction.durationMs / 1000);
   const fastBasis = fastShards > 0 ? ` + ${fastShards} shard(s) ticking every ${Pf} s` : '';
-  add('Lambda', 'requests (worker, dispatcher, stream, events)', loads + smallInvocations, 'requests', prices.lambda.requests, 1e6, `${S} shard(s) × ${MONTH_SECONDS / P} ticks${fastBasis} + events + ${dispatches} dispatches`);
+  add('Lambda', 'requests (worker, evaluator, dispatcher, stream, events)', loads + smallInvocations, 'requests', prices.lambda.requests, 1e6, `${S} shard(s) × ${MONTH_SECONDS / P} ticks${fastBasis} + events + ${dispatches} dispatches`);
   add(
     'Lambda',
-    `worker duration (${fleet.memoryMb} MB, arm64)`,
+    `worker and evaluator duration (${fleet.memoryMb} MB, arm64)`,
     memGb * ((loads * cycle.durationMs + (rescales * m.rescaleCpuMs) / vcpu) / 1000),
     'GB-s',
     prices.lambda.duration,
@@ -254,12 +255,13 @@ export function estimateCost(input: Fleet, o: EstimateOptions = {}): CostEstimat
   );
   add('Lambda', 'dispatcher, stream and events duration', smallInvocations * smallGbS, 'GB-s', prices.lambda.duration, 1, `${ASSUMED.smallFunction.memoryMb} MB × ${ASSUMED.smallFunction.durationMs} ms each`);
 
-  // SQS: the dispatcher's batches of ten, one receive and one delete per message, Lambda's idle long polls, events' sends.
+  // SQS: the dispatcher's batches of ten, one receive and one delete per tick, Lambda's idle long polls (evaluations
+  // are the evaluator's asynchronous invocations: no queue of theirs).
   const ticksPerDispatch = P <= 60 ? 60 / P : 1;
-  const sends = dispatches * Math.ceil((S * ticksPerDispatch) / 10) + fastTicks / 10 + eventInvocations + fleet.alarmChangesPerHour * HOURS * Math.ceil(S / 10);
-  add('SQS', 'SendMessageBatch (ticks, events)', sends, 'requests', prices.sqs.requests, 1e6, 'ten messages a batch');
-  add('SQS', 'ReceiveMessage and DeleteMessage', 2 * loads, 'requests', prices.sqs.requests, 1e6, 'one of each per message (batch size 1)');
-  add('SQS', 'idle long polls of the event sources', ASSUMED.sqsEventSources * ASSUMED.sqsIdleReceivesPerMinute * MINUTES, 'requests', prices.sqs.requests, 1e6, `${ASSUMED.sqsEventSources} event sources (work and evaluate queues), five pollers each, 20 s long polls (assumed)`);
+  const sends = dispatches * Math.ceil((S * ticksPerDispatch) / 10) + fastTicks / 10;
+  add('SQS', 'SendMessageBatch (ticks)', sends, 'requests', prices.sqs.requests, 1e6, 'ten messages a batch');
+  add('SQS', 'ReceiveMessage and DeleteMessage', 2 * tickInvocations, 'requests', prices.sqs.requests, 1e6, 'one of each per tick (batch size 1)');
+  add('SQS', 'idle long polls of the event source', ASSUMED.sqsEventSources * ASSUMED.sqsIdleReceivesPerMinute * MINUTES, 'requests', prices.sqs.requests, 1e6, `${ASSUMED.sqsEventSources} event source (the work queue), five pollers, 20 s long polls (assumed)`);
 
   // DynamoDB.
   const bucketsPerShard = Math.min(NAMESPACE_BUCKETS / shards, cycle.autoscalersPerShard);

@@ -34,8 +34,8 @@ export interface FunctionConfig {
   region: string;
   tableName: string;
   queueUrl: string;
-  /** Where evaluations go (SHPA_EVALUATE_QUEUE_URL): a queue of their own, so that events never delay ticks; absent: the work queue. */
-  evaluateQueueUrl?: string;
+  /** Where evaluations go (SHPA_EVALUATOR_FUNCTION): the evaluator function, invoked asynchronously, so that events never delay ticks. */
+  evaluatorFunction?: string;
   clusters: ClusterConfig[];
   syncPeriodSeconds: number;
   options: SyncOptions;
@@ -64,19 +64,21 @@ export function isSyncPeriod(p: number): boolean {
 }
 
 /**
- * AWS_REGION; SHPA_TABLE; SHPA_QUEUE_URL; SHPA_EVALUATE_QUEUE_URL (the work queue); SHPA_CLUSTERS: JSON list of {name, region?, roleArn?, shards?, namespaces?};
+ * AWS_REGION; SHPA_TABLE; SHPA_QUEUE_URL; SHPA_EVALUATOR_FUNCTION (the stream and events functions); SHPA_CLUSTERS: JSON list of {name, region?, roleArn?, shards?, namespaces?};
  * SHPA_SYNC_PERIOD_SECONDS (15); SHPA_DRY_RUN (false); SHPA_CONCURRENCY (32); SHPA_CONTROLLER_SETTINGS (JSON);
  * SHPA_AUTOSCALER_SOURCES ("table,cluster"); SHPA_DECISION_LOG_SECONDS (300); SHPA_AUTOSCALER_METRICS (false);
  * SHPA_WORKER_MEMORY_MB (512); SHPA_SHARD_BUDGET (none); SHPA_METRIC_ACCESS (JSON, lib/api/metric-access.ts);
  * SHPA_CLOUDWATCH_PUBLISH_DELAY ("learn", or seconds from 0 to 600); SHPA_MAX_ANSWER_BYTES (1 KiB to 64 MiB; default by memory).
  */
-export function loadFunctionConfig(env: Record<string, string | undefined>, needs: { table?: boolean; queue?: boolean } = {}): FunctionConfig {
+export function loadFunctionConfig(env: Record<string, string | undefined>, needs: { table?: boolean; queue?: boolean; evaluator?: boolean } = {}): FunctionConfig {
   const region = env.AWS_REGION ?? env.AWS_DEFAULT_REGION;
   if (!region) throw new ConfigError('AWS_REGION is not set');
   const tableName = env.SHPA_TABLE ?? '';
   if (needs.table !== false && !tableName) throw new ConfigError('SHPA_TABLE is not set: the DynamoDB table of autoscalers');
   const queueUrl = env.SHPA_QUEUE_URL ?? '';
   if (needs.queue !== false && !queueUrl) throw new ConfigError('SHPA_QUEUE_URL is not set: the work queue');
+  const evaluatorFunction = env.SHPA_EVALUATOR_FUNCTION ?? '';
+  if (needs.evaluator && !evaluatorFunction) throw new ConfigError('SHPA_EVALUATOR_FUNCTION is not set: the function evaluations are sent to');
   const syncPeriodSeconds = integer(env, 'SHPA_SYNC_PERIOD_SECONDS', 15, 1, 900);
   if (!isSyncPeriod(syncPeriodSeconds)) {
     throw new ConfigError(`SHPA_SYNC_PERIOD_SECONDS: must divide 60 (and be at least 5) or be a multiple of 60 up to 900, got ${syncPeriodSeconds}`);
@@ -85,7 +87,7 @@ export function loadFunctionConfig(env: Record<string, string | undefined>, need
     region,
     tableName,
     queueUrl,
-    ...(env.SHPA_EVALUATE_QUEUE_URL ? { evaluateQueueUrl: env.SHPA_EVALUATE_QUEUE_URL } : {}),
+    ...(evaluatorFunction ? { evaluatorFunction } : {}),
     clusters: parseClusters(env.SHPA_CLUSTERS, region),
     syncPeriodSeconds,
     options: {

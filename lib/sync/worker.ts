@@ -322,6 +322,7 @@ async function reroute(deps: WorkerDeps, msg: EvaluateMessage, count: number): P
 }
 
 /** Sends a message again a second later; false when it could not be sent (the next tick covers it). */
+// deps.queue is the work queue, whichever function runs this: an asynchronous invocation of the evaluator cannot be delayed.
 async function resend(deps: WorkerDeps, msg: WorkMessage): Promise<boolean> {
   try {
     await deps.queue.send([{ kind: msg.kind, body: JSON.stringify(msg), delaySeconds: RETRY_DELAY_SECONDS, groupId: parseShardId(msg.shard).cluster }]);

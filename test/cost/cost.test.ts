@@ -205,6 +205,17 @@ describe('the cost model', () => {
     expect(() => estimateCost({ ...base, promQLPeriodSeconds: 1 })).toThrow(/^promQLPeriodSeconds must be an integer from 5 to 3600/);
   });
 
+  it('sends evaluations to the evaluator, not through SQS: events add Lambda requests, no SQS request; one event source long-polls', () => {
+    const sqs = (e: CostEstimate) => e.lines.filter((l) => l.service === 'SQS').reduce((n, l) => n + l.quantity, 0);
+    const quiet = estimateCost({ ...base, eventsPerHour: 0, alarmChangesPerHour: 0 });
+    const busy = estimateCost({ ...base, eventsPerHour: 100, alarmChangesPerHour: 10 });
+    expect(sqs(busy)).toBe(sqs(quiet));
+    const S = quiet.fleet.clusters * quiet.fleet.shards;
+    expect(line(busy, 'requests (worker, evaluator').quantity - line(quiet, 'requests (worker, evaluator').quantity).toBeCloseTo((100 + 10 * S) * 720 + (100 + 10) * 720, 6);
+    expect(ASSUMED.sqsEventSources).toBe(1);
+    expect(line(quiet, 'idle long polls').quantity).toBe(ASSUMED.sqsIdleReceivesPerMinute * 60 * 24 * 30);
+  });
+
   it('refuses a fleet it cannot price, naming the field', () => {
     expect(() => estimateCost({ ...base, autoscalers: 0 })).toThrow(/^autoscalers must be an integer from 1/);
     expect(() => estimateCost({ ...base, syncPeriodSeconds: 45 })).toThrow(/^syncPeriodSeconds must divide 60/);

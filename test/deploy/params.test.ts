@@ -65,10 +65,16 @@ describe('serverless.yml params', () => {
     expect(await stack.workerTimeout({ resolveVariable })).toBe(30);
     expect(await stack.reservedConcurrency({ resolveVariable })).toBe(12);
     expect(await stack.workerVpc({ resolveVariable })).toBeNull();
-    // the reserved concurrency bounds the queues' (the evaluate queue's 2 first), and the dispatcher's shards within it
+    // the worker's reserved concurrency bounds the work queue's, and the dispatcher's shards within it; the evaluator has its own
     expect(await stack.evaluateConcurrency({ resolveVariable })).toBe(2);
-    expect(await stack.maxConcurrency({ resolveVariable })).toBe(10);
-    expect(env.SHPA_SHARD_BUDGET).toBe('8');
+    expect(await stack.maxConcurrency({ resolveVariable })).toBe(12);
+    expect(env.SHPA_SHARD_BUDGET).toBe('10');
+    // an evaluation older than a period (30 s; Lambda's 60 s at least) has been covered by a tick
+    expect(await stack.evaluateEventAge({ resolveVariable })).toBe(60);
+    values.syncPeriodSeconds = '120';
+    expect(await stack.evaluateEventAge({ resolveVariable })).toBe(120);
+    values.syncPeriodSeconds = '900';
+    expect(await stack.evaluateEventAge({ resolveVariable })).toBe(300);
     expect(await stack.alarmNamePattern({ resolveVariable })).toEqual([{ prefix: 'shpa-' }]);
     values.syncPeriodSeconds = '45';
     await expect(stack.resources({ resolveVariable })).rejects.toThrow('param "syncPeriodSeconds": must divide 60');
@@ -152,9 +158,9 @@ describe('other params', () => {
     [{ vpcSubnetIds: 'subnet-xyz', vpcSecurityGroupIds: 'sg-0123456789abcdef0' }, 'param "vpcSubnetIds": not a subnet id'],
     [{ maxConcurrency: '1' }, 'param "maxConcurrency": must be an integer from 2 to 1000'],
     [{ clusters: '[{"name":"a","shards":8}]', maxConcurrency: '4' }, 'param "maxConcurrency": 4 is less than the 8 shards'],
-    [{ reservedConcurrency: '3' }, 'param "reservedConcurrency": 3 leaves the work queue\'s pollers less than the 2 they need at least, after the evaluate queue\'s 2'],
-    [{ reservedConcurrency: '9', maxConcurrency: '8' }, 'param "reservedConcurrency": 9 is less than maxConcurrency (8) plus evaluateConcurrency (2)'],
-    [{ evaluateConcurrency: '1' }, 'param "evaluateConcurrency": must be an integer from 2 to 1000'],
+    [{ reservedConcurrency: '1' }, 'param "reservedConcurrency": must be an integer from 2 to 1000'],
+    [{ reservedConcurrency: '7', maxConcurrency: '8' }, 'param "reservedConcurrency": 7 is less than maxConcurrency (8)'],
+    [{ evaluateConcurrency: '0' }, 'param "evaluateConcurrency": must be an integer from 1 to 1000'],
     [{ eventSenderArns: 'arn:aws:iam::123456789012:group/ops' }, 'param "eventSenderArns": not an IAM role, user or root ARN'],
     [{ eventSenderArns: '*,arn:aws:iam::123456789012:role/ops' }, 'param "eventSenderArns": "*" (every one) cannot be listed with others'],
     [{ alarmNamePrefix: 'shpa\u0001-' }, 'param "alarmNamePrefix": must be 1 to 255 characters without control characters'],
