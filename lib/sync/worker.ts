@@ -196,10 +196,11 @@ async function coalesceAndRelease(l: Leased, msg: EvaluateMessage): Promise<Mess
 /** The shard's cycle; the lease is released after it whatever happened. */
 async function runCycle(l: Leased): Promise<CycleReport> {
   const { deps, config, ref, cluster, trigger, lease, index, deadline, periodSeconds } = l;
-  const access = deps.cluster(cluster);
-  access.beginCycle?.();
   let report: CycleReport | undefined;
   try {
+    // Inside the try: a cluster client that cannot be made still gives the lease back.
+    const access = deps.cluster(cluster);
+    access.beginCycle?.();
     report = await runShardCycle(
       { store: deps.store, cluster: access, metrics: deps.metrics, clock: deps.clock },
       {
