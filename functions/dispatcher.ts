@@ -5,6 +5,7 @@
 // does not take is sent again within the invocation; one still unsent is counted (EMF
 // TicksLost, with the ticks already late, and an alarm on it) and said.
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import type { Logger } from '@aws-lambda-powertools/logger';
 import { MetricUnit, type Metrics } from '@aws-lambda-powertools/metrics';
 import middy from '@middy/core';
@@ -25,7 +26,7 @@ import {
   tickOffsetSeconds,
 } from '#sync/messaging';
 import type { Clock, ClusterConfig, ClusterIndex, DispatchStore, WorkQueue } from '#sync/ports';
-import { logDispatch, publish } from './log.js';
+import { logDispatch } from './log.js';
 import { redact } from './redact.js';
 import { withConfig } from './wiring/logger.js';
 import { systemClock } from './wiring/options.js';
@@ -73,6 +74,7 @@ export function createDispatcherHandler(deps: { config: FunctionConfig; adapters
   const d: Dispatcher = { config: deps.config, logger: deps.logger, emf: deps.emf, mirror: deps.mirror, lastSent: new Map() };
   return middy<ScheduledEvent, DispatcherResult, Error, Context>()
     .use(injectLambdaContext(deps.logger))
+    .use(logMetrics(deps.emf))
     .handler(async (event) => dispatchMinute(d, (adapters ??= deps.adapters()), event));
 }
 
@@ -112,7 +114,6 @@ async function mirror(d: Dispatcher, a: DispatcherAdapters, now: Date): Promise<
   } catch (e) {
     d.logger.error('registry', { registryError: redact(errorText(e)) });
     d.emf.addMetric('Errors', MetricUnit.Count, 1);
-    d.emf.publishStoredMetrics();
   }
 }
 
@@ -130,7 +131,6 @@ async function sizeShards(d: Dispatcher, a: DispatcherAdapters, scheduled: Date)
   } catch (e) {
     d.logger.error('shards', { shardsError: `reading the cluster indexes: ${redact(errorText(e))}; this minute's ticks keep the last counts sent` });
     d.emf.addMetric('Errors', MetricUnit.Count, 1);
-    publish(d.emf);
     return { clusters: config.clusters.map((c) => ({ ...c, shards: d.lastSent.get(c.name) ?? c.shards })) };
   }
   const choices = chooseShards(config.clusters, indexes, minute, { memoryMb: config.workerMemoryMb, periodSeconds: config.syncPeriodSeconds, budget: config.shardBudget });
@@ -161,7 +161,6 @@ async function recordChoice(d: Dispatcher, a: DispatcherAdapters, c: ClusterConf
     const shards = choice.changed ? (record.previous ?? c.shards) : choice.shards;
     d.logger.error('shards', { shardsError: `recording ${record.k} shards for cluster ${c.name}: ${redact(errorText(e))}; kept ${shards}` });
     d.emf.addMetric('Errors', MetricUnit.Count, 1);
-    publish(d.emf);
     return shards;
   }
 }

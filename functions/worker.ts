@@ -6,6 +6,7 @@
 // failed is a decision (upstream's FailedGet*Metric: nothing scaled, the condition says why),
 // said once in its decision line and counted once in Errors: retrying the tick changes nothing.
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { Metrics } from '@aws-lambda-powertools/metrics';
 import middy from '@middy/core';
@@ -13,6 +14,7 @@ import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda'
 import { type CycleReport, type FunctionConfig, loadFunctionConfig, MessageError, parseWorkMessage } from '#sync/messaging';
 import { handleWorkMessage, type MessageResult } from '#sync';
 import { createAdapters, type Adapters } from './adapters.js';
+import { CycleLineGate } from './cycle-lines.js';
 import { logCycle, logMessage, sourceStatsSince, type LogOptions, type SourceStats } from './log.js';
 import { redact } from './redact.js';
 import { withConfig } from './wiring/logger.js';
@@ -25,6 +27,11 @@ export interface WorkerHandlerDeps {
   logger: Logger;
   emf: Metrics;
   log: LogOptions;
+  /**
+   * Quiet cycles' lines at most once per SHPA_DECISION_LOG_SECONDS per shard (functions/cycle-lines.ts), as the
+   * deployed worker writes them; default false: every cycle's line (the local stack, tests and benchmarks read them).
+   */
+  quietCycleLines?: boolean;
 }
 
 /**
@@ -47,6 +54,7 @@ export function createWorkerHandler(deps: WorkerHandlerDeps) {
   let adapters: Adapters | undefined;
   let stats: SourceStats | undefined;
   const { logger, emf, config } = deps;
+  const cycleLines = deps.quietCycleLines ? new CycleLineGate() : undefined;
   const workerConfig = { periodSeconds: config.syncPeriodSeconds, options: config.options };
 
   async function one(record: SQSRecord, context: Context): Promise<{ ok: boolean; result?: MessageResult }> {
@@ -71,16 +79,18 @@ export function createWorkerHandler(deps: WorkerHandlerDeps) {
       const now = a.sourceStats();
       const delta = stats && sourceStatsSince(now, stats);
       stats = now;
-      logCycle(logger, emf, result.report, delta, deps.log);
+      logCycle(logger, emf, result.report, delta, deps.log, cycleLines);
       return { ok: cycleDidItsJob(result.report), result };
     }
-    if (result.outcome === 'failed' && result.report) logCycle(logger, emf, result.report, undefined, deps.log);
+    if (result.outcome === 'failed' && result.report) logCycle(logger, emf, result.report, undefined, deps.log, cycleLines);
     logMessage(logger, emf, result, deps.log);
     return { ok: result.outcome !== 'failed', result };
   }
 
   return middy<SQSEvent, SQSBatchResponse, Error, Context>()
     .use(injectLambdaContext(logger))
+    // Flushes the EMF counts of every message once, after the handler returns or throws.
+    .use(logMetrics(emf))
     .handler(async (event, context) => {
       const results = await Promise.all(event.Records.map(async (r) => ({ id: r.messageId, ...(await one(r, context)) })));
       const failed = results.filter((r) => !r.ok);
@@ -114,7 +124,8 @@ export const handler = withConfig(logger, () => {
       decisionLogSeconds: config.options.decisionLogSeconds,
       autoscalerMetrics: config.autoscalerMetrics,
       detailedMetrics: env.SHPA_DETAILED_METRICS === 'true',
-      monitoring: env.SHPA_MONITORING !== 'false',
+      cyclesMetric: env.SHPA_MONITORING === 'full',
     },
+    quietCycleLines: true,
   });
 });

@@ -85,7 +85,8 @@ function environment(c) {
     SHPA_CONTROLLER_SETTINGS: c.controllerSettings,
     SHPA_AUTOSCALER_METRICS: String(c.autoscalerMetrics),
     SHPA_DETAILED_METRICS: String(c.detailedMetrics),
-    SHPA_MONITORING: String(c.monitoring),
+    // full: the worker sends the Cycles heartbeat its missing-cycles alarm reads
+    SHPA_MONITORING: c.allAlarms ? 'full' : String(c.monitoring),
     SHPA_AUTOSCALER_SOURCES: [...new Set(c.autoscalerSources)].join(','),
     SHPA_DECISION_LOG_SECONDS: String(c.decisionLogSeconds),
     SHPA_METRIC_ACCESS: JSON.stringify(c.metricAccess),

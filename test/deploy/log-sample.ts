@@ -42,7 +42,7 @@ const autoscaler = (name: string, extra: Partial<AutoscalerReport>): AutoscalerR
 
 /** One cycle with a scaled and a failed autoscaler and a shard error, a failed message and a dropped one, and a dispatcher's minute with lost ticks. */
 export function workerLogLines(metricsNamespace: string, stage: string): LogLine[] {
-  const options: LogOptions = { periodSeconds: 15, decisionLogSeconds: 300, autoscalerMetrics: true, detailedMetrics: true };
+  const options: LogOptions = { periodSeconds: 15, decisionLogSeconds: 300, autoscalerMetrics: true, detailedMetrics: true, cyclesMetric: true };
   const autoscalers = [
     autoscaler('api', {
       outcome: 'scaled',
@@ -72,11 +72,18 @@ export function workerLogLines(metricsNamespace: string, stage: string): LogLine
     failed: false,
   };
   const { logger, emf } = createTelemetry(metricsNamespace, stage);
+  // Each call one invocation: the handlers' logMetrics middleware flushes after each.
+  const invocations = [
+    () => logCycle(logger, emf, cycle, { cloudWatchCalls: 1, cloudWatchMetricsRequested: 3, clusterMetricsCalls: 2, promQLQueries: 0, promQLSamplesProcessed: 0 }, options),
+    () => logMessage(logger, emf, { outcome: 'failed', shard: 'prod', error: 'table unreachable' }, options),
+    () => logMessage(logger, emf, { outcome: 'dropped', shard: 'prod', why: 'late', detail: 'tick 20 s old' }, options),
+    () => logDispatch(logger, emf, { sent: 14, lost: 2, late: 0, attempts: 6, errors: ['InternalError: try again'] }),
+  ];
   return capture(() => {
-    logCycle(logger, emf, cycle, { cloudWatchCalls: 1, cloudWatchMetricsRequested: 3, clusterMetricsCalls: 2, promQLQueries: 0, promQLSamplesProcessed: 0 }, options);
-    logMessage(logger, emf, { outcome: 'failed', shard: 'prod', error: 'table unreachable' }, options);
-    logMessage(logger, emf, { outcome: 'dropped', shard: 'prod', why: 'late', detail: 'tick 20 s old' }, options);
-    logDispatch(logger, emf, { sent: 14, lost: 2, late: 0, attempts: 6, errors: ['InternalError: try again'] });
+    for (const run of invocations) {
+      run();
+      emf.publishStoredMetrics();
+    }
   });
 }
 
