@@ -1,10 +1,11 @@
-// Which shard cycles get a "cycle" line. Every tick's line was ~1 KB, the largest part of the
-// logs of a small deploy (lib/cost). A cycle that did something worth reviewing is written every
-// time; a quiet one follows the quiet decision line's rule (functions/log.ts isQuietLineDue): at
-// most once per SHPA_DECISION_LOG_SECONDS per shard, at a time spread per shard, carrying the
-// count of the quiet cycles this container left unwritten since its last line of that shard.
-// The count lives in the container: one Lambda recycles loses its count, never a line of a
-// cycle that did something.
+// Which shard cycles get a "cycle" line, and which dispatcher minutes a "dispatch" line. Every
+// tick's line was ~1 KB, the largest part of the logs of a small deploy (lib/cost). A cycle or
+// minute that did something worth reviewing is written every time; a quiet one follows the quiet
+// decision line's rule (functions/log.ts isQuietLineDue): at most once per
+// SHPA_DECISION_LOG_SECONDS per shard (or for the dispatcher), at a time spread per shard,
+// carrying the count of the quiet ones this container left unwritten since its last line. The
+// count lives in the container: one Lambda recycles loses its count, never a line of a cycle that
+// did something.
 import { type CycleReport, parseShardId } from '#sync/messaging';
 
 /** Why a cycle line is written: what happened, or "due" (the quiet line of its interval). */
@@ -102,3 +103,47 @@ function layoutOf(shard: string): { cluster: string; count: number } | undefined
     return undefined;
   }
 }
+
+/** Why a dispatch line is written: what happened, or "due" (the quiet line of its interval). */
+export type DispatchLineReason = 'lost' | 'late' | 'retried' | 'errors' | 'shards' | 'due';
+
+/** What of the dispatcher's minute decides whether its line is written. */
+export interface DispatchSummary {
+  lost: number;
+  late: number;
+  attempts: number;
+  errors: string[];
+  /** Shards per cluster and the shards' tick timings: a change of either is written. */
+  shards?: unknown;
+  timings?: unknown;
+  scheduledAt?: string;
+}
+
+export type DispatchLineChoice = { write: false } | { write: true; why: DispatchLineReason[]; quiet?: { minutes: number; since: string } };
+
+/** One dispatcher container's choice of dispatch lines. */
+export class DispatchLineGate {
+  private layout?: string;
+  private quiet?: { minutes: number; since: string };
+
+  chooseDispatchLine(d: DispatchSummary, due: boolean): DispatchLineChoice {
+    const why: DispatchLineReason[] = [];
+    if (d.lost > 0) why.push('lost');
+    if (d.late > 0) why.push('late');
+    if (d.attempts > 1) why.push('retried');
+    if (d.errors.length > 0) why.push('errors');
+    const layout = JSON.stringify([d.shards, d.timings]);
+    if (this.layout !== undefined && layout !== this.layout) why.push('shards');
+    this.layout = layout;
+    if (why.length === 0 && !due) {
+      this.quiet ??= { minutes: 0, since: d.scheduledAt ?? '' };
+      this.quiet.minutes++;
+      return { write: false };
+    }
+    if (why.length === 0) why.push('due');
+    const quiet = this.quiet;
+    this.quiet = undefined;
+    return { write: true, why, ...(quiet ? { quiet } : {}) };
+  }
+}
+

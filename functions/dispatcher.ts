@@ -26,7 +26,8 @@ import {
   tickOffsetSeconds,
 } from '#sync/messaging';
 import type { Clock, ClusterConfig, ClusterIndex, DispatchStore, WorkQueue } from '#sync/ports';
-import { logDispatch } from './log.js';
+import { DispatchLineGate } from './cycle-lines.js';
+import { logDispatch, type QuietDispatchLines } from './log.js';
 import { redact } from './redact.js';
 import { withConfig } from './wiring/logger.js';
 import { systemClock } from './wiring/options.js';
@@ -66,12 +67,15 @@ interface Dispatcher {
   mirror?: boolean;
   /** The counts this container last sent: what it keeps using while the table cannot be read. */
   lastSent: Map<string, number>;
+  /** Quiet minutes' lines at most once per SHPA_DECISION_LOG_SECONDS (the deployed dispatcher); absent: every minute's. */
+  quietLines?: QuietDispatchLines;
 }
 type ShardChoice = ReturnType<typeof chooseShards>[number];
 
-export function createDispatcherHandler(deps: { config: FunctionConfig; adapters: () => DispatcherAdapters; logger: Logger; emf: Metrics; mirror?: boolean }) {
+export function createDispatcherHandler(deps: { config: FunctionConfig; adapters: () => DispatcherAdapters; logger: Logger; emf: Metrics; mirror?: boolean; quietLines?: boolean }) {
   let adapters: DispatcherAdapters | undefined;
   const d: Dispatcher = { config: deps.config, logger: deps.logger, emf: deps.emf, mirror: deps.mirror, lastSent: new Map() };
+  if (deps.quietLines) d.quietLines = { gate: new DispatchLineGate(), decisionLogSeconds: deps.config.options.decisionLogSeconds, periodSeconds: Math.max(60, deps.config.syncPeriodSeconds) };
   return middy<ScheduledEvent, DispatcherResult, Error, Context>()
     .use(injectLambdaContext(deps.logger))
     .use(logMetrics(deps.emf))
@@ -102,7 +106,7 @@ async function dispatchMinute(d: Dispatcher, a: DispatcherAdapters, event: Sched
     // what is not the deploy's even ticks
     timings: Object.fromEntries([...timings].filter(([, t]) => t.offsetSeconds || t.periodSeconds !== config.syncPeriodSeconds)),
   };
-  logDispatch(logger, emf, { ...result, attempts: sending.attempts, scheduledAt: scheduled.toISOString(), errors: sending.errors });
+  logDispatch(logger, emf, { ...result, attempts: sending.attempts, scheduledAt: scheduled.toISOString(), errors: sending.errors }, d.quietLines);
   return result;
 }
 
@@ -206,5 +210,5 @@ const { logger, emf } = createTelemetry(env.SHPA_METRICS_NAMESPACE, env.SHPA_STA
 
 export const handler = withConfig(logger, () => {
   const config = loadFunctionConfig(env);
-  return createDispatcherHandler({ config, adapters: () => ({ clock: systemClock, store: createStore(config), queue: createWorkQueue(config).queue }), logger, emf });
+  return createDispatcherHandler({ config, adapters: () => ({ clock: systemClock, store: createStore(config), queue: createWorkQueue(config).queue }), logger, emf, quietLines: true });
 });

@@ -15,7 +15,7 @@ import type { Logger } from '@aws-lambda-powertools/logger';
 import { MetricUnit, type Metrics } from '@aws-lambda-powertools/metrics';
 import type { AutoscalerReport, CycleReport } from '#sync/messaging';
 import type { MessageResult } from '#sync';
-import type { CycleLineChoice, CycleLineGate } from './cycle-lines.js';
+import type { CycleLineChoice, CycleLineGate, DispatchLineChoice, DispatchLineGate } from './cycle-lines.js';
 import { redact, redactAll } from './redact.js';
 
 /** Counters of the metric sources, cumulative; the cycle line carries the difference. */
@@ -189,14 +189,27 @@ export function logMessage(logger: Logger, emf: Metrics, result: Exclude<Message
   }
 }
 
+/** How often a quiet dispatcher minute is written (functions/cycle-lines.ts DispatchLineGate): absent, every minute. */
+export interface QuietDispatchLines {
+  gate: DispatchLineGate;
+  decisionLogSeconds: number;
+  /** Seconds between the dispatcher's runs. */
+  periodSeconds: number;
+}
+
 /** The dispatcher's minute: what it sent, and the ticks lost (EMF TicksLost, only when some were). */
-export function logDispatch(logger: Logger, emf: Metrics, d: { sent: number; lost: number; late: number; attempts: number; errors: string[] } & Record<string, unknown>): void {
+export function logDispatch(logger: Logger, emf: Metrics, d: { sent: number; lost: number; late: number; attempts: number; errors: string[]; scheduledAt?: string } & Record<string, unknown>, quiet?: QuietDispatchLines): void {
+  if (d.lost + d.late > 0) emf.addMetric('TicksLost', MetricUnit.Count, d.lost + d.late);
+  const choice: DispatchLineChoice = quiet
+    ? quiet.gate.chooseDispatchLine(d, isQuietLineDue('dispatch', Date.parse(d.scheduledAt ?? '') || 0, quiet.periodSeconds, quiet.decisionLogSeconds))
+    : { write: true, why: [] };
+  if (!choice.write) return;
   const { errors, ...rest } = d;
-  const line = { dispatch: { ...rest, ...(errors.length > 0 ? { errors: errors.map(redact) } : {}) } };
+  const logged = choice.why.length > 0 ? { logged: choice.why } : {};
+  const line = { dispatch: { ...rest, ...(errors.length > 0 ? { errors: errors.map(redact) } : {}), ...logged, ...(choice.quiet ? { quietMinutes: choice.quiet } : {}) } };
   if (d.lost > 0) logger.error('dispatch', line);
   else if (d.late > 0 || d.attempts > 1) logger.warn('dispatch', line);
   else logger.info('dispatch', line);
-  if (d.lost + d.late > 0) emf.addMetric('TicksLost', MetricUnit.Count, d.lost + d.late);
 }
 
 /**

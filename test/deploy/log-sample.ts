@@ -1,7 +1,8 @@
 // Real log lines of the worker, as functions/log.ts writes them (every EMF metric on), to check
 // that the dashboard graphs metrics and queries fields the worker really writes.
 import { createTelemetry } from '../../functions/wiring/telemetry.js';
-import { logCycle, logDispatch, logMessage, type LogOptions } from '../../functions/log.js';
+import { CycleLineGate } from '../../functions/cycle-lines.js';
+import { isQuietLineDue, logCycle, logDispatch, logMessage, type LogOptions } from '../../functions/log.js';
 import { countOutcomes, emptyCalls, type AutoscalerReport, type CycleReport } from '../../lib/sync/report.js';
 
 export type LogLine = Record<string, unknown>;
@@ -72,9 +73,16 @@ export function workerLogLines(metricsNamespace: string, stage: string): LogLine
     failed: false,
   };
   const { logger, emf } = createTelemetry(metricsNamespace, stage);
+  // The deployed worker's cycle lines: a quiet tick before (not its shard's quiet line) is counted in the next line.
+  const gate = new CycleLineGate();
+  let quietMs = Date.parse(cycle.tick!) - 15_000;
+  while (isQuietLineDue(cycle.shard, quietMs, options.periodSeconds, options.decisionLogSeconds)) quietMs -= 15_000;
+  const quietAt = new Date(quietMs).toISOString();
+  const quiet: CycleReport = { ...cycle, tick: quietAt, startedAt: quietAt, autoscalers: [], counts: countOutcomes([]), errors: [] };
   // Each call one invocation: the handlers' logMetrics middleware flushes after each.
   const invocations = [
-    () => logCycle(logger, emf, cycle, { cloudWatchCalls: 1, cloudWatchMetricsRequested: 3, clusterMetricsCalls: 2, promQLQueries: 0, promQLSamplesProcessed: 0 }, options),
+    () => logCycle(logger, emf, quiet, undefined, options, gate),
+    () => logCycle(logger, emf, cycle, { cloudWatchCalls: 1, cloudWatchMetricsRequested: 3, clusterMetricsCalls: 2, promQLQueries: 0, promQLSamplesProcessed: 0 }, options, gate),
     () => logMessage(logger, emf, { outcome: 'failed', shard: 'prod', error: 'table unreachable' }, options),
     () => logMessage(logger, emf, { outcome: 'dropped', shard: 'prod', why: 'late', detail: 'tick 20 s old' }, options),
     () => logDispatch(logger, emf, { sent: 14, lost: 2, late: 0, attempts: 6, errors: ['InternalError: try again'] }),

@@ -102,6 +102,8 @@ describe('osls package: the configuration of the issue', () => {
         const p = fn(t, f);
         expect(p, f).toMatchObject({ Runtime: 'nodejs22.x', Architectures: ['arm64'], FunctionName: `serverless-hpa-test-${f}`, MemorySize: expected[f][0], Timeout: expected[f][1] });
         expect(p.Role).toEqual({ 'Fn::GetAtt': [`${pascal(f)}Role`, 'Arn'] });
+        // logLevel INFO: JSON, and Lambda's START and REPORT lines left out (infra/stack.cjs lambdaLoggingConfig)
+        expect(p.LoggingConfig, f).toEqual({ LogFormat: 'JSON', ApplicationLogLevel: 'INFO', SystemLogLevel: 'WARN' });
       }
       expect(t.Resources.IamRoleLambdaExecution).toBeUndefined();
     });
@@ -110,7 +112,7 @@ describe('osls package: the configuration of the issue', () => {
       const common = ['POWERTOOLS_LOG_LEVEL', 'POWERTOOLS_METRICS_NAMESPACE', 'POWERTOOLS_SERVICE_NAME', 'SHPA_CLUSTERS', 'SHPA_EVALUATE_QUEUE_URL', 'SHPA_METRICS_NAMESPACE', 'SHPA_QUEUE_URL', 'SHPA_STAGE'];
       const keys = (f: string) => Object.keys(fn(t, f).Environment.Variables as Json).sort();
       // the dispatcher sizes shards for the worker's memory
-      expect(keys('dispatcher')).toEqual([...common, 'SHPA_SHARD_BUDGET', 'SHPA_SYNC_PERIOD_SECONDS', 'SHPA_TABLE', 'SHPA_WORKER_MEMORY_MB'].sort());
+      expect(keys('dispatcher')).toEqual([...common, 'SHPA_DECISION_LOG_SECONDS', 'SHPA_SHARD_BUDGET', 'SHPA_SYNC_PERIOD_SECONDS', 'SHPA_TABLE', 'SHPA_WORKER_MEMORY_MB'].sort());
       expect(fn(t, 'dispatcher').Environment.Variables).toMatchObject({ SHPA_WORKER_MEMORY_MB: '512', SHPA_SHARD_BUDGET: '6' });
       expect(keys('stream')).toEqual([...common, 'SHPA_TABLE'].sort());
       expect(keys('events')).toEqual([...common, 'SHPA_TABLE'].sort());

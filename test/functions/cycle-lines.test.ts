@@ -3,8 +3,8 @@
 // something is written, whenever it comes.
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import { describe, expect, it } from 'vitest';
-import { CycleLineGate, type CycleLineReason, type QuietCycles } from '../../functions/cycle-lines.js';
-import { logCycle, type LogOptions } from '../../functions/log.js';
+import { CycleLineGate, DispatchLineGate, type CycleLineReason, type DispatchLineReason, type QuietCycles } from '../../functions/cycle-lines.js';
+import { logCycle, logDispatch, type LogOptions } from '../../functions/log.js';
 import { CapturingLogger } from '../../lib/local/lambda/telemetry-capture.js';
 import { countOutcomes, emptyCalls, type AutoscalerReport, type CycleReport } from '../../lib/sync/report.js';
 
@@ -98,5 +98,50 @@ describe('a cycle that did something is always written', () => {
     }
     // The quiet lines of the interval are still written.
     for (const t of due) expect(lines.some((l) => l.shard === 'prod' && l.tick === t)).toBe(true);
+  });
+});
+
+describe('dispatch lines', () => {
+  const minute = (i: number, extra: Partial<Parameters<typeof logDispatch>[2]> = {}) => ({
+    sent: 4,
+    lost: 0,
+    late: 0,
+    attempts: 1,
+    errors: [] as string[],
+    tooOld: false,
+    shards: { prod: 1 },
+    timings: {},
+    scheduledAt: new Date(START + i * 60_000).toISOString(),
+    ...extra,
+  });
+  function dispatchLines(minutes: ReturnType<typeof minute>[], decisionLogSeconds = 300) {
+    const logger = new CapturingLogger({ serviceName: 'serverless-hpa' });
+    const emf = new Metrics({ namespace: 'ServerlessHPA', serviceName: 'serverless-hpa' });
+    const quiet = { gate: new DispatchLineGate(), decisionLogSeconds, periodSeconds: 60 };
+    for (const m of minutes) logDispatch(logger, emf, m, quiet);
+    return logger.lines.map((l) => l.dispatch as { scheduledAt: string; logged: DispatchLineReason[]; quietMinutes?: { minutes: number; since: string } });
+  }
+
+  it('a quiet dispatcher writes a minute every interval, with the quiet minutes before it', () => {
+    const lines = dispatchLines(Array.from({ length: 20 }, (_, i) => minute(i)));
+    expect(lines).toHaveLength(4);
+    expect(lines.map((l) => l.logged)).toEqual([['due'], ['due'], ['due'], ['due']]);
+    expect(lines.slice(1).map((l) => l.quietMinutes?.minutes)).toEqual([4, 4, 4]);
+    expect(dispatchLines(Array.from({ length: 5 }, (_, i) => minute(i)), 0)).toHaveLength(5);
+  });
+
+  it.each([
+    ['ticks lost', { lost: 1 }, 'lost'],
+    ['ticks late', { late: 2 }, 'late'],
+    ['sends retried', { attempts: 3 }, 'retried'],
+    ['send errors', { errors: ['InternalError'] }, 'errors'],
+    ['a shard count changed', { shards: { prod: 2 } }, 'shards'],
+    ['a tick timing changed', { timings: { prod: { offsetSeconds: 7, periodSeconds: 15 } } }, 'shards'],
+  ] as const)('a minute with %s is written', (_, extra, reason) => {
+    const quiet = dispatchLines(Array.from({ length: 20 }, (_, i) => minute(i)));
+    const due = new Set(quiet.map((l) => l.scheduledAt));
+    const at = Array.from({ length: 20 }, (_, i) => i).find((i) => i > 1 && !due.has(minute(i).scheduledAt))!;
+    const lines = dispatchLines(Array.from({ length: 20 }, (_, i) => minute(i, i === at ? (extra as Partial<ReturnType<typeof minute>>) : {})));
+    expect(lines.find((l) => l.scheduledAt === minute(at).scheduledAt)?.logged).toContain(reason);
   });
 });
