@@ -1,6 +1,6 @@
 // What one cycle reads, each thing once, shared by every autoscaler that needs it: a scale per
 // target, a pod list per namespace, a metric per distinct query, and one batched fetch of the
-// metric objects (CloudWatch, Prometheus). Each read is its own promise, so an autoscaler waits only for what it needs (a
+// metric objects (every provider's). Each read is its own promise, so an autoscaler waits only for what it needs (a
 // hung call holds up only what depends on it), and none of them rejects: a failure is the
 // value { error }. Everything is read in this cycle: no answer outlives it.
 import { type CrossVersionObjectReference, type Fetched, type PodInfo, PodSelectorIndex, type ScaleInfo } from '#hpa';
@@ -146,7 +146,7 @@ export class CycleReads {
     });
   }
 
-  /** Starts the one fetch of the cycle's metric objects (CloudWatch, Prometheus): every query an autoscaler may need, known from the specs. */
+  /** Starts the one fetch of the cycle's metric objects (one batched read per provider): every query an autoscaler may need, known from the specs. */
   startObjectReads(queries: ObjectMetricQuery[]): void {
     if (this.objectReads || queries.length === 0) return;
     const distinct = new Map(queries.map((q) => [queryKey(q), q]));

@@ -82,7 +82,7 @@ export function workerLogLines(metricsNamespace: string, stage: string): LogLine
   // Each call one invocation: the handlers' logMetrics middleware flushes after each.
   const invocations = [
     () => logCycle(logger, emf, quiet, undefined, options, gate),
-    () => logCycle(logger, emf, cycle, { cloudWatchCalls: 1, cloudWatchMetricsRequested: 3, clusterMetricsCalls: 2, promQLQueries: 0, promQLSamplesProcessed: 0 }, options, gate),
+    () => logCycle(logger, emf, cycle, { cloudWatchCalls: 1, cloudWatchMetricsRequested: 3, clusterMetricsCalls: 2, promQLQueries: 0, promQLSamplesProcessed: 0, sqsQueueReads: 0 }, options, gate),
     () => logMessage(logger, emf, { outcome: 'failed', shard: 'prod', error: 'table unreachable' }, options),
     () => logMessage(logger, emf, { outcome: 'dropped', shard: 'prod', why: 'late', detail: 'tick 20 s old' }, options),
     () => logDispatch(logger, emf, { sent: 14, lost: 2, late: 0, attempts: 6, errors: ['InternalError: try again'] }),
