@@ -10,12 +10,14 @@
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { Metrics } from '@aws-lambda-powertools/metrics';
+import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy from '@middy/core';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { type CycleReport, type FunctionConfig, loadFunctionConfig, MessageError, parseWorkMessage } from '#sync/messaging';
 import { handleWorkMessage, type MessageResult } from '#sync';
 import { createAdapters, type Adapters } from './adapters.js';
 import { logCycle, logMessage, sourceStatsSince, type LogOptions, type SourceStats } from './log.js';
+import { CycleLineGate } from './cycle-lines.js';
 import { redact } from './redact.js';
 import { withConfig } from './wiring/logger.js';
 import { createTelemetry } from './wiring/telemetry.js';
@@ -27,6 +29,11 @@ export interface WorkerHandlerDeps {
   logger: Logger;
   emf: Metrics;
   log: LogOptions;
+  /**
+   * Quiet cycles' lines at most once per SHPA_DECISION_LOG_SECONDS per shard (functions/cycle-lines.ts), as the
+   * deployed worker writes them; default false: every cycle's line (the local stack, tests and benchmarks read them).
+   */
+  quietCycleLines?: boolean;
 }
 
 /**
@@ -52,6 +59,7 @@ function createMessageRunner(deps: WorkerHandlerDeps): RunMessage {
   let adapters: Adapters | undefined;
   let stats: SourceStats | undefined;
   const { logger, emf, config } = deps;
+  const cycleLines = deps.quietCycleLines ? new CycleLineGate() : undefined;
   const workerConfig = { periodSeconds: config.syncPeriodSeconds, options: config.options };
 
   return async function one(body: string, id: string, context: Context, only?: 'evaluate'): Promise<{ ok: boolean; result?: MessageResult }> {
@@ -77,10 +85,10 @@ function createMessageRunner(deps: WorkerHandlerDeps): RunMessage {
       const now = a.sourceStats();
       const delta = stats && sourceStatsSince(now, stats);
       stats = now;
-      logCycle(logger, emf, result.report, delta, deps.log);
+      logCycle(logger, emf, result.report, delta, deps.log, cycleLines);
       return { ok: cycleDidItsJob(result.report), result };
     }
-    if (result.outcome === 'failed' && result.report) logCycle(logger, emf, result.report, undefined, deps.log);
+    if (result.outcome === 'failed' && result.report) logCycle(logger, emf, result.report, undefined, deps.log, cycleLines);
     logMessage(logger, emf, result, deps.log);
     return { ok: result.outcome !== 'failed', result };
   };
@@ -91,6 +99,8 @@ export function createWorkerHandler(deps: WorkerHandlerDeps) {
   const one = createMessageRunner(deps);
   return middy<SQSEvent, SQSBatchResponse, Error, Context>()
     .use(injectLambdaContext(deps.logger))
+    // Flushes the EMF counts of every message once, after the handler returns or throws.
+    .use(logMetrics(deps.emf))
     .handler(async (event, context) => {
       const results = await Promise.all(event.Records.map(async (r) => ({ id: r.messageId, ...(await one(r.body, r.messageId, context)) })));
       const failed = results.filter((r) => !r.ok);
@@ -107,6 +117,7 @@ export function createEvaluatorHandler(deps: WorkerHandlerDeps) {
   const one = createMessageRunner(deps);
   return middy<unknown, { outcome: MessageResult['outcome'] }, Error, Context>()
     .use(injectLambdaContext(deps.logger))
+    .use(logMetrics(deps.emf))
     .handler(async (event, context) => {
       const r = await one(JSON.stringify(event), context.awsRequestId, context, 'evaluate');
       if (!r.ok) throw new Error(`serverless-hpa evaluator: the evaluation could not be processed: ${describe(r.result)}`);
@@ -137,8 +148,9 @@ const handlerDeps = (): WorkerHandlerDeps => {
       decisionLogSeconds: config.options.decisionLogSeconds,
       autoscalerMetrics: config.autoscalerMetrics,
       detailedMetrics: env.SHPA_DETAILED_METRICS === 'true',
-      monitoring: env.SHPA_MONITORING !== 'false',
+      cyclesMetric: env.SHPA_MONITORING === 'full',
     },
+    quietCycleLines: true,
   };
 };
 

@@ -65,8 +65,9 @@ function alarmTopicPolicy(c) {
 
 function alarmResources(c) {
   const { topic, resources } = alarmTopic(c);
-  // Param monitoring true keeps the alarms of a silent stop (no cycles, worker errors, dead letters); full adds the
-  // ones whose failures the missing-cycles alarm also sees later, or that the logs show (docs/operations.md).
+  // Param monitoring true keeps the alarms of a silent stop (no invocations, worker errors, dead letters), on AWS's
+  // own metrics only; full adds the ones whose failures the missing-cycles alarm also sees later, or that the logs
+  // show, and counts cycles that ran rather than invocations (docs/operations.md).
   const ESSENTIAL = ['WorkerMissingCycles', 'WorkerErrors', 'DeadLetters'];
   const alarm = (id, name, description, metric, rule) => {
     if (!c.allAlarms && !ESSENTIAL.includes(id)) return;
@@ -110,9 +111,15 @@ function alarmResources(c) {
   const anyNow = { Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold', EvaluationPeriods: 1, DatapointsToAlarm: 1, TreatMissingData: 'notBreaching' };
 
   const { cycles } = expectedCycles(c);
-  // Cycles that ran (EMF Cycles, every cycle: failed runs and dropped ticks are invocations too, not cycles).
-  // Also what a failing dispatcher, a lost schedule, a broken event source mapping or a throttled worker end in.
-  alarm('WorkerMissingCycles', 'worker-missing-cycles', `The worker ran fewer than half of the ${cycles} cycles expected every ${period} s (${c.shards} shards, one tick every ${c.syncPeriodSeconds} s), or none: the autoscaler has stopped.`, emf('Cycles'), {
+  // A stopped autoscaler: what a failing dispatcher, a lost schedule, a broken event source mapping or a throttled
+  // worker end in. Param monitoring full counts the cycles that ran (EMF Cycles: failed runs and dropped ticks are
+  // invocations, not cycles); true counts the worker's invocations (AWS/Lambda Invocations, free: no custom metric
+  // to pay for), whose failures worker-errors sees. What true does not see: a worker invoked at every tick that
+  // drops each one (late, busy) without failing (docs/operations.md).
+  const heartbeat = c.allAlarms
+    ? { metric: emf('Cycles'), what: 'ran fewer than half of the', counted: 'cycles that ran' }
+    : { metric: lambda('worker', 'Invocations', 'Sum'), what: 'was invoked fewer than half of the', counted: 'invocations' };
+  alarm('WorkerMissingCycles', 'worker-missing-cycles', `The worker ${heartbeat.what} ${cycles} cycles expected every ${period} s (${c.shards} shards, one tick every ${c.syncPeriodSeconds} s), or none (${heartbeat.counted}): the autoscaler has stopped.`, heartbeat.metric, {
     Threshold: cycles / 2,
     ComparisonOperator: 'LessThanThreshold',
     EvaluationPeriods: 3,

@@ -421,8 +421,8 @@ function readParams(p, stack) {
     detailedMetrics: boolean('detailedMetrics', p.detailedMetrics, false),
     // $3 a month (beyond an account's first three): opt-in; the Logs Insights queries answer the same questions.
     dashboard: boolean('dashboard', p.dashboard, false),
-    // The alarms (infra/alarms.cjs) and the Cycles heartbeat they read: "true" the three that catch a stopped
-    // autoscaler ($0.30 a month), "full" all seven ($0.70), "false" none, for a deploy watched otherwise.
+    // The alarms (infra/alarms.cjs): "true" the three that catch a stopped autoscaler, on AWS's own metrics ($0.30 a
+    // month), "full" all seven with the Cycles heartbeat the missing-cycles one then reads ($1.00), "false" none.
     monitoring: monitoringLevel(p.monitoring) !== 'false',
     allAlarms: monitoringLevel(p.monitoring) === 'full',
     // Edits of Kubernetes objects evaluated within seconds, from the clusters' audit logs (infra/audit-log.cjs).

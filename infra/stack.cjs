@@ -85,7 +85,8 @@ function environment(c) {
     SHPA_CONTROLLER_SETTINGS: c.controllerSettings,
     SHPA_AUTOSCALER_METRICS: String(c.autoscalerMetrics),
     SHPA_DETAILED_METRICS: String(c.detailedMetrics),
-    SHPA_MONITORING: String(c.monitoring),
+    // full: the worker sends the Cycles heartbeat its missing-cycles alarm reads
+    SHPA_MONITORING: c.allAlarms ? 'full' : String(c.monitoring),
     SHPA_AUTOSCALER_SOURCES: [...new Set(c.autoscalerSources)].join(','),
     SHPA_DECISION_LOG_SECONDS: String(c.decisionLogSeconds),
     SHPA_METRIC_ACCESS: JSON.stringify(c.metricAccess),
@@ -120,8 +121,24 @@ const entry = (fn) => async ({ options, resolveVariable }) => {
   return fn(c);
 };
 
+/**
+ * The functions' logging (Lambda's advanced logging controls, provider.logs.lambda). At logLevel INFO (the default):
+ * JSON, the application's lines at INFO as Powertools writes them, and Lambda's own at WARN, which leaves out the
+ * START and REPORT lines of every invocation (~290 bytes, a fifth of a small deploy's logs): each invocation's
+ * duration stays in Lambda's free Duration metric, a timeout in its Errors (the worker-errors alarm); what only
+ * REPORT says (memory used, init duration, "Task timed out") comes back with logLevel DEBUG or TRACE. At WARN and
+ * quieter, Lambda's Text format: its JSON filter would drop the EMF lines (no level: INFO to it), and Powertools
+ * takes the filter's level over POWERTOOLS_LOG_LEVEL.
+ */
+function lambdaLoggingConfig(c) {
+  if (c.logLevel === 'INFO') return { logFormat: 'JSON', applicationLogLevel: 'INFO', systemLogLevel: 'WARN' };
+  if (c.logLevel === 'DEBUG' || c.logLevel === 'TRACE') return { logFormat: 'JSON', applicationLogLevel: c.logLevel, systemLogLevel: 'INFO' };
+  return { logFormat: 'Text' };
+}
+
 module.exports = {
   stackResources,
+  lambdaLoggingConfig,
   environment,
   /** serverless.yml: resources (roles, table, queues, access entries, alarms, the dashboard if param dashboard) and outputs. */
   resources: entry(stackResources),
@@ -130,6 +147,8 @@ module.exports = {
   /** Numbers as the function schema wants them (a --param is a string). */
   workerMemorySize: entry((c) => c.memorySize),
   logRetentionDays: entry((c) => c.logRetentionDays),
+  /** provider.logs.lambda: JSON, and Lambda's START and REPORT lines only when debugging (lambdaLoggingConfig). */
+  lambdaLogging: entry(lambdaLoggingConfig),
   /** The worker's timeout in seconds: the sync period. */
   workerTimeout: entry((c) => c.workerTimeout),
   /** The worker's VPC config, or null (serverless.yml falls back to none). */

@@ -59,6 +59,11 @@ export interface Fleet {
   promQLPeriodSeconds?: number;
   /** Autoscalers with spec.predictive: each stores its demand history with its state; default 0. */
   predictiveAutoscalers?: number;
+  /**
+   * Lambda's START and REPORT lines of every invocation (deploy param logLevel other than INFO: infra/stack.cjs
+   * lambdaLoggingConfig); default false: at INFO the functions log JSON with Lambda's own lines at WARN.
+   */
+  platformLogs?: boolean;
 }
 
 export const DEFAULT_FLEET: Fleet = {
@@ -218,6 +223,7 @@ export function estimateCost(input: Fleet, o: EstimateOptions = {}): CostEstimat
     promQLSamplesPerQuery: input.promQLSamplesPerQuery ?? 1_000,
     promQLPeriodSeconds: input.promQLPeriodSeconds ?? DEFAULT_PROMETHEUS_PERIOD_SECONDS,
     predictiveAutoscalers: input.predictiveAutoscalers ?? 0,
+    platformLogs: input.platformLogs ?? false,
   };
   const S = fleet.clusters * shards;
   // spec.syncPeriodSeconds: a shard holding a faster autoscaler ticks at its period (at worst, each in a shard of its own).
@@ -313,10 +319,12 @@ export function estimateCost(input: Fleet, o: EstimateOptions = {}): CostEstimat
     pages > 0 ? `${pages} page(s) of ${Math.round(answersBytes / pages)} bytes per shard (${pageWriteUnits} WRU each), once per ${every} s` : 'no CloudWatch or PromQL answer to keep',
   );
   add('DynamoDB', 'reads: CloudWatch answers kept', loads * ((answersBytes + pages * SHARED_PAGE_OVERHEAD_BYTES) / 4096), 'RRU', prices.dynamodb.readRequestUnits, 1e6, 'read with the shard at every load');
-  // Cycles is sent by every tick's cycle when the alarms are deployed (the missing-cycles alarm reads it); Errors only
-  // when non-zero (functions/log.ts), and a custom metric is billed for the hours it receives data.
+  // Cycles is sent by every tick's cycle with param monitoring full only (its missing-cycles alarm reads it; the default
+  // alarms read Lambda's own metrics); Errors only when non-zero (functions/log.ts), and a custom metric is billed for
+  // the hours it receives data.
   const errorShare = fleet.errorHoursPerMonth / HOURS;
-  const customMetrics = (fleet.monitoring ? 1 : 0) + errorShare + (fleet.autoscalerMetrics ? 2 * A : 0);
+  const cyclesMetric = fleet.monitoring && fleet.allAlarms;
+  const customMetrics = (cyclesMetric ? 1 : 0) + errorShare + (fleet.autoscalerMetrics ? 2 * A : 0);
   add(
     'CloudWatch',
     'custom metrics (EMF)',
@@ -324,18 +332,19 @@ export function estimateCost(input: Fleet, o: EstimateOptions = {}): CostEstimat
     'metric-months',
     prices.cloudWatch.customMetrics,
     1,
-    `${fleet.monitoring ? 'Cycles all month (param monitoring), ' : ''}Errors in the ${fleet.errorHoursPerMonth} hour(s) a month with errors${fleet.autoscalerMetrics ? ', two per autoscaler all month' : ''}`,
+    `${cyclesMetric ? 'Cycles all month (param monitoring full), ' : ''}Errors in the ${fleet.errorHoursPerMonth} hour(s) a month with errors${fleet.autoscalerMetrics ? ', two per autoscaler all month' : ''}`,
   );
 
   // CloudWatch Logs.
   const quietLines = fleet.decisionLogSeconds > 0 ? A * (MONTH_SECONDS / Math.max(fleet.decisionLogSeconds, P)) : A * (MONTH_SECONDS / P);
   const decisionLines = quietLines + rescales * m.rescaleDecisionLines + eventInvocations;
+  const cycleLines = cycleLinesPerMonth(fleet, { S, tickInvocations, eventful: eventInvocations + alarmInvocations, rescaleCycles: rescales * m.rescaleDecisionLines, errorShare });
   const bytes =
-    loads * m.cycleLineBytes +
-    ((fleet.monitoring ? tickInvocations : 0) + loads * errorShare) * m.emfBytesPerCycle +
+    cycleLines * m.cycleLineBytes +
+    ((cyclesMetric ? tickInvocations : 0) + loads * errorShare) * m.emfBytesPerCycle +
     decisionLines * m.decisionLineBytes +
-    dispatches * m.dispatchLineBytes +
-    (loads + smallInvocations) * ASSUMED.platformLogBytesPerInvocation;
+    dispatchLinesPerMonth(fleet, dispatches, errorShare) * m.dispatchLineBytes +
+    (fleet.platformLogs ? (loads + smallInvocations) * ASSUMED.platformLogBytesPerInvocation : 0);
   const gb = bytes / 1e9;
   add(
     'CloudWatch Logs',
@@ -344,7 +353,7 @@ export function estimateCost(input: Fleet, o: EstimateOptions = {}): CostEstimat
     'GB',
     prices.cloudWatch.logIngestion,
     1,
-    `${Math.round(decisionLines / 1000)}k decision lines (a quiet one every ${fleet.decisionLogSeconds} s), a summary per cycle (EMF Cycles at every tick with the alarms, Errors only in hours with errors), Lambda's lines`,
+    `${Math.round(decisionLines / 1000)}k decision lines (a quiet one every ${fleet.decisionLogSeconds} s), ${Math.round(cycleLines / 1000)}k cycle lines (every cycle that did something, a quiet shard's every ${fleet.decisionLogSeconds} s), the dispatcher's likewise, EMF${cyclesMetric ? ' Cycles at every tick (param monitoring full),' : ''} Errors only in hours with errors, ${fleet.platformLogs ? "Lambda's START, END and REPORT lines" : "no START or REPORT line (param logLevel INFO)"}`,
   );
   add('CloudWatch Logs', 'storage', gb * (fleet.logRetentionDays / 30) * ASSUMED.logCompression, 'GB-month', prices.cloudWatch.logStorage, 1, `${fleet.logRetentionDays} days kept, compressed to ${ASSUMED.logCompression * 100} %`);
 
@@ -369,6 +378,23 @@ export function estimateCost(input: Fleet, o: EstimateOptions = {}): CostEstimat
     cycle,
     measuredSource: m.source,
   };
+}
+
+/**
+ * The worker's cycle lines a month (functions/cycle-lines.ts): every cycle that did something (an event or alarm
+ * evaluation, the cycles of a rescale, every cycle in the hours with errors), and a quiet shard's line once per
+ * SHPA_DECISION_LOG_SECONDS; every tick's with 0.
+ */
+function cycleLinesPerMonth(fleet: Required<Fleet>, c: { S: number; tickInvocations: number; eventful: number; rescaleCycles: number; errorShare: number }): number {
+  if (fleet.decisionLogSeconds <= 0) return c.tickInvocations + c.eventful;
+  const quiet = c.S * (MONTH_SECONDS / Math.max(fleet.decisionLogSeconds, fleet.syncPeriodSeconds));
+  return Math.min(c.tickInvocations, quiet + c.rescaleCycles + c.tickInvocations * c.errorShare) + c.eventful;
+}
+
+/** The dispatcher's lines a month: every minute with trouble (counted as the hours with errors), a quiet one per SHPA_DECISION_LOG_SECONDS. */
+function dispatchLinesPerMonth(fleet: Required<Fleet>, dispatches: number, errorShare: number): number {
+  if (fleet.decisionLogSeconds <= 0) return dispatches;
+  return Math.min(dispatches, MONTH_SECONDS / Math.max(fleet.decisionLogSeconds, 60, fleet.syncPeriodSeconds) + dispatches * errorShare);
 }
 
 /** Bytes of 14 days of demand history (4,032 buckets) as stored, a noisy office-hours load (test/store/demand.test.ts measures the codec). */

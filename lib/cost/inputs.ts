@@ -52,7 +52,7 @@ export const ASSUMED = {
   sqsIdleReceivesPerMinute: 5 * (60 / 20),
   /** The worker's SQS event sources (serverless.yml): the work queue (ticks) only; evaluations are the evaluator's asynchronous invocations. */
   sqsEventSources: 1,
-  /** Lambda's own START, END and REPORT lines per invocation, about 290 bytes together. */
+  /** Lambda's own START, END and REPORT lines per invocation, about 290 bytes together (at logLevel INFO the deploy leaves them out). */
   platformLogBytesPerInvocation: 290,
   /** CloudWatch Logs archives compressed: about 15 % of the bytes ingested. */
   logCompression: 0.15,

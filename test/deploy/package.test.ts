@@ -105,6 +105,8 @@ describe('osls package: the configuration of the issue', () => {
         const p = fn(t, f);
         expect(p, f).toMatchObject({ Runtime: 'nodejs22.x', Architectures: ['arm64'], FunctionName: `serverless-hpa-test-${f}`, MemorySize: expected[f][0], Timeout: expected[f][1] });
         expect(p.Role).toEqual({ 'Fn::GetAtt': [`${pascal(f === 'evaluator' ? 'worker' : f)}Role`, 'Arn'] });
+        // logLevel INFO: JSON, and Lambda's START and REPORT lines left out (infra/stack.cjs lambdaLoggingConfig)
+        expect(p.LoggingConfig, f).toEqual({ LogFormat: 'JSON', ApplicationLogLevel: 'INFO', SystemLogLevel: 'WARN' });
       }
       expect(t.Resources.IamRoleLambdaExecution).toBeUndefined();
     });
@@ -113,7 +115,7 @@ describe('osls package: the configuration of the issue', () => {
       const common = ['POWERTOOLS_LOG_LEVEL', 'POWERTOOLS_METRICS_NAMESPACE', 'POWERTOOLS_SERVICE_NAME', 'SHPA_CLUSTERS', 'SHPA_METRICS_NAMESPACE', 'SHPA_QUEUE_URL', 'SHPA_STAGE'];
       const keys = (f: string) => Object.keys(fn(t, f).Environment.Variables as Json).sort();
       // the dispatcher sizes shards for the worker's memory
-      expect(keys('dispatcher')).toEqual([...common, 'SHPA_SHARD_BUDGET', 'SHPA_SYNC_PERIOD_SECONDS', 'SHPA_TABLE', 'SHPA_WORKER_MEMORY_MB'].sort());
+      expect(keys('dispatcher')).toEqual([...common, 'SHPA_DECISION_LOG_SECONDS', 'SHPA_SHARD_BUDGET', 'SHPA_SYNC_PERIOD_SECONDS', 'SHPA_TABLE', 'SHPA_WORKER_MEMORY_MB'].sort());
       expect(fn(t, 'dispatcher').Environment.Variables).toMatchObject({ SHPA_WORKER_MEMORY_MB: '512', SHPA_SHARD_BUDGET: '8' });
       // the stream and events functions invoke the evaluator, by name
       for (const f of ['stream', 'events']) {
@@ -186,6 +188,8 @@ describe('osls package: the configuration of the issue', () => {
       const ours = [{ Name: 'service', Value: 'serverless-hpa' }, { Name: 'stage', Value: 'test' }];
       // 6 shards, a tick every 15 s: 24 cycles a minute, counted from the cycles that ran (EMF Cycles); fewer than half, or none at all, is an alarm
       expect(alarms['worker-missing-cycles']).toMatchObject({ Namespace: 'ServerlessHPA', MetricName: 'Cycles', Dimensions: ours, Statistic: 'Sum', Period: 60, Threshold: 12, ComparisonOperator: 'LessThanThreshold', TreatMissingData: 'breaching', EvaluationPeriods: 3 });
+      // param monitoring full: the worker sends that Cycles heartbeat
+      expect(fn(t, 'worker').Environment.Variables.SHPA_MONITORING).toBe('full');
       // our EMF Errors (the dashboard test checks the worker emits it so), sent only when non-zero: no data is no error
       expect(alarms['cycle-errors']).toMatchObject({
         Namespace: 'ServerlessHPA',
@@ -714,7 +718,17 @@ describe('osls package: the defaults (one cluster, the opt-outs of where and who
     // param monitoring true: the alarms of a silent stop only (monitoring=full adds four)
     expect(alarms.map((a) => a.AlarmName).sort()).toEqual(['dead-letters', 'worker-errors', 'worker-missing-cycles'].map((n) => `serverless-hpa-test-${n}`));
     for (const a of alarms) expect([a.AlarmActions, a.OKActions]).toEqual([[{ Ref: 'AlarmTopic' }], [{ Ref: 'AlarmTopic' }]]);
-    expect(alarms.find((a) => a.AlarmName === 'serverless-hpa-test-worker-missing-cycles')!.Threshold).toBe(2);
+    // on the worker's own Invocations (AWS/Lambda, free): no custom metric, and the worker sends no Cycles
+    expect(alarms.find((a) => a.AlarmName === 'serverless-hpa-test-worker-missing-cycles')).toMatchObject({
+      Namespace: 'AWS/Lambda',
+      MetricName: 'Invocations',
+      Dimensions: [{ Name: 'FunctionName', Value: { Ref: 'WorkerLambdaFunction' } }],
+      Statistic: 'Sum',
+      Threshold: 2,
+      ComparisonOperator: 'LessThanThreshold',
+      TreatMissingData: 'breaching',
+    });
+    expect(fn(t, 'worker').Environment.Variables.SHPA_MONITORING).toBe('true');
     const [[, sqs]] = resourcesOf(t, 'AWS::Lambda::EventSourceMapping').filter(([, r]) => show(r.Properties.EventSourceArn) === WORK_QUEUE);
     // up to 256 shards for the one cluster (a bucket cut in 16 parts), + 2 for busy ticks sent again
     expect(sqs.Properties.ScalingConfig).toEqual({ MaximumConcurrency: 258 });

@@ -21,6 +21,7 @@ const params = require('../../infra/params.cjs') as {
 const stack = require('../../infra/stack.cjs') as Record<string, (arg: { resolveVariable(v: string): Promise<unknown> }) => Promise<unknown>> & {
   stackResources(c: Config): Json;
   environment(c: Config): Record<string, string>;
+  lambdaLoggingConfig(c: Config): Json;
 };
 
 const ROLE = 'arn:aws:iam::123456789012:role/shpa-prod';
@@ -209,6 +210,16 @@ describe('other params', () => {
     expect(dashboards(read({ dashboard: 'TRUE' }))).toHaveLength(1);
     expect(dashboards(read({ dashboard: 'true' }))[0].Properties.DashboardName).toBe('serverless-hpa-dev');
     expect(alarms(read())).toBe(alarms(read({ dashboard: 'true' })));
+  });
+
+  it('logs JSON without Lambda’s START and REPORT lines at logLevel INFO; keeps them when debugging; keeps Text where JSON filtering would drop the EMF lines', () => {
+    expect(stack.lambdaLoggingConfig(read())).toEqual({ logFormat: 'JSON', applicationLogLevel: 'INFO', systemLogLevel: 'WARN' });
+    expect(stack.lambdaLoggingConfig(read({ logLevel: 'debug' }))).toEqual({ logFormat: 'JSON', applicationLogLevel: 'DEBUG', systemLogLevel: 'INFO' });
+    for (const logLevel of ['WARN', 'ERROR', 'CRITICAL', 'SILENT']) expect(stack.lambdaLoggingConfig(read({ logLevel }))).toEqual({ logFormat: 'Text' });
+  });
+
+  it('sends the Cycles heartbeat (SHPA_MONITORING full) only with param monitoring full', () => {
+    expect([read(), read({ monitoring: 'full' }), read({ monitoring: 'false' })].map((c) => stack.environment(c).SHPA_MONITORING)).toEqual(['true', 'full', 'false']);
   });
 
   it('deploys three alarms with param monitoring true, seven with full, and leaves out the alarms, their topic and the Cycles heartbeat with false', () => {
