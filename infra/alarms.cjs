@@ -3,7 +3,7 @@
 // when it is OK again. CloudWatch bills every metric an alarm reads ($0.10 a month each, a
 // metric-math alarm per metric it references), so each failure mode has one alarm on one
 // metric, and a failure another alarm already sees gets none of its own: the table in
-// docs/operations.md says which alarm covers what. Param monitoring true deploys three of
+// docs/operations.md says which alarm covers what. Param monitoring true deploys four of
 // them, full all seven.
 'use strict';
 
@@ -65,10 +65,11 @@ function alarmTopicPolicy(c) {
 
 function alarmResources(c) {
   const { topic, resources } = alarmTopic(c);
-  // Param monitoring true keeps the alarms of a silent stop (no invocations, worker errors, dead letters), on AWS's
+  // Param monitoring true keeps the alarms of a silent stop or loss (no invocations, worker errors, dead letters, failed
+  // events: the evaluator's failures land there), on AWS's
   // own metrics only; full adds the ones whose failures the missing-cycles alarm also sees later, or that the logs
   // show, and counts cycles that ran rather than invocations (docs/operations.md).
-  const ESSENTIAL = ['WorkerMissingCycles', 'WorkerErrors', 'DeadLetters'];
+  const ESSENTIAL = ['WorkerMissingCycles', 'WorkerErrors', 'DeadLetters', 'FailedEvents'];
   const alarm = (id, name, description, metric, rule) => {
     if (!c.allAlarms && !ESSENTIAL.includes(id)) return;
     resources[`Alarm${id}`] = {

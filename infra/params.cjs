@@ -100,7 +100,7 @@ function monitoringLevel(value) {
   const text = String(value ?? '').trim().toLowerCase();
   if (text === '') return 'true';
   if (text === 'true' || text === 'false' || text === 'full') return text;
-  return fail('monitoring', `must be true (the three alarms that catch a stopped autoscaler), full (all seven) or false (none), got ${JSON.stringify(String(value))}`);
+  return fail('monitoring', `must be true (the four alarms that catch a stopped autoscaler or lost work), full (all seven) or false (none), got ${JSON.stringify(String(value))}`);
 }
 
 /** 5 ≤ a divisor of 60, or a multiple of 60 up to 900: ticks fall on the same seconds every minute, and no worker outlives 15 min. */
@@ -421,7 +421,7 @@ function readParams(p, stack) {
     detailedMetrics: boolean('detailedMetrics', p.detailedMetrics, false),
     // $3 a month (beyond an account's first three): opt-in; the Logs Insights queries answer the same questions.
     dashboard: boolean('dashboard', p.dashboard, false),
-    // The alarms (infra/alarms.cjs): "true" the three that catch a stopped autoscaler, on AWS's own metrics ($0.30 a
+    // The alarms (infra/alarms.cjs): "true" the four that catch a stopped autoscaler or lost work, on AWS's own metrics ($0.40 a
     // month), "full" all seven with the Cycles heartbeat the missing-cycles one then reads ($1.00), "false" none.
     monitoring: monitoringLevel(p.monitoring) !== 'false',
     allAlarms: monitoringLevel(p.monitoring) === 'full',

@@ -92,7 +92,7 @@ export function registerCost(program: Command): void {
     .option('--decision-log-seconds <s>', "a quiet autoscaler's decision line at most this often (SHPA_DECISION_LOG_SECONDS)", numberOption('--decision-log-seconds', 0, true), d.decisionLogSeconds)
     .option('--log-retention-days <d>', 'days CloudWatch Logs keeps the lines', numberOption('--log-retention-days', 1, true), d.logRetentionDays)
     .option('--no-monitoring', 'leave out the stack’s alarms (deploy param monitoring=false)')
-    .option('--all-alarms', 'all seven alarms and the Cycles heartbeat, not the three on AWS’s own metrics that catch a stopped autoscaler (deploy param monitoring=full)', false)
+    .option('--all-alarms', 'all seven alarms and the Cycles heartbeat, not the four on AWS’s own metrics that catch a stopped autoscaler or lost work (deploy param monitoring=full)', false)
     .option('--dashboard', 'add the operators’ dashboard (deploy param dashboard=true)', false)
     .option('--error-hours <h>', 'hours a month in which some cycle reports an error: the EMF Errors metric is sent (and billed) only then', numberOption('--error-hours', 0), d.errorHoursPerMonth)
     .option('--autoscaler-metrics', 'per-autoscaler EMF metrics (SHPA_AUTOSCALER_METRICS)', false)

@@ -37,7 +37,7 @@ export interface Fleet {
   rescalesPerDay: number;
   decisionLogSeconds: number;
   logRetentionDays: number;
-  /** The stack's alarms (param monitoring true: the three of a silent stop). */
+  /** The stack's alarms (param monitoring true: the four of a silent stop or lost work). */
   monitoring: boolean;
   /** All seven alarms (param monitoring full). */
   allAlarms?: boolean;
@@ -359,7 +359,7 @@ export function estimateCost(input: Fleet, o: EstimateOptions = {}): CostEstimat
 
   if (fleet.monitoring) {
     const alarms = fleet.allAlarms ? ASSUMED.alarmMetrics : ASSUMED.essentialAlarmMetrics;
-    const which = fleet.allAlarms ? 'all (param monitoring full)' : 'no cycles, worker errors, dead letters (param monitoring true)';
+    const which = fleet.allAlarms ? 'all (param monitoring full)' : 'no invocations, worker errors, dead letters, failed events (param monitoring true)';
     add('Monitoring', 'alarms (fixed)', alarms, 'alarm metrics', prices.cloudWatch.alarms, 1, `infra/alarms.cjs: ${alarms} alarms on one metric each: ${which}`);
   }
   if (fleet.dashboard) add('Monitoring', 'dashboard (fixed)', 1, 'dashboards', prices.cloudWatch.dashboards, 1, 'param dashboard (infra/stack.cjs); free if among your first three');

@@ -70,6 +70,6 @@ export const ASSUMED = {
   metricPeriodSeconds: 60,
   /** The stack's alarms (infra/alarms.cjs): seven with param monitoring full, on one metric each. */
   alarmMetrics: 7,
-  /** With param monitoring true: worker-missing-cycles, worker-errors, dead-letters. */
-  essentialAlarmMetrics: 3,
+  /** With param monitoring true: worker-missing-cycles, worker-errors, dead-letters, failed-events. */
+  essentialAlarmMetrics: 4,
 };

@@ -715,8 +715,8 @@ describe('osls package: the defaults (one cluster, the opt-outs of where and who
       },
     });
     const alarms = resourcesOf(t, 'AWS::CloudWatch::Alarm').map(([, r]) => r.Properties);
-    // param monitoring true: the alarms of a silent stop only (monitoring=full adds four)
-    expect(alarms.map((a) => a.AlarmName).sort()).toEqual(['dead-letters', 'worker-errors', 'worker-missing-cycles'].map((n) => `serverless-hpa-test-${n}`));
+    // param monitoring true: the alarms of a silent stop or lost work only (monitoring=full adds three)
+    expect(alarms.map((a) => a.AlarmName).sort()).toEqual(['dead-letters', 'failed-events', 'worker-errors', 'worker-missing-cycles'].map((n) => `serverless-hpa-test-${n}`));
     for (const a of alarms) expect([a.AlarmActions, a.OKActions]).toEqual([[{ Ref: 'AlarmTopic' }], [{ Ref: 'AlarmTopic' }]]);
     // on the worker's own Invocations (AWS/Lambda, free): no custom metric, and the worker sends no Cycles
     expect(alarms.find((a) => a.AlarmName === 'serverless-hpa-test-worker-missing-cycles')).toMatchObject({

@@ -222,12 +222,12 @@ describe('other params', () => {
     expect([read(), read({ monitoring: 'full' }), read({ monitoring: 'false' })].map((c) => stack.environment(c).SHPA_MONITORING)).toEqual(['true', 'full', 'false']);
   });
 
-  it('deploys three alarms with param monitoring true, seven with full, and leaves out the alarms, their topic and the Cycles heartbeat with false', () => {
+  it('deploys four alarms with param monitoring true, seven with full, and leaves out the alarms, their topic and the Cycles heartbeat with false', () => {
     const resources = (c: Config) => Object.values(stack.stackResources(c).Resources as Json).map((r) => r.Type as string);
-    expect(resources(read()).filter((t) => t === 'AWS::CloudWatch::Alarm')).toHaveLength(3);
+    expect(resources(read()).filter((t) => t === 'AWS::CloudWatch::Alarm')).toHaveLength(4);
     expect(resources(read({ monitoring: 'full' })).filter((t) => t === 'AWS::CloudWatch::Alarm')).toHaveLength(7);
     expect(read({ monitoring: 'full' })).toMatchObject({ monitoring: true, allAlarms: true });
-    expect(() => read({ monitoring: 'some' })).toThrow('param "monitoring": must be true (the three alarms that catch a stopped autoscaler), full (all seven) or false (none), got "some"');
+    expect(() => read({ monitoring: 'some' })).toThrow('param "monitoring": must be true (the four alarms that catch a stopped autoscaler or lost work), full (all seven) or false (none), got "some"');
     const off = read({ monitoring: 'false' });
     expect(resources(off).filter((t) => t === 'AWS::CloudWatch::Alarm' || t === 'AWS::SNS::Topic')).toEqual([]);
     expect(stack.stackResources(off).Outputs.AlarmTopicArn).toBeUndefined();
