@@ -48,4 +48,4 @@ export {
 } from './shards.js';
 export type { ShardRef } from './shards.js';
 export { TICK_PERIODS } from './sync-periods.js';
-export { decodePhase, tickOffsetSeconds } from './tick-phase.js';
+export { decodePhase, tickOffsetSeconds, tickOffsetsOfMinute } from './tick-phase.js';

@@ -20,7 +20,7 @@ export interface ShardRef {
 }
 
 /** FNV-1a (32 bit): stable across versions and languages. */
-function fnv1a(text: string): number {
+export function fnv1a(text: string): number {
   let h = 0x811c9dc5;
   for (const byte of Buffer.from(text, 'utf8')) {
     h ^= byte;
