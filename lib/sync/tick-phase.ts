@@ -70,13 +70,16 @@ export function learnTickPhase(prev: TickPhase | undefined, seen: readonly PodAn
   const fresh = prev && nowMs - prev.atMs <= PHASE_TTL_MS && prev.visibility?.bins.length === periodSeconds ? prev : undefined;
   const before = fresh?.visibility;
   const settled = fresh?.offsetSeconds;
-  let v = observeRead(before, digestAnswers(seen, nowMs), tickMs, periodSeconds);
+  const answers = digestAnswers(seen, nowMs);
+  let v = observeRead(before, answers, tickMs, periodSeconds);
   let choice = chooseOffset(v);
   // The window moved or came undone: sweep again from just above where the ticks were.
   if (settled !== undefined && choice.offsetSeconds !== settled) {
     v = forgetAllBut(v, before);
     choice = chooseOffset(v);
   }
+  // Nothing to compare (every answer stamped at the query: an adapter's time, not a sample's): even ticks.
+  if (Object.keys(answers).length === 0 && choice.offsetSeconds === undefined) return { spreadMs: arc?.spreadMs ?? 0, samples: seen.length, atMs: nowMs, visibility: v };
   // Scattered: even ticks, until the evidence is PHASE_TTL_MS old; then a new sweep.
   if (choice.scattered) {
     const visibility = tickMs - v.sinceMs > PHASE_TTL_MS ? { bins: v.bins.map(() => null), sinceMs: tickMs, ...(v.last ? { last: v.last } : {}) } : v;

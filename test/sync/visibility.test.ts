@@ -145,7 +145,7 @@ describe('ticks learned from the local metrics API', () => {
     const { minutes, phase } = runMinutes({ minutes: 6, spreadMs: 0, stampAtQuery: true });
     expect(phase?.offsetSeconds).toBeUndefined();
     expect(phase?.visibility?.bins.every((b) => b === null)).toBe(true);
-    expect(minutes.at(-1)?.every((s, i, all) => s === (all[0] - i + 2 * P) % P)).toBe(true);
+    expect(minutes.slice(1)).toEqual(minutes.slice(1).map(() => [0, 0, 0, 0]));
   });
 
   it('after metrics-server restarts at another phase, the ticks follow within minutes', () => {
