@@ -86,7 +86,7 @@ export function observeRead(prev: Visibility | undefined, answers: Record<string
   if (shared.length === 0) return next;
   const unchanged = shared.filter((p) => last.answers[p] === answers[p]).length;
   const from = mod(Math.round(tickMs / 1000), periodSeconds);
-  if (k === 1) bins[from] = unchanged / shared.length;
+  if (k === 1) bins[from] = Math.round((unchanged / shared.length) * 1000) / 1000;
   else if (unchanged === 0) for (let i = 0; i < k; i++) bins[mod(from + i, periodSeconds)] = 0;
   return next;
 }
