@@ -89,6 +89,8 @@ export function learnTickPhase(prev: TickPhase | undefined, seen: readonly PodAn
   // A window that moved or came undone: the new sweep starts above the samples' end, as a first one.
   const base = sweepBase(settled === undefined ? fresh : undefined, minute, arc, seen, periodSeconds);
   const ticks = 60 % periodSeconds === 0 ? 60 / periodSeconds : 0;
+  // A period that does not divide the minute cannot be dithered (its ticks' slots shift each minute): the samples' arc places its ticks.
+  if (ticks === 0) return arc && { ...arc, visibility: v };
   return {
     ...(choice.offsetSeconds === undefined ? {} : { offsetSeconds: choice.offsetSeconds, windowSeconds: choice.windowSeconds }),
     spreadMs: arc?.spreadMs ?? 0,

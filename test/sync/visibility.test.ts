@@ -157,6 +157,14 @@ describe('ticks learned from the local metrics API', () => {
     expect(moved.minutes.slice(8).flat().every((s) => s >= 11 && s <= 13)).toBe(true);
   });
 
+  it("a period that does not divide the minute is not dithered: the samples' arc places its ticks", () => {
+    const base = Math.floor(T0 / 90_000) * 90_000;
+    const seen = [answer('a', base + 4_000), answer('b', base + 5_000)];
+    const phase = learnTickPhase(undefined, seen, base + 90_000, 90, base + 90_000);
+    expect(phase).toMatchObject({ offsetSeconds: 6 });
+    expect(phase?.plan).toBeUndefined();
+  });
+
   it('a phase older than its time to live is dropped: even ticks', () => {
     const { phase } = runMinutes({ minutes: 10, spreadMs: 6_000 });
     const minute = T0 + 10 * 60_000 + PHASE_TTL_MS;
