@@ -73,7 +73,7 @@ export function learnTickPhase(prev: TickPhase | undefined, seen: readonly PodAn
   const answers = digestAnswers(seen, nowMs);
   let v = observeRead(before, answers, tickMs, periodSeconds);
   let choice = chooseOffset(v);
-  // The window moved or came undone: sweep again from just above where the ticks were.
+  // The window moved or came undone: what this read probed is kept, the rest learned again.
   if (settled !== undefined && choice.offsetSeconds !== settled) {
     v = forgetAllBut(v, before);
     choice = chooseOffset(v);
@@ -97,7 +97,7 @@ export function learnTickPhase(prev: TickPhase | undefined, seen: readonly PodAn
     samples: seen.length,
     atMs: nowMs,
     visibility: v,
-    ...(ticks > 0 ? { plan: { minute: minute + 1, from: base, offsets: planMinute(choice, base, ticks, minute + 1, periodSeconds) } } : {}),
+    plan: { minute: minute + 1, from: base, offsets: planMinute(choice, base, ticks, minute + 1, periodSeconds) },
   };
 }
 
@@ -109,11 +109,11 @@ function sweepBase(prev: TickPhase | undefined, minute: number, arc: TickPhase |
   if (current !== undefined) return current;
   // Two seconds above the samples' end (timestamps are whole seconds, floored): the sweep's first probe finds a clear second after the window.
   if (arc?.offsetSeconds !== undefined) return (arc.offsetSeconds + 3) % periodSeconds;
-  const latest = Math.max(...seen.map((a) => a.atMs));
+  const latest = seen.reduce((m, a) => (Number.isFinite(a.atMs) ? Math.max(m, a.atMs) : m), 0);
   return (Math.floor(latest / 1000) + 4) % periodSeconds;
 }
 
-/** The offsets a dispatcher uses for a shard's ticks in the minute starting at `minuteMs`: the plan for that minute, else the settled offset, else 0 (even ticks). */
+/** The offsets a dispatcher uses for the shard's ticks in the minute starting at `minuteMs`: the plan for that minute; undefined: tickOffsetSeconds for each. */
 export function tickOffsetsOfMinute(phase: TickPhase | undefined, periodSeconds: number, minuteMs: number, nowMs: number): number[] | undefined {
   if (!phase || nowMs - phase.atMs > PHASE_TTL_MS) return undefined;
   const plan = phase.plan;
