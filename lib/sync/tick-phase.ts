@@ -36,6 +36,8 @@ export const MIN_GAP_MS = 2_000;
 export const GAP_OVER_SPACING = 2;
 /** After the last sample of the loop: the time for the scrape to be stored and served. */
 export const PUBLISH_MARGIN_MS = 1_000;
+/** A cycle that starts this long after its tick (a busy worker, a slow delivery) read at no known second: it teaches nothing. */
+export const LATE_READ_MS = 2_000;
 /** A phase learned longer ago than this is not used (the shard stopped reading pod metrics). */
 export const PHASE_TTL_MS = 10 * 60_000;
 
@@ -71,7 +73,8 @@ export function learnTickPhase(prev: TickPhase | undefined, seen: readonly PodAn
   const before = fresh?.visibility;
   const settled = fresh?.offsetSeconds;
   const answers = digestAnswers(seen, nowMs);
-  let v = observeRead(before, answers, tickMs, periodSeconds);
+  // Read late: kept at its own time, a fraction of a second off the ticks' seconds, so neither it nor the next read is compared.
+  let v = observeRead(before, answers, nowMs - tickMs > LATE_READ_MS ? nowMs + 0.5 : tickMs, periodSeconds);
   let choice = chooseOffset(v);
   // The window moved or came undone: what this read probed is kept, the rest learned again.
   if (settled !== undefined && choice.offsetSeconds !== settled) {

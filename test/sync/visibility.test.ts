@@ -37,6 +37,16 @@ describe('one read against the last', () => {
     expect(v.last).toEqual({ tickMs: now, answers: read });
   });
 
+  it('a tick whose cycle started late teaches nothing, nor does the tick after it', () => {
+    const start = learnTickPhase(undefined, [answer('a', T0 - 5_000)], T0, P, T0)!;
+    const late = learnTickPhase(start, [answer('a', T0 - 5_000)], T0 + 14_000, P, T0 + 17_000)!;
+    expect(late.visibility?.bins.every((b) => b === null)).toBe(true);
+    const next = learnTickPhase(late, [answer('a', T0 - 5_000)], T0 + 27_000, P, T0 + 27_000)!;
+    expect(next.visibility?.bins.every((b) => b === null)).toBe(true);
+    // on time, the same answers a second short of the period: the answer appeared in that second
+    expect(learnTickPhase(start, [answer('a', T0 - 5_000)], T0 + 14_000, P, T0 + 14_000)?.visibility?.bins[14]).toBe(1);
+  });
+
   it('a change of usage with the same timestamp is a change', () => {
     const last = { ...empty(), last: { tickMs: T0 + 7_000, answers: first } };
     const read = digestAnswers(pods.map((p) => answer(p, T0 - 5_000, p === 'a' ? '2n' : '1n')), T0 + 21_000);
