@@ -24,6 +24,7 @@ import {
   type ShardTiming,
   tickingShardsOf,
   tickOffsetSeconds,
+  tickOffsetsOfMinute,
 } from '#sync/messaging';
 import type { Clock, ClusterConfig, ClusterIndex, DispatchStore, WorkQueue } from '#sync/ports';
 import { DispatchLineGate } from './cycle-lines.js';
@@ -94,7 +95,7 @@ async function dispatchMinute(d: Dispatcher, a: DispatcherAdapters, event: Sched
   }
   if (d.mirror !== false) await mirror(d, a, now);
   const { clusters, indexes } = await sizeShards(d, a, scheduled);
-  const timings = await shardTimings(d, a, clusters, now, indexes);
+  const timings = await shardTimings(d, a, clusters, scheduled, now, indexes);
   const plan = planTicks(clusters, scheduled, now, config.syncPeriodSeconds, timings, indexes);
   const sending = await sendWithRetries(a.queue, plan.messages, a.clock, { untilMs: a.clock.now().getTime() + SEND_WINDOW_MS });
   const result: DispatcherResult = {
@@ -104,7 +105,7 @@ async function dispatchMinute(d: Dispatcher, a: DispatcherAdapters, event: Sched
     tooOld: false,
     shards: Object.fromEntries(clusters.map((c) => [c.name, c.shards])),
     // what is not the deploy's even ticks
-    timings: Object.fromEntries([...timings].filter(([, t]) => t.offsetSeconds || t.periodSeconds !== config.syncPeriodSeconds)),
+    timings: Object.fromEntries([...timings].filter(([, t]) => t.offsetSeconds || t.offsetsSeconds || t.periodSeconds !== config.syncPeriodSeconds)),
   };
   logDispatch(logger, emf, { ...result, attempts: sending.attempts, scheduledAt: scheduled.toISOString(), errors: sending.errors }, d.quietLines);
   return result;
@@ -187,7 +188,7 @@ function warnSizing(d: Dispatcher, c: ClusterConfig, choice: ShardChoice, shards
  * How often each shard ticks (faster when its autoscalers ask, spec.syncPeriodSeconds) and where within the
  * period: just after its pod metrics are sampled (lib/sync/tick-phase.ts), as its worker recorded.
  */
-async function shardTimings(d: Dispatcher, a: DispatcherAdapters, clusters: ClusterConfig[], now: Date, indexes?: Map<string, ClusterIndex>): Promise<Map<string, ShardTiming>> {
+async function shardTimings(d: Dispatcher, a: DispatcherAdapters, clusters: ClusterConfig[], scheduled: Date, now: Date, indexes?: Map<string, ClusterIndex>): Promise<Map<string, ShardTiming>> {
   const period = d.config.syncPeriodSeconds;
   const ids = clusters.flatMap((c) => tickingShardsOf(c, indexes?.get(c.name)).map(shardId));
   try {
@@ -196,7 +197,9 @@ async function shardTimings(d: Dispatcher, a: DispatcherAdapters, clusters: Clus
       ids.map((id) => {
         const r = records.get(id);
         const periodSeconds = r?.tickPeriodSeconds ?? period;
-        return [id, { periodSeconds, offsetSeconds: tickOffsetSeconds(r?.phase, periodSeconds, now.getTime()) }];
+        // While it learns or probes, the shard's record plans each tick of the minute (lib/sync/visibility.ts).
+        const offsets = tickOffsetsOfMinute(r?.phase, periodSeconds, scheduled.getTime(), now.getTime());
+        return [id, { periodSeconds, offsetSeconds: tickOffsetSeconds(r?.phase, periodSeconds, now.getTime()), ...(offsets ? { offsetsSeconds: offsets } : {}) }];
       }),
     );
   } catch (e) {

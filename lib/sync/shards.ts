@@ -14,7 +14,7 @@ export { NAMESPACE_BUCKETS, SHARD_COUNTS };
 export type { ShardRef } from './ports/shard-ref.js';
 
 /** FNV-1a (32 bit): stable across versions and languages. */
-function fnv1a(text: string): number {
+export function fnv1a(text: string): number {
   let h = 0x811c9dc5;
   for (const byte of Buffer.from(text, 'utf8')) {
     h ^= byte;

@@ -211,6 +211,7 @@ async function runCycle(l: Leased): Promise<CycleReport> {
         markerMs: lease.markerMs,
         index,
         ...(trigger.kind === 'tick' && lease.deferred ? { first: lease.deferred } : {}),
+        ...(trigger.kind === 'tick' && lease.phase ? { phase: lease.phase } : {}),
         periodSeconds,
         deployPeriodSeconds: config.periodSeconds,
         options: config.options,

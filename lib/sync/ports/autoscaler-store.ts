@@ -175,6 +175,8 @@ export type LeaseOutcome =
       deferred?: string[];
       /** When the latest two evaluation cycles of each autoscaler ("namespace/name") started, within the last period (epoch ms, latest first). */
       evaluated?: EvaluationTimes;
+      /** What the shard's ticks learned of when its pod metrics change (lib/sync/tick-phase.ts). */
+      phase?: TickPhase;
       /** Repairs made on the way (a lease or marker from the future, values of the wrong type). */
       warnings: string[];
     }

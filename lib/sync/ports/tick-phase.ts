@@ -10,4 +10,20 @@ export interface TickPhase {
   samples: number;
   /** When it was learned (epoch ms). */
   atMs: number;
+  /** The width (s) of the window in which answers appear, once settled. */
+  windowSeconds?: number;
+  /** The evidence of when answers change, and the last read's digests (lib/sync/visibility.ts). */
+  visibility?: Visibility;
+  /** The offsets of one minute's ticks while learning or probing: `from` is the offset the minute's plan continued from. */
+  plan?: { minute: number; from: number; offsets: number[] };
+}
+
+/** When a shard's PodMetrics answers were seen changing between ticks (lib/sync/visibility.ts learns it). */
+export interface Visibility {
+  /** Per second b of the period: the share of compared answers last seen becoming visible in (b, b+1]; null: not probed. */
+  bins: (number | null)[];
+  /** When the oldest of this evidence was gathered (epoch ms): a scattered verdict is kept this long, then learning starts again. */
+  sinceMs: number;
+  /** The last tick's read: its tick (epoch ms) and the digests of up to SAMPLE_PODS pods' answers (pod hash → answer hash). */
+  last?: { tickMs: number; answers: Record<string, string> };
 }
