@@ -73,7 +73,7 @@ describe.each([15, 60, 300])('param monitoring true, at a sync period of %i s: t
   const periods = (n: number, v: number | undefined) => Array.from({ length: n }, () => v);
 
   it('reads the worker’s Invocations, not a custom metric: no invocations (a stopped dispatcher, a broken mapping) fires, every tick invoked does not', () => {
-    expect(Object.keys(alarms).sort()).toEqual(['dead-letters', 'worker-errors', 'worker-missing-cycles']);
+    expect(Object.keys(alarms).sort()).toEqual(['dead-letters', 'failed-events', 'worker-errors', 'worker-missing-cycles']);
     expect(alarms['worker-missing-cycles']).toMatchObject({ Namespace: 'AWS/Lambda', MetricName: 'Invocations' });
     expect(fires(alarms['worker-missing-cycles'], periods(5, undefined))).toBe(true);
     expect(fires(alarms['worker-missing-cycles'], periods(5, Math.floor((ticks - 1) / 2)))).toBe(true);
