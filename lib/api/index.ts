@@ -20,6 +20,6 @@ export {
 export type { PrometheusMetric, PrometheusMetricSpec } from './prometheus-types.js';
 export { validatePrometheusMetric } from './prometheus-validation.js';
 export { redact, redactAll } from './redact.js';
-export { sqsQueueIdentity } from './sqs-types.js';
-export type { SqsQueueIdentity, SQSQueueMetric } from './sqs-types.js';
+export { parseQueueUrl, QUEUE_NAME, sqsQueueIdentity } from './sqs-types.js';
+export type { SqsQueueIdentity, SQSQueueMetric, SQSQueueMetricSpec } from './sqs-types.js';
 export { validateSQSQueueMetric } from './sqs-validation.js';

@@ -26,6 +26,8 @@ interface CostFlags {
   dashboard: boolean;
   errorHours: number;
   autoscalerMetrics: boolean;
+  sqsQueues: number;
+  sqsSyncPeriod?: number;
   promqlQueries: number;
   promqlSamples: number;
   promqlPeriod: number;
@@ -43,6 +45,7 @@ function costTable(e: CostEstimate): string {
   out.push(
     `${f.autoscalers.toLocaleString('en-US')} autoscalers, ${f.metricsPerAutoscaler} CloudWatch metric(s) each (${f.distinctQueries.toLocaleString('en-US')} distinct), ` +
       (f.promQLQueries > 0 ? `${f.promQLQueries.toLocaleString('en-US')} AMP PromQL queries, ` : '') +
+      (f.sqsQueues > 0 ? `${f.sqsQueues.toLocaleString('en-US')} SQS queue(s) read every ${f.sqsSyncPeriodSeconds} s, ` : '') +
       `${f.clusters} cluster(s) × ${f.shards} shard(s), ${f.syncPeriodSeconds} s sync, worker ${f.memoryMb} MB`,
   );
   out.push(`prices: ${e.prices.region}, ${e.prices.architecture}, taken ${e.prices.takenOn} (lib/cost/prices.ts); no free tier`);
@@ -97,6 +100,8 @@ export function registerCost(program: Command): void {
     .option('--error-hours <h>', 'hours a month in which some cycle reports an error: the EMF Errors metric is sent (and billed) only then', numberOption('--error-hours', 0), d.errorHoursPerMonth)
     .option('--autoscaler-metrics', 'per-autoscaler EMF metrics (SHPA_AUTOSCALER_METRICS)', false)
     .option('--predictive-autoscalers <n>', 'autoscalers with spec.predictive (their demand history is stored with the state)', numberOption('--predictive-autoscalers', 0, true), 0)
+    .option('--sqs-queues <n>', 'SQS queues read by SQSQueueMetric objects, once per shard reading them (one GetQueueAttributes per queue per tick)', numberOption('--sqs-queues', 0, true), 0)
+    .option('--sqs-sync-period <seconds>', 'the tick period of the shards reading them, when a spec.syncPeriodSeconds makes it shorter (default: --sync-period)', numberOption('--sqs-sync-period', 5, true))
     .option('--promql-queries <n>', 'distinct PromQL queries to AMP over the fleet (PrometheusMetric objects with spec.amp)', numberOption('--promql-queries', 0, true), 0)
     .option('--promql-samples <n>', 'query samples one PromQL query processes (the worker counts them: PromQLSamplesProcessed)', numberOption('--promql-samples', 0), 1_000)
     .option('--promql-period <seconds>', "seconds a PromQL answer stands (spec.periodSeconds)", numberOption('--promql-period', 5, true), 15)
@@ -124,6 +129,8 @@ export function registerCost(program: Command): void {
         autoscalerMetrics: flags.autoscalerMetrics,
         fastAutoscalers: flags.fastAutoscalers,
         fastSyncPeriodSeconds: flags.fastSyncPeriod,
+        sqsQueues: flags.sqsQueues,
+        ...(flags.sqsSyncPeriod !== undefined ? { sqsSyncPeriodSeconds: flags.sqsSyncPeriod } : {}),
         promQLQueries: flags.promqlQueries,
         promQLSamplesPerQuery: flags.promqlSamples,
         promQLPeriodSeconds: flags.promqlPeriod,
@@ -151,6 +158,8 @@ const FLAGS: Record<keyof Fleet, string> = {
   syncPeriodSeconds: '--sync-period',
   fastAutoscalers: '--fast-autoscalers',
   fastSyncPeriodSeconds: '--fast-sync-period',
+  sqsQueues: '--sqs-queues',
+  sqsSyncPeriodSeconds: '--sqs-sync-period',
   memoryMb: '--memory',
   eventsPerHour: '--events-per-hour',
   alarmChangesPerHour: '--alarm-changes-per-hour',

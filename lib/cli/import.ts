@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { stringify } from 'yaml';
 import { DRY_RUN_ANNOTATION } from '#sync';
-import { expandLists, importDocument, type ImportedObject, type ImportResult, KUBERNETES_KIND, toKubernetesKind, triggerAuthenticationRoles } from '#import';
+import { expandLists, importDocument, type ImportedObject, type ImportResult, KUBERNETES_KIND, toKubernetesKind, triggerAuthentications } from '#import';
 import { formatFieldError } from '#hpa/api';
 import type { StoredSpec } from '../store/index.js';
 import { CliError, resolveContext } from './context.js';
@@ -39,13 +39,16 @@ export interface ImportInput {
   where: string;
 }
 
-/** Converts and checks every document; `authentications` are more (Cluster)TriggerAuthentications whose roles triggers may name. Pure. */
-export function importDocuments(inputs: ImportInput[], namespace?: string, authentications: unknown[] = []): ImportReport {
+/**
+ * Converts and checks every document; `authentications` are more (Cluster)TriggerAuthentications triggers may name;
+ * `sqsAccountId` is the account of SQS queues KEDA names by a bare name (--sqs-account). Pure.
+ */
+export function importDocuments(inputs: ImportInput[], namespace?: string, authentications: unknown[] = [], sqsAccountId?: string): ImportReport {
   const out: ImportReport = { results: [], objects: [], converted: [], asWritten: new Set(), skipped: [], problems: [] };
-  const findRole = triggerAuthenticationRoles([...inputs.flatMap((i) => expandLists(i.value)), ...authentications], namespace);
+  const findAuthentication = triggerAuthentications([...inputs.flatMap((i) => expandLists(i.value)), ...authentications], namespace);
   for (const input of inputs) {
     for (const value of expandLists(input.value)) {
-      const r = importDocument(value, namespace, findRole);
+      const r = importDocument(value, namespace, { findAuthentication, ...(sqsAccountId ? { sqsAccountId } : {}) });
       if ('skipped' in r) {
         out.skipped.push(`${input.where}: ${r.skipped}: ${r.why}`);
         continue;
@@ -66,7 +69,7 @@ export function importDocuments(inputs: ImportInput[], namespace?: string, authe
 }
 
 /** Reads and converts every document of the files: pure but for reading them. */
-export function importFiles(paths: string[], namespace?: string): ImportReport {
+export function importFiles(paths: string[], namespace?: string, sqsAccountId?: string): ImportReport {
   const inputs: ImportInput[] = [];
   const unreadable: string[] = [];
   for (const file of expandPaths(paths)) {
@@ -74,7 +77,7 @@ export function importFiles(paths: string[], namespace?: string): ImportReport {
     unreadable.push(...src.errors);
     for (const doc of src.documents) inputs.push({ value: doc.value, where: `${doc.file}:${doc.line}` });
   }
-  const report = importDocuments(inputs, namespace);
+  const report = importDocuments(inputs, namespace, [], sqsAccountId);
   report.problems.unshift(...unreadable);
   return report;
 }
@@ -106,6 +109,7 @@ export function reportText(r: ImportReport, to: ImportTarget = 'table', dryRunAn
 
 interface ImportOptions extends KubeOptions {
   filename?: string[];
+  sqsAccount?: string;
   to?: string;
   dryRun: boolean;
   active: boolean;
@@ -118,6 +122,7 @@ export function registerImport(program: Command): void {
     .option('-f, --filename <path...>', 'file, directory of .yaml/.yml/.json files, or - for stdin; without it, read the cluster of the kubeconfig')
     .option('--to <form>', 'table (the HPA form `shpa apply` stores; default for files) or kubernetes (ServerlessHorizontalPodAutoscaler and metric objects; default from a cluster)')
     .option('--dry-run', 'print the objects as YAML; store and apply nothing', false)
+    .option('--sqs-account <id>', "KEDA aws-sqs-queue triggers: the 12-digit AWS account of queues named by a bare name (queueURL: myQueue) and read with KEDA's own identity (SQS resolves a name in the reader's account; with a role, the role's)")
     .option('--active', 'Kubernetes form: leave out shpa.dev/dry-run, so ours writes /scale from its first tick (only once the HPA or ScaledObject is gone)', false)
     .option('-n, --namespace <ns>', 'files: namespace for documents that name none; cluster: the namespace to read (default: the context\'s)')
     .option('-A, --all-namespaces', 'cluster: read every namespace', false)
@@ -127,15 +132,16 @@ export function registerImport(program: Command): void {
     .action(async (opts: ImportOptions, cmd: Command) => {
       const fromCluster = opts.filename === undefined;
       const to = importTarget(opts.to, fromCluster);
+      if (opts.sqsAccount !== undefined && !/^\d{12}$/.test(opts.sqsAccount)) throw new CliError(`--sqs-account "${opts.sqsAccount}": must be a 12-digit AWS account id`);
       // Loaded only when a cluster is used: @kubernetes/client-node's index takes half a second to load.
       const kube = fromCluster || (to === 'kubernetes' && !opts.dryRun) ? await import('./kube-access.js') : undefined;
       const access = kube?.openKubeconfig(opts);
       let report: ImportReport;
       if (fromCluster) {
         const read = await kube!.readAutoscalers(access!, opts.selector);
-        report = importDocuments(read.documents.map((d) => ({ value: d.value, where: d.origin })), undefined, read.authentications);
+        report = importDocuments(read.documents.map((d) => ({ value: d.value, where: d.origin })), undefined, read.authentications, opts.sqsAccount);
         report.skipped.push(...read.notes);
-      } else report = importFiles(opts.filename!, opts.namespace);
+      } else report = importFiles(opts.filename!, opts.namespace, opts.sqsAccount);
       process.stderr.write(reportText(report, to, !opts.active));
       const objects = outputObjects(report, to, !opts.active);
       if (opts.dryRun) process.stdout.write(objects.map((o) => stringify(o)).join('---\n'));

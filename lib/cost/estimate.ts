@@ -1,8 +1,9 @@
 // The monthly AWS cost of a fleet, from the calls the code makes (docs/architecture.md): per
 // shard per tick, the dispatcher's ticks through SQS, one worker invocation with its lease
 // (two DynamoDB updates), the bucket index and one Query per non-empty bucket, the state
-// writes the store's write policy lets through, GetMetricData once per metric period, a
-// summary log line and a decision line when something happened; plus what events add.
+// writes the store's write policy lets through, GetMetricData once per metric period,
+// GetQueueAttributes once per SQS queue per tick, a summary log line and a decision line when
+// something happened; plus what events add.
 // Pure: prices, measurements and assumptions come in (prices.ts, inputs.ts).
 import { isSyncPeriod, NAMESPACE_BUCKETS, SHARD_COUNTS, TICK_PERIODS } from '#sync/messaging';
 import { PROBE_MS, RELEARN_MS } from '#metrics';
@@ -57,6 +58,10 @@ export interface Fleet {
   promQLSamplesPerQuery?: number;
   /** Seconds an answer stands (spec.periodSeconds); default 15. */
   promQLPeriodSeconds?: number;
+  /** SQS queues SQSQueueMetric objects read, counted once per shard reading them (autoscalers in two shards on one queue: two); default 0. */
+  sqsQueues?: number;
+  /** The tick period of the shards that read them (shorter where a spec.syncPeriodSeconds makes them tick faster); default syncPeriodSeconds. */
+  sqsSyncPeriodSeconds?: number;
   /** Autoscalers with spec.predictive: each stores its demand history with its state; default 0. */
   predictiveAutoscalers?: number;
   /**
@@ -181,6 +186,29 @@ function check(f: Fleet): void {
   if (f.promQLSamplesPerQuery !== undefined) num('promQLSamplesPerQuery', f.promQLSamplesPerQuery);
   if (f.promQLPeriodSeconds !== undefined) int('promQLPeriodSeconds', f.promQLPeriodSeconds, 5, 3_600);
   if (f.errorHoursPerMonth > HOURS) throw new CostInputError('errorHoursPerMonth', `must be at most the ${HOURS} hours of a month, got ${f.errorHoursPerMonth}`);
+  if (f.sqsQueues !== undefined) int('sqsQueues', f.sqsQueues, 0);
+  const sqsPeriod = f.sqsSyncPeriodSeconds;
+  if (sqsPeriod !== undefined && sqsPeriod !== f.syncPeriodSeconds && !(TICK_PERIODS.includes(sqsPeriod) && sqsPeriod < f.syncPeriodSeconds)) {
+    throw new CostInputError('sqsSyncPeriodSeconds', `must be the sync period (${f.syncPeriodSeconds}) or a shorter tick period (${TICK_PERIODS.filter((p) => p < f.syncPeriodSeconds).join(', ')}), got ${sqsPeriod}`);
+  }
+}
+
+/** One SQS queue read by an SQSQueueMetric at every tick of `periodSeconds`: GetQueueAttributes calls a month and their cost. */
+export function sqsQueueMonth(periodSeconds: number, prices: Prices = PRICES): { requests: number; usd: number } {
+  const requests = MONTH_SECONDS / periodSeconds;
+  return { requests, usd: (requests / 1e6) * prices.sqs.requests.usd };
+}
+
+/**
+ * The same queue through CloudWatch (a CloudWatchMetric on AWS/SQS, as import made before SQSQueueMetric): visible and
+ * in flight, two metrics once per one-minute datapoint, plus their sample counts while the publication delay is learnt
+ * at `periodSeconds` ticks, as the GetMetricData lines count them.
+ */
+export function cloudWatchQueueMonth(periodSeconds: number, prices: Prices = PRICES): { metrics: number; usd: number; probeMetrics: number; probeUsd: number } {
+  const metrics = 2 * (MONTH_SECONDS / Math.max(periodSeconds, ASSUMED.metricPeriodSeconds));
+  const probeMetrics = 2 * (PROBE_MS / 1000 / periodSeconds) * (MONTH_SECONDS / ((PROBE_MS + RELEARN_MS) / 1000));
+  const per = (n: number) => (n / 1000) * prices.cloudWatch.getMetricData.usd;
+  return { metrics, usd: per(metrics), probeMetrics, probeUsd: per(probeMetrics) };
 }
 
 export interface EstimateOptions {
@@ -222,6 +250,8 @@ export function estimateCost(input: Fleet, o: EstimateOptions = {}): CostEstimat
     promQLQueries: input.promQLQueries ?? 0,
     promQLSamplesPerQuery: input.promQLSamplesPerQuery ?? 1_000,
     promQLPeriodSeconds: input.promQLPeriodSeconds ?? DEFAULT_PROMETHEUS_PERIOD_SECONDS,
+    sqsQueues: input.sqsQueues ?? 0,
+    sqsSyncPeriodSeconds: input.sqsSyncPeriodSeconds ?? P,
     predictiveAutoscalers: input.predictiveAutoscalers ?? 0,
     platformLogs: input.platformLogs ?? false,
   };
@@ -297,6 +327,7 @@ export function estimateCost(input: Fleet, o: EstimateOptions = {}): CostEstimat
   // Learning each query's publication delay (lib/metrics/publish-delay.ts): its SampleCount at every tick while probing.
   const probes = fleet.distinctQueries * (PROBE_MS / 1000 / P) * (MONTH_SECONDS / ((PROBE_MS + RELEARN_MS) / 1000));
   add('CloudWatch', 'GetMetricData sample counts (publication delays)', probes, 'metrics', prices.cloudWatch.getMetricData, 1000, `each query's SampleCount at every tick for ${PROBE_MS / 60_000} minutes every ${RELEARN_MS / 3_600_000} hours (param cloudWatchPublishDelay: learn)`);
+  if (fleet.sqsQueues > 0) sqsQueueCost(fleet, prices, add);
   // AMP: each distinct query once per its period (answers kept as CloudWatch's), billed by the samples it processes.
   const promEvery = Math.max(P, fleet.promQLPeriodSeconds);
   const promQueries = fleet.promQLQueries * (MONTH_SECONDS / promEvery);
@@ -412,4 +443,26 @@ function predictiveDemandCost(n: number, loadsPerShard: number, m: Measured, pri
   add('DynamoDB', 'writes: predictive demand', writes, 'WRU', prices.dynamodb.writeRequestUnits, 1e6, `${n} autoscalers' state written once a 5-minute bucket with ${PREDICTIVE_DEMAND_BYTES} bytes of history (+${demandKb} WRU)`);
   add('DynamoDB', 'reads: predictive demand', n * loadsPerShard * (PREDICTIVE_DEMAND_BYTES / 4096), 'RRU', prices.dynamodb.readRequestUnits, 1e6, 'the history read with the state at every load');
   add('DynamoDB', 'storage: predictive demand', (n * PREDICTIVE_DEMAND_BYTES) / 1e9, 'GB-month', prices.dynamodb.storage, 1, '14 days of 5-minute buckets each');
+}
+
+/**
+ * SQSQueueMetric (lib/metrics/sqs-source.ts): one GetQueueAttributes per distinct queue per shard cycle, shared by the
+ * shard's autoscalers on it and never kept across ticks (a live count); at every tick, and in every shard at each alarm change.
+ */
+function sqsQueueCost(fleet: Required<Fleet>, prices: Prices, add: (service: 'SQS', item: string, quantity: number, unit: string, price: Price, per: number, note: string) => void): void {
+  const every = fleet.sqsSyncPeriodSeconds;
+  const calls = fleet.sqsQueues * (MONTH_SECONDS / every + fleet.alarmChangesPerHour * HOURS);
+  const one = sqsQueueMonth(every, prices);
+  const cw = cloudWatchQueueMonth(every, prices);
+  const usd = (x: number) => `$${x.toFixed(3)}`;
+  add(
+    'SQS',
+    'GetQueueAttributes (SQSQueueMetric queues)',
+    calls,
+    'requests',
+    prices.sqs.requests,
+    1e6,
+    `${fleet.sqsQueues} queue(s) × one call per tick of the shard reading it (every ${every} s)${fleet.alarmChangesPerHour > 0 ? ' and per alarm change' : ''}: ` +
+      `${usd(one.usd)} a queue-month; through CloudWatch instead (AWS/SQS visible + in flight, two metrics a minute) ${usd(cw.usd)} + ${usd(cw.probeUsd)} of sample counts a queue-month, and a minute or more behind`,
+  );
 }

@@ -1,20 +1,20 @@
 // `shpa import`: existing autoscalers into ours. A HorizontalPodAutoscaler of any served
 // version becomes autoscaling/v2 (lib/import/hpa-versions.ts); a KEDA ScaledObject
 // (keda.sh/v1alpha1) an HPA whose triggers are Resource metrics and External metrics read by
-// CloudWatchMetric or PrometheusMetric objects (lib/import/scaled-object.ts). Every other
+// CloudWatchMetric, PrometheusMetric or SQSQueueMetric objects (lib/import/scaled-object.ts). Every other
 // document is skipped with why, never a failure: real files hold TriggerAuthentications,
 // Secrets and Deployments beside their autoscalers. What ours cannot express is listed, each
 // item with why, never dropped silently. Pure: documents in, documents out.
 import { fromHpa, HPA_VERSIONS } from './hpa-versions.js';
 import { KUBERNETES_KIND } from './kubernetes-kind.js';
-import { isObj, str, type FindRole, type ImportedObject, type ImportMetadata, type ImportResult, type Obj, type SkippedDocument } from './result.js';
+import { isObj, str, type FindAuthentication, type ImportContext, type ImportedObject, type ImportMetadata, type ImportResult, type KedaAuthentication, type Obj, type SkippedDocument } from './result.js';
 import { fromScaledObject } from './scaled-object.js';
 
-export type { FindRole, ImportedObject, ImportResult, SkippedDocument } from './result.js';
+export type { FindAuthentication, ImportContext, ImportedObject, ImportResult, KedaAuthentication, SkippedDocument } from './result.js';
 export { DRY_RUN_ANNOTATION, KUBERNETES_KIND, toKubernetesKind } from './kubernetes-kind.js';
 
 /** Converts one decoded document, or says why it is skipped. */
-export function importDocument(doc: unknown, defaultNamespace = 'default', findRole?: FindRole): ImportResult | SkippedDocument {
+export function importDocument(doc: unknown, defaultNamespace = 'default', context: ImportContext = {}): ImportResult | SkippedDocument {
   if (!isObj(doc) || typeof doc.kind !== 'string') return { skipped: 'a document', why: 'not a Kubernetes object (no kind)' };
   const meta = isObj(doc.metadata) ? doc.metadata : {};
   const metadata: ImportMetadata = {
@@ -30,12 +30,12 @@ export function importDocument(doc: unknown, defaultNamespace = 'default', findR
     if (owner) return { skipped: what, why: `made by KEDA for ScaledObject ${owner}: import the ScaledObject instead` };
     return fromHpa(doc, metadata);
   }
-  if (doc.kind === 'ScaledObject' && version.startsWith('keda.sh/')) return fromScaledObject(doc, metadata, findRole);
+  if (doc.kind === 'ScaledObject' && version.startsWith('keda.sh/')) return fromScaledObject(doc, metadata, context);
   if (version === 'shpa.dev/v1' && OURS.includes(doc.kind)) return keepOurs(doc, metadata);
   return { skipped: what, why: skipReason(doc.kind, version, doc) };
 }
 
-const OURS = [KUBERNETES_KIND, 'CloudWatchMetric', 'PrometheusMetric'];
+const OURS = [KUBERNETES_KIND, 'CloudWatchMetric', 'PrometheusMetric', 'SQSQueueMetric'];
 
 /** Our own kinds, carried along so the output is whole: the Kubernetes autoscaler as the table's HPA (the same spec). */
 function keepOurs(doc: Obj, metadata: ImportMetadata): ImportResult {
@@ -64,7 +64,7 @@ function skipReason(kind: string, version: string, doc: Obj): string {
   if ((kind === 'TriggerAuthentication' || kind === 'ClusterTriggerAuthentication') && version.startsWith('keda.sh/')) {
     const role = isObj(doc.spec) && isObj(doc.spec.podIdentity) ? str(doc.spec.podIdentity.roleArn) : undefined;
     if (role) return "its podIdentity.roleArn goes to the spec.roleArn of the metric objects whose triggers name it; nothing else to import";
-    return "ours reads AWS with the worker function's role, or the role in a CloudWatchMetric's or PrometheusMetric's spec.roleArn (the triggers that name it say so): nothing to import";
+    return "ours reads AWS with the worker function's role, or the role in a metric object's spec.roleArn (the triggers that name it say so): nothing to import";
   }
   if (kind === 'Secret') return 'not read: ours takes no credentials from Secrets';
   if (kind === 'ScaledJob') return 'a ScaledJob starts Jobs; ours scales workloads through /scale: no equivalent';
@@ -80,16 +80,37 @@ export function expandLists(doc: unknown): unknown[] {
   return doc.items.map((item: unknown) => (kind && isObj(item) && item.kind === undefined ? { apiVersion: doc.apiVersion, kind, ...item } : item));
 }
 
-/** The roles of the (Cluster)TriggerAuthentications among the documents (KEDA's aws pod identity with a roleArn). */
-export function triggerAuthenticationRoles(docs: unknown[], defaultNamespace = 'default'): FindRole {
-  const roles = new Map<string, string>();
+/** The (Cluster)TriggerAuthentications among the documents, as triggers that name them read them. */
+export function triggerAuthentications(docs: unknown[], defaultNamespace = 'default'): FindAuthentication {
+  const found = new Map<string, KedaAuthentication>();
   for (const doc of docs) {
     if (!isObj(doc) || !String(doc.apiVersion).startsWith('keda.sh/') || (doc.kind !== 'TriggerAuthentication' && doc.kind !== 'ClusterTriggerAuthentication')) continue;
     const meta = isObj(doc.metadata) ? doc.metadata : {};
-    const identity = isObj(doc.spec) && isObj(doc.spec.podIdentity) ? doc.spec.podIdentity : {};
-    const role = str(identity.roleArn);
     const namespace = doc.kind === 'ClusterTriggerAuthentication' ? '' : (str(meta.namespace) ?? defaultNamespace);
-    if (role) roles.set(`${doc.kind}/${namespace}/${str(meta.name) ?? ''}`, role);
+    found.set(`${doc.kind}/${namespace}/${str(meta.name) ?? ''}`, summarizeAuthentication(isObj(doc.spec) ? doc.spec : {}));
   }
-  return (kind, namespace, name) => roles.get(`${kind}/${kind === 'ClusterTriggerAuthentication' ? '' : namespace}/${name}`);
+  return (kind, namespace, name) => found.get(`${kind}/${kind === 'ClusterTriggerAuthentication' ? '' : namespace}/${name}`);
+}
+
+/** A TriggerAuthentication's spec: its podIdentity, and where each parameter comes from (names, never values). */
+function summarizeAuthentication(spec: Obj): KedaAuthentication {
+  const identity = isObj(spec.podIdentity) ? spec.podIdentity : {};
+  const parameters: Record<string, string> = {};
+  const list = (v: unknown): Obj[] => (Array.isArray(v) ? v.filter(isObj) : []);
+  for (const r of list(spec.secretTargetRef)) parameters[str(r.parameter) ?? ''] = `Secret ${str(r.name) ?? ''} key ${str(r.key) ?? ''}`;
+  for (const r of list(spec.configMapTargetRef)) parameters[str(r.parameter) ?? ''] = `ConfigMap ${str(r.name) ?? ''} key ${str(r.key) ?? ''}`;
+  for (const r of list(spec.env)) parameters[str(r.parameter) ?? ''] = `the target's environment variable ${str(r.name) ?? ''}`;
+  const vaults: [string, string][] = [['hashiCorpVault', 'HashiCorp Vault'], ['awsSecretManager', 'AWS Secrets Manager'], ['azureKeyVault', 'Azure Key Vault'], ['gcpSecretManager', 'GCP Secret Manager']];
+  for (const [field, what] of vaults) {
+    const vault = isObj(spec[field]) ? spec[field] : {};
+    for (const r of list(vault.secrets)) parameters[str(r.parameter) ?? ''] = what;
+  }
+  delete parameters[''];
+  return {
+    ...(str(identity.provider) ? { provider: str(identity.provider) } : {}),
+    ...(str(identity.roleArn) ? { roleArn: str(identity.roleArn) } : {}),
+    ...(str(identity.identityOwner) ? { identityOwner: str(identity.identityOwner) } : {}),
+    ...(identity.externalID !== undefined ? { externalId: true } : {}),
+    parameters,
+  };
 }

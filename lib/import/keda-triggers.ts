@@ -1,33 +1,16 @@
 // One KEDA trigger as ours: cpu/memory as Resource (or ContainerResource) metrics,
-// prometheus as a PrometheusMetric (a server or AMP), aws-cloudwatch and aws-sqs-queue as a
-// CloudWatchMetric, each read by an External metric; cron as a window of scheduled minimum.
-// Pure: the trigger in, the pieces and what was said about them out.
+// prometheus as a PrometheusMetric (a server or AMP), aws-cloudwatch as a CloudWatchMetric,
+// aws-sqs-queue as an SQSQueueMetric (./keda-sqs.ts), each read by an External metric; cron as
+// a window of scheduled minimum. Pure: the trigger in, the pieces and what was said about them out.
 import type { CloudWatchMetric, CloudWatchQuery, PrometheusMetric, PrometheusMetricSpec } from '#api';
 import type { MetricSpec, MetricTarget, MinReplicaSchedule } from '#hpa';
-import { isObj, str, type FindRole, type Obj } from './result.js';
+import { sqsTrigger } from './keda-sqs.js';
+import { isObj, str, type ImportContext, type Obj } from './result.js';
+import { externalMetric as external, type TriggerContext, type TriggerOutcome } from './trigger-context.js';
 
-export interface TriggerOutcome {
-  metric?: MetricSpec;
-  object?: CloudWatchMetric | PrometheusMetric;
-  schedule?: MinReplicaSchedule;
-  mapped: string[];
-  unmapped: string[];
-}
+export type { TriggerOutcome } from './trigger-context.js';
 
-interface TriggerContext {
-  /** "triggers[0] (aws-sqs-queue)" */
-  at: string;
-  index: number;
-  objectName: string;
-  namespace: string;
-  md: Obj;
-  metricType?: string;
-}
-
-/** KEDA's aws-sqs-queue queueLength default. */
-const KEDA_QUEUE_LENGTH = '5';
-
-export function convertTrigger(t: unknown, index: number, owner: { name: string; namespace: string }, findRole?: FindRole): TriggerOutcome {
+export function convertTrigger(t: unknown, index: number, owner: { name: string; namespace: string }, context: ImportContext = {}): TriggerOutcome {
   const trigger = isObj(t) ? t : {};
   const type = str(trigger.type) ?? '';
   const ctx: TriggerContext = {
@@ -37,21 +20,24 @@ export function convertTrigger(t: unknown, index: number, owner: { name: string;
     namespace: owner.namespace,
     md: isObj(trigger.metadata) ? trigger.metadata : {},
     metricType: str(trigger.metricType),
+    authenticationRef: trigger.authenticationRef,
+    findAuthentication: context.findAuthentication,
+    sqsAccountId: context.sqsAccountId,
   };
   const out = convertByType(type, ctx);
-  if (trigger.authenticationRef !== undefined && out.object) authenticate(out, ctx, trigger.authenticationRef, findRole);
+  if (trigger.authenticationRef !== undefined && out.object && !out.authenticated) authenticate(out, ctx, trigger.authenticationRef);
   if (out.metric) addActivation(out, ctx);
   if (out.metric || out.schedule) out.unmapped.push(...unreadKeys(type, ctx));
   return out;
 }
 
 /** authenticationRef: the role its TriggerAuthentication assumes (podIdentity.roleArn) as the object's spec.roleArn, when the input has it. */
-function authenticate(out: TriggerOutcome, ctx: TriggerContext, ref: unknown, findRole?: FindRole): void {
+function authenticate(out: TriggerOutcome, ctx: TriggerContext, ref: unknown): void {
   const kind = (isObj(ref) && str(ref.kind)) || 'TriggerAuthentication';
   const name = (isObj(ref) && str(ref.name)) || '';
   const object = out.object!;
   const target = `${object.kind} ${ctx.namespace}/${ctx.objectName}`;
-  const role = findRole?.(kind, ctx.namespace, name);
+  const role = ctx.findAuthentication?.(kind, ctx.namespace, name)?.roleArn;
   if (role && object.spec.roleArn === undefined) {
     object.spec.roleArn = role;
     out.mapped.push(`${ctx.at} authenticationRef (${kind} ${name}): its podIdentity.roleArn → spec.roleArn of ${target}; that role must trust the worker function's role, not KEDA's operator`);
@@ -70,7 +56,7 @@ const READ_KEYS: Record<string, string[]> = {
     'namespace', 'dimensionName', 'dimensionValue', 'expression', 'metricName', 'targetMetricValue', 'activationTargetMetricValue', 'minMetricValue', 'ignoreNullValues',
     'awsRegion', 'awsRoleArn', 'metricCollectionTime', 'metricStat', 'metricStatPeriod', 'metricUnit', 'metricEndTimeOffset',
   ],
-  'aws-sqs-queue': ['queueURL', 'queueLength', 'activationQueueLength', 'awsRegion', 'awsAccountId', 'awsRoleArn', 'scaleOnInFlight'],
+  'aws-sqs-queue': ['queueURL', 'queueLength', 'activationQueueLength', 'awsRegion', 'awsEndpoint', 'awsRoleArn', 'identityOwner', 'scaleOnInFlight', 'scaleOnDelayed', 'awsAccessKeyID', 'awsSecretAccessKey', 'awsSessionToken', 'queueURLFromEnv', 'awsAccessKeyIDFromEnv', 'awsSecretAccessKeyFromEnv'],
   cron: ['timezone', 'start', 'end', 'desiredReplicas'],
 };
 
@@ -78,7 +64,6 @@ const READ_KEYS: Record<string, string[]> = {
 const UNREAD_WHY: Record<string, string> = {
   identityOwner: "ours reads with the worker function's role (or spec.roleArn), whatever identity KEDA used",
   awsEndpoint: "ours reads AWS's regional endpoint",
-  scaleOnDelayed: 'ours counts visible (and in-flight) messages, not delayed ones',
   unsafeSsl: 'ours verifies TLS certificates',
   authModes: 'ours sends no credentials to a Prometheus server but AMP\'s SigV4 (or a bearer token from Secrets Manager)',
 };
@@ -89,7 +74,7 @@ function unreadKeys(type: string, ctx: TriggerContext): string[] {
   return Object.keys(ctx.md)
     .filter((k) => !read.includes(k) && !k.endsWith('FromEnv'))
     .map((k) => `${ctx.at} metadata.${k}: ${UNREAD_WHY[k] ?? 'not read by ours'}`)
-    .concat(Object.keys(ctx.md).some((k) => k.endsWith('FromEnv')) ? [`${ctx.at} metadata.*FromEnv: ours reads no environment of the target`] : []);
+    .concat(Object.keys(ctx.md).some((k) => k.endsWith('FromEnv') && !read.includes(k)) ? [`${ctx.at} metadata.*FromEnv: ours reads no environment of the target`] : []);
 }
 
 function convertByType(type: string, ctx: TriggerContext): TriggerOutcome {
@@ -113,18 +98,14 @@ function convertByType(type: string, ctx: TriggerContext): TriggerOutcome {
 /** KEDA's activation threshold of any trigger: ours on External metrics, read at zero replicas only. */
 function addActivation(out: TriggerOutcome, ctx: TriggerContext): void {
   const md = ctx.md;
-  const activation = str(md.activationThreshold ?? md.activationTargetMetricValue ?? md.activationQueueLength ?? md.activationValue);
-  if (activation === undefined) return;
+  const activation = str(md.activationThreshold ?? md.activationTargetMetricValue ?? md.activationQueueLength ?? md.activationValue)?.trim();
+  // KEDA reads an empty value as unset (its default, 0).
+  if (activation === undefined || activation === '') return;
   if (out.metric?.external) {
     out.metric.external.activation = { value: activation };
     out.mapped.push(`${ctx.at} activation ${activation} → activation.value (ours acts at zero replicas only: docs/scale-to-zero.md)`);
   } else out.unmapped.push(`${ctx.at} activation ${activation}: ours has activation thresholds on Object and External metrics only`);
 }
-
-const external = (name: string, metricType: string | undefined, value: string): MetricSpec => ({
-  type: 'External',
-  external: { metric: { name }, target: metricType === 'Value' ? { type: 'Value', value } : { type: 'AverageValue', averageValue: value } },
-});
 
 function resourceTrigger(type: 'cpu' | 'memory', ctx: TriggerContext): TriggerOutcome {
   const { md } = ctx;
@@ -206,48 +187,6 @@ function cloudWatchQuery(md: Obj, period: number): { query: CloudWatchQuery } | 
       metricStat: { metric: { namespace: ns, metricName, ...(dimensions.length ? { dimensions } : {}) }, period, stat: str(md.metricStat) ?? 'Average', ...(md.metricUnit ? { unit: str(md.metricUnit)! } : {}) },
     },
   };
-}
-
-/** The queue's name and region from queueURL: a URL (https://sqs.REGION.amazonaws.com/ACCOUNT/NAME), or a bare name with awsRegion, as KEDA takes both. */
-function sqsQueue(md: Obj): { queue: string; region?: string; account?: string } | { error: string } {
-  const url = str(md.queueURL);
-  if (!url) return { error: "metadata.queueURL is required (queueURLFromEnv reads the target's environment, which ours does not)" };
-  if (!url.includes('/')) {
-    const region = str(md.awsRegion);
-    if (!region) return { error: `metadata.queueURL "${url}" is a queue name: KEDA then needs metadata.awsRegion, and so does ours` };
-    return { queue: url, region, ...(str(md.awsAccountId) ? { account: str(md.awsAccountId) } : {}) };
-  }
-  const m = /^https?:\/\/[^/]+\/(\d+|[^/]+)\/([^/]+)\/?$/.exec(url);
-  if (!m) return { error: `metadata.queueURL "${url}" is neither a queue URL (https://sqs.REGION.amazonaws.com/ACCOUNT/NAME) nor a queue name` };
-  const region = str(md.awsRegion) ?? /sqs\.([a-z0-9-]+)\.amazonaws\.com/.exec(url)?.[1];
-  return { queue: m[2], account: m[1], ...(region ? { region } : {}) };
-}
-
-function sqsTrigger(ctx: TriggerContext): TriggerOutcome {
-  const { md, at, objectName, namespace } = ctx;
-  const q = sqsQueue(md);
-  if ('error' in q) return { mapped: [], unmapped: [`${at}: ${q.error}`] };
-  const inFlight = str(md.scaleOnInFlight) !== 'false';
-  const stat = (id: string, metricName: string): CloudWatchQuery => ({
-    id,
-    metricStat: { metric: { namespace: 'AWS/SQS', metricName, dimensions: [{ name: 'QueueName', value: q.queue }] }, period: 60, stat: 'Average' },
-    returnData: false,
-  });
-  const queries: CloudWatchQuery[] = inFlight
-    ? [stat('visible', 'ApproximateNumberOfMessagesVisible'), stat('inflight', 'ApproximateNumberOfMessagesNotVisible'), { id: 'backlog', expression: 'visible + inflight', returnData: true }]
-    : [{ ...stat('visible', 'ApproximateNumberOfMessagesVisible'), returnData: true }];
-  const roleArn = str(md.awsRoleArn);
-  const object: CloudWatchMetric = { apiVersion: 'shpa.dev/v1', kind: 'CloudWatchMetric', metadata: { name: objectName, namespace }, spec: { queries, ...(q.region ? { region: q.region } : {}), ...(roleArn ? { roleArn } : {}) } };
-  const length = str(md.queueLength) ?? KEDA_QUEUE_LENGTH;
-  const mapped = [
-    `${at} → CloudWatchMetric ${namespace}/${objectName} (AWS/SQS ${inFlight ? 'visible + in flight' : 'visible'} of queue ${q.queue}${q.region ? ` in ${q.region}` : ''}, read from CloudWatch: a minute or more behind KEDA's GetQueueAttributes), queueLength ${md.queueLength === undefined ? `${KEDA_QUEUE_LENGTH} (KEDA's default)` : length} → External AverageValue ${length}`,
-  ];
-  const unmapped: string[] = [];
-  if (!q.region) unmapped.push(`${at}: no region in queueURL or awsRegion: the CloudWatchMetric reads the worker function's region`);
-  if (q.account && !str(md.queueURL)?.includes('/')) {
-    unmapped.push(`${at} awsAccountId ${q.account}: CloudWatch answers for the account of the role that reads it; if the queue is in another account than the worker's, give the CloudWatchMetric a spec.roleArn in account ${q.account}`);
-  }
-  return { object, metric: external(objectName, ctx.metricType, length), mapped, unmapped };
 }
 
 function cronTrigger(ctx: TriggerContext): TriggerOutcome {

@@ -14,7 +14,7 @@ import {
 import { MAX_SYNC_PERIOD_SECONDS, MIN_SYNC_PERIOD_SECONDS } from '#hpa/api';
 import { withKedaFallback } from './keda-fallback.js';
 import { convertTrigger } from './keda-triggers.js';
-import { isObj, str, type FindRole, type ImportMetadata, type ImportResult, type Obj } from './result.js';
+import { isObj, str, type ImportContext, type ImportMetadata, type ImportResult, type Obj } from './result.js';
 
 type Behavior = NonNullable<HorizontalPodAutoscaler['spec']['behavior']>;
 
@@ -30,13 +30,13 @@ const UNMAPPED_KEYS: Record<string, string> = {
   initialCooldownPeriod: 'ours has no initial cooldown: a new autoscaler acts from its first evaluation',
 };
 
-export function fromScaledObject(doc: Obj, metadata: ImportMetadata, findRole?: FindRole): ImportResult {
+export function fromScaledObject(doc: Obj, metadata: ImportMetadata, context: ImportContext = {}): ImportResult {
   const spec = isObj(doc.spec) ? doc.spec : {};
   const out: ImportResult = { source: `ScaledObject ${metadata.namespace}/${metadata.name}`, objects: [], mapped: [], unmapped: [], noEffect: [], live: `ScaledObject/${metadata.name}` };
   for (const [k, why] of Object.entries(UNMAPPED_KEYS)) if (spec[k] !== undefined) out.unmapped.push(`${k}: ${why}`);
   const annotations = pauseAnnotations(isObj(doc.metadata) && isObj(doc.metadata.annotations) ? doc.metadata.annotations : {}, out);
   const configured = advancedBehavior(spec, out);
-  const triggers = convertTriggers(spec, metadata, out, findRole);
+  const triggers = convertTriggers(spec, metadata, out, context);
   const minReplicas = scaleToZero(spec, triggers.metrics, out);
   const maxReplicas = typeof spec.maxReplicaCount === 'number' ? spec.maxReplicaCount : KEDA_MAX_REPLICAS;
   if (minReplicas > 0 && triggers.metrics.some((m) => m.external?.activation !== undefined)) {
@@ -103,12 +103,12 @@ function advancedBehavior(spec: Obj, out: ImportResult): Behavior | undefined {
   return hpaConfig.behavior as Behavior;
 }
 
-function convertTriggers(spec: Obj, metadata: ImportMetadata, out: ImportResult, findRole?: FindRole): { metrics: MetricSpec[]; schedules: MinReplicaSchedule[] } {
+function convertTriggers(spec: Obj, metadata: ImportMetadata, out: ImportResult, context: ImportContext): { metrics: MetricSpec[]; schedules: MinReplicaSchedule[] } {
   const metrics: MetricSpec[] = [];
   const schedules: MinReplicaSchedule[] = [];
   const triggers = Array.isArray(spec.triggers) ? spec.triggers : [];
   triggers.forEach((t: unknown, i: number) => {
-    const r = convertTrigger(t, i, metadata, findRole);
+    const r = convertTrigger(t, i, metadata, context);
     if (r.object) out.objects.push(r.object);
     if (r.metric) metrics.push(r.metric);
     if (r.schedule) schedules.push(r.schedule);

@@ -36,22 +36,6 @@ interface RealCase {
 
 const CASES: RealCase[] = [
   {
-    file: 'keda-aws-sqs-queue-url.yaml',
-    kinds: ['CloudWatchMetric keda-test/aws-sqs-queue-scaledobject-0', 'ServerlessHorizontalPodAutoscaler keda-test/aws-sqs-queue-scaledobject'],
-    spec: { minReplicas: 0, maxReplicas: 100, metrics: [{ type: 'External', external: { metric: { name: 'aws-sqs-queue-scaledobject-0' }, target: { type: 'AverageValue', averageValue: '5' } } }] },
-    metricSpec: { region: 'eu-west-1', queries: [{ metricStat: { metric: { dimensions: [{ name: 'QueueName', value: 'QueueName' }] } } }, {}, { id: 'backlog', expression: 'visible + inflight' }] },
-    mapped: ["minReplicaCount unset (KEDA's default 0) → minReplicas 0", 'AWS/SQS visible + in flight of queue QueueName in eu-west-1'],
-  },
-  {
-    file: 'keda-aws-sqs-queue-name.yaml',
-    kinds: ['CloudWatchMetric keda-test/aws-sqs-queue-scaledobject-0', 'ServerlessHorizontalPodAutoscaler keda-test/aws-sqs-queue-scaledobject'],
-    spec: { minReplicas: 0, metrics: [{ external: { target: { averageValue: '5' } } }] },
-    metricSpec: { region: 'eu-west-1', queries: [{ metricStat: { metric: { namespace: 'AWS/SQS', dimensions: [{ name: 'QueueName', value: 'myQueue' }] } } }, {}, {}] },
-    mapped: ['of queue myQueue in eu-west-1'],
-    unmapped: ['authenticationRef (TriggerAuthentication keda-trigger-auth-aws-credentials): ours reads with the worker function\'s role; give CloudWatchMetric keda-test/aws-sqs-queue-scaledobject-0 a spec.roleArn'],
-    skipped: ['Secret default/test-secrets: not read', 'TriggerAuthentication keda-test/keda-trigger-auth-aws-credentials: ours reads AWS with the worker function\'s role'],
-  },
-  {
     file: 'keda-aws-cloudwatch.yaml',
     kinds: ['CloudWatchMetric keda-test/aws-cloudwatch-queue-scaledobject-0', 'ServerlessHorizontalPodAutoscaler keda-test/aws-cloudwatch-queue-scaledobject'],
     spec: { minReplicas: 0, maxReplicas: 100, metrics: [{ external: { target: { type: 'AverageValue', averageValue: '2.1' } } }] },
@@ -88,16 +72,6 @@ const CASES: RealCase[] = [
     spec: { minReplicas: 1, metrics: [{ type: 'ContainerResource', containerResource: { name: 'cpu', container: 'foo', target: { type: 'Utilization', averageUtilization: 60 } } }] },
     mapped: ['a ContainerResource cpu metric of container foo (Utilization 60)'],
     unmapped: ["minReplicaCount unset (KEDA's default 0), scale to zero: ours scales to zero only with an External or Object metric; minReplicas 1"],
-  },
-  {
-    file: 'aws-samples-sqs.yaml',
-    kinds: ['CloudWatchMetric keda-test/aws-sqs-queue-scaledobject-0', 'ServerlessHorizontalPodAutoscaler keda-test/aws-sqs-queue-scaledobject'],
-    spec: { minReplicas: 1, maxReplicas: 2000, syncPeriodSeconds: 30, metrics: [{ external: { target: { averageValue: '2' } } }] },
-    metricSpec: { region: 'us-west-2', queries: [{ metricStat: { metric: { dimensions: [{ name: 'QueueName', value: 'keda-sqs-queue' }] } } }, {}, {}] },
-    mapped: ['pollingInterval 30 → spec.syncPeriodSeconds 30'],
-    unmapped: ['authenticationRef (TriggerAuthentication keda-aws-credentials)', "triggers[0] (aws-sqs-queue) metadata.identityOwner: ours reads with the worker function's role (or spec.roleArn), whatever identity KEDA used"],
-    noEffect: ['cooldownPeriod 10: KEDA waits it only before going to zero, and minReplicas is 1'],
-    skipped: ['TriggerAuthentication keda-test/keda-aws-credentials'],
   },
   {
     file: 'php-apache-v2.yaml',
@@ -177,12 +151,16 @@ describe('shpa import of real manifests', () => {
   });
 });
 
-/** A ScaledObject with one SQS trigger (an External metric, so it may scale to zero) and the spec fields given. */
+/** A ScaledObject with one CloudWatch trigger (an External metric, so it may scale to zero) and the spec fields given (SQS triggers: test/cli/import-sqs.test.ts). */
 const scaledObject = (spec: Record<string, unknown>, metadata: Record<string, unknown> = {}) => ({
   apiVersion: 'keda.sh/v1alpha1',
   kind: 'ScaledObject',
   metadata: { name: 'worker', namespace: 'jobs' },
-  spec: { scaleTargetRef: { name: 'worker' }, triggers: [{ type: 'aws-sqs-queue', metadata: { queueURL: 'https://sqs.eu-west-1.amazonaws.com/123456789012/jobs', ...metadata } }], ...spec },
+  spec: {
+    scaleTargetRef: { name: 'worker' },
+    triggers: [{ type: 'aws-cloudwatch', metadata: { namespace: 'App', metricName: 'Backlog', targetMetricValue: '5', awsRegion: 'eu-west-1', ...metadata } }],
+    ...spec,
+  },
 });
 
 interface MappingCase {
@@ -211,14 +189,6 @@ const MAPPINGS: MappingCase[] = [
     said: 'cooldownPeriod 7200 → behavior.scaleDown.stabilizationWindowSeconds 3600 (clamped: a window is 0 to 3600 s)',
   },
   { name: 'cooldownPeriod at minReplicaCount 2: no effect', doc: scaledObject({ cooldownPeriod: 60, minReplicaCount: 2 }), hpa: { spec: { minReplicas: 2 } }, said: 'no effect: cooldownPeriod 60: KEDA waits it only before going to zero, and minReplicas is 2' },
-  {
-    name: 'a bare queue name with awsRegion and awsAccountId',
-    doc: scaledObject({}, { queueURL: 'jobs', awsRegion: 'ap-south-1', awsAccountId: '210987654321' }),
-    hpa: { spec: { minReplicas: 0 } },
-    metric: { region: 'ap-south-1', queries: [{ metricStat: { metric: { dimensions: [{ name: 'QueueName', value: 'jobs' }] } } }, {}, {}] },
-    said: 'NOT mapped: triggers[0] (aws-sqs-queue) awsAccountId 210987654321: CloudWatch answers for the account of the role that reads it',
-  },
-  { name: 'a bare queue name without awsRegion', doc: scaledObject({}, { queueURL: 'jobs' }), hpa: null, said: 'NOT mapped: triggers[0] (aws-sqs-queue): metadata.queueURL "jobs" is a queue name: KEDA then needs metadata.awsRegion, and so does ours' },
   {
     name: 'minMetricValue with ignoreNullValues false: no defaultValue',
     doc: { ...scaledObject({}), spec: { scaleTargetRef: { name: 'w' }, triggers: [{ type: 'aws-cloudwatch', metadata: { namespace: 'App', metricName: 'Depth', targetMetricValue: '3', minMetricValue: '1', ignoreNullValues: 'false', metricCollectionTime: '900', metricStatPeriod: '60' } }] } },
@@ -306,7 +276,7 @@ describe('shpa import: TriggerAuthentication roles', () => {
     expect(r.problems).toEqual([]);
     expect(r.objects[0]).toMatchObject({ kind: 'CloudWatchMetric', spec: { roleArn: `arn:aws:iam::123456789012:role/${kind}` } });
     expect(r.results[0].mapped).toContain(
-      `triggers[0] (aws-sqs-queue) authenticationRef (${kind} aws-role): its podIdentity.roleArn → spec.roleArn of CloudWatchMetric jobs/worker-0; that role must trust the worker function's role, not KEDA's operator`,
+      `triggers[0] (aws-cloudwatch) authenticationRef (${kind} aws-role): its podIdentity.roleArn → spec.roleArn of CloudWatchMetric jobs/worker-0; that role must trust the worker function's role, not KEDA's operator`,
     );
     expect(r.results[0].unmapped).toEqual([]);
   });
@@ -318,7 +288,7 @@ describe('shpa import: TriggerAuthentication roles', () => {
     ]);
     expect(r.objects[0].spec).not.toHaveProperty('roleArn');
     expect(r.results[0].unmapped).toEqual([
-      "triggers[0] (aws-sqs-queue) authenticationRef (TriggerAuthentication aws-role): ours reads with the worker function's role; give CloudWatchMetric jobs/worker-0 a spec.roleArn if that role may not",
+      "triggers[0] (aws-cloudwatch) authenticationRef (TriggerAuthentication aws-role): ours reads with the worker function's role; give CloudWatchMetric jobs/worker-0 a spec.roleArn if that role may not",
     ]);
   });
 });
@@ -348,14 +318,14 @@ describe('shpa import: all or nothing', { timeout: 120_000 }, () => {
     const bad = join(dir, 'bad.yaml');
     // maxReplicas 0 is refused as `shpa apply` refuses it.
     writeFileSync(bad, stringify({ apiVersion: 'autoscaling/v2', kind: 'HorizontalPodAutoscaler', metadata: { name: 'broken', namespace: 'keda-test' }, spec: { scaleTargetRef: { kind: 'Deployment', name: 'x' }, maxReplicas: 0 } }));
-    const refused = await run(['import', '-f', real('keda-aws-sqs-queue-name.yaml'), bad]);
+    const refused = await run(['import', '-f', real('keda-prometheus.yaml'), bad]);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/error: .*bad.yaml:1: HorizontalPodAutoscaler keda-test\/broken → HorizontalPodAutoscaler keda-test\/broken is invalid: spec.maxReplicas/);
     expect(refused.stderr).toContain('error: 1 object(s) failed their checks: nothing was stored or applied');
-    expect((await run(['get', '-A'])).stdout).not.toContain('aws-sqs-queue-scaledobject');
-    const stored = await run(['import', '-f', real('keda-aws-sqs-queue-name.yaml')]);
-    expect([stored.code, stored.stdout]).toEqual([0, 'cloudwatchmetric.shpa.dev/aws-sqs-queue-scaledobject-0 created\nhorizontalpodautoscaler.autoscaling/aws-sqs-queue-scaledobject created\n']);
-    expect((await run(['get', '-A'])).stdout).toContain('aws-sqs-queue-scaledobject');
+    expect((await run(['get', '-A'])).stdout).not.toContain('prometheus-scaledobject');
+    const stored = await run(['import', '-f', real('keda-prometheus.yaml')]);
+    expect([stored.code, stored.stdout]).toEqual([0, 'prometheusmetric.shpa.dev/prometheus-scaledobject-0 created\nhorizontalpodautoscaler.autoscaling/prometheus-scaledobject created\n']);
+    expect((await run(['get', '-A'])).stdout).toContain('prometheus-scaledobject');
   });
 
   it('a write failing mid-way says what was stored, and the same import again stores the rest', async () => {

@@ -22,42 +22,6 @@ function shpa(args: string[]): Promise<{ code: number; stdout: string; stderr: s
 }
 
 describe('shpa import', () => {
-  it('aws-sqs-queue → a CloudWatchMetric of visible + in-flight messages and an External AverageValue of queueLength', () => {
-    const r = importFiles([fixture('keda-sqs.yaml')]);
-    expect(r.problems).toEqual([]);
-    expect(r.objects).toEqual([
-      {
-        apiVersion: 'shpa.dev/v1',
-        kind: 'CloudWatchMetric',
-        metadata: { name: 'aws-sqs-queue-scaledobject-0', namespace: 'default' },
-        spec: {
-          region: 'eu-west-1',
-          queries: [
-            { id: 'visible', metricStat: { metric: { namespace: 'AWS/SQS', metricName: 'ApproximateNumberOfMessagesVisible', dimensions: [{ name: 'QueueName', value: 'QueueName' }] }, period: 60, stat: 'Average' }, returnData: false },
-            { id: 'inflight', metricStat: { metric: { namespace: 'AWS/SQS', metricName: 'ApproximateNumberOfMessagesNotVisible', dimensions: [{ name: 'QueueName', value: 'QueueName' }] }, period: 60, stat: 'Average' }, returnData: false },
-            { id: 'backlog', expression: 'visible + inflight', returnData: true },
-          ],
-        },
-      },
-      expect.objectContaining({
-        apiVersion: 'autoscaling/v2',
-        kind: 'HorizontalPodAutoscaler',
-        metadata: expect.objectContaining({ name: 'aws-sqs-queue-scaledobject', namespace: 'default' }),
-        spec: {
-          scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'nginx-deployment' },
-          minReplicas: 1,
-          maxReplicas: 30,
-          metrics: [{ type: 'External', external: { metric: { name: 'aws-sqs-queue-scaledobject-0' }, target: { type: 'AverageValue', averageValue: '5' }, activation: { value: '1' } } }],
-        },
-      }),
-    ]);
-    expect(r.results[0].unmapped).toEqual([
-      "triggers[0] (aws-sqs-queue) authenticationRef (TriggerAuthentication keda-trigger-auth-aws-role): ours reads with the worker function's role; give CloudWatchMetric default/aws-sqs-queue-scaledobject-0 a spec.roleArn if that role may not",
-    ]);
-    expect(r.results[0].mapped).toContain('triggers[0] (aws-sqs-queue) activation 1 → activation.value (ours acts at zero replicas only: docs/scale-to-zero.md)');
-    expect(r.results[0].noEffect).toEqual(['activation thresholds: they act only at zero replicas (in KEDA too), and minReplicas is 1']);
-  });
-
   it('aws-cloudwatch → a CloudWatchMetric with its dimension, statistic, period, end offset and minMetricValue as defaultValue (mapped, never also listed as not mapped)', () => {
     const r = importFiles([fixture('keda-cloudwatch.yaml')]);
     expect(r.problems).toEqual([]);
@@ -152,9 +116,9 @@ describe('shpa import', () => {
       'triggers[0] (cpu) activation 10: ours has activation thresholds on Object and External metrics only',
       "minReplicaCount unset (KEDA's default 0), scale to zero: ours scales to zero only with an External or Object metric; minReplicas 1",
     ]);
-    const sqs = importFiles([fixture('keda-sqs.yaml')]);
-    const out = join(dir, 'sqs.yaml');
-    writeFileSync(out, sqs.objects.map((o) => JSON.stringify(o)).join('\n---\n'));
+    const withActivation = importFiles([fixture('keda-mixed.yaml')]);
+    const out = join(dir, 'mixed.yaml');
+    writeFileSync(out, withActivation.objects.map((o) => JSON.stringify(o)).join('\n---\n'));
     expect(checkFile(out, undefined)).not.toHaveProperty('errors');
   });
 
@@ -169,7 +133,7 @@ describe('shpa import', () => {
   });
 
   it('the command: --dry-run prints objects `shpa apply` accepts, and the report on stderr', async () => {
-    const r = await shpa(['import', '-f', fixture('keda-mixed.yaml'), fixture('keda-sqs.yaml'), '--dry-run']);
+    const r = await shpa(['import', '-f', fixture('keda-mixed.yaml'), fixture('keda-cloudwatch.yaml'), '--dry-run']);
     expect(r.code).toBe(0);
     expect(parseAllDocuments(r.stdout).map((d) => (d.toJS() as { kind: string }).kind)).toEqual(['PrometheusMetric', 'PrometheusMetric', 'HorizontalPodAutoscaler', 'CloudWatchMetric', 'HorizontalPodAutoscaler']);
     expect(r.stderr).toMatch(/^ScaledObject shop\/web → PrometheusMetric shop\/web-0, PrometheusMetric shop\/web-amp, HorizontalPodAutoscaler shop\/web:\n  mapped: /);
@@ -183,11 +147,11 @@ describe('shpa import', () => {
       'prometheusmetric.shpa.dev/web-0',
       'prometheusmetric.shpa.dev/web-amp',
       'horizontalpodautoscaler.autoscaling/web',
-      'cloudwatchmetric.shpa.dev/aws-sqs-queue-scaledobject-0',
-      'horizontalpodautoscaler.autoscaling/aws-sqs-queue-scaledobject',
+      'cloudwatchmetric.shpa.dev/aws-cloudwatch-queue-scaledobject-0',
+      'horizontalpodautoscaler.autoscaling/aws-cloudwatch-queue-scaledobject',
     ]);
-    expect(reportText(importFiles([fixture('keda-sqs.yaml')]))).toMatch(
-      /^ScaledObject default\/aws-sqs-queue-scaledobject → CloudWatchMetric default\/aws-sqs-queue-scaledobject-0, HorizontalPodAutoscaler default\/aws-sqs-queue-scaledobject:\n  mapped: triggers\[0\] \(aws-sqs-queue\) → CloudWatchMetric default\/aws-sqs-queue-scaledobject-0/,
+    expect(reportText(importFiles([fixture('keda-cloudwatch.yaml')]))).toMatch(
+      /^ScaledObject default\/aws-cloudwatch-queue-scaledobject → CloudWatchMetric default\/aws-cloudwatch-queue-scaledobject-0, HorizontalPodAutoscaler default\/aws-cloudwatch-queue-scaledobject:\n  mapped: triggers\[0\] \(aws-cloudwatch\) → CloudWatchMetric default\/aws-cloudwatch-queue-scaledobject-0/,
     );
     // Our own objects are carried along as written; a file of nothing import reads is nothing to import, said.
     const ours = await shpa(['import', '-f', join(root, 'examples', 'sqs-backlog.yaml'), '--dry-run']);
