@@ -8,6 +8,7 @@ import { isSyncPeriod } from '#sync/messaging';
 import { CliError } from './context.js';
 import { numberOption } from './options.js';
 import { errorText } from '../shared/error-text.js';
+import { runSqsCommand, SQS_USAGE, type LocalQueues } from './local-sqs.js';
 
 interface LocalUpCliOptions {
   kubeconfig: string;
@@ -82,11 +83,13 @@ export function registerLocal(program: Command): void {
         rl.on('line', (line) => {
           const words = line.trim().split(/\s+/);
           if (words[0] === 'quit' || words[0] === 'exit') return stop();
-          try {
-            out.write(`${command(up, words)}\n`);
-          } catch (e) {
-            out.write(`${errorText(e)}\n`);
-          }
+          const queues = { endpoint: up.fns.sqs.endpoint, region: up.region, internal: internalQueues(up) };
+          Promise.resolve()
+            .then(() => command({ ...up, queues }, words))
+            .then(
+              (text) => out.write(`${text}\n`),
+              (e: unknown) => out.write(`${errorText(e)}\n`),
+            );
         });
       });
       out.write('stopping…\n');
@@ -140,8 +143,17 @@ function introduction(up: LocalUp, periodSeconds: number, workloads: string): st
   ].join('\n');
 }
 
-/** One command typed into `shpa local up`: what it did, or an error saying what it takes. */
-export function command(up: Pick<LocalUp, 'setLoad' | 'cloudWatch'>, words: string[]): string {
+/** The functions' own queues on the local SQS, which `sqs` commands leave alone. */
+function internalQueues(up: LocalUp): string[] {
+  return [up.fns.queueUrl, up.fns.evaluateQueueUrl, up.fns.deadLetterQueueUrl].map((u) => u.slice(u.lastIndexOf('/') + 1));
+}
+
+/** One command typed into `shpa local up`: what it did (a promise for `sqs`), or an error saying what it takes. */
+export function command(up: Pick<LocalUp, 'setLoad' | 'cloudWatch'> & { queues?: LocalQueues }, words: string[]): string | Promise<string> {
+  if (words[0] === 'sqs') {
+    if (!up.queues) throw new Error('this session has no local SQS');
+    return runSqsCommand(up.queues, words.slice(1));
+  }
   if (words[0] === 'load' && words.length === 3) {
     const [ns, name] = words[1].includes('/') ? words[1].split('/') : ['demo', words[1]];
     up.setLoad(ns, name, Number(words[2]));
@@ -153,7 +165,7 @@ export function command(up: Pick<LocalUp, 'setLoad' | 'cloudWatch'>, words: stri
     const dims = (metric.dimensions ?? []).map((d) => ` ${d.name}=${d.value}`).join('');
     return `CloudWatch ${metric.namespace} ${metric.metricName}${dims} is now ${value}, a datapoint a minute`;
   }
-  throw new Error(`type "load NAME FACTOR" (e.g. load web 4), "metric NAMESPACE NAME [DIMENSION=VALUE ...] VALUE" (e.g. ${QUEUE_METRIC} 120), or "quit"`);
+  throw new Error(`type "load NAME FACTOR" (e.g. load web 4), "metric NAMESPACE NAME [DIMENSION=VALUE ...] VALUE" (e.g. ${QUEUE_METRIC} 120), "${SQS_USAGE}", or "quit"`);
 }
 
 function parseMetric(args: string[]): { metric: LocalMetric; value: number } {
