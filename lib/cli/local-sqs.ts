@@ -1,6 +1,8 @@
 // `sqs send|receive|list`, typed into `shpa local up`: messages onto a queue of the local SQS and
 // off it again, through the real SDK client, so an SQSQueueMetric sees a backlog arrive and drain.
 import { randomUUID } from 'node:crypto';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import {
   DeleteMessageBatchCommand,
@@ -19,6 +21,33 @@ export interface LocalQueues {
   region: string;
   /** Names of queues the functions use (ticks, evaluations, dead letters). */
   internal: string[];
+}
+
+/** Where a `shpa local up` session notes its SQS, beside its kubeconfig. */
+const sessionFile = (kubeconfig: string) => join(dirname(kubeconfig), 'sqs.json');
+
+/** Notes the session's SQS beside its kubeconfig (for `shpa local sqs` in another terminal); returns the file. */
+export function rememberLocalQueues(kubeconfig: string, q: LocalQueues): string {
+  const file = sessionFile(kubeconfig);
+  writeFileSync(file, `${JSON.stringify(q)}\n`);
+  return file;
+}
+
+export function forgetLocalQueues(file: string): void {
+  rmSync(file, { force: true });
+}
+
+/** The SQS of the running session whose kubeconfig this is, or an error saying to start one. */
+export function readLocalQueues(kubeconfig: string): LocalQueues {
+  const file = sessionFile(kubeconfig);
+  let q: Partial<LocalQueues>;
+  try {
+    q = JSON.parse(readFileSync(file, 'utf8')) as Partial<LocalQueues>;
+  } catch {
+    throw new Error(`no shpa local up session beside ${kubeconfig} (${file} is missing or unreadable): start one with npm run local`);
+  }
+  if (typeof q.endpoint !== 'string' || typeof q.region !== 'string' || !Array.isArray(q.internal)) throw new Error(`${file}: not what shpa local up writes; restart it`);
+  return { endpoint: q.endpoint, region: q.region, internal: q.internal.map(String) };
 }
 
 export const SQS_USAGE =

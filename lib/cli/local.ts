@@ -8,7 +8,7 @@ import { isSyncPeriod } from '#sync/messaging';
 import { CliError } from './context.js';
 import { numberOption } from './options.js';
 import { errorText } from '../shared/error-text.js';
-import { runSqsCommand, SQS_USAGE, type LocalQueues } from './local-sqs.js';
+import { forgetLocalQueues, readLocalQueues, rememberLocalQueues, runSqsCommand, SQS_USAGE, type LocalQueues } from './local-sqs.js';
 
 interface LocalUpCliOptions {
   kubeconfig: string;
@@ -64,6 +64,9 @@ export function registerLocal(program: Command): void {
         },
       });
       const workloads = LOCAL_WORKLOADS.map((w) => `${w.namespace}/${w.name}`).join(', ');
+      const queues: LocalQueues = { endpoint: up.fns.sqs.endpoint, region: up.region, internal: internalQueues(up) };
+      // `shpa local sqs …` in another terminal finds this session's SQS there.
+      const session = rememberLocalQueues(opts.kubeconfig, queues);
       out.write(`${introduction(up, opts.syncPeriod, workloads)}\n`);
       await new Promise<void>((resolve) => {
         const rl = createInterface({ input: process.stdin });
@@ -83,7 +86,6 @@ export function registerLocal(program: Command): void {
         rl.on('line', (line) => {
           const words = line.trim().split(/\s+/);
           if (words[0] === 'quit' || words[0] === 'exit') return stop();
-          const queues = { endpoint: up.fns.sqs.endpoint, region: up.region, internal: internalQueues(up) };
           Promise.resolve()
             .then(() => command({ ...up, queues }, words))
             .then(
@@ -93,9 +95,23 @@ export function registerLocal(program: Command): void {
         });
       });
       out.write('stopping…\n');
+      forgetLocalQueues(session);
       await up.stop();
       // A pipe whose writer is still open keeps stdin, and with it the process, alive after rl.close().
       process.stdin.destroy();
+    });
+  local
+    .command('sqs')
+    .description(`messages onto and off a queue of a running \`shpa local up\` (as typed into it): ${SQS_USAGE}`)
+    .argument('<words...>', 'send QUEUE [--count N] [--group ID] [--body TEXT] | receive QUEUE [--count N] [--keep] | list')
+    .option('--kubeconfig <path>', "the session's kubeconfig (its SQS endpoint is noted beside it)", '.shpa/local/kubeconfig')
+    .allowUnknownOption()
+    .action(async (words: string[], opts: { kubeconfig: string }) => {
+      try {
+        process.stdout.write(`${await runSqsCommand(readLocalQueues(opts.kubeconfig), words)}\n`);
+      } catch (e) {
+        throw new CliError(errorText(e));
+      }
     });
 }
 
@@ -125,6 +141,11 @@ function introduction(up: LocalUp, periodSeconds: number, workloads: string): st
     'Scale to zero: demo/reports leaves zero only above 10 queued messages (its activation threshold):',
     '  kubectl apply -f examples/kubernetes/scale-to-zero.yaml   # minReplicas 0; its queue is empty: 1 → 0, ScaledToZero True',
     `  ${ZERO_QUEUE_METRIC} 25        (typed here: back up, ScaledToZero False)`,
+    '',
+    'On SQS, read at the source (GetQueueAttributes at every tick): demo/orders, from zero and back:',
+    '  kubectl apply -f examples/kubernetes/sqs-queue.yaml   # an SQSQueueMetric on the queue orders, an autoscaler reading it',
+    '  sqs send orders --count 50        (typed here: a backlog, 0 → N within a tick or two)',
+    '  sqs receive orders --count 50     (typed here: drained; back to zero 15 s later; "sqs list": the queues\' counts)',
     '',
     ...(up.prometheus
       ? ['On PromQL: Prometheus scrapes the workloads, behind an AMP stand-in:', `  kubectl apply -f examples/kubernetes/web-requests.yaml   # demo/catalog; then: load catalog 4 (Prometheus at ${up.prometheus.url}, workspace ${up.prometheus.workspaceId})`, '']

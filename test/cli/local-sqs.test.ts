@@ -1,10 +1,14 @@
 // `sqs send|receive|list`, typed into `shpa local up`, against the local SQS endpoint: the
 // messages really arrive and leave (read back with the real SDK client), and bad input is
 // refused with what is wrong.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Command } from 'commander';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { command } from '../../lib/cli/local.js';
-import { parseSqsArgs, type LocalQueues } from '../../lib/cli/local-sqs.js';
+import { command, registerLocal } from '../../lib/cli/local.js';
+import { forgetLocalQueues, parseSqsArgs, rememberLocalQueues, type LocalQueues } from '../../lib/cli/local-sqs.js';
 import { startLocalSqs, type LocalSqs } from '../../lib/local/sqs/server.js';
 
 let sqs: LocalSqs;
@@ -67,5 +71,26 @@ describe('sqs commands of shpa local up', () => {
     expect(() => parseSqsArgs(['send', 'orders', '--fast'])).toThrow(/Unknown option '--fast'.*type sqs send QUEUE/);
     expect(() => parseSqsArgs(['send', 'orders', 'extra'])).toThrow(/^unexpected extra/);
     expect(await counts('orders')).toEqual([0, 5]);
+  });
+
+  it('`shpa local sqs …` in another terminal acts on the running session found beside its kubeconfig, and says when there is none', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'shpa-local-sqs-'));
+    const kubeconfig = join(dir, 'kubeconfig');
+    const cli = () => {
+      const program = new Command().exitOverride();
+      registerLocal(program);
+      return program;
+    };
+    const written: string[] = [];
+    const spy = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => (written.push(String(chunk)), true));
+    try {
+      const file = rememberLocalQueues(kubeconfig, queues);
+      await cli().parseAsync(['node', 'shpa', 'local', 'sqs', 'send', 'orders', '--count', '3', '--kubeconfig', kubeconfig]);
+      expect(written.join('')).toBe('sent 3 messages to orders; orders now: 3 visible, 5 in flight, 0 delayed\n');
+      forgetLocalQueues(file);
+      await expect(cli().parseAsync(['node', 'shpa', 'local', 'sqs', 'list', '--kubeconfig', kubeconfig])).rejects.toThrow(`no shpa local up session beside ${kubeconfig}`);
+    } finally {
+      spy.mockRestore();
+    }
   });
 });
