@@ -23,6 +23,8 @@ export interface SourceStats {
   /** PromQL queries sent, and the query samples they processed (AMP bills by them). */
   promQLQueries: number;
   promQLSamplesProcessed: number;
+  /** GetQueueAttributes calls of SQSQueueMetric objects (one a queue a tick). */
+  sqsQueueReads: number;
 }
 
 /** What the counters grew by since `before`. */

@@ -38,7 +38,7 @@ const RULES = [
   ['External metrics: GET namespaces/<ns>/<metric> is a list request', { apiGroups: ['external.metrics.k8s.io'], resources: ['*'], verbs: ['list'] }],
   [
     'autoscalers defined as Kubernetes objects (infra/crds/): one list per shard per cycle; a get of one before acting on it (its spec unchanged)',
-    { apiGroups: ['shpa.dev'], resources: ['serverlesshorizontalpodautoscalers', 'cloudwatchmetrics', 'prometheusmetrics'], verbs: ['get', 'list'] },
+    { apiGroups: ['shpa.dev'], resources: ['serverlesshorizontalpodautoscalers', 'cloudwatchmetrics', 'prometheusmetrics', 'sqsqueuemetrics'], verbs: ['get', 'list'] },
   ],
   [null, { apiGroups: ['shpa.dev'], resources: ['serverlesshorizontalpodautoscalers/status'], verbs: ['patch'] }],
   ['events on those objects, as the HPA controller records them', { apiGroups: [''], resources: ['events'], verbs: ['create', 'patch'] }],

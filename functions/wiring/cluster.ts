@@ -2,7 +2,7 @@
 // tokens), CloudWatch, and where a cluster's configuration comes from. Only the worker
 // imports it: it is most of what sets the worker's bundle apart from the others.
 import { createClusterAccess, type KubernetesCluster, type RetryPolicy } from '../../lib/cluster/index.js';
-import { cloudWatchClients, createMetricsAccess } from '#metrics';
+import { cloudWatchClients, createMetricsAccess, sqsClients } from '#metrics';
 import { answerCapForMemory } from '#transport';
 import type { RegisteredCluster } from '../../lib/store/index.js';
 import type { FunctionConfig } from '#sync/messaging';
@@ -77,6 +77,8 @@ export function createClusterAdapters(config: FunctionConfig, registry: LocalReg
       maxAnswerBytes: config.maxAnswerBytes ?? answerCapForMemory(Number(process.env.AWS_LAMBDA_FUNCTION_MEMORY_SIZE) || config.workerMemoryMb),
       ...(local ? { credentials: local.credentials, endpoints: local.prometheus, ...(local.resolve ? { resolve: local.resolve } : {}) } : {}),
     },
+    // Queues are read where metricAccess grants them (within the deploy's sqsQueueArns param).
+    sqs: { ...sqsClients(local && { endpoint: local.sqs, credentials: local.credentials }), defaultRegion: config.region, access: config.options.metricAccess ?? {} },
     ...(typeof config.cloudWatchPublishDelay === 'number' ? { publishDelaySeconds: config.cloudWatchPublishDelay } : { learnPublishDelay: true }),
     onDelayReset: (reset) => resetLogger.warn('publication delay reset', { ...reset }),
     clock,
@@ -93,6 +95,7 @@ export function createClusterAdapters(config: FunctionConfig, registry: LocalReg
         clusterMetricsCalls: s.clusterCalls,
         promQLQueries: s.prometheus.queries,
         promQLSamplesProcessed: s.prometheus.samplesProcessed,
+        sqsQueueReads: s.sqs.calls,
       };
     },
   };

@@ -4,13 +4,13 @@
 
 export { referencedIds, renameIds, tokenizeExpression, usesAllMetrics } from './cloudwatch-expression.js';
 export type { ExpressionToken } from './cloudwatch-expression.js';
-export { cloudWatchMetricSpecSchema } from './cloudwatch-schema.js';
 export type { CloudWatchDimension, CloudWatchMetric, CloudWatchMetricSpec, CloudWatchMetricStat, CloudWatchQuery } from './cloudwatch-types.js';
 export { isAwsRegion, MAX_QUERIES_PER_REQUEST, validateCloudWatchMetric } from './cloudwatch-validation.js';
 export { isPrivateAddress, neverAddressProblem } from './endpoint-address.js';
 export { metricAccessProblem, parseMetricAccess, prometheusAccessProblem, serverGrant, sqsAccessProblem } from './metric-access.js';
 export type { MetricAccess } from './metric-access.js';
-export { prometheusMetricSpecSchema } from './prometheus-schema.js';
+export { addMetricObject, allMetricObjects, emptyMetricObjects, METRIC_KINDS, metricKindOf, pickMetricObjects } from './metric-kinds.js';
+export type { AnyMetricObject, MetricKind, MetricObjectLists } from './metric-kinds.js';
 export {
   DEFAULT_PROMETHEUS_PERIOD_SECONDS,
   DEFAULT_SAMPLES_ERROR_THRESHOLD,

@@ -1,7 +1,7 @@
 // The text of `shpa describe`, as `kubectl describe hpa` lays it out, and the events of the decision log.
 import { stringify } from 'yaml';
 import { activationThreshold, type HorizontalPodAutoscaler, type HPAScalingRules, type ShadowSummary } from '#hpa';
-import type { CloudWatchMetric } from '#api';
+import type { CloudWatchMetric, MetricObjectLists } from '#api';
 import type { StoredSpec } from '../store/index.js';
 import type { DecisionLogEntry } from '#sync/messaging';
 import { metricSourceText, namespaceMetricObjects } from '#sync';
@@ -35,7 +35,7 @@ export function sortedEvents(log: readonly DecisionLogEntry[] | undefined): Deci
 export type DescribedAutoscaler = Pick<AutoscalerRecord, 'name' | 'namespace' | 'hpa' | 'history' | 'createdAt' | 'log'>;
 
 /** The metric objects of a snapshot, by namespace: where `describe` says each metric is read. */
-export type MetricObjects = Pick<ClusterSnapshot, 'cloudWatchMetrics' | 'prometheusMetrics'>;
+export type MetricObjects = MetricObjectLists;
 
 /** The text of `shpa describe hpa NAME`; with the cluster's metric objects, each metric's source too. */
 export function describe(rec: DescribedAutoscaler, cluster: string, now: Date, objects?: MetricObjects): string {

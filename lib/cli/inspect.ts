@@ -1,7 +1,7 @@
 // `shpa get` and `shpa describe`: reading autoscalers back, kubectl-style.
 import type { Command } from 'commander';
 import { KIND_CLOUDWATCH, KIND_HPA, KIND_PROMETHEUS, type StoredSpec } from '../store/index.js';
-import { prometheusEndpointText, type PrometheusMetric } from '#api';
+import { allMetricObjects, prometheusEndpointText, type PrometheusMetric, type SQSQueueMetric } from '#api';
 import type { AutoscalerRecord, ClusterSnapshot } from '#sync/ports';
 import { CliError, resolveContext, type Context } from './context.js';
 import { describe, describeObject } from './describe.js';
@@ -27,7 +27,7 @@ function listed(snap: ClusterSnapshot, handler: KindHandler): Listed[] {
   const items: Listed[] =
     handler.kind === KIND_HPA
       ? snap.autoscalers.map((r) => ({ handler, namespace: r.namespace, name: r.name, object: r.hpa, labels: r.hpa.metadata?.labels, created: r.hpa.metadata?.creationTimestamp ?? r.createdAt }))
-      : (handler.kind === KIND_CLOUDWATCH ? snap.cloudWatchMetrics : (snap.prometheusMetrics ?? [])).map((m) => ({ handler, namespace: m.metadata.namespace ?? 'default', name: m.metadata.name, object: m, labels: m.metadata.labels, created: m.metadata.creationTimestamp }));
+      : allMetricObjects(snap).filter((m) => m.kind === handler.kind).map((m) => ({ handler, namespace: m.metadata.namespace ?? 'default', name: m.metadata.name, object: m, labels: m.metadata.labels, created: m.metadata.creationTimestamp }));
   return items.sort((a, b) => a.namespace.localeCompare(b.namespace) || a.name.localeCompare(b.name));
 }
 
@@ -43,7 +43,11 @@ function columnsFor(handler: KindHandler, wide: boolean): Columns {
     const spec = (l: Listed) => (l.object as PrometheusMetric).spec;
     return { header: ['NAME', 'ENDPOINT', 'QUERY', 'AGE'], cells: (l, now) => [l.name, prometheusEndpointText(spec(l)), spec(l).query, age(now - Date.parse(l.created ?? ''))], ages: [3] };
   }
-  if (handler.kind !== KIND_HPA) {
+  if (handler.kind === 'SQSQueueMetric') {
+    const spec = (l: Listed) => (l.object as SQSQueueMetric).spec;
+    return { header: ['NAME', 'QUEUE', 'AGE'], cells: (l, now) => [l.name, spec(l).queueURL ?? spec(l).queueName ?? '', age(now - Date.parse(l.created ?? ''))], ages: [2] };
+  }
+  if (handler.kind === KIND_CLOUDWATCH) {
     const queries = (l: Listed) => String((l.object as { spec?: { queries?: unknown[] } }).spec?.queries?.length ?? 0);
     return { header: ['NAME', 'QUERIES', 'AGE'], cells: (l, now) => [l.name, queries(l), age(now - Date.parse(l.created ?? ''))], ages: [2] };
   }

@@ -1,7 +1,8 @@
 // The kinds `shpa apply` accepts, each with its validation and defaulting.
 import { annotationWarnings, applyDefaults, type FieldError, type FieldWarning, validateAutoscaler } from '#hpa/api';
-import { validateCloudWatchMetric, validatePrometheusMetric } from '#api';
-import { KIND_CLOUDWATCH, KIND_HPA, KIND_PROMETHEUS, type SpecKind, type StoredSpec } from '../store/index.js';
+import { METRIC_KINDS, metricKindOf } from '#api';
+import { metricProviders } from '#metrics';
+import { KIND_HPA, type SpecKind, type StoredSpec } from '../store/index.js';
 import { CliError, notFound } from './context.js';
 
 export type Checked = { ok: true; object: StoredSpec; warnings: FieldWarning[] } | { ok: false; errors: FieldError[]; warnings: FieldWarning[] };
@@ -34,28 +35,21 @@ export const KINDS: KindHandler[] = [
       return { ok: true, object: applyDefaults(r.hpa), warnings: [...r.warnings, ...annotationWarnings(r.hpa, new Date())] };
     },
   },
-  {
-    kind: KIND_CLOUDWATCH,
-    apiVersion: 'shpa.dev/v1',
-    resource: 'cloudwatchmetric.shpa.dev',
-    plural: 'cloudwatchmetrics.shpa.dev',
-    aliases: ['cwm', 'cwms', 'cloudwatchmetric', 'cloudwatchmetrics'],
-    check(input) {
-      const r = validateCloudWatchMetric(input);
-      return r.valid ? { ok: true, object: r.object, warnings: [] } : { ok: false, errors: r.errors, warnings: [] };
-    },
-  },
-  {
-    kind: KIND_PROMETHEUS,
-    apiVersion: 'shpa.dev/v1',
-    resource: 'prometheusmetric.shpa.dev',
-    plural: 'prometheusmetrics.shpa.dev',
-    aliases: ['pm', 'pms', 'prometheusmetric', 'prometheusmetrics'],
-    check(input) {
-      const r = validatePrometheusMetric(input);
-      return r.valid ? { ok: true, object: r.object, warnings: [] } : { ok: false, errors: r.errors, warnings: [] };
-    },
-  },
+  ...metricProviders.map((p): KindHandler => {
+    const k = metricKindOf(p.kind)!;
+    const singular = k.plural.replace(/s$/, '');
+    return {
+      kind: k.kind,
+      apiVersion: 'shpa.dev/v1',
+      resource: `${singular}.shpa.dev`,
+      plural: `${k.plural}.shpa.dev`,
+      aliases: [...k.shortNames.flatMap((n: string) => [n, `${n}s`]), singular, k.plural],
+      check(input) {
+        const r = p.validate(input);
+        return r.valid ? { ok: true, object: r.object as StoredSpec, warnings: [] } : { ok: false, errors: r.errors, warnings: [] };
+      },
+    };
+  }),
 ];
 
 export function kindFor(doc: unknown): KindHandler | FieldError {
@@ -91,11 +85,13 @@ const KUBERNETES_TYPES = new Set(
   ).split(' '),
 );
 
+const SERVED = ['horizontalpodautoscalers (hpa)', ...METRIC_KINDS.map((k) => `${k.plural} (${k.shortNames[0]})`)].join(', ').replace(/, ([^,]*)$/, ' and $1');
+
 /** kubectl's error for a type the server does not serve, and what shpa serves. */
 function unknownType(type: string, asName = false): CliError {
   const hint = asName ? ` (an autoscaler named "${type}" is hpa/${type})` : '';
   return new CliError(
-    `the server doesn't have a resource type "${type}": shpa serves only horizontalpodautoscalers (hpa), cloudwatchmetrics (cwm) and prometheusmetrics (pm)${hint}`,
+    `the server doesn't have a resource type "${type}": shpa serves only ${SERVED}${hint}`,
   );
 }
 

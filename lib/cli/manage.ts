@@ -5,7 +5,7 @@
 // local table (shpa local up, a test table) is registered by hand with `cluster add`.
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { isAwsRegion } from '#api';
+import { allMetricObjects, isAwsRegion, METRIC_KINDS } from '#api';
 import { ensureTable } from '../store/index.js';
 import type { RegisteredCluster } from '../store/index.js';
 import { isShardCount, parseShardId } from '#sync/messaging';
@@ -103,9 +103,9 @@ export function registerManage(program: Command): void {
         const snap = await ctx.store.loadCluster(name);
         // Undecodable items are autoscalers or CloudWatchMetrics too: count them with the autoscalers.
         const autoscalers = snap.autoscalers.length + snap.broken.length;
-        const metrics = snap.cloudWatchMetrics.length + (snap.prometheusMetrics?.length ?? 0);
+        const metrics = allMetricObjects(snap).length;
         if (autoscalers + metrics > 0) {
-          throw new CliError(`cluster ${name} still has ${autoscalers} autoscalers and ${metrics} metric objects (CloudWatchMetric, PrometheusMetric): delete them first, or pass --force`);
+          throw new CliError(`cluster ${name} still has ${autoscalers} autoscalers and ${metrics} metric objects (${METRIC_KINDS.map((k) => k.kind).join(', ')}): delete them first, or pass --force`);
         }
       }
       if (!(await ctx.store.removeCluster(name))) throw new CliError(`cluster "${name}" not found: see "shpa cluster list"`);

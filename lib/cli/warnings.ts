@@ -2,6 +2,8 @@
 // the same command applies: printed as kubectl prints an API server's warnings, the object accepted.
 import { KIND_HPA, type StoredSpec } from '../store/index.js';
 import type { ClusterSnapshot } from '#sync/ports';
+import { allMetricObjects } from '#api';
+import { metricKindsText } from '#metrics';
 import type { FieldWarning } from '#hpa/api';
 import type { HorizontalPodAutoscaler } from '#hpa';
 
@@ -22,7 +24,7 @@ export function knownObjects(snap: ClusterSnapshot | undefined, applying: Stored
   for (const o of applying) {
     if (o.kind === KIND_HPA) autoscalers.push({ namespace: o.metadata.namespace ?? 'default', name: o.metadata.name, ref: o.spec.scaleTargetRef });
   }
-  const metricObjects = new Set([...(snap?.cloudWatchMetrics ?? []), ...(snap?.prometheusMetrics ?? [])].map((m) => key(m.metadata.namespace, m.metadata.name)));
+  const metricObjects = new Set(allMetricObjects(snap).map((m) => key(m.metadata.namespace, m.metadata.name)));
   for (const o of applying) if (o.kind !== KIND_HPA) metricObjects.add(key(o.metadata.namespace, o.metadata.name));
   return { autoscalers, metricObjects };
 }
@@ -54,7 +56,7 @@ export function contextWarnings(obj: StoredSpec, known: KnownObjects): FieldWarn
     const existing = cwms.length > 0 ? ` (metric objects in "${ns}": ${cwms.sort().join(', ')})` : '';
     out.push({
       field: `spec.metrics[${i}].external.metric.name`,
-      message: `no CloudWatchMetric or PrometheusMetric "${name}" in namespace "${ns}", stored or in this apply${existing}: the sync will ask the cluster's external metrics API (external.metrics.k8s.io) for it; apply a CloudWatchMetric (PrometheusMetric) named "${name}" to read CloudWatch (Prometheus)`,
+      message: `no ${metricKindsText('or')} "${name}" in namespace "${ns}", stored or in this apply${existing}: the sync will ask the cluster's external metrics API (external.metrics.k8s.io) for it; apply one of those kinds named "${name}" to read its source`,
     });
   });
   return out;

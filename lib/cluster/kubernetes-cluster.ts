@@ -25,9 +25,10 @@ import {
   type ScaleInfo,
   selectorToString,
 } from '#hpa';
-import type { CloudWatchMetric, PrometheusMetric } from '#api';
+import { addMetricObject, emptyMetricObjects, METRIC_KINDS } from '#api';
 import type { DecisionLogEntry } from '#sync/messaging';
 import {
+  type AutoscalerObjects,
   type Clock,
   type ClusterAccess,
   ClusterApiError,
@@ -72,8 +73,6 @@ const APPS_RESOURCES: Record<ListableScaleKind, string> = { Deployment: 'deploym
 export const SHPA_GROUP = 'shpa.dev';
 const SHPA = `/apis/${SHPA_GROUP}/v1`;
 const AUTOSCALERS = 'serverlesshorizontalpodautoscalers';
-const CLOUDWATCH_METRICS = 'cloudwatchmetrics';
-const PROMETHEUS_METRICS = 'prometheusmetrics';
 /** The User-Agent of every request: who wrote /scale, in the cluster's audit log. */
 export const USER_AGENT = 'serverless-hpa/sync';
 /** Events we write name this component, as upstream's name "horizontal-pod-autoscaler". */
@@ -270,20 +269,19 @@ export class KubernetesCluster implements ClusterAccess, ClusterMetricsApi {
   async listAutoscalerObjects(
     namespaces: string[] | undefined,
     signal?: AbortSignal,
-  ): Promise<{ autoscalers: KubernetesAutoscaler[]; cloudWatchMetrics: CloudWatchMetric[]; prometheusMetrics: PrometheusMetric[] }> {
+  ): Promise<AutoscalerObjects> {
     const scopes = namespaces ?? [undefined];
     const list = (resource: string, kind: string) => Promise.all(scopes.map((ns) => this.listCustom(resource, kind, ns, signal))).then((l) => l.flat());
-    // A cluster without the PrometheusMetric CRD answers 404: none (listCustom).
-    const [autoscalers, metrics, prometheus] = await Promise.all([
-      list(AUTOSCALERS, 'ServerlessHorizontalPodAutoscaler'),
-      list(CLOUDWATCH_METRICS, 'CloudWatchMetric'),
-      list(PROMETHEUS_METRICS, 'PrometheusMetric'),
-    ]);
-    return {
-      autoscalers: autoscalers as unknown as KubernetesAutoscaler[],
-      cloudWatchMetrics: metrics.map((m) => ({ apiVersion: 'shpa.dev/v1', kind: 'CloudWatchMetric', metadata: m.metadata, spec: m.spec }) as unknown as CloudWatchMetric),
-      prometheusMetrics: prometheus.map((m) => ({ apiVersion: 'shpa.dev/v1', kind: 'PrometheusMetric', metadata: m.metadata, spec: m.spec }) as unknown as PrometheusMetric),
-    };
+    // A cluster without one of the metric CRDs (an older install) answers 404: none of that kind (listCustom).
+    const [autoscalers, ...metrics] = await Promise.all([list(AUTOSCALERS, 'ServerlessHorizontalPodAutoscaler'), ...METRIC_KINDS.map((k) => list(k.plural, k.kind))]);
+    const objects: AutoscalerObjects = { autoscalers: autoscalers as unknown as KubernetesAutoscaler[], ...emptyMetricObjects() };
+    METRIC_KINDS.forEach((k, i) => {
+      for (const m of metrics[i]!) {
+        const object = { apiVersion: 'shpa.dev/v1', kind: k.kind, metadata: m.metadata, spec: m.spec };
+        addMetricObject(objects, object);
+      }
+    });
+    return objects;
   }
 
   async autoscalerGeneration(namespace: string, name: string, signal?: AbortSignal): Promise<number | undefined> {

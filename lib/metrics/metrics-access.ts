@@ -1,13 +1,14 @@
-// The one metrics interface of a sync cycle: cluster metrics APIs and CloudWatch
-// behind MetricsAccess.fetchAll. Identical queries of a call are fetched once;
+// The one metrics interface of a sync cycle: cluster metrics APIs and the metric providers' readers
+// (./providers) behind MetricsAccess.fetchAll. Identical queries of a call are fetched once;
 // a failure is that query's { error }, never an exception.
 import type { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
-import type { Clock, ClusterMetricsApi, MetricAnswer, MetricQuery, MetricReadOptions, MetricsAccess } from '#sync/ports';
-import type { CloudWatchMetric, PrometheusMetric, SQSQueueMetric } from '#api';
-import { PrometheusSource, type PrometheusAnswer, type PrometheusSourceOptions, type PrometheusStats } from './prometheus-source.js';
-import { CloudWatchSource, type CloudWatchAnswer, type CloudWatchSourceOptions, type CloudWatchStats, type RetryOptions } from './cloudwatch-source.js';
+import type { Clock, ClusterMetricsApi, MetricAnswer, MetricQuery, MetricReadOptions, MetricsAccess, ObjectMetricQuery } from '#sync/ports';
+import type { PrometheusSourceOptions, PrometheusStats } from './prometheus-source.js';
+import type { CloudWatchSourceOptions, CloudWatchStats, RetryOptions } from './cloudwatch-source.js';
 import { stableKey } from '../shared/stable-key.js';
-import { SqsSource, type SqsAnswer, type SqsSourceOptions, type SqsStats } from './sqs-source.js';
+import type { SqsSourceOptions, SqsStats } from './sqs-source.js';
+import { isObjectQuery, metricProviders } from './providers/index.js';
+import type { MetricObject, MetricProvider, ObjectAnswer, ObjectReader } from './providers/provider.js';
 
 export interface MetricsAccessOptions {
   /** The metrics APIs of a cluster, by cluster name. */
@@ -35,6 +36,7 @@ export interface MetricsAccessOptions {
   sleep?: (ms: number) => Promise<void>;
 }
 
+/** Each provider's reader's counts (by its statsKey), and the cluster metrics APIs' calls. */
 export interface MetricsStats {
   cloudWatch: CloudWatchStats;
   prometheus: PrometheusStats;
@@ -63,32 +65,10 @@ async function settle<T>(work: () => Promise<T>): Promise<{ value: T } | { error
 }
 
 export function createMetricsAccess(options: MetricsAccessOptions): CountingMetricsAccess {
-  const cw = options.cloudWatch;
-  const sourceOptions: CloudWatchSourceOptions = {
-    clients: 'client' in cw ? { clientFor: () => cw.client } : { clientFor: (region, role) => cw.clientFor(region, role) },
-    defaultRegion: cw.defaultRegion,
-    lookbackPeriods: options.lookbackPeriods,
-    publishDelaySeconds: options.publishDelaySeconds,
-    learnPublishDelay: options.learnPublishDelay,
-    onDelayReset: options.onDelayReset,
-    retry: options.retry,
-    clock: options.clock,
-    timer: options.timer,
-    sleep: options.sleep,
-  };
-  const cloudWatch = new CloudWatchSource(sourceOptions);
-  const prometheus = new PrometheusSource({
-    defaultRegion: cw.defaultRegion,
-    clock: options.clock,
-    timer: options.timer,
-    sleep: options.sleep,
-    ...options.prometheus,
-  });
-  const sqsOptions = options.sqs;
-  const sqs = sqsOptions ? new SqsSource({ defaultRegion: cw.defaultRegion, ...sqsOptions }) : undefined;
+  const readers = new Map<MetricProvider, ObjectReader>(metricProviders.map((p) => [p, p.createReader(options)]));
   let clusterCalls = 0;
 
-  const clusterQuery = (q: Exclude<MetricQuery, { type: 'CloudWatch' | 'Prometheus' | 'SQS' }>, signal?: AbortSignal): Promise<MetricAnswer> => {
+  const clusterQuery = (q: Exclude<MetricQuery, ObjectMetricQuery>, signal?: AbortSignal): Promise<MetricAnswer> => {
     clusterCalls++;
     const api = () => options.clusterMetrics(q.cluster);
     switch (q.type) {
@@ -103,66 +83,43 @@ export function createMetricsAccess(options: MetricsAccessOptions): CountingMetr
     }
   };
 
+  /** One batched read per provider of the objects its queries name (each object once; same specs are read once inside). */
+  const readObjects = async (queries: ObjectMetricQuery[], now: Date, signal?: AbortSignal, read?: MetricReadOptions): Promise<Map<MetricObject, ObjectAnswer>> => {
+    const answered = await Promise.all(
+      [...readers].map(async ([p, reader]) => {
+        const objects = [...new Set(queries.filter((q) => q.type === p.queryType).map((q): MetricObject => q.source))];
+        if (!objects.length) return [];
+        const answers = await reader
+          .fetch(objects, now, signal, read)
+          .catch((e: unknown): ObjectAnswer[] => objects.map(() => ({ result: { error: `${p.sourceName}: ${message(e)}` } })));
+        return objects.map((o, i) => [o, answers[i]!] as const);
+      }),
+    );
+    return new Map(answered.flat());
+  };
+
   return {
-    async fetchAll(queries: MetricQuery[], now: Date, signal?: AbortSignal, options?: MetricReadOptions): Promise<MetricAnswer[]> {
-      // Cluster queries: one call per distinct query; CloudWatch and Prometheus: one batched fetch of all of each.
+    async fetchAll(queries: MetricQuery[], now: Date, signal?: AbortSignal, read?: MetricReadOptions): Promise<MetricAnswer[]> {
+      // Cluster queries: one call per distinct query; provider objects: one batched read per provider.
       const byKey = new Map<string, Promise<MetricAnswer>>();
-      const cloudWatchObjects: CloudWatchMetric[] = [];
-      const cloudWatchIndex = new Map<CloudWatchMetric, number>();
-      const prometheusObjects: PrometheusMetric[] = [];
-      const prometheusIndex = new Map<PrometheusMetric, number>();
-      const sqsObjects: SQSQueueMetric[] = [];
-      const sqsIndex = new Map<SQSQueueMetric, number>();
-      // Objects with the same spec are fetched once inside the sources (by spec key).
-      const slotOf = <T>(objects: T[], index: Map<T, number>, o: T): number => {
-        let i = index.get(o);
-        if (i === undefined) {
-          i = objects.push(o) - 1;
-          index.set(o, i);
-        }
-        return i;
-      };
-      const plan = queries.map((q): { cloudWatch: number } | { prometheus: number } | { sqs: number } | { cluster: string } => {
-        if (q.type === 'CloudWatch') return { cloudWatch: slotOf(cloudWatchObjects, cloudWatchIndex, q.source) };
-        if (q.type === 'Prometheus') return { prometheus: slotOf(prometheusObjects, prometheusIndex, q.source) };
-        if (q.type === 'SQS') return { sqs: slotOf(sqsObjects, sqsIndex, q.source) };
+      for (const q of queries) {
+        if (isObjectQuery(q)) continue;
         const key = stableKey(q);
         if (!byKey.has(key)) byKey.set(key, clusterQuery(q, signal));
-        return { cluster: key };
-      });
-      const cloudWatchAnswers: Promise<CloudWatchAnswer[]> = cloudWatchObjects.length
-        ? cloudWatch.fetch(cloudWatchObjects, now, signal, options).catch((e: unknown) =>
-            cloudWatchObjects.map(() => ({ result: { error: `CloudWatch: ${message(e)}` } })),
-          )
-        : Promise.resolve([]);
-      const prometheusAnswers: Promise<PrometheusAnswer[]> = prometheusObjects.length
-        ? prometheus.fetch(prometheusObjects, now, signal, options).catch((e: unknown) => prometheusObjects.map(() => ({ result: { error: `Prometheus: ${message(e)}` } })))
-        : Promise.resolve([]);
-      // SQS: one GetQueueAttributes per distinct queue for the whole fetch (the shard's tick).
-      const sqsAnswers: Promise<SqsAnswer[]> = !sqsObjects.length
-        ? Promise.resolve([])
-        : sqs
-          ? sqs.fetch(sqsObjects, now, signal)
-          : Promise.resolve(sqsObjects.map(() => ({ result: { error: 'SQS: this deploy reads no SQS queues' } })));
-      const [cwAnswers, promAnswers, sqsRead, clusterAnswers] = await Promise.all([
-        cloudWatchAnswers,
-        prometheusAnswers,
-        sqsAnswers,
+      }
+      const [objectAnswers, clusterAnswers] = await Promise.all([
+        readObjects(queries.filter(isObjectQuery), now, signal, read),
         Promise.all([...byKey].map(async ([k, p]) => [k, await p] as const)).then((e) => new Map(e)),
       ]);
-      return plan.map((slot): MetricAnswer => {
-        if ('cluster' in slot) return structuredClone(clusterAnswers.get(slot.cluster)!);
-        if ('sqs' in slot) return { type: 'SQS', result: structuredClone(sqsRead[slot.sqs].result) };
-        const [type, a] = 'cloudWatch' in slot ? (['CloudWatch', cwAnswers[slot.cloudWatch]] as const) : (['Prometheus', promAnswers[slot.prometheus]] as const);
-        const messages = a.messages;
-        return { type, result: structuredClone(a.result), ...(messages ? { messages: [...messages] } : {}), ...(a.shared ? { shared: a.shared } : {}) };
+      return queries.map((q): MetricAnswer => {
+        if (!isObjectQuery(q)) return structuredClone(clusterAnswers.get(stableKey(q))!);
+        const a = objectAnswers.get(q.source)!;
+        return { type: q.type, result: structuredClone(a.result), ...(a.messages ? { messages: [...a.messages] } : {}), ...(a.shared ? { shared: a.shared } : {}) };
       });
     },
-    stats: () => ({ cloudWatch: cloudWatch.stats(), prometheus: prometheus.stats(), sqs: sqs?.stats() ?? { calls: 0, objects: 0 }, clusterCalls }),
+    stats: () => ({ ...(Object.fromEntries([...readers].map(([p, r]) => [p.statsKey, r.stats()])) as Omit<MetricsStats, 'clusterCalls'>), clusterCalls }),
     resetStats: () => {
-      cloudWatch.resetStats();
-      prometheus.resetStats();
-      sqs?.resetStats();
+      for (const r of readers.values()) r.resetStats();
       clusterCalls = 0;
     },
   };

@@ -15,7 +15,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import pLimit from 'p-limit';
 import type { HorizontalPodAutoscaler, ScalingHistory } from '#hpa';
-import type { CloudWatchMetric, PrometheusMetric } from '#api';
+import { addMetricObject, type AnyMetricObject, emptyMetricObjects, pickMetricObjects } from '#api';
 import { stableKey } from '../shared/stable-key.js';
 import {
   type AlarmIndexStore,
@@ -79,7 +79,7 @@ import { errorText } from '../shared/error-text.js';
 const SHARED_PAGE_TTL_S = 86_400;
 
 export type ApplyOutcome = 'created' | 'configured' | 'unchanged';
-export type StoredSpec = HorizontalPodAutoscaler | CloudWatchMetric | PrometheusMetric;
+export type StoredSpec = HorizontalPodAutoscaler | AnyMetricObject;
 export type { DynamoClientOptions };
 
 /** A cluster in the registry: who put it there decides who may change it. */
@@ -217,7 +217,7 @@ export class DynamoStore implements AutoscalerStore, DispatchStore, AlarmIndexSt
     const limit = pLimit(8);
     const owner = parseSharedPageSk(sharedPageSk(partOf(shard), 0))!.owner;
     const parts = await Promise.all(buckets.map((b) => limit(() => this.readBucket(shard.cluster, b, opts.signal, owner))));
-    const snapshot: ShardSnapshot = { autoscalers: [], clusterStates: [], cloudWatchMetrics: [], prometheusMetrics: [], broken: [], buckets, index, sharedAnswers: new Map() };
+    const snapshot: ShardSnapshot = { autoscalers: [], clusterStates: [], ...emptyMetricObjects(), broken: [], buckets, index, sharedAnswers: new Map() };
     for (const part of parts) {
       this.decodeBucket(shard.cluster, part, opts.now.getTime(), opts.markerMs, snapshot, (ns, name) => ownsAutoscaler(shard, ns, name));
       // Kept where the shard's first bucket was when written (K or the buckets may have changed since): the newest of each wins.
@@ -379,7 +379,7 @@ export class DynamoStore implements AutoscalerStore, DispatchStore, AlarmIndexSt
       const { uid: _uid, status: _status, lastSpec: _spec, ...rest } = s;
       return [{ ...rest, hpa, source: 'cluster', specVersion: '' }];
     });
-    return { autoscalers: [...snapshot.autoscalers, ...fromCluster], cloudWatchMetrics: snapshot.cloudWatchMetrics, prometheusMetrics: snapshot.prometheusMetrics ?? [], broken: snapshot.broken };
+    return { ...emptyMetricObjects(), ...pickMetricObjects(snapshot), autoscalers: [...snapshot.autoscalers, ...fromCluster], broken: snapshot.broken };
   }
 
   /** Stores a validated, defaulted object; never touches an autoscaler's state. */
@@ -546,14 +546,7 @@ export class DynamoStore implements AutoscalerStore, DispatchStore, AlarmIndexSt
       const { namespace, name } = parseSk(item.sk)!;
       try {
         const doc = decodeSpec(item);
-        if (doc.kind === KIND_CLOUDWATCH) {
-          snapshot.cloudWatchMetrics.push(doc);
-          continue;
-        }
-        if (doc.kind === KIND_PROMETHEUS) {
-          (snapshot.prometheusMetrics ??= []).push(doc);
-          continue;
-        }
+        if (addMetricObject(snapshot, doc)) continue;
         claimed.add(`${namespace}/${name}`);
         const raw = owns(namespace, name) ? part.states.get(`${namespace}/${name}`) : undefined;
         const state = raw && !expired(raw, nowMs) ? decodeState(raw, nowMs) : undefined;

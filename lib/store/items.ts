@@ -1,14 +1,15 @@
-// The table's item layout (docs/store.md). Autoscalers and metric objects (CloudWatchMetric, PrometheusMetric) live in
+// The table's item layout (docs/store.md). Autoscalers and metric objects (lib/api METRIC_KINDS) live in
 // their namespace bucket's partition (lib/sync/shards.ts), so a shard's load is one Query
 // per non-empty bucket it owns; each cluster has one small index of its non-empty buckets;
 // each shard has one cycle item (lease, last tick, marker).
+import { METRIC_KINDS, type MetricKind } from '#api';
 
 export const KIND_HPA = 'HorizontalPodAutoscaler';
 export const KIND_CLOUDWATCH = 'CloudWatchMetric';
 export const KIND_PROMETHEUS = 'PrometheusMetric';
-export type SpecKind = typeof KIND_HPA | typeof KIND_CLOUDWATCH | typeof KIND_PROMETHEUS;
+export type SpecKind = typeof KIND_HPA | MetricKind['kind'];
 
-const SPEC_PREFIX: Record<SpecKind, string> = { [KIND_HPA]: 'hpa', [KIND_CLOUDWATCH]: 'cwm', [KIND_PROMETHEUS]: 'pm' };
+const SPEC_PREFIX = { [KIND_HPA]: 'hpa', ...Object.fromEntries(METRIC_KINDS.map((k) => [k.kind, k.tablePrefix])) } as Record<SpecKind, string>;
 const STATE_PREFIX = 'st';
 export const BUCKETS_SK = 'buckets';
 export const CYCLE_SK = 'cycle';

@@ -4,7 +4,7 @@
 // holds up only the autoscalers that depend on it, and what the deadline leaves is the end of
 // the line. A tick evaluates them all; an event, those it names.
 import pLimit from 'p-limit';
-import type { CloudWatchMetric, PrometheusMetric } from '#api';
+import type { CloudWatchMetric } from '#api';
 import { type CheckedMetricObjects, isObjectAnswer } from '#metrics';
 import type { CrossVersionObjectReference } from '#hpa';
 import type { SyncOptions } from './config.js';
@@ -13,7 +13,7 @@ import { evaluateUnit, type EvalContext } from './evaluate.js';
 import type { EvaluateTarget } from './messages.js';
 import type { AutoscalerStore, ClusterIndex, ShardSnapshot, SharedMetricAnswer } from './ports/autoscaler-store.js';
 import type { Clock } from './ports/clock.js';
-import type { ClusterAccess, ClusterConfig, KubernetesAutoscaler } from './ports/cluster-access.js';
+import type { AutoscalerObjects, ClusterAccess, ClusterConfig, KubernetesAutoscaler } from './ports/cluster-access.js';
 import type { MetricReadOptions, MetricsAccess, ObjectMetricQuery } from './ports/metrics-access.js';
 import { CycleReads } from './reads.js';
 import { countOutcomes, emptyCalls, errorText, isDeferred, type CycleReport } from './report.js';
@@ -350,7 +350,7 @@ function refuse(unit: Unit): void {
   report.notable = true;
 }
 
-type Listed = { autoscalers: KubernetesAutoscaler[]; cloudWatchMetrics: CloudWatchMetric[]; prometheusMetrics?: PrometheusMetric[] };
+type Listed = AutoscalerObjects;
 
 async function listObjects(deps: CycleDeps, req: ShardCycleRequest, deadline: Deadline, calls: ReturnType<typeof emptyCalls>): Promise<{ value: Listed } | { error: string }> {
   // With an allowlist the function may only list its namespaces (RoleBindings): those of this shard.

@@ -4,10 +4,10 @@
 // ServerlessHorizontalPodAutoscaler object, the object in the cluster wins (it is what
 // kubectl and GitOps show) and the table's copy is refused with an error saying so.
 import type { HorizontalPodAutoscaler } from '#hpa';
-import type { CloudWatchMetric, PrometheusMetric } from '#api';
+import { type AnyMetricObject, type CloudWatchMetric, METRIC_KINDS, type MetricObjectLists } from '#api';
 import type { EvaluateTarget } from './messages.js';
 import type { AutoscalerRecord, ClusterStateRecord, ShardSnapshot } from './ports/autoscaler-store.js';
-import type { ClusterConfig, KubernetesAutoscaler } from './ports/cluster-access.js';
+import type { AutoscalerObjects, ClusterConfig, KubernetesAutoscaler } from './ports/cluster-access.js';
 import type { AutoscalerReport, StageError } from './report.js';
 import { bucketOf, bucketsOf, ownsAutoscaler, type ShardRef } from './shards.js';
 
@@ -23,14 +23,12 @@ export interface Unit {
   refused?: StageError & { outcome: 'failed' | 'notAllowed' };
 }
 
-export interface ShardUnits {
+export interface ShardUnits extends MetricObjectLists {
   units: Unit[];
   /** Reports of stored items that cannot be read. */
   broken: AutoscalerReport[];
   /** States of cluster-defined autoscalers whose object is gone. */
   orphans: ClusterStateRecord[];
-  cloudWatchMetrics: CloudWatchMetric[];
-  prometheusMetrics: PrometheusMetric[];
   /** Autoscalers of each of the shard's buckets, every part of it (what the dispatcher sizes by). */
   bucketCounts: Map<number, number>;
   /** Every autoscaler of the shard's buckets, its own and, past 16 shards, the other parts' (whose selectors upstream checks against). */
@@ -60,7 +58,7 @@ export function buildUnits(args: {
   shard: ShardRef;
   snapshot: ShardSnapshot;
   /** The cluster's objects; undefined when the cluster is not a source or could not be listed. */
-  objects?: { autoscalers: KubernetesAutoscaler[]; cloudWatchMetrics: CloudWatchMetric[]; prometheusMetrics?: PrometheusMetric[] };
+  objects?: AutoscalerObjects;
   tableSource: boolean;
   dryRun: boolean;
 }): ShardUnits {
@@ -105,8 +103,8 @@ export function buildUnits(args: {
   const orphans = objects ? snapshot.clusterStates.filter((s) => !fromCluster.has(key(s.namespace, s.name))) : [];
 
   // One metric object of a kind per namespace/name: the object in the cluster wins here too.
-  const merge = <T extends CloudWatchMetric | PrometheusMetric>(stored: T[], listed: T[] = []): T[] => {
-    const metrics = new Map<string, T>();
+  const merge = (stored: readonly AnyMetricObject[] = [], listed: readonly AnyMetricObject[] = []): AnyMetricObject[] => {
+    const metrics = new Map<string, AnyMetricObject>();
     for (const m of stored) metrics.set(key(m.metadata.namespace ?? 'default', m.metadata.name), m);
     for (const m of listed) {
       const ns = m.metadata.namespace ?? 'default';
@@ -124,8 +122,7 @@ export function buildUnits(args: {
     bucketCounts,
     broken: broken.filter((b) => mine(b.namespace, b.name)),
     orphans: orphans.filter((o) => mine(o.namespace, o.name)),
-    cloudWatchMetrics: merge(snapshot.cloudWatchMetrics, objects?.cloudWatchMetrics),
-    prometheusMetrics: merge(snapshot.prometheusMetrics ?? [], objects?.prometheusMetrics),
+    ...(Object.fromEntries(METRIC_KINDS.map((k) => [k.field, merge(snapshot[k.field], objects?.[k.field])])) as unknown as MetricObjectLists),
   };
 }
 
@@ -181,7 +178,7 @@ function recordOf(cluster: string, o: KubernetesAutoscaler, state: ClusterStateR
   return record;
 }
 
-/** The units an evaluation concerns: named autoscalers, readers of a metric object (CloudWatchMetric, PrometheusMetric), or of the metrics an alarm names. */
+/** The units an evaluation concerns: named autoscalers, readers of a CloudWatchMetric object, or of the metrics an alarm names. */
 export function selectTargets(units: Unit[], targets: EvaluateTarget[], metrics: CloudWatchMetric[]): Set<Unit> {
   const names = new Set<string>();
   const readers = new Set<string>();

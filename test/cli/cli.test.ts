@@ -363,7 +363,7 @@ describe('shpa command line', { timeout: 120_000 }, () => {
     expect([r.code, r.stderr]).toEqual([1, 'error: "hpa/web/x": arguments in resource/name form may not have more than one slash\n']);
     expect((await shpa(['get', 'web'])).code).toBe(0);
     const kind = await shpa(['delete', 'pod/web']);
-    expect([kind.code, kind.stderr]).toEqual([1, 'error: the server doesn\'t have a resource type "pod": shpa serves only horizontalpodautoscalers (hpa), cloudwatchmetrics (cwm) and prometheusmetrics (pm)\n']);
+    expect([kind.code, kind.stderr]).toEqual([1, 'error: the server doesn\'t have a resource type "pod": shpa serves only horizontalpodautoscalers (hpa), cloudwatchmetrics (cwm), prometheusmetrics (pm) and sqsqueuemetrics (sqm)\n']);
   });
 
   it('bad input to cluster add, a broken config file, a bad option: one line with the fix', async () => {
@@ -452,7 +452,7 @@ describe('shpa command line', { timeout: 120_000 }, () => {
       const r = await shpa(['get', type]);
       expect([r.code, r.stderr]).toEqual([
         1,
-        `error: the server doesn't have a resource type "${type}": shpa serves only horizontalpodautoscalers (hpa), cloudwatchmetrics (cwm) and prometheusmetrics (pm) (an autoscaler named "${type}" is hpa/${type})\n`,
+        `error: the server doesn't have a resource type "${type}": shpa serves only horizontalpodautoscalers (hpa), cloudwatchmetrics (cwm), prometheusmetrics (pm) and sqsqueuemetrics (sqm) (an autoscaler named "${type}" is hpa/${type})\n`,
       ]);
     }
     expect((await shpa(['get', '-o', 'custom-columns=NAME:.metadata.name'])).stderr).toMatch(/^error: unknown output format "custom-columns=NAME:.metadata.name" \(not supported by shpa, see docs\/cli.md\)/);
@@ -491,7 +491,7 @@ describe('shpa command line', { timeout: 120_000 }, () => {
       'Warning: spec.metrics[1].resource.name: "cpus" is not a resource the metrics API (metrics.k8s.io) reports: write cpu; as written, the sync reports <unknown> for this metric (FailedGetResourceMetric)',
       'Warning: spec.metrics[2].external.metric.selector.matchExpressions[0].operator: Invalid value: "Equals": not a valid selector operator: write In, NotIn, Exists or DoesNotExist: accepted, as upstream accepts it, but the sync cannot read this metric (ScalingActive False) until it is fixed',
       'Warning: spec.scaleTargetRef: Deployment/cart is also the target of horizontalpodautoscaler "cart" in namespace "shop": the controller then scales neither (ScalingActive False, AmbiguousSelector); keep one autoscaler per workload',
-      'Warning: spec.metrics[2].external.metric.name: no CloudWatchMetric or PrometheusMetric "ordres" in namespace "shop", stored or in this apply (metric objects in "shop": orders): the sync will ask the cluster\'s external metrics API (external.metrics.k8s.io) for it; apply a CloudWatchMetric (PrometheusMetric) named "ordres" to read CloudWatch (Prometheus)',
+      'Warning: spec.metrics[2].external.metric.name: no CloudWatchMetric, PrometheusMetric or SQSQueueMetric "ordres" in namespace "shop", stored or in this apply (metric objects in "shop": orders): the sync will ask the cluster\'s external metrics API (external.metrics.k8s.io) for it; apply one of those kinds named "ordres" to read its source',
     ]);
     expect(await store.getSpec('prod', 'HorizontalPodAutoscaler', 'shop', 'cart2')).toBeDefined();
     // CPU in capitals: the same warning, with the fix.

@@ -51,6 +51,6 @@ describe('PrometheusMetric objects in the cluster', () => {
     const started = await startCluster({ crds: [serverlessHpaCrd(), cloudWatchMetricCrd()] });
     server = started.server;
     const listed = await accessFor(started.server, started.clock).listAutoscalerObjects(undefined);
-    expect(listed).toEqual({ autoscalers: [], cloudWatchMetrics: [], prometheusMetrics: [] });
+    expect(listed).toEqual({ autoscalers: [], cloudWatchMetrics: [], prometheusMetrics: [], sqsQueueMetrics: [] });
   });
 });

@@ -133,6 +133,7 @@ describe('infra/rbac.cjs', () => {
         'shpa.dev/serverlesshorizontalpodautoscalers: get,list',
         'shpa.dev/cloudwatchmetrics: get,list',
         'shpa.dev/prometheusmetrics: get,list',
+        'shpa.dev/sqsqueuemetrics: get,list',
         'shpa.dev/serverlesshorizontalpodautoscalers/status: patch',
         '/events: create,patch',
         'autoscaling/horizontalpodautoscalers: get',

@@ -73,7 +73,7 @@ export function workerLogLines(metricsNamespace: string, stage: string): LogLine
   };
   const { logger, emf } = createTelemetry(metricsNamespace, stage);
   return capture(() => {
-    logCycle(logger, emf, cycle, { cloudWatchCalls: 1, cloudWatchMetricsRequested: 3, clusterMetricsCalls: 2, promQLQueries: 0, promQLSamplesProcessed: 0 }, options);
+    logCycle(logger, emf, cycle, { cloudWatchCalls: 1, cloudWatchMetricsRequested: 3, clusterMetricsCalls: 2, promQLQueries: 0, promQLSamplesProcessed: 0, sqsQueueReads: 0 }, options);
     logMessage(logger, emf, { outcome: 'failed', shard: 'prod', error: 'table unreachable' }, options);
     logMessage(logger, emf, { outcome: 'dropped', shard: 'prod', why: 'late', detail: 'tick 20 s old' }, options);
     logDispatch(logger, emf, { sent: 14, lost: 2, late: 0, attempts: 6, errors: ['InternalError: try again'] });

@@ -60,7 +60,7 @@ describe('loadFunctionConfig', () => {
     [{ SHPA_CONTROLLER_SETTINGS: '{"tolerance":{"up":1}}' }, /^SHPA_CONTROLLER_SETTINGS\.tolerance\.up: unknown field/],
     [{ SHPA_CONTROLLER_SETTINGS: '{"scaleUpLimitFactor":-1}' }, /^SHPA_CONTROLLER_SETTINGS\.scaleUpLimitFactor: must be a number ≥ 0/],
     [{ SHPA_METRIC_ACCESS: '{"web":' }, /^SHPA_METRIC_ACCESS: not JSON/],
-    [{ SHPA_METRIC_ACCESS: '{"web":{"role":[]}}' }, /^SHPA_METRIC_ACCESS: web: unknown field "role" \(roles, metricNamespaces, prometheusWorkspaces, prometheusUrls, bearerTokenSecrets\)/],
+    [{ SHPA_METRIC_ACCESS: '{"web":{"role":[]}}' }, /^SHPA_METRIC_ACCESS: web: unknown field "role" \(roles, metricNamespaces, prometheusWorkspaces, prometheusUrls, bearerTokenSecrets, sqsQueues\)/],
     [{ SHPA_METRIC_ACCESS: '{"web":{"roles":"arn"}}' }, /^SHPA_METRIC_ACCESS: web\.roles: must be a list of names/],
     [{ SHPA_METRIC_ACCESS: '{"web":{"prometheusUrls":["http://p:9090/x"]}}' }, /^SHPA_METRIC_ACCESS: web\.prometheusUrls: "http:\/\/p:9090\/x" must be an origin only/],
     [{ SHPA_MAX_ANSWER_BYTES: '100' }, /^SHPA_MAX_ANSWER_BYTES: must be an integer from 1024 to 67108864/],

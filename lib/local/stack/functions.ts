@@ -133,6 +133,8 @@ export async function startLocalFunctions(o: LocalFunctionsOptions): Promise<Loc
         clusterBudgetMs: o.retry?.budgetMs ?? 8_000,
         sources: { table: true, cluster: true },
         decisionLogSeconds: 300,
+        // Every namespace may read the local SQS endpoint's queues (SQSQueueMetric fails closed without a grant).
+        metricAccess: { '*': { sqsQueues: [`arn:aws:sqs:${LOCAL_REGION}:${sqs.accountId}:*`] } },
         ...o.options,
       },
       autoscalerMetrics: false,

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { startDynalite } from '../../store/dynalite.js';
 import type { ClusterConfig } from '#sync/ports';
 import { startLocalCloudWatch, type LocalCloudWatch } from '../cloudwatch/server.js';
-import { cloudWatchMetricCrd, prometheusMetricCrd, serverlessHpaCrd } from '../kubernetes/crd/manifests.js';
+import { metricCrds, serverlessHpaCrd } from '../kubernetes/crd/manifests.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION, startLocalFunctions, type LocalFunctions } from './functions.js';
 import { startPodExposition } from '../prometheus/exposition.js';
 import { findPrometheus, startPrometheus } from '../prometheus/prometheus-server.js';
@@ -97,7 +97,7 @@ export async function startLocalUp(o: LocalUpOptions): Promise<LocalUp> {
         createdAt: new Date(Date.now() - 10 * 60_000),
       });
     }
-    const k8s = await startK8sApiServer({ model, crds: [serverlessHpaCrd(), cloudWatchMetricCrd(), prometheusMetricCrd()] });
+    const k8s = await startK8sApiServer({ model, crds: [serverlessHpaCrd(), ...metricCrds()] });
     stops.push(() => k8s.stop());
     const hpaController = startStandInHpaController({ url: k8s.url, caPem: k8s.caPem, token: k8s.token, syncPeriodMs: (o.periodSeconds ?? 15) * 1000 });
     stops.push(() => hpaController.stop());

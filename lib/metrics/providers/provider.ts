@@ -4,14 +4,16 @@
  * the table in ./index.ts and never name a provider.
  *
  * To add a provider:
- *  1. a folder (or file) beside ./cloudwatch.ts implementing MetricProvider for its object type;
- *  2. one line in `metricProviders` (./index.ts), and its objects' field in MetricObjectListing;
- *  3. its query and answer type in lib/sync/ports.ts (ObjectMetricQuery / MetricAnswer), and its
- *     batched read (one call per distinct source per tick for the shard) in lib/metrics/metrics-access.ts.
+ *  1. its kind in lib/api (types, schema, validation, one line in METRIC_KINDS: CRD, listing field, table prefix);
+ *  2. a file beside ./cloudwatch.ts implementing MetricProvider, with its batched `read` (one call per
+ *     distinct source per tick for the shard), and one line in `metricProviders` (./index.ts);
+ *  3. its query type in lib/sync/ports/metrics-access.ts (ObjectMetricQuery).
  */
 import type { FieldError } from '#hpa/api';
-import type { MetricAccess } from '#api';
-import type { ObjectMetricQuery } from '#sync/ports';
+import type { MetricSample } from '#hpa';
+import type { MetricAccess, MetricObjectLists } from '#api';
+import type { MetricReadOptions, ObjectMetricQuery, SharedMetricAnswer } from '#sync/ports';
+import type { MetricsAccessOptions, MetricsStats } from '../metrics-access.js';
 
 /** What every metric object has: the CR's kind, where it lives and its spec. */
 export interface MetricObject {
@@ -37,11 +39,29 @@ export interface MetricProvider<O extends MetricObject = MetricObject> {
   query(cluster: string, namespace: string, source: O): ObjectMetricQuery;
   /** Where the value is read, in words for the decision line and `describe`. */
   describe(namespace: string, source: O): string;
+  /** Its source as the cycle's errors name it: "CloudWatch". */
+  readonly sourceName: string;
+  /** Its reader's counts in the access's stats. */
+  readonly statsKey: Exclude<keyof MetricsStats, 'clusterCalls'>;
+  /** Its reader for one metrics access (the deploy's clients and settings). */
+  createReader(options: MetricsAccessOptions): ObjectReader<O>;
 }
 
-/** The metric objects of a listing, one field per provider (absent: none of that kind). */
-export interface MetricObjectListing {
-  cloudWatchMetrics?: readonly MetricObject[];
-  prometheusMetrics?: readonly MetricObject[];
-  sqsQueueMetrics?: readonly MetricObject[];
+/** One object's answer of a batched read. */
+export interface ObjectAnswer {
+  result: { value: MetricSample[]; error?: undefined } | { error: string; value?: undefined };
+  messages?: string[];
+  /** The answer to keep for the deployment while its window stands (absent: not to be kept). */
+  shared?: { key: string; answer: SharedMetricAnswer };
 }
+
+/** Reads a provider's objects: one batched fetch of a cycle's objects, one call per distinct source. */
+export interface ObjectReader<O extends MetricObject = MetricObject> {
+  /** One answer per object, in order; a failure is that object's error, never an exception. */
+  fetch(objects: O[], now: Date, signal?: AbortSignal, options?: MetricReadOptions): Promise<ObjectAnswer[]>;
+  stats(): object;
+  resetStats(): void;
+}
+
+/** The metric objects of a listing, one field per kind (lib/api METRIC_KINDS). */
+export type MetricObjectListing = Partial<MetricObjectLists>;

@@ -1,6 +1,6 @@
 // The store port (lib/store implements it): autoscalers with their state, leases, the shard index and cycle records.
 // Every I/O method takes an optional AbortSignal: the cycle aborts what its deadline no longer has time for.
-import type { CloudWatchMetric, PrometheusMetric } from '#api';
+import type { MetricObjectLists } from '#api';
 import type { DecisionLogEntry } from '../event-log.js';
 import type { DelayLearning } from '../publish-delay.js';
 import type { ShardRef } from '../shards.js';
@@ -114,13 +114,11 @@ export interface ClusterIndex {
   shards?: ShardCountRecord;
 }
 
-export interface ShardSnapshot {
+export interface ShardSnapshot extends MetricObjectLists {
   /** Autoscalers whose spec is in the table, with their state. */
   autoscalers: AutoscalerRecord[];
   /** States of autoscalers defined as Kubernetes objects. */
   clusterStates: ClusterStateRecord[];
-  cloudWatchMetrics: CloudWatchMetric[];
-  prometheusMetrics?: PrometheusMetric[];
   broken: BrokenRecord[];
   /** The non-empty buckets read, of the index the load used. */
   buckets: number[];
@@ -130,10 +128,8 @@ export interface ShardSnapshot {
 }
 
 /** Everything a cluster-wide read needs (the CLI). */
-export interface ClusterSnapshot {
+export interface ClusterSnapshot extends MetricObjectLists {
   autoscalers: AutoscalerRecord[];
-  cloudWatchMetrics: CloudWatchMetric[];
-  prometheusMetrics?: PrometheusMetric[];
   broken: BrokenRecord[];
 }
 

@@ -1,6 +1,6 @@
 // The cluster port (lib/cluster implements it): one cluster's API as a cycle uses it.
 // Every I/O method takes an optional AbortSignal: the cycle aborts what its deadline no longer has time for.
-import type { CloudWatchMetric, PrometheusMetric } from '#api';
+import type { MetricObjectLists } from '#api';
 import type { DecisionLogEntry } from '../event-log.js';
 import type { CrossVersionObjectReference, HorizontalPodAutoscalerStatus, ObjectMeta, PodInfo, ScaleInfo } from '#hpa';
 
@@ -34,6 +34,11 @@ export class ClusterApiError extends Error {
   ) {
     super(message);
   }
+}
+
+/** Our custom resources as a cluster lists them: autoscalers and metric objects of every kind. */
+export interface AutoscalerObjects extends MetricObjectLists {
+  autoscalers: KubernetesAutoscaler[];
 }
 
 /** A ServerlessHorizontalPodAutoscaler as listed: spec unchecked. */
@@ -84,7 +89,7 @@ export interface ClusterAccess {
   listAutoscalerObjects(
     namespaces: string[] | undefined,
     signal?: AbortSignal,
-  ): Promise<{ autoscalers: KubernetesAutoscaler[]; cloudWatchMetrics: CloudWatchMetric[]; prometheusMetrics?: PrometheusMetric[] }>;
+  ): Promise<AutoscalerObjects>;
   /** metadata.generation of one autoscaler object, undefined when it no longer exists. */
   autoscalerGeneration(namespace: string, name: string, signal?: AbortSignal): Promise<number | undefined>;
   writeAutoscalerStatus(namespace: string, name: string, status: KubernetesAutoscalerStatus, signal?: AbortSignal): Promise<void>;

@@ -28,6 +28,7 @@ export type {
 export type { Clock } from './clock.js';
 export { ClusterApiError } from './cluster-access.js';
 export type {
+  AutoscalerObjects,
   ClusterAccess,
   ClusterConfig,
   ClusterRecord,

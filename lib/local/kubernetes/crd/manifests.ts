@@ -1,7 +1,7 @@
 // The CustomResourceDefinitions of our kinds, built from the schema modules: scripts/gen-crds.ts
 // writes them to infra/crds/, the local API server and the tests use them as objects.
 import { hpaSpecSchema, hpaStatusSchema, type JSONSchemaProps } from '#hpa/api';
-import { cloudWatchMetricSpecSchema, prometheusMetricSpecSchema } from '#api';
+import { METRIC_KINDS, type MetricKind } from '#api';
 
 export const SHPA_GROUP = 'shpa.dev';
 const SHPA_VERSION = 'v1';
@@ -96,37 +96,22 @@ export function serverlessHpaCrd(): CustomResourceDefinition {
   );
 }
 
-/** CloudWatchMetric: a named CloudWatch query read by External metrics of the same namespace. */
-export function cloudWatchMetricCrd(): CustomResourceDefinition {
-  return crd(
-    {
-      kind: 'CloudWatchMetric',
-      listKind: 'CloudWatchMetricList',
-      plural: 'cloudwatchmetrics',
-      singular: 'cloudwatchmetric',
-      shortNames: ['cwm'],
-    },
-    'A named CloudWatch GetMetricData query; an External metric of an autoscaler in the same namespace reads it by name.',
-    { spec: cloudWatchMetricSpecSchema() },
-  );
+/** One of our metric kinds (lib/api METRIC_KINDS): a named source read by External metrics of the same namespace. */
+export function metricCrd(kind: MetricKind): CustomResourceDefinition {
+  const singular = kind.plural.replace(/s$/, '');
+  return crd({ kind: kind.kind, listKind: `${kind.kind}List`, plural: kind.plural, singular, shortNames: kind.shortNames }, kind.description, { spec: kind.specSchema() });
 }
 
-/** PrometheusMetric: a named PromQL query read by External metrics of the same namespace. */
-export function prometheusMetricCrd(): CustomResourceDefinition {
-  return crd(
-    {
-      kind: 'PrometheusMetric',
-      listKind: 'PrometheusMetricList',
-      plural: 'prometheusmetrics',
-      singular: 'prometheusmetric',
-      shortNames: ['pm'],
-    },
-    'A named PromQL instant query (AMP, CloudWatch PromQL or a Prometheus server); an External metric of an autoscaler in the same namespace reads the sum of its vector by name.',
-    { spec: prometheusMetricSpecSchema() },
-  );
+const metricCrdOf = (name: string): CustomResourceDefinition => metricCrd(METRIC_KINDS.find((k) => k.kind === name)!);
+export const cloudWatchMetricCrd = (): CustomResourceDefinition => metricCrdOf('CloudWatchMetric');
+export const prometheusMetricCrd = (): CustomResourceDefinition => metricCrdOf('PrometheusMetric');
+
+/** The CRDs of every metric kind. */
+export function metricCrds(): CustomResourceDefinition[] {
+  return METRIC_KINDS.map(metricCrd);
 }
 
 /** Every CRD of serverless-hpa, by the file name under infra/crds/. */
 export function crdManifests(): Record<string, CustomResourceDefinition> {
-  return { 'serverlesshorizontalpodautoscalers.yaml': serverlessHpaCrd(), 'cloudwatchmetrics.yaml': cloudWatchMetricCrd(), 'prometheusmetrics.yaml': prometheusMetricCrd() };
+  return { 'serverlesshorizontalpodautoscalers.yaml': serverlessHpaCrd(), ...Object.fromEntries(METRIC_KINDS.map((k) => [`${k.plural}.yaml`, metricCrd(k)])) };
 }

@@ -1,0 +1,45 @@
+// OpenAPI v3 structural schema of our SQSQueueMetricSpec (sqs-types.ts), with CEL rules for what
+// sqs-validation.ts checks and CEL can express. Pure data, as cloudwatch-schema.ts.
+import { type JSONSchemaProps, obj, rule, str, type ValidationRule } from '#hpa/api';
+
+// The same patterns as sqs-types.ts and sqs-validation.ts, in RE2 syntax.
+const QUEUE_URL_PATTERN = '^https://(sqs[.][a-z0-9-]+[.]amazonaws[.]com([.]cn)?|[a-z0-9-]+[.]queue[.]amazonaws[.]com([.]cn)?)/[0-9]{12}/[A-Za-z0-9_-]{1,75}([.]fifo)?$';
+const QUEUE_NAME_PATTERN = '^[A-Za-z0-9_-]{1,75}([.]fifo)?$';
+const REGION_PATTERN = '^[a-z]{2}(-gov|-iso[a-z]?)?-[a-z]+-[0-9]{1,2}$';
+const ROLE_ARN_PATTERN = '^arn:aws(-cn|-us-gov|-iso(-[a-z])?)?:iam::[0-9]{12}:role/[A-Za-z0-9_+=,.@/-]{1,512}$';
+
+const matches = (pattern: string, message: string): ValidationRule => rule(`self.matches('${pattern}')`, message);
+const bool = (description: string): JSONSchemaProps => ({ type: 'boolean', description });
+
+/** shpa.dev/v1 SQSQueueMetricSpec. */
+export function sqsQueueMetricSpecSchema(): JSONSchemaProps {
+  return obj(
+    "An SQS queue's backlog, read live with GetQueueAttributes at every tick; an HPA External metric whose name is this object's name (same namespace) reads it.",
+    {
+      queueURL: str('The queue URL, https://sqs.<region>.amazonaws.com/<account>/<name>; or queueName with accountId.', {
+        maxLength: 2048,
+        'x-kubernetes-validations': [matches(QUEUE_URL_PATTERN, 'must be an https SQS queue URL such as https://sqs.us-east-1.amazonaws.com/123456789012/orders')],
+      }),
+      queueName: str('The queue name (ending in .fifo for a FIFO queue), with accountId and optionally region.', {
+        maxLength: 80,
+        'x-kubernetes-validations': [matches(QUEUE_NAME_PATTERN, 'must be 1 to 80 letters, digits, - or _, ending in .fifo for a FIFO queue')],
+      }),
+      region: str("With queueName: the queue's region; default: the function's region.", { maxLength: 64, 'x-kubernetes-validations': [matches(REGION_PATTERN, 'must be an AWS region such as us-east-1')] }),
+      accountId: str("With queueName: the queue's 12-digit account.", { maxLength: 12, 'x-kubernetes-validations': [matches('^[0-9]{12}$', 'must be a 12-digit AWS account id')] }),
+      roleArn: str('An IAM role to assume to read the queue (another account).', {
+        maxLength: 2048,
+        'x-kubernetes-validations': [matches(ROLE_ARN_PATTERN, 'must be an IAM role ARN such as arn:aws:iam::123456789012:role/name')],
+      }),
+      scaleOnInFlight: bool('Count messages received and not yet deleted (ApproximateNumberOfMessagesNotVisible); default true, as KEDA.'),
+      scaleOnDelayed: bool('Count messages sent with a delay not yet visible (ApproximateNumberOfMessagesDelayed); default false, as KEDA.'),
+    },
+    [],
+    {
+      'x-kubernetes-validations': [
+        rule('has(self.queueURL) != has(self.queueName)', 'exactly one of queueURL or queueName must be set'),
+        rule('!has(self.queueURL) || (!has(self.region) && !has(self.accountId))', 'region and accountId apply with queueName (queueURL says them)'),
+        rule('!has(self.queueName) || has(self.accountId)', 'accountId must be set with queueName: the queue URL names the account', { fieldPath: '.accountId', reason: 'FieldValueRequired' }),
+      ],
+    },
+  );
+}
