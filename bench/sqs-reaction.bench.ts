@@ -51,7 +51,7 @@ async function measureSqsReaction(): Promise<void> {
   const kedaFast = kedaModel(fast.steps, false, 9);
 
   console.log(
-    `\nSQS backlog step (${STEP_MESSAGES} messages on an empty queue, 5 a replica) → patch: ${ROUNDS} runs of ${WORKLOADS} queues, one step each at a random time over ${MINUTES} minutes (${ROUNDS * WORKLOADS} steps a case), every reader on the same steps; ours timed through the local stack (virtual clock, the cycle's wall time added):`,
+    `\nSQS backlog step (${STEP_MESSAGES} messages on an empty queue, 5 a replica) → patch: ${ROUNDS} runs of ${WORKLOADS} queues, one step each at a random time over ${MINUTES} minutes (${ROUNDS * WORKLOADS} steps a case, stratified over the 15 s phase), every reader on the same steps; ours timed through the local stack (virtual clock, the cycle's wall time added):`,
   );
   console.table([
     row('1 → N, default period: serverless-hpa (SQSQueueMetric, live read each 15 s tick)', oneToN.ours),

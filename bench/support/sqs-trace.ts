@@ -147,7 +147,7 @@ interface TraceParts {
 async function tickThrough(o: SqsTraceOptions, p: TraceParts): Promise<SqsTraceRun> {
   const { clock, fns, client, start } = p;
   const rnd = random(o.seed);
-  const steps = Array.from({ length: o.workloads }, () => start + 60_000 + rnd() * o.minutes * 60_000);
+  const steps = stepTimes(start + 60_000, o.minutes, o.workloads, rnd);
   const run: SqsTraceRun = { steps, ours: new Array<number>(o.workloads).fill(Number.NaN), patchedTo: new Array<number>(o.workloads).fill(0), walls: [], readsPerQueueTick: 0 };
   const sent = new Set<number>();
   let firstError: string | undefined;
@@ -187,6 +187,16 @@ async function tickThrough(o: SqsTraceOptions, p: TraceParts): Promise<SqsTraceR
   if (missing > 0) throw new Error(`${missing} of ${o.workloads} backlog steps were never acted on${firstError ? `; first error: ${firstError}` : ''}`);
   run.readsPerQueueTick = reads / Math.max(1, ticks) / o.workloads;
   return run;
+}
+
+/**
+ * n times at random over `minutes` from `from`, stratified over the 15 s phase: step i falls in a
+ * random 15 s slot, at a random point of the i-th n-th of its slot. Each time is uniform, as plain
+ * draws are; the mean wait for a tick grid is then measured with far less noise (15 / √(12 n) s
+ * for plain draws: 0.4 s at n = 120, more than the goals' margins).
+ */
+export function stepTimes(from: number, minutes: number, n: number, rnd: () => number): number[] {
+  return Array.from({ length: n }, (_, i) => from + Math.floor(rnd() * minutes * 4) * 15_000 + ((i + rnd()) / n) * 15_000);
 }
 
 async function sendBacklog(client: SQSClient, QueueUrl: string, n: number): Promise<void> {

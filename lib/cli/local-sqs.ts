@@ -66,6 +66,12 @@ function clientOf(q: LocalQueues): SQSClient {
   return c;
 }
 
+/** Closes the clients the commands opened (a one-shot `shpa local sqs` then exits at once). */
+export function closeSqsClients(): void {
+  for (const c of clients.values()) c.destroy();
+  clients.clear();
+}
+
 interface SqsArgs {
   verb: 'send' | 'receive' | 'list';
   queue?: string;

@@ -8,7 +8,7 @@ import { isSyncPeriod } from '#sync/messaging';
 import { CliError } from './context.js';
 import { numberOption } from './options.js';
 import { errorText } from '../shared/error-text.js';
-import { forgetLocalQueues, readLocalQueues, rememberLocalQueues, runSqsCommand, SQS_USAGE, type LocalQueues } from './local-sqs.js';
+import { closeSqsClients, forgetLocalQueues, readLocalQueues, rememberLocalQueues, runSqsCommand, SQS_USAGE, type LocalQueues } from './local-sqs.js';
 
 interface LocalUpCliOptions {
   kubeconfig: string;
@@ -111,6 +111,8 @@ export function registerLocal(program: Command): void {
         process.stdout.write(`${await runSqsCommand(readLocalQueues(opts.kubeconfig), words)}\n`);
       } catch (e) {
         throw new CliError(errorText(e));
+      } finally {
+        closeSqsClients();
       }
     });
 }

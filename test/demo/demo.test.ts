@@ -75,7 +75,7 @@ describe('shpa demo, headless', () => {
     expect(result.ticks).toBe(71);
     expect(result.interrupted).toBe(false);
     expect(result.errors).toEqual([]);
-    expect(result.reports.map((r) => r.name).sort()).toEqual(['demo/api', 'demo/reports', 'demo/web', 'demo/worker']);
+    expect(result.reports.map((r) => r.name).sort()).toEqual(['demo/api', 'demo/orders', 'demo/reports', 'demo/web', 'demo/worker']);
     expect(result.handlerMs).toHaveLength(71);
   });
 
@@ -148,6 +148,22 @@ describe('shpa demo, headless', () => {
     expect(texts.some((t) => /^holds 0: BelowActivationThreshold: the target stays at zero replicas/.test(t))).toBe(true);
     expect(texts.some((t) => /^scaled 0→\d+: SuccessfulRescale: .*; ScaledToZero False \(NotScaledToZero\)/.test(t))).toBe(true);
     expect(texts.some((t) => /^scaled \d+→0: SuccessfulRescale: .*; ScaledToZero True \(ScaledToZero\)/.test(t))).toBe(true);
+  });
+
+  it('examples/sqs-queue.yaml: the queue read live at each tick, 0 → N at the very tick its backlog arrives, back to zero once drained', () => {
+    const orders = series('demo/orders');
+    // Its queue is empty below twice the usual load, 200 messages at 4×: 20 a replica.
+    expect(orders.replicas[SPIKE_FIRST - 1]).toBe(0);
+    // The backlog is on the queue before the spike's first tick, which reads it (CloudWatch's reports: two ticks later).
+    expect(orders.replicas[SPIKE_FIRST]).toBeGreaterThan(0);
+    expect(Math.max(...orders.replicas)).toBe(10);
+    expect(orders.replicas[70]).toBe(0);
+    type Line = { message: string; trigger?: string; hpa?: string; patched?: boolean; decision?: Decision };
+    const lines = (readFileSync(result.logPath!, 'utf8').trim().split('\n').map((l) => JSON.parse(l)) as Line[]).filter((l) => l.message === 'decision' && l.hpa === 'orders');
+    const woke = lines.find((l) => l.patched && l.decision?.currentReplicas === 0 && l.decision.desiredReplicas > 0);
+    expect(woke?.decision?.metrics[0]).toMatchObject({ source: 'SQSQueueMetric demo/orders-backlog (https://sqs.us-east-1.amazonaws.com/000000000000/orders)', activation: { threshold: '10', value: '200', active: true } });
+    expect(output).toMatch(/demo\/orders: 0 → \d+ on SQSQueueMetric demo\/orders-backlog \(https:[^)]+\): 200 messages \(activation 10\), read with GetQueueAttributes at this tick/);
+    expect(output).toMatch(/demo\/orders: \d+ → 0 on SQSQueueMetric demo\/orders-backlog/);
   });
 
   it('a spec change applied during the run reaches the worker through the stream at once, not at the next tick', () => {
