@@ -178,7 +178,7 @@ describe('shpa demo, headless', () => {
       .split('\n')
       .map((l) => JSON.parse(l) as { message: string; trigger?: string; cycle?: { trigger: string }; namespace?: string; hpa?: string; patched?: boolean; desiredReplicas?: number });
     const decisions = lines.filter((l) => l.message === 'decision' && l.trigger === 'tick');
-    expect(decisions).toHaveLength(71 * 4);
+    expect(decisions).toHaveLength(71 * 5);
     expect(lines.filter((l) => l.message === 'cycle' && l.cycle?.trigger === 'tick')).toHaveLength(71);
     expect(lines.filter((l) => l.message === 'decision' && l.trigger === 'evaluate')).toHaveLength(1);
     for (const r of result.reports) {
@@ -229,9 +229,9 @@ describe('shpa demo, headless', () => {
       page.on('request', (r) => !r.url().startsWith('file:') && problems.push(`network request: ${r.url()}`));
       await page.goto(pathToFileURL(result.reportPath!).href);
       await page.waitForSelector('canvas');
-      expect(await page.locator('section.autoscaler').count()).toBe(4);
-      // replicas + one chart per metric: web 1, reports 1, worker 1, api 2
-      expect(await page.locator('canvas').count()).toBe(4 + 5);
+      expect(await page.locator('section.autoscaler').count()).toBe(5);
+      // replicas + one chart per metric: web 1, reports 1, worker 1, orders 1, api 2
+      expect(await page.locator('canvas').count()).toBe(5 + 6);
       expect(await page.locator('table.log').first().textContent()).toMatch(/scaled 2→\d+/);
       await page.screenshot({ path: join(outDir, 'report.png'), fullPage: true });
       expect(problems).toEqual([]);
