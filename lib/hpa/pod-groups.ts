@@ -24,21 +24,13 @@ export interface Instant {
 }
 
 const RFC3339 = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(?:\.(\d{1,9}))?(Z|[+-]\d\d:\d\d)$/;
-const instantCache = new Map<string, Instant>();
-const INSTANT_CACHE_LIMIT = 4096;
-
-/** Parses an RFC 3339 time exactly; undefined when malformed. Memoized: pods share timestamps. */
+/** Parses an RFC 3339 time exactly; undefined when malformed. */
 export function parseInstant(text: string): Instant | undefined {
-  const cached = instantCache.get(text);
-  if (cached) return cached;
   const m = RFC3339.exec(text.toUpperCase());
   if (!m) return undefined;
   const ms = Date.parse(m[1] + m[3]);
   if (Number.isNaN(ms)) return undefined;
-  const instant = { s: ms / 1000, ns: m[2] ? Number(m[2].padEnd(9, '0')) : 0 };
-  if (instantCache.size >= INSTANT_CACHE_LIMIT) instantCache.clear();
-  instantCache.set(text, instant);
-  return instant;
+  return { s: ms / 1000, ns: m[2] ? Number(m[2].padEnd(9, '0')) : 0 };
 }
 
 export function instantOf(date: Date): Instant {
@@ -80,15 +72,24 @@ export interface GroupSettings {
   now: Instant;
 }
 
-function instantAt(text: string | undefined, field: string): Instant {
-  const parsed = parseInstant(text ?? ZERO_TIME);
-  if (!parsed) throw new InputError(field, `invalid RFC 3339 time ${JSON.stringify(text)}`);
-  return parsed;
+/** Times parsed in one grouping, by text: pods share timestamps (no state outlives the call). */
+type Instants = Map<string, Instant>;
+
+function instantAt(text: string | undefined, field: string, parsed: Instants): Instant {
+  const key = text ?? ZERO_TIME;
+  let instant = parsed.get(key);
+  if (!instant) {
+    instant = parseInstant(key);
+    if (!instant) throw new InputError(field, `invalid RFC 3339 time ${JSON.stringify(text)}`);
+    parsed.set(key, instant);
+  }
+  return instant;
 }
 
 /** Upstream groupPods: which pods count, which are unready, missing or ignored. */
 export function groupPods(pods: PodInfo[], metrics: Map<string, PodSample>, resource: string, settings: GroupSettings): PodGroups {
   const groups: PodGroups = { readyPodCount: 0, unready: new Set(), missing: new Set(), ignored: new Set() };
+  const parsed: Instants = new Map();
   for (let i = 0; i < pods.length; i++) {
     const pod = pods[i];
     // Deleted and failed pods are ignored entirely.
@@ -105,7 +106,7 @@ export function groupPods(pods: PodInfo[], metrics: Map<string, PodSample>, reso
       groups.missing.add(pod.name);
       continue;
     }
-    if (resource === 'cpu' && isUnreadyForCpu(pod, metric, settings, i)) {
+    if (resource === 'cpu' && isUnreadyForCpu(pod, metric, settings, i, parsed)) {
       groups.unready.add(pod.name);
       continue;
     }
@@ -115,15 +116,15 @@ export function groupPods(pods: PodInfo[], metrics: Map<string, PodSample>, reso
 }
 
 // Upstream: a CPU sample is unready while the pod may still be initializing.
-function isUnreadyForCpu(pod: PodInfo, metric: PodSample, settings: GroupSettings, index: number): boolean {
+function isUnreadyForCpu(pod: PodInfo, metric: PodSample, settings: GroupSettings, index: number, parsed: Instants): boolean {
   if (pod.ready === undefined || pod.startTime === undefined) return true;
-  const start = instantAt(pod.startTime, `pods[${index}].startTime`);
+  const start = instantAt(pod.startTime, `pods[${index}].startTime`, parsed);
   // A Ready condition without lastTransitionTime carries Go's zero time.
-  const transition = instantAt(pod.readyTransitionTime, `pods[${index}].readyTransitionTime`);
+  const transition = instantAt(pod.readyTransitionTime, `pods[${index}].readyTransitionTime`, parsed);
   if (isBeforeShifted(settings.now, -settings.cpuInitializationPeriodSeconds, start)) {
     // Within the initialization period: unready, or no full metric window since the last transition.
     if (pod.ready === 'False') return true;
-    const sampled = instantAt(metric.timestamp, `podMetrics[${JSON.stringify(pod.name)}].timestamp`);
+    const sampled = instantAt(metric.timestamp, `podMetrics[${JSON.stringify(pod.name)}].timestamp`, parsed);
     return isBeforeShifted(sampled, -(metric.windowSeconds ?? 0), transition);
   }
   // After it: unready only if it never became ready since the initial readiness delay.
