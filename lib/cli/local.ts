@@ -168,7 +168,7 @@ function introduction(up: LocalUp, periodSeconds: number, workloads: string): st
 
 /** The functions' own queues on the local SQS, which `sqs` commands leave alone. */
 function internalQueues(up: LocalUp): string[] {
-  return [up.fns.queueUrl, up.fns.evaluateQueueUrl, up.fns.deadLetterQueueUrl].map((u) => u.slice(u.lastIndexOf('/') + 1));
+  return [up.fns.queueUrl, up.fns.deadLetterQueueUrl, up.fns.failedEventsQueueUrl].map((u) => u.slice(u.lastIndexOf('/') + 1));
 }
 
 /** One command typed into `shpa local up`: what it did (a promise for `sqs`), or an error saying what it takes. */

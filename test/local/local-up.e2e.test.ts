@@ -124,7 +124,7 @@ describe.skipIf(!haveKubectl)('shpa local up, driven with kubectl', () => {
 
   it('examples/kubernetes/sqs-queue.yaml: demo/orders to zero on its empty queue, up on `sqs send orders`, back to zero on `sqs receive orders`', async () => {
     const orders = () => up.model.replicasOf('demo', 'Deployment', 'orders');
-    const typed = (line: string) => command({ ...up, queues: { endpoint: up.fns.sqs.endpoint, region: up.region, internal: ['work', 'evaluate', 'work-dlq'] } }, line.split(' '));
+    const typed = (line: string) => command({ ...up, queues: { endpoint: up.fns.sqs.endpoint, region: up.region, internal: ['work', 'work-dlq'] } }, line.split(' '));
     expect(await kubectl('apply', '-f', 'examples/kubernetes/sqs-queue.yaml')).toBe('sqsqueuemetric.shpa.dev/orders-backlog created\nserverlesshorizontalpodautoscaler.shpa.dev/orders created\n');
     // The empty queue: 1 → 0 once the 15 s window has passed.
     expect(await within(8, async () => orders(), (n) => n === 0)).toBe(0);
