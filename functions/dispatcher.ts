@@ -5,6 +5,7 @@
 // does not take is sent again within the invocation; one still unsent is counted (EMF
 // TicksLost, with the ticks already late, and an alarm on it) and said.
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import type { Logger } from '@aws-lambda-powertools/logger';
 import { MetricUnit, type Metrics } from '@aws-lambda-powertools/metrics';
 import middy from '@middy/core';
@@ -23,9 +24,11 @@ import {
   type ShardTiming,
   tickingShardsOf,
   tickOffsetSeconds,
+  tickOffsetsOfMinute,
 } from '#sync/messaging';
 import type { Clock, ClusterConfig, ClusterIndex, DispatchStore, WorkQueue } from '#sync/ports';
-import { logDispatch, publish } from './log.js';
+import { DispatchLineGate } from './cycle-lines.js';
+import { logDispatch, type QuietDispatchLines } from './log.js';
 import { redact } from './redact.js';
 import { withConfig } from './wiring/logger.js';
 import { systemClock } from './wiring/options.js';
@@ -65,14 +68,18 @@ interface Dispatcher {
   mirror?: boolean;
   /** The counts this container last sent: what it keeps using while the table cannot be read. */
   lastSent: Map<string, number>;
+  /** Quiet minutes' lines at most once per SHPA_DECISION_LOG_SECONDS (the deployed dispatcher); absent: every minute's. */
+  quietLines?: QuietDispatchLines;
 }
 type ShardChoice = ReturnType<typeof chooseShards>[number];
 
-export function createDispatcherHandler(deps: { config: FunctionConfig; adapters: () => DispatcherAdapters; logger: Logger; emf: Metrics; mirror?: boolean }) {
+export function createDispatcherHandler(deps: { config: FunctionConfig; adapters: () => DispatcherAdapters; logger: Logger; emf: Metrics; mirror?: boolean; quietLines?: boolean }) {
   let adapters: DispatcherAdapters | undefined;
   const d: Dispatcher = { config: deps.config, logger: deps.logger, emf: deps.emf, mirror: deps.mirror, lastSent: new Map() };
+  if (deps.quietLines) d.quietLines = { gate: new DispatchLineGate(), decisionLogSeconds: deps.config.options.decisionLogSeconds, periodSeconds: Math.max(60, deps.config.syncPeriodSeconds) };
   return middy<ScheduledEvent, DispatcherResult, Error, Context>()
     .use(injectLambdaContext(deps.logger))
+    .use(logMetrics(deps.emf))
     .handler(async (event) => dispatchMinute(d, (adapters ??= deps.adapters()), event));
 }
 
@@ -88,7 +95,7 @@ async function dispatchMinute(d: Dispatcher, a: DispatcherAdapters, event: Sched
   }
   if (d.mirror !== false) await mirror(d, a, now);
   const { clusters, indexes } = await sizeShards(d, a, scheduled);
-  const timings = await shardTimings(d, a, clusters, now, indexes);
+  const timings = await shardTimings(d, a, clusters, scheduled, now, indexes);
   const plan = planTicks(clusters, scheduled, now, config.syncPeriodSeconds, timings, indexes);
   const sending = await sendWithRetries(a.queue, plan.messages, a.clock, { untilMs: a.clock.now().getTime() + SEND_WINDOW_MS });
   const result: DispatcherResult = {
@@ -98,9 +105,9 @@ async function dispatchMinute(d: Dispatcher, a: DispatcherAdapters, event: Sched
     tooOld: false,
     shards: Object.fromEntries(clusters.map((c) => [c.name, c.shards])),
     // what is not the deploy's even ticks
-    timings: Object.fromEntries([...timings].filter(([, t]) => t.offsetSeconds || t.periodSeconds !== config.syncPeriodSeconds)),
+    timings: Object.fromEntries([...timings].filter(([, t]) => t.offsetSeconds || t.offsetsSeconds || t.periodSeconds !== config.syncPeriodSeconds)),
   };
-  logDispatch(logger, emf, { ...result, attempts: sending.attempts, scheduledAt: scheduled.toISOString(), errors: sending.errors });
+  logDispatch(logger, emf, { ...result, attempts: sending.attempts, scheduledAt: scheduled.toISOString(), errors: sending.errors }, d.quietLines);
   return result;
 }
 
@@ -112,7 +119,6 @@ async function mirror(d: Dispatcher, a: DispatcherAdapters, now: Date): Promise<
   } catch (e) {
     d.logger.error('registry', { registryError: redact(errorText(e)) });
     d.emf.addMetric('Errors', MetricUnit.Count, 1);
-    d.emf.publishStoredMetrics();
   }
 }
 
@@ -130,7 +136,6 @@ async function sizeShards(d: Dispatcher, a: DispatcherAdapters, scheduled: Date)
   } catch (e) {
     d.logger.error('shards', { shardsError: `reading the cluster indexes: ${redact(errorText(e))}; this minute's ticks keep the last counts sent` });
     d.emf.addMetric('Errors', MetricUnit.Count, 1);
-    publish(d.emf);
     return { clusters: config.clusters.map((c) => ({ ...c, shards: d.lastSent.get(c.name) ?? c.shards })) };
   }
   const choices = chooseShards(config.clusters, indexes, minute, { memoryMb: config.workerMemoryMb, periodSeconds: config.syncPeriodSeconds, budget: config.shardBudget });
@@ -161,7 +166,6 @@ async function recordChoice(d: Dispatcher, a: DispatcherAdapters, c: ClusterConf
     const shards = choice.changed ? (record.previous ?? c.shards) : choice.shards;
     d.logger.error('shards', { shardsError: `recording ${record.k} shards for cluster ${c.name}: ${redact(errorText(e))}; kept ${shards}` });
     d.emf.addMetric('Errors', MetricUnit.Count, 1);
-    publish(d.emf);
     return shards;
   }
 }
@@ -184,7 +188,7 @@ function warnSizing(d: Dispatcher, c: ClusterConfig, choice: ShardChoice, shards
  * How often each shard ticks (faster when its autoscalers ask, spec.syncPeriodSeconds) and where within the
  * period: just after its pod metrics are sampled (lib/sync/tick-phase.ts), as its worker recorded.
  */
-async function shardTimings(d: Dispatcher, a: DispatcherAdapters, clusters: ClusterConfig[], now: Date, indexes?: Map<string, ClusterIndex>): Promise<Map<string, ShardTiming>> {
+async function shardTimings(d: Dispatcher, a: DispatcherAdapters, clusters: ClusterConfig[], scheduled: Date, now: Date, indexes?: Map<string, ClusterIndex>): Promise<Map<string, ShardTiming>> {
   const period = d.config.syncPeriodSeconds;
   const ids = clusters.flatMap((c) => tickingShardsOf(c, indexes?.get(c.name)).map(shardId));
   try {
@@ -193,7 +197,9 @@ async function shardTimings(d: Dispatcher, a: DispatcherAdapters, clusters: Clus
       ids.map((id) => {
         const r = records.get(id);
         const periodSeconds = r?.tickPeriodSeconds ?? period;
-        return [id, { periodSeconds, offsetSeconds: tickOffsetSeconds(r?.phase, periodSeconds, now.getTime()) }];
+        // While it learns or probes, the shard's record plans each tick of the minute (lib/sync/visibility.ts).
+        const offsets = tickOffsetsOfMinute(r?.phase, periodSeconds, scheduled.getTime(), now.getTime());
+        return [id, { periodSeconds, offsetSeconds: tickOffsetSeconds(r?.phase, periodSeconds, now.getTime()), ...(offsets ? { offsetsSeconds: offsets } : {}) }];
       }),
     );
   } catch (e) {
@@ -207,5 +213,5 @@ const { logger, emf } = createTelemetry(env.SHPA_METRICS_NAMESPACE, env.SHPA_STA
 
 export const handler = withConfig(logger, () => {
   const config = loadFunctionConfig(env);
-  return createDispatcherHandler({ config, adapters: () => ({ clock: systemClock, store: createStore(config), queue: createWorkQueue(config).queue }), logger, emf });
+  return createDispatcherHandler({ config, adapters: () => ({ clock: systemClock, store: createStore(config), queue: createWorkQueue(config).queue }), logger, emf, quietLines: true });
 });

@@ -4,7 +4,7 @@
 // whose policy names who may send) evaluates the one it names. CloudWatch Logs: a subscription
 // on a cluster's audit log evaluates the objects created or edited (lib/sync/audit-events.ts).
 // Bad events are logged and dropped (a retry would not fix them); events too old to act on are
-// dropped; a failed send fails the invocation.
+// dropped; a failed send fails the invocation. Evaluations go to the evaluator, invoked asynchronously.
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { Logger } from '@aws-lambda-powertools/logger';
 import middy from '@middy/core';
@@ -22,7 +22,7 @@ import {
 } from '#sync/messaging';
 import type { AlarmIndexStore, WorkQueue } from '#sync/ports';
 import { createLogger, withConfig } from './wiring/logger.js';
-import { createWorkQueue } from './wiring/queue.js';
+import { createEvaluations } from './wiring/queue.js';
 import { createStore } from './wiring/store.js';
 
 /** How long the lookup of an alarm's shards may take before the change goes to every shard. */
@@ -76,6 +76,6 @@ const env = process.env;
 const logger = createLogger();
 
 export const handler = withConfig(logger, () => {
-  const config = loadFunctionConfig(env);
-  return createEventsHandler({ config, queue: () => createWorkQueue(config).queue, store: () => createStore(config), logger });
+  const config = loadFunctionConfig(env, { queue: false, evaluator: true });
+  return createEventsHandler({ config, queue: () => createEvaluations(config), store: () => createStore(config), logger });
 });

@@ -1,18 +1,21 @@
 // How the functions appear in CloudWatch Logs. Per shard cycle: a "decision" line for each
 // autoscaler where something happened (a scale, a desired count other than the current, a
 // condition or winning metric that changed, an error or warning, a repair) and otherwise at
-// most every few minutes, and one "cycle" summary line;
+// most every few minutes, and a "cycle" summary line, in the worker every cycle that did
+// something and otherwise at most every few minutes too (functions/cycle-lines.ts);
 // per message that did not run a cycle, one "message" line (dropped, busy). EMF: Cycles for
-// every tick's cycle (the missing-cycles alarm's heartbeat, with the alarms only); Errors, Deferred and
-// DroppedMessages only when non-zero (the alarm treats no data as none, and a custom metric is
-// billed only for the hours it gets data); the rest only with detailed metrics. Every metric
-// carries the stage (functions/wiring/telemetry.ts). Field names
+// every tick's cycle with param monitoring full only (its cycles alarm; the default alarms read
+// Lambda's own metrics); Errors, Deferred and DroppedMessages only when non-zero (the alarm
+// treats no data as none, and a custom metric is billed only for the hours it gets data); the
+// rest only with detailed metrics. Every metric carries the stage (functions/wiring/telemetry.ts);
+// the handlers' logMetrics middleware flushes them, when the handler throws too. Field names
 // here are what infra/logs-insights/*.query read.
 import { createHash } from 'node:crypto';
 import type { Logger } from '@aws-lambda-powertools/logger';
 import { MetricUnit, type Metrics } from '@aws-lambda-powertools/metrics';
 import type { AutoscalerReport, CycleReport } from '#sync/messaging';
 import type { MessageResult } from '#sync';
+import type { CycleLineChoice, CycleLineGate, DispatchLineChoice, DispatchLineGate } from './cycle-lines.js';
 import { redact, redactAll } from './redact.js';
 
 /** Counters of the metric sources, cumulative; the cycle line carries the difference. */
@@ -40,8 +43,8 @@ export interface LogOptions {
   autoscalerMetrics: boolean;
   /** EMF CycleDuration, Scaled, Autoscalers (the counts of trouble are always sent, when non-zero). */
   detailedMetrics: boolean;
-  /** The stack's alarms (param monitoring): the Cycles heartbeat is sent for the missing-cycles alarm only then. */
-  monitoring?: boolean;
+  /** EMF Cycles for every tick's cycle, for the missing-cycles alarm of param monitoring full; default false. */
+  cyclesMetric?: boolean;
 }
 
 export function decisionLine(r: AutoscalerReport, cycle: Pick<CycleReport, 'shard' | 'startedAt' | 'trigger'>): Record<string, unknown> {
@@ -71,14 +74,42 @@ export function decisionLine(r: AutoscalerReport, cycle: Pick<CycleReport, 'shar
 
 /** Whether a quiet autoscaler's line is due this cycle: once per interval, at a time spread per autoscaler. */
 export function quietLineDue(r: AutoscalerReport, nowMs: number, options: LogOptions): boolean {
-  const interval = options.decisionLogSeconds * 1000;
+  return isQuietLineDue(`${r.cluster}/${r.namespace}/${r.name}`, nowMs, options.periodSeconds, options.decisionLogSeconds);
+}
+
+/**
+ * Whether the quiet line of `key` (an autoscaler, a shard) falls on the cycle at `nowMs`: once per `intervalSeconds`,
+ * at an offset of its own within it, so that lines of many keys spread over the interval. Every cycle when the
+ * interval is 0.
+ */
+export function isQuietLineDue(key: string, nowMs: number, periodSeconds: number, intervalSeconds: number): boolean {
+  const interval = intervalSeconds * 1000;
   if (interval <= 0) return true;
-  const offset = createHash('sha1').update(`${r.cluster}/${r.namespace}/${r.name}`).digest().readUInt32BE(0) % interval;
-  const period = options.periodSeconds * 1000;
+  const offset = createHash('sha1').update(key).digest().readUInt32BE(0) % interval;
+  const period = periodSeconds * 1000;
   return Math.floor((nowMs - offset) / interval) !== Math.floor((nowMs - period - offset) / interval);
 }
 
-export function logCycle(logger: Logger, emf: Metrics, cycle: CycleReport, sources: SourceStats | undefined, options: LogOptions): void {
+/**
+ * A shard cycle's lines and metrics: its decision lines, its cycle line (every cycle, or with `cycleLines` only those
+ * that did something and one quiet one per interval: functions/cycle-lines.ts), its EMF counts. Metrics are flushed by
+ * the handler's logMetrics middleware.
+ */
+export function logCycle(logger: Logger, emf: Metrics, cycle: CycleReport, sources: SourceStats | undefined, options: LogOptions, cycleLines?: CycleLineGate): void {
+  const lines = writeDecisionLines(logger, emf, cycle, options);
+  const choice: CycleLineChoice = cycleLines ? cycleLines.chooseCycleLine(cycle, isQuietLineDue(cycle.shard, cycleTimeMs(cycle), cycle.tickPeriodSeconds ?? options.periodSeconds, options.decisionLogSeconds)) : { write: true, why: [] };
+  if (choice.write) writeCycleLine(logger, cycle, sources, lines, choice);
+  addCycleMetrics(emf, cycle, sources, options);
+}
+
+/** The tick's own time (the same every run of the tick, so the quiet line falls on one tick an interval), else when the cycle started. */
+function cycleTimeMs(cycle: CycleReport): number {
+  const tick = cycle.trigger === 'tick' && cycle.tick ? Date.parse(cycle.tick) : Number.NaN;
+  return Number.isNaN(tick) ? Date.parse(cycle.startedAt) : tick;
+}
+
+/** The decision lines of the autoscalers where something happened or whose quiet line is due; how many. */
+function writeDecisionLines(logger: Logger, emf: Metrics, cycle: CycleReport, options: LogOptions): number {
   const nowMs = Date.parse(cycle.startedAt);
   let lines = 0;
   for (const r of cycle.autoscalers) {
@@ -99,6 +130,11 @@ export function logCycle(logger: Logger, emf: Metrics, cycle: CycleReport, sourc
       }
     }
   }
+  return lines;
+}
+
+/** The cycle's summary line; with the quiet-cycle rule, why it is written and the quiet cycles left unwritten before it. */
+function writeCycleLine(logger: Logger, cycle: CycleReport, sources: SourceStats | undefined, decisionLines: number, choice: Extract<CycleLineChoice, { write: true }>): void {
   const summary = {
     cycle: {
       shard: cycle.shard,
@@ -109,21 +145,27 @@ export function logCycle(logger: Logger, emf: Metrics, cycle: CycleReport, sourc
       durationMs: cycle.durationMs,
       counts: cycle.counts,
       calls: cycle.calls,
-      decisionLines: lines,
+      decisionLines,
       sources,
       errors: cycle.errors.length > 0 ? redactAll(cycle.errors) : undefined,
       warnings: cycle.warnings.length > 0 ? redactAll(cycle.warnings) : undefined,
+      logged: choice.why.length > 0 ? choice.why : undefined,
+      quietCycles: choice.quiet,
     },
   };
   if (cycle.failed || cycle.errors.length > 0) logger.error('cycle', summary);
   else if (cycle.warnings.length > 0) logger.warn('cycle', summary);
   else logger.info('cycle', summary);
+}
+
+/** The cycle's EMF counts: Errors and Deferred when non-zero, the Cycles heartbeat with param monitoring full, the detailed ones when asked. */
+function addCycleMetrics(emf: Metrics, cycle: CycleReport, sources: SourceStats | undefined, options: LogOptions): void {
   // A deferred autoscaler carries a deadline error but is not a failure (it goes first next tick): it has its own
   // count. Deferred twice in a row is one.
   addErrors(emf, cycle.counts.errors - cycle.counts.deferred + cycle.counts.deferredAgain + cycle.errors.length);
-  // The heartbeat the missing-cycles alarm reads: a tick's cycle that ran (a failed run or a dropped tick is an invocation, not a cycle).
-  // Without the alarms (param monitoring false) nobody reads it: not sent, not billed.
-  if (cycle.trigger === 'tick' && !cycle.failed && options.monitoring !== false) emf.addMetric('Cycles', MetricUnit.Count, 1);
+  // A tick's cycle that ran (a failed run or a dropped tick is an invocation, not a cycle): for the cycles alarm of
+  // param monitoring full only. The default alarms read Lambda's own free Invocations and Errors of the worker.
+  if (cycle.trigger === 'tick' && !cycle.failed && options.cyclesMetric === true) emf.addMetric('Cycles', MetricUnit.Count, 1);
   // Work the deadline left for the next tick: counted always (only when there is some), a sign the shard is too big for its memory.
   if (cycle.counts.deferred > 0) emf.addMetric('Deferred', MetricUnit.Count, cycle.counts.deferred);
   if (options.detailedMetrics) {
@@ -132,7 +174,6 @@ export function logCycle(logger: Logger, emf: Metrics, cycle: CycleReport, sourc
     emf.addMetric('Scaled', MetricUnit.Count, cycle.counts.scaled);
     if (sources && sources.promQLSamplesProcessed > 0) emf.addMetric('PromQLSamplesProcessed', MetricUnit.Count, sources.promQLSamplesProcessed);
   }
-  publish(emf);
 }
 
 /** A message that ran no cycle: dropped (late, duplicate...), busy shard, or a failure. */
@@ -148,20 +189,29 @@ export function logMessage(logger: Logger, emf: Metrics, result: Exclude<Message
     // Every message that ran no cycle and will not run one: an evaluation sent again is not lost.
     if (!(result.outcome === 'busy' && result.requeued)) emf.addMetric('DroppedMessages', MetricUnit.Count, 1);
   }
-  publish(emf);
+}
+
+/** How often a quiet dispatcher minute is written (functions/cycle-lines.ts DispatchLineGate): absent, every minute. */
+export interface QuietDispatchLines {
+  gate: DispatchLineGate;
+  decisionLogSeconds: number;
+  /** Seconds between the dispatcher's runs. */
+  periodSeconds: number;
 }
 
 /** The dispatcher's minute: what it sent, and the ticks lost (EMF TicksLost, only when some were). */
-export function logDispatch(logger: Logger, emf: Metrics, d: { sent: number; lost: number; late: number; attempts: number; errors: string[] } & Record<string, unknown>): void {
+export function logDispatch(logger: Logger, emf: Metrics, d: { sent: number; lost: number; late: number; attempts: number; errors: string[]; scheduledAt?: string } & Record<string, unknown>, quiet?: QuietDispatchLines): void {
+  if (d.lost + d.late > 0) emf.addMetric('TicksLost', MetricUnit.Count, d.lost + d.late);
+  const choice: DispatchLineChoice = quiet
+    ? quiet.gate.chooseDispatchLine(d, isQuietLineDue('dispatch', Date.parse(d.scheduledAt ?? '') || 0, quiet.periodSeconds, quiet.decisionLogSeconds))
+    : { write: true, why: [] };
+  if (!choice.write) return;
   const { errors, ...rest } = d;
-  const line = { dispatch: { ...rest, ...(errors.length > 0 ? { errors: errors.map(redact) } : {}) } };
+  const logged = choice.why.length > 0 ? { logged: choice.why } : {};
+  const line = { dispatch: { ...rest, ...(errors.length > 0 ? { errors: errors.map(redact) } : {}), ...logged, ...(choice.quiet ? { quietMinutes: choice.quiet } : {}) } };
   if (d.lost > 0) logger.error('dispatch', line);
   else if (d.late > 0 || d.attempts > 1) logger.warn('dispatch', line);
   else logger.info('dispatch', line);
-  if (d.lost + d.late > 0) {
-    emf.addMetric('TicksLost', MetricUnit.Count, d.lost + d.late);
-    publish(emf);
-  }
 }
 
 /**
@@ -170,9 +220,4 @@ export function logDispatch(logger: Logger, emf: Metrics, d: { sent: number; los
  */
 export function addErrors(emf: Metrics, count: number): void {
   if (count > 0) emf.addMetric('Errors', MetricUnit.Count, count);
-}
-
-/** Powertools warns on every publish with nothing stored: publish only what there is. */
-export function publish(emf: Metrics): void {
-  if (emf.hasStoredMetrics()) emf.publishStoredMetrics();
 }

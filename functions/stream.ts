@@ -1,5 +1,6 @@
 // The table's stream (filtered to spec items by infra/stream-filter.json): each spec written
-// by `shpa apply` is evaluated within seconds, through the worker, instead of at the next tick.
+// by `shpa apply` is evaluated within seconds, by the evaluator (invoked asynchronously), instead of at
+// the next tick.
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { Logger } from '@aws-lambda-powertools/logger';
 import middy from '@middy/core';
@@ -8,7 +9,7 @@ import { specOfKeys, KIND_HPA } from '../lib/store/items.js';
 import { fromSpecChanges, type FunctionConfig, loadFunctionConfig, type SpecChange } from '#sync/messaging';
 import type { WorkQueue } from '#sync/ports';
 import { createLogger, withConfig } from './wiring/logger.js';
-import { createWorkQueue } from './wiring/queue.js';
+import { createEvaluations } from './wiring/queue.js';
 
 export function createStreamHandler(deps: { config: FunctionConfig; queue: () => WorkQueue; logger: Logger; now?: () => Date }) {
   const { logger, config } = deps;
@@ -27,7 +28,7 @@ export function createStreamHandler(deps: { config: FunctionConfig; queue: () =>
       }
       const plan = fromSpecChanges(changes, config.clusters);
       for (const why of plan.ignored) logger.warn('spec change ignored', { ignored: why });
-      // A failed send throws: the stream retries the batch (bisecting it), nothing is lost.
+      // A failed invoke throws: the stream retries the batch (bisecting it), nothing is lost.
       await (queue ??= deps.queue()).send(plan.messages);
       if (plan.messages.length > 0) logger.info('spec changes', { specChanges: { records: event.Records.length, evaluations: plan.messages.length } });
     });
@@ -37,6 +38,6 @@ const env = process.env;
 const logger = createLogger();
 
 export const handler = withConfig(logger, () => {
-  const config = loadFunctionConfig(env, { table: false });
-  return createStreamHandler({ config, queue: () => createWorkQueue(config).queue, logger });
+  const config = loadFunctionConfig(env, { table: false, queue: false, evaluator: true });
+  return createStreamHandler({ config, queue: () => createEvaluations(config), logger });
 });

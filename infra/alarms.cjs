@@ -3,7 +3,7 @@
 // when it is OK again. CloudWatch bills every metric an alarm reads ($0.10 a month each, a
 // metric-math alarm per metric it references), so each failure mode has one alarm on one
 // metric, and a failure another alarm already sees gets none of its own: the table in
-// docs/operations.md says which alarm covers what. Param monitoring true deploys three of
+// docs/operations.md says which alarm covers what. Param monitoring true deploys four of
 // them, full all seven.
 'use strict';
 
@@ -65,9 +65,11 @@ function alarmTopicPolicy(c) {
 
 function alarmResources(c) {
   const { topic, resources } = alarmTopic(c);
-  // Param monitoring true keeps the alarms of a silent stop (no cycles, worker errors, dead letters); full adds the
-  // ones whose failures the missing-cycles alarm also sees later, or that the logs show (docs/operations.md).
-  const ESSENTIAL = ['WorkerMissingCycles', 'WorkerErrors', 'DeadLetters'];
+  // Param monitoring true keeps the alarms of a silent stop or loss (no invocations, worker errors, dead letters, failed
+  // events: the evaluator's failures land there), on AWS's
+  // own metrics only; full adds the ones whose failures the missing-cycles alarm also sees later, or that the logs
+  // show, and counts cycles that ran rather than invocations (docs/operations.md).
+  const ESSENTIAL = ['WorkerMissingCycles', 'WorkerErrors', 'DeadLetters', 'FailedEvents'];
   const alarm = (id, name, description, metric, rule) => {
     if (!c.allAlarms && !ESSENTIAL.includes(id)) return;
     resources[`Alarm${id}`] = {
@@ -110,9 +112,15 @@ function alarmResources(c) {
   const anyNow = { Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold', EvaluationPeriods: 1, DatapointsToAlarm: 1, TreatMissingData: 'notBreaching' };
 
   const { cycles } = expectedCycles(c);
-  // Cycles that ran (EMF Cycles, every cycle: failed runs and dropped ticks are invocations too, not cycles).
-  // Also what a failing dispatcher, a lost schedule, a broken event source mapping or a throttled worker end in.
-  alarm('WorkerMissingCycles', 'worker-missing-cycles', `The worker ran fewer than half of the ${cycles} cycles expected every ${period} s (${c.shards} shards, one tick every ${c.syncPeriodSeconds} s), or none: the autoscaler has stopped.`, emf('Cycles'), {
+  // A stopped autoscaler: what a failing dispatcher, a lost schedule, a broken event source mapping or a throttled
+  // worker end in. Param monitoring full counts the cycles that ran (EMF Cycles: failed runs and dropped ticks are
+  // invocations, not cycles); true counts the worker's invocations (AWS/Lambda Invocations, free: no custom metric
+  // to pay for), whose failures worker-errors sees. What true does not see: a worker invoked at every tick that
+  // drops each one (late, busy) without failing (docs/operations.md).
+  const heartbeat = c.allAlarms
+    ? { metric: emf('Cycles'), what: 'ran fewer than half of the', counted: 'cycles that ran' }
+    : { metric: lambda('worker', 'Invocations', 'Sum'), what: 'was invoked fewer than half of the', counted: 'invocations' };
+  alarm('WorkerMissingCycles', 'worker-missing-cycles', `The worker ${heartbeat.what} ${cycles} cycles expected every ${period} s (${c.shards} shards, one tick every ${c.syncPeriodSeconds} s), or none (${heartbeat.counted}): the autoscaler has stopped.`, heartbeat.metric, {
     Threshold: cycles / 2,
     ComparisonOperator: 'LessThanThreshold',
     EvaluationPeriods: 3,
@@ -130,7 +138,7 @@ function alarmResources(c) {
   const anyLeft = { ...anyNow, TreatMissingData: 'ignore' };
   alarm('DeadLetters', 'dead-letters', 'Work messages failed 3 times and were set aside in the dead-letter queue.', queue('WorkDeadLetterQueue'), anyLeft);
   // Where the dispatcher's and the events function's failed invocations go, and the stream's failed or expired batches.
-  alarm('FailedEvents', 'failed-events', 'Scheduled, EventBridge or stream events could not be handled (a failed dispatcher or events invocation, a stream batch that failed 3 times or fell 300 s behind) and were set aside in the failed-events queue.', queue('FailedEventsQueue'), anyLeft);
+  alarm('FailedEvents', 'failed-events', 'Scheduled, EventBridge or stream events could not be handled (a failed dispatcher, events or evaluator invocation, an evaluation older than its maximum event age, a stream batch that failed 3 times or fell 300 s behind) and were set aside in the failed-events queue.', queue('FailedEventsQueue'), anyLeft);
   return { topic, resources };
 }
 

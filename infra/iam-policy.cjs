@@ -7,6 +7,8 @@
 const { getAtt, sub } = require('./cfn.cjs');
 
 const FUNCTIONS = ['dispatcher', 'worker', 'stream', 'events'];
+/** Every function of serverless.yml: the evaluator runs the worker's code with the worker's role. */
+const ALL_FUNCTIONS = [...FUNCTIONS, 'evaluator'];
 
 /**
  * Attributes the worker writes (docs/architecture.md, and lib/store as it is: test/deploy/dynamo-iam.test.ts
@@ -35,8 +37,9 @@ const tableArn = (c) => sub(`arn:\${AWS::Partition}:dynamodb:\${AWS::Region}:\${
 const streamArn = (c) => c.existingTableStreamArn ?? getAtt('AutoscalerTable', 'StreamArn');
 /** The function's own log group, as AWS::Logs::LogGroup's Arn gives it (`:*` covers its streams, nothing else). */
 const logGroupArn = (c, fn) => sub(`arn:\${AWS::Partition}:logs:\${AWS::Region}:\${AWS::AccountId}:log-group:/aws/lambda/${functionName(c, fn)}:*`);
+/** A function's ARN as a string (no dependency on the function: its role may be the caller's). */
+const functionArn = (c, fn) => sub(`arn:\${AWS::Partition}:lambda:\${AWS::Region}:\${AWS::AccountId}:function:${functionName(c, fn)}`);
 const WORK_QUEUE = getAtt('WorkQueue', 'Arn');
-const EVALUATE_QUEUE = getAtt('EvaluateQueue', 'Arn');
 const FAILED_EVENTS_QUEUE = getAtt('FailedEventsQueue', 'Arn');
 
 const allow = (Sid, Action, Resource, Condition) => ({ Sid, Effect: 'Allow', Action, Resource, ...(Condition ? { Condition } : {}) });
@@ -47,7 +50,8 @@ function statements(c) {
   const table = [tableArn(c)];
   const ownLogGroup = (fn) => allow('OwnLogGroup', ['logs:CreateLogStream', 'logs:PutLogEvents'], [logGroupArn(c, fn)]);
   const sendTicks = allow('SendTicks', ['sqs:SendMessage'], [WORK_QUEUE]);
-  const sendEvaluations = allow('SendEvaluations', ['sqs:SendMessage'], [EVALUATE_QUEUE]);
+  // Evaluations are asynchronous invocations of the evaluator (Lambda's own queue holds them), of it only.
+  const sendEvaluations = allow('InvokeEvaluator', ['lambda:InvokeFunction'], [functionArn(c, 'evaluator')]);
   const failureDestination = allow('FailureDestination', ['sqs:SendMessage'], [FAILED_EVENTS_QUEUE]);
   // With a customer-managed key: its data keys, only through the services the stack encrypts with it.
   const useKey = c.kmsKeyArn
@@ -67,9 +71,9 @@ function statements(c) {
       'ForAllValues:StringEquals': { 'dynamodb:Attributes': SHARD_CYCLE_ATTRIBUTES },
     }),
     // what Lambda's SQS event source calls with the worker's role (it never changes a visibility)
-    allow('ReceiveWork', ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes'], [WORK_QUEUE, EVALUATE_QUEUE]),
-    // a busy tick and a busy or rerouted evaluation are sent again
-    allow('SendWork', ['sqs:SendMessage'], [WORK_QUEUE, EVALUATE_QUEUE]),
+    allow('ReceiveWork', ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes'], [WORK_QUEUE]),
+    // a busy tick and a busy, coalesced, conflicting or rerouted evaluation are sent again, a second later: to the work queue (a delay the evaluator's invocations cannot have)
+    allow('SendWork', ['sqs:SendMessage'], [WORK_QUEUE]),
     // GetMetricData has no resource-level permissions: "*" is the only valid resource.
     allow('ReadCloudWatchMetrics', ['cloudwatch:GetMetricData'], ['*']),
   ];
@@ -84,7 +88,8 @@ function statements(c) {
   const roles = [...new Set([...c.clusters.map((cl) => cl.roleArn).filter(Boolean), ...c.roleArns])];
   if (roles.length > 0) worker.push(allow('AssumeClusterAndMetricsRoles', ['sts:AssumeRole'], roles));
   if (c.vpc) worker.push(...vpcStatements(c.vpc));
-  worker.push(...useKey, ownLogGroup('worker'));
+  // The evaluator runs with this role: its on-failure destination, and its log group.
+  worker.push(failureDestination, ...useKey, ownLogGroup('worker'), { ...ownLogGroup('evaluator'), Sid: 'EvaluatorLogGroup' });
 
   return {
     // Mirrors the clusters param into the registry partition, sizes each cluster's shards from its index item, and sends the ticks.
@@ -150,9 +155,9 @@ function vpcStatements(vpc) {
 
 const DESCRIPTIONS = {
   dispatcher: 'serverless-hpa dispatcher: mirrors the clusters param into the registry, sends one tick per shard',
-  worker: 'serverless-hpa worker: one shard cycle per message (state in the table, EKS, CloudWatch metrics)',
-  stream: 'serverless-hpa stream: turns spec changes into evaluate messages',
-  events: 'serverless-hpa events: turns alarm state changes and evaluate-now events into evaluate messages',
+  worker: 'serverless-hpa worker and evaluator: one shard cycle per message or event (state in the table, EKS, CloudWatch metrics)',
+  stream: 'serverless-hpa stream: turns spec changes into evaluations (invokes the evaluator)',
+  events: 'serverless-hpa events: turns alarm state changes and evaluate-now events into evaluations (invokes the evaluator)',
 };
 
 /** The four roles, by logical id. */
@@ -179,4 +184,4 @@ function roleResources(c) {
   return out;
 }
 
-module.exports = { FUNCTIONS, SPEC_ATTRIBUTES, roleArn, tableArn, streamArn, roleResources };
+module.exports = { FUNCTIONS, ALL_FUNCTIONS, SPEC_ATTRIBUTES, roleArn, tableArn, streamArn, roleResources };

@@ -4,9 +4,8 @@
 // same values from their environment (lib/sync/config.ts); the rules here are theirs.
 'use strict';
 
-const CLUSTER_NAME = /^[0-9A-Za-z][A-Za-z0-9\-_]*$/;
-const REGION = /^[a-z]{2}(-[a-z]+)+-\d+$/;
-const ROLE_ARN = /^arn:aws[a-z-]*:iam::\d{12}:role\/[\w+=,.@/-]+$/;
+// Region, role-ARN and cluster-name rules: the same module as the functions' and our kinds' (lib/shared).
+const { CLUSTER_NAME, REGION, ROLE_ARN } = require('../lib/shared/aws-patterns.cjs');
 // aws:PrincipalArn patterns: roles (SSO roles have paths), users, the account root; * and ? allowed.
 const PRINCIPAL_ARN = /^arn:aws[a-z-]*:iam::\d{12}:(root|(role|user)\/[\w+=,.@/*?-]+)$/;
 const KMS_KEY_ARN = /^arn:aws[a-z-]*:kms:[a-z0-9-]+:\d{12}:key\/[0-9a-f-]{36}$|^arn:aws[a-z-]*:kms:[a-z0-9-]+:\d{12}:key\/mrk-[0-9a-f]{32}$/;
@@ -101,7 +100,7 @@ function monitoringLevel(value) {
   const text = String(value ?? '').trim().toLowerCase();
   if (text === '') return 'true';
   if (text === 'true' || text === 'false' || text === 'full') return text;
-  return fail('monitoring', `must be true (the three alarms that catch a stopped autoscaler), full (all seven) or false (none), got ${JSON.stringify(String(value))}`);
+  return fail('monitoring', `must be true (the four alarms that catch a stopped autoscaler or lost work), full (all seven) or false (none), got ${JSON.stringify(String(value))}`);
 }
 
 /** 5 ≤ a divisor of 60, or a multiple of 60 up to 900: ticks fall on the same seconds every minute, and no worker outlives 15 min. */
@@ -368,17 +367,16 @@ function readParams(p, stack) {
 
   // The dispatcher may cut every cluster into up to 16 shards (lib/sizing): by default each of them can tick at once,
   // or as many as the reserved concurrency allows; the dispatcher keeps its shards within it (SHPA_SHARD_BUDGET).
-  // The evaluate queue has its own, smaller share: events never take a tick's place.
-  const evaluateConcurrency = integer('evaluateConcurrency', text('evaluateConcurrency'), 2, 1000, 2);
-  const reservedConcurrency = text('reservedConcurrency') === '' ? undefined : integer('reservedConcurrency', text('reservedConcurrency'), 1, 1000);
+  // The evaluator has its own reserved concurrency: events never take a tick's place.
+  const evaluateConcurrency = integer('evaluateConcurrency', text('evaluateConcurrency'), 1, 1000, 2);
+  const reservedConcurrency = text('reservedConcurrency') === '' ? undefined : integer('reservedConcurrency', text('reservedConcurrency'), 2, 1000);
   const maxConcurrency =
     text('maxConcurrency') === ''
-      ? Math.min(1000, reservedConcurrency !== undefined ? reservedConcurrency - evaluateConcurrency : clusters.length * MAX_SHARDS + CONCURRENCY_HEADROOM)
+      ? Math.min(1000, reservedConcurrency ?? clusters.length * MAX_SHARDS + CONCURRENCY_HEADROOM)
       : integer('maxConcurrency', text('maxConcurrency'), 2, 1000);
-  if (maxConcurrency < 2) fail('reservedConcurrency', `${reservedConcurrency} leaves the work queue's pollers less than the 2 they need at least, after the evaluate queue's ${evaluateConcurrency}: raise it or leave it unset`);
   if (maxConcurrency < shards) fail('maxConcurrency', `${maxConcurrency} is less than the ${shards} shards: ticks would queue behind each other and arrive late`);
-  if (reservedConcurrency !== undefined && reservedConcurrency < maxConcurrency + evaluateConcurrency) {
-    fail('reservedConcurrency', `${reservedConcurrency} is less than maxConcurrency (${maxConcurrency}) plus evaluateConcurrency (${evaluateConcurrency}): the queues' pollers would be throttled; raise it or leave it unset`);
+  if (reservedConcurrency !== undefined && reservedConcurrency < maxConcurrency) {
+    fail('reservedConcurrency', `${reservedConcurrency} is less than maxConcurrency (${maxConcurrency}): the work queue's pollers would be throttled; raise it or leave it unset`);
   }
   const alarmNamePrefix = text('alarmNamePrefix') || DEFAULT_ALARM_PREFIX;
   if (!ALARM_PREFIX.test(alarmNamePrefix)) fail('alarmNamePrefix', `must be 1 to 255 characters without control characters (the alarms CloudWatchMetric objects name start with it), got ${JSON.stringify(alarmNamePrefix)}`);
@@ -423,8 +421,8 @@ function readParams(p, stack) {
     detailedMetrics: boolean('detailedMetrics', p.detailedMetrics, false),
     // $3 a month (beyond an account's first three): opt-in; the Logs Insights queries answer the same questions.
     dashboard: boolean('dashboard', p.dashboard, false),
-    // The alarms (infra/alarms.cjs) and the Cycles heartbeat they read: "true" the three that catch a stopped
-    // autoscaler ($0.30 a month), "full" all seven ($0.70), "false" none, for a deploy watched otherwise.
+    // The alarms (infra/alarms.cjs): "true" the four that catch a stopped autoscaler or lost work, on AWS's own metrics ($0.40 a
+    // month), "full" all seven with the Cycles heartbeat the missing-cycles one then reads ($1.00), "false" none.
     monitoring: monitoringLevel(p.monitoring) !== 'false',
     allAlarms: monitoringLevel(p.monitoring) === 'full',
     // Edits of Kubernetes objects evaluated within seconds, from the clusters' audit logs (infra/audit-log.cjs).

@@ -1,19 +1,20 @@
-// The queues the worker consumes: ticks on the work queue, evaluations (events, spec changes)
-// on the evaluate queue, each with its own event source so that a flood of events never
-// delays a tick; their dead-letter queue, and the failed-events queue where Lambda sets aside
-// async invocations and stream batches it gave up on. All encrypted (SSE-SQS, or the param
-// kmsKeyArn), TLS only; only the stack's functions send work, each only the kind it sends.
+// The queue the worker consumes: ticks, and what the worker sends again a second later (busy
+// ticks, busy, coalesced or conflicting evaluations); events' evaluations are asynchronous
+// invocations of the evaluator instead (serverless.yml), so no second queue is long-polled. Its
+// dead-letter queue, and the failed-events queue where Lambda sets aside async invocations
+// (the evaluator's among them) and stream batches it gave up on. All encrypted (SSE-SQS, or the
+// param kmsKeyArn), TLS only; only the stack's functions send work.
 'use strict';
 
 const { getAtt, ref, sub } = require('./cfn.cjs');
 const { roleArn } = require('./iam-policy.cjs');
 
-/** Who sends what: the dispatcher ticks (the worker sends a busy tick again); the others, and the worker, evaluations. */
-const SENDERS = { WorkQueue: ['dispatcher', 'worker'], EvaluateQueue: ['stream', 'events', 'worker'] };
+/** Who sends work: the dispatcher ticks, the worker (and the evaluator, with its role) what it sends again. */
+const SENDERS = { WorkQueue: ['dispatcher', 'worker'] };
 /** Who consumes the work queues: the worker's event sources, with its role. */
 const CONSUMERS = ['worker'];
-/** Who sets failures aside: Lambda, with the failing function's role (on-failure destinations, the stream's). */
-const FAILURE_SENDERS = ['dispatcher', 'events', 'stream'];
+/** Who sets failures aside: Lambda, with the failing function's role (on-failure destinations, the stream's; the evaluator's is the worker role). */
+const FAILURE_SENDERS = ['dispatcher', 'events', 'stream', 'worker'];
 
 const FOURTEEN_DAYS = 14 * 24 * 3600;
 const MAX_RECEIVE_COUNT = 3;
@@ -79,15 +80,13 @@ function queueResources(c) {
   });
   return {
     WorkQueue: workQueue('work'),
-    EvaluateQueue: workQueue('evaluate'),
     WorkDeadLetterQueue: queue('work-dlq', {
       MessageRetentionPeriod: FOURTEEN_DAYS,
-      // by ARN string: a GetAtt of the work queues would make the queues depend on each other
-      RedriveAllowPolicy: { redrivePermission: 'byQueue', sourceQueueArns: [queueArn(c, 'work'), queueArn(c, 'evaluate')] },
+      // by ARN string: a GetAtt of the work queue would make the queues depend on each other
+      RedriveAllowPolicy: { redrivePermission: 'byQueue', sourceQueueArns: [queueArn(c, 'work')] },
     }),
     FailedEventsQueue: queue('failed-events', { MessageRetentionPeriod: FOURTEEN_DAYS }),
     WorkQueuePolicy: onlySenders('WorkQueue'),
-    EvaluateQueuePolicy: onlySenders('EvaluateQueue'),
     FailureQueuesPolicy: {
       Type: 'AWS::SQS::QueuePolicy',
       Properties: {

@@ -7,7 +7,7 @@ const { readFileSync } = require('node:fs');
 const { join } = require('node:path');
 const { fromServerless, ParamError } = require('./params.cjs');
 const { getAtt, ref } = require('./cfn.cjs');
-const { FUNCTIONS, roleResources, streamArn } = require('./iam-policy.cjs');
+const { ALL_FUNCTIONS, roleResources, streamArn } = require('./iam-policy.cjs');
 const { tableResources } = require('./table.cjs');
 const { queueResources } = require('./queues.cjs');
 const { busName, eventBusResources } = require('./event-bus.cjs');
@@ -40,7 +40,7 @@ function dashboard(c) {
 /** With param kmsKeyArn, the functions' log groups (which serverless generates) are encrypted with it too. */
 function logGroupKeys(c) {
   if (!c.kmsKeyArn) return {};
-  return { extensions: Object.fromEntries(FUNCTIONS.map((fn) => [`${fn[0].toUpperCase()}${fn.slice(1)}LogGroup`, { Properties: { KmsKeyId: c.kmsKeyArn } }])) };
+  return { extensions: Object.fromEntries(ALL_FUNCTIONS.map((fn) => [`${fn[0].toUpperCase()}${fn.slice(1)}LogGroup`, { Properties: { KmsKeyId: c.kmsKeyArn } }])) };
 }
 
 function stackResources(c) {
@@ -65,7 +65,7 @@ function stackResources(c) {
         Value: getAtt('WorkerRole', 'Arn'),
       },
       WorkQueueUrl: { Value: ref('WorkQueue') },
-      EvaluateQueueUrl: { Description: 'Evaluations (events, spec changes), apart from the ticks', Value: ref('EvaluateQueue') },
+      EvaluatorFunctionName: { Description: 'Evaluations (events, spec changes), invoked asynchronously, apart from the ticks', Value: ref('EvaluatorLambdaFunction') },
       EvaluateBusName: { Description: 'Where eventSenderArns put "evaluate now" events (shpa.dev / Evaluate Autoscaler)', Value: busName(c) },
       DeadLetterQueueUrl: { Description: 'Work messages that failed 3 times', Value: ref('WorkDeadLetterQueue') },
       FailedEventsQueueUrl: { Description: 'Events and stream batches Lambda gave up on', Value: ref('FailedEventsQueue') },
@@ -85,7 +85,8 @@ function environment(c) {
     SHPA_CONTROLLER_SETTINGS: c.controllerSettings,
     SHPA_AUTOSCALER_METRICS: String(c.autoscalerMetrics),
     SHPA_DETAILED_METRICS: String(c.detailedMetrics),
-    SHPA_MONITORING: String(c.monitoring),
+    // full: the worker sends the Cycles heartbeat its missing-cycles alarm reads
+    SHPA_MONITORING: c.allAlarms ? 'full' : String(c.monitoring),
     SHPA_AUTOSCALER_SOURCES: [...new Set(c.autoscalerSources)].join(','),
     SHPA_DECISION_LOG_SECONDS: String(c.decisionLogSeconds),
     SHPA_METRIC_ACCESS: JSON.stringify(c.metricAccess),
@@ -120,8 +121,24 @@ const entry = (fn) => async ({ options, resolveVariable }) => {
   return fn(c);
 };
 
+/**
+ * The functions' logging (Lambda's advanced logging controls, provider.logs.lambda). At logLevel INFO (the default):
+ * JSON, the application's lines at INFO as Powertools writes them, and Lambda's own at WARN, which leaves out the
+ * START and REPORT lines of every invocation (~290 bytes, a fifth of a small deploy's logs): each invocation's
+ * duration stays in Lambda's free Duration metric, a timeout in its Errors (the worker-errors alarm); what only
+ * REPORT says (memory used, init duration, "Task timed out") comes back with logLevel DEBUG or TRACE. At WARN and
+ * quieter, Lambda's Text format: its JSON filter would drop the EMF lines (no level: INFO to it), and Powertools
+ * takes the filter's level over POWERTOOLS_LOG_LEVEL.
+ */
+function lambdaLoggingConfig(c) {
+  if (c.logLevel === 'INFO') return { logFormat: 'JSON', applicationLogLevel: 'INFO', systemLogLevel: 'WARN' };
+  if (c.logLevel === 'DEBUG' || c.logLevel === 'TRACE') return { logFormat: 'JSON', applicationLogLevel: c.logLevel, systemLogLevel: 'INFO' };
+  return { logFormat: 'Text' };
+}
+
 module.exports = {
   stackResources,
+  lambdaLoggingConfig,
   environment,
   /** serverless.yml: resources (roles, table, queues, access entries, alarms, the dashboard if param dashboard) and outputs. */
   resources: entry(stackResources),
@@ -130,12 +147,17 @@ module.exports = {
   /** Numbers as the function schema wants them (a --param is a string). */
   workerMemorySize: entry((c) => c.memorySize),
   logRetentionDays: entry((c) => c.logRetentionDays),
+  /** provider.logs.lambda: JSON, and Lambda's START and REPORT lines only when debugging (lambdaLoggingConfig). */
+  lambdaLogging: entry(lambdaLoggingConfig),
   /** The worker's timeout in seconds: the sync period. */
   workerTimeout: entry((c) => c.workerTimeout),
   /** The worker's VPC config, or null (serverless.yml falls back to none). */
   workerVpc: entry((c) => c.vpc ?? null),
   maxConcurrency: entry((c) => c.maxConcurrency),
+  /** The evaluator's reserved concurrency. */
   evaluateConcurrency: entry((c) => c.evaluateConcurrency),
+  /** The evaluator's maximumEventAge: a period, so a tick has covered what is older; Lambda's 60 s at least, the worker's 300 s at most. */
+  evaluateEventAge: entry((c) => Math.min(300, Math.max(60, c.syncPeriodSeconds))),
   /** The alarm rule's pattern on the alarm name: only the alarms CloudWatchMetric objects may name. */
   alarmNamePattern: entry((c) => [{ prefix: c.alarmNamePrefix }]),
   reservedConcurrency: entry((c) => c.reservedConcurrency ?? null),

@@ -86,6 +86,14 @@ export interface LoadSteps {
   steps: { at: number; factor: number }[];
 }
 
+/** A workload whose CPU steps up at `at` from `before` cores (its pods' total) by `factor`. */
+export interface VisibleQuery {
+  cluster: string;
+  namespace: string;
+  name: string;
+  at: number;
+}
+
 /** When the scrape loop starts within each resolution (ms after a multiple of it): unrelated to the ticks' even seconds. */
 export const SCRAPE_LOOP_PHASE_MS = 4_400;
 /** How much later than the loop's start a node is scraped, at most. */
@@ -103,6 +111,7 @@ type Request =
   | { cmd: 'steps'; loads: LoadSteps[] }
   | { cmd: 'counts' }
   | { cmd: 'patches' }
+  | { cmd: 'firstVisible'; changes: VisibleQuery[] }
   | { cmd: 'partitionWrites'; fromMs: number; toMs: number; top?: number; prefixes?: string[] }
   | { cmd: 'cloudWatchQueries' };
 
@@ -117,6 +126,8 @@ export interface Servers extends ServerEndpoints {
   counts(): Promise<ServerCounts>;
   /** /scale writes since the last call. */
   patches(): Promise<Patch[]>;
+  /** For each CPU step: when the metrics API first serves it (a pod's usage at or above the step), read through the same model at each scrape of the workload's node. */
+  firstVisible(changes: VisibleQuery[]): Promise<number[]>;
   /** DynamoDB write units by partition key per wall-clock second, of the writes answered in [fromMs, toMs) (keys starting with one of `prefixes`, when given). */
   partitionWrites(fromMs: number, toMs: number, top?: number, prefixes?: string[]): Promise<PartitionWrites>;
   /** CloudWatch metric stats requested since the start, by distinct query (metric, dimensions, period, stat). */
@@ -177,6 +188,7 @@ export async function startServers(scenario: Scenario): Promise<Servers> {
         return { k8s: y.k8s, cloudWatch: y.cloudWatch, dynamo: x.dynamo, cpuMs: x.cpuMs + y.cpuMs, cpuMsBy: { dynamo: x.cpuMs, clusters: y.cpuMs } };
       },
       patches: () => clusters.call({ cmd: 'patches' }),
+      firstVisible: (changes) => clusters.call({ cmd: 'firstVisible', changes }),
       partitionWrites: (fromMs, toMs, top, prefixes) => dynamo.call({ cmd: 'partitionWrites', fromMs, toMs, top, prefixes }),
       cloudWatchQueries: () => clusters.call({ cmd: 'cloudWatchQueries' }),
       stop: async () => {
@@ -238,6 +250,30 @@ async function serveClusters(): Promise<void> {
   const byQuery: Record<string, number> = {};
   const token = `bench-${Math.random().toString(36).slice(2)}`;
 
+  const models = new Map<string, { model: WorkloadModel; scrapeSeconds?: number }>();
+  /** The first scrape of the workload's node, from the step on, at which a pod's served CPU shows it (more than half way up); the clock is put back after. */
+  function firstVisible(c: VisibleQuery): number {
+    const m = models.get(c.cluster);
+    if (!m?.scrapeSeconds) throw new Error(`${c.cluster}: no scrape loop`);
+    const res = m.scrapeSeconds * 1000;
+    const phase = scrapePhaseMs(c.cluster, c.namespace, c.name, m.scrapeSeconds);
+    const saved = clock.t;
+    const cpuOf = (x: Record<string, unknown>) => Number(String((x.containers as { usage: { cpu: string } }[])[0]?.usage.cpu).replace(/n$/, ''));
+    const served = (ms: number) => {
+      clock.t = ms;
+      return m.model.podMetrics(c.namespace, (l) => l.app === c.name).map(cpuOf);
+    };
+    try {
+      const before = Math.max(...served(c.at - res));
+      for (let s = Math.ceil((c.at - phase) / res) * res + phase; s < c.at + 10 * res; s += res) {
+        if (served(s).some((cpu) => cpu > before * 1.5)) return s;
+      }
+      throw new Error(`${c.namespace}/${c.name}: the step at ${c.at} never shows`);
+    } finally {
+      clock.t = saved;
+    }
+  }
+
   let jitter = 0;
   const noise = (key: string, ms: number) => 1 + jitter * ((hash32(`${key}@${ms}`) / 2 ** 32) * 2 - 1);
 
@@ -286,6 +322,7 @@ async function serveClusters(): Promise<void> {
           }
         }
       }
+      models.set(name, { model, scrapeSeconds: s.scrapeSeconds });
       const server = await startK8sApiServer({ model, token });
       servers.push(server);
       clusters.push({ name, url: server.url, caData: server.caData });
@@ -334,6 +371,8 @@ async function serveClusters(): Promise<void> {
         return counts();
       case 'patches':
         return patches.splice(0);
+      case 'firstVisible':
+        return m.changes.map((c) => firstVisible(c));
       case 'cloudWatchQueries':
         counts();
         return { ...byQuery };

@@ -12,6 +12,8 @@ export interface LocalEndpoints {
   dynamoDb: string;
   cloudWatch: string;
   sqs: string;
+  /** Lambda's Invoke API (the evaluator's asynchronous invocations, lib/local/lambda/invoke-server.ts). */
+  lambda?: string;
   credentials: AwsCredentials;
   /** Bearer token of clusters registered with an endpoint and caData. */
   clusterToken: string;

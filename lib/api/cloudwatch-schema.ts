@@ -2,11 +2,10 @@
 // for what cloudwatch-validation.ts checks and CEL can express. Pure data, as lib/hpa/api/openapi-schema.ts.
 import { type JSONSchemaProps, list, obj, rule, ruleWithMessageExpression, str, type ValidationRule } from '#hpa/api';
 import { MAX_QUERIES_PER_REQUEST } from './cloudwatch-validation.js';
+import { REGION_PATTERN, ROLE_ARN_PATTERN } from '../shared/aws-patterns.cjs';
 
-// The same patterns as cloudwatch-validation.ts (ID, REGION, ROLE_ARN), in RE2 syntax.
+// The same patterns as cloudwatch-validation.ts (ID; REGION and ROLE_ARN are lib/shared/aws-patterns.cjs'), in RE2 syntax.
 const ID_PATTERN = '^[a-z][a-zA-Z0-9_]*$';
-const REGION_PATTERN = '^[a-z]{2}(-gov|-iso[a-z]?)?-[a-z]+-[0-9]{1,2}$';
-const ROLE_ARN_PATTERN = '^arn:aws(-cn|-us-gov|-iso(-[a-z])?)?:iam::[0-9]{12}:role/[A-Za-z0-9_+=,.@/-]{1,512}$';
 // cloudwatch-statistic.ts: the shape of a statistic; bounds and percentages are left to the sync.
 const NUMBER = '[0-9]+([.][0-9]{1,10})?';
 const STAT_PATTERN = `^(SampleCount|Average|Sum|Minimum|Maximum|IQM|(p|tm|wm|tc|ts)${NUMBER}|(TM|WM|TC|TS|PR)[(](${NUMBER}%?)?:(${NUMBER}%?)?[)])$`;

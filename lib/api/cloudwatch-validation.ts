@@ -5,6 +5,7 @@ import type { CloudWatchMetric } from './cloudwatch-types.js';
 import { ExpressionSyntaxError, referencedIds, tokenizeExpression, usesAllMetrics } from './cloudwatch-expression.js';
 import { statisticProblem } from './cloudwatch-statistic.js';
 import { FieldCollector } from './field-collector.js';
+import { isAwsRegion, isRoleArn } from '../shared/aws-patterns.cjs';
 
 export type CloudWatchMetricValidation = { valid: true; object: CloudWatchMetric } | { valid: false; errors: FieldError[] };
 
@@ -16,13 +17,6 @@ const UNITS = new Set(
   ),
 );
 const ID = /^[a-z][a-zA-Z0-9_]*$/;
-const REGION = /^[a-z]{2}(-gov|-iso[a-z]?)?-[a-z]+-\d{1,2}$/;
-
-/** True for an AWS region name such as us-east-1 (the rule spec.region is checked with). */
-export function isAwsRegion(s: string): boolean {
-  return REGION.test(s);
-}
-const ROLE_ARN = /^arn:aws(-cn|-us-gov|-iso(-[a-z])?)?:iam::\d{12}:role\/[\w+=,.@/-]{1,512}$/;
 
 /** True for 1, 5, 10, 20, 30 and multiples of 60: the periods CloudWatch accepts. */
 export function isValidPeriod(p: unknown): p is number {
@@ -227,9 +221,9 @@ export function validateCloudWatchMetric(input: unknown): CloudWatchMetricValida
     const facts = validateQueries(c, 'spec.queries', spec.queries);
     checkReferences(c, 'spec.queries', facts);
     const region = c.string('spec.region', spec.region, false, 64);
-    if (region !== undefined && !REGION.test(region)) c.add('spec.region', 'Invalid', 'must be an AWS region such as us-east-1', region);
+    if (region !== undefined && !isAwsRegion(region)) c.add('spec.region', 'Invalid', 'must be an AWS region such as us-east-1', region);
     const role = c.string('spec.roleArn', spec.roleArn, false, 2048);
-    if (role !== undefined && !ROLE_ARN.test(role)) {
+    if (role !== undefined && !isRoleArn(role)) {
       c.add('spec.roleArn', 'Invalid', 'must be an IAM role ARN such as arn:aws:iam::123456789012:role/name', role);
     }
     c.integer('spec.endTimeOffsetSeconds', spec.endTimeOffsetSeconds, 0, 86_400);

@@ -5,7 +5,7 @@
 export { referencedIds, renameIds, tokenizeExpression, usesAllMetrics } from './cloudwatch-expression.js';
 export type { ExpressionToken } from './cloudwatch-expression.js';
 export type { CloudWatchDimension, CloudWatchMetric, CloudWatchMetricSpec, CloudWatchMetricStat, CloudWatchQuery } from './cloudwatch-types.js';
-export { isAwsRegion, MAX_QUERIES_PER_REQUEST, validateCloudWatchMetric } from './cloudwatch-validation.js';
+export { MAX_QUERIES_PER_REQUEST, validateCloudWatchMetric } from './cloudwatch-validation.js';
 export { isPrivateAddress, neverAddressProblem } from './endpoint-address.js';
 export { metricAccessProblem, parseMetricAccess, prometheusAccessProblem, serverGrant, sqsAccessProblem } from './metric-access.js';
 export type { MetricAccess } from './metric-access.js';

@@ -1,11 +1,10 @@
 // OpenAPI v3 structural schema of our PrometheusMetricSpec (prometheus-types.ts), with CEL rules
 // for what prometheus-validation.ts checks and CEL can express. Pure data, as cloudwatch-schema.ts.
 import { type JSONSchemaProps, obj, rule, str, type ValidationRule } from '#hpa/api';
+import { REGION_PATTERN, ROLE_ARN_PATTERN } from '../shared/aws-patterns.cjs';
 
-// The same patterns as prometheus-validation.ts and cloudwatch-validation.ts, in RE2 syntax.
+// The same patterns as prometheus-validation.ts (REGION and ROLE_ARN are lib/shared/aws-patterns.cjs'), in RE2 syntax.
 const WORKSPACE_PATTERN = '^ws-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$';
-const REGION_PATTERN = '^[a-z]{2}(-gov|-iso[a-z]?)?-[a-z]+-[0-9]{1,2}$';
-const ROLE_ARN_PATTERN = '^arn:aws(-cn|-us-gov|-iso(-[a-z])?)?:iam::[0-9]{12}:role/[A-Za-z0-9_+=,.@/-]{1,512}$';
 const SECRET_ARN_PATTERN = '^arn:aws(-cn|-us-gov)?:secretsmanager:[a-z0-9-]+:[0-9]{12}:secret:[A-Za-z0-9/_+=.@-]{1,512}$';
 
 const matches = (pattern: string, message: string): ValidationRule => rule(`self.matches('${pattern}')`, message);

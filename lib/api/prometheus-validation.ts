@@ -1,7 +1,7 @@
 // Validation of shpa.dev/v1 PrometheusMetric documents, with field paths as for HPAs: the
 // endpoint rules of each kind of server, checked before anything is stored.
 import type { FieldError } from '#hpa/api';
-import { isAwsRegion } from './cloudwatch-validation.js';
+import { isAwsRegion, isRoleArn } from '../shared/aws-patterns.cjs';
 import { serverUrlProblem } from './endpoint-address.js';
 import { FieldCollector } from './field-collector.js';
 
@@ -12,7 +12,6 @@ export type PrometheusMetricValidation = { valid: true; object: PrometheusMetric
 
 export const WORKSPACE_ID = /^ws-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 export const SECRET_ARN = /^arn:aws(-cn|-us-gov)?:secretsmanager:[a-z0-9-]+:\d{12}:secret:[A-Za-z0-9/_+=.@-]{1,512}$/;
-const ROLE_ARN = /^arn:aws(-cn|-us-gov|-iso(-[a-z])?)?:iam::\d{12}:role\/[\w+=,.@/-]{1,512}$/;
 const ENDPOINTS = ['amp', 'cloudWatch', 'server'] as const;
 /** AMP's largest query-samples threshold is far below this; a cap beyond it is a typo. */
 const MAX_SAMPLES = 1e12;
@@ -75,7 +74,7 @@ export function validatePrometheusMetric(input: unknown): PrometheusMetricValida
     }
     if (set.includes('server')) validateServer(c, 'spec.server', spec.server);
     const role = c.string('spec.roleArn', spec.roleArn, false, 2048);
-    if (role !== undefined && !ROLE_ARN.test(role)) c.add('spec.roleArn', 'Invalid', 'must be an IAM role ARN such as arn:aws:iam::123456789012:role/name', role);
+    if (role !== undefined && !isRoleArn(role)) c.add('spec.roleArn', 'Invalid', 'must be an IAM role ARN such as arn:aws:iam::123456789012:role/name', role);
     else if (role !== undefined && set.length === 1 && set[0] === 'server') c.add('spec.roleArn', 'Forbidden', 'applies to amp and cloudWatch (a server is not signed with AWS credentials)');
     c.integer('spec.periodSeconds', spec.periodSeconds, 5, 3_600);
   }

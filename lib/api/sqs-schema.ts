@@ -1,12 +1,11 @@
 // OpenAPI v3 structural schema of our SQSQueueMetricSpec (sqs-types.ts), with CEL rules for what
 // sqs-validation.ts checks and CEL can express. Pure data, as cloudwatch-schema.ts.
 import { type JSONSchemaProps, obj, rule, str, type ValidationRule } from '#hpa/api';
+import { REGION_PATTERN, ROLE_ARN_PATTERN } from '../shared/aws-patterns.cjs';
 
-// The same patterns as sqs-types.ts and sqs-validation.ts, in RE2 syntax.
+// The same patterns as sqs-types.ts and sqs-validation.ts (REGION and ROLE_ARN are lib/shared/aws-patterns.cjs'), in RE2 syntax.
 const QUEUE_URL_PATTERN = '^https://(sqs[.][a-z0-9-]+[.]amazonaws[.]com([.]cn)?|[a-z0-9-]+[.]queue[.]amazonaws[.]com([.]cn)?)/[0-9]{12}/[A-Za-z0-9_-]{1,75}([.]fifo)?$';
 const QUEUE_NAME_PATTERN = '^[A-Za-z0-9_-]{1,75}([.]fifo)?$';
-const REGION_PATTERN = '^[a-z]{2}(-gov|-iso[a-z]?)?-[a-z]+-[0-9]{1,2}$';
-const ROLE_ARN_PATTERN = '^arn:aws(-cn|-us-gov|-iso(-[a-z])?)?:iam::[0-9]{12}:role/[A-Za-z0-9_+=,.@/-]{1,512}$';
 
 const matches = (pattern: string, message: string): ValidationRule => rule(`self.matches('${pattern}')`, message);
 const bool = (description: string): JSONSchemaProps => ({ type: 'boolean', description });

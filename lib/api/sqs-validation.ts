@@ -1,12 +1,11 @@
 // Validation of shpa.dev/v1 SQSQueueMetric documents, with field paths as for HPAs.
 import type { FieldError } from '#hpa/api';
-import { isAwsRegion } from './cloudwatch-validation.js';
+import { isAwsRegion, isRoleArn } from '../shared/aws-patterns.cjs';
 import { FieldCollector } from './field-collector.js';
 import { ACCOUNT_ID, QUEUE_NAME, parseQueueUrl, type SQSQueueMetric } from './sqs-types.js';
 
 export type SQSQueueMetricValidation = { valid: true; object: SQSQueueMetric } | { valid: false; errors: FieldError[] };
 
-const ROLE_ARN = /^arn:aws(-cn|-us-gov|-iso(-[a-z])?)?:iam::\d{12}:role\/[\w+=,.@/-]{1,512}$/;
 const FIELDS = ['queueURL', 'queueName', 'region', 'accountId', 'roleArn', 'scaleOnInFlight', 'scaleOnDelayed'];
 
 function validateBoolean(c: FieldCollector, path: string, v: unknown): void {
@@ -41,7 +40,7 @@ export function validateSQSQueueMetric(input: unknown): SQSQueueMetricValidation
     }
     if (account !== undefined && !ACCOUNT_ID.test(account)) c.add('spec.accountId', 'Invalid', 'must be a 12-digit AWS account id', account);
     const role = c.string('spec.roleArn', spec.roleArn, false, 2048);
-    if (role !== undefined && !ROLE_ARN.test(role)) c.add('spec.roleArn', 'Invalid', 'must be an IAM role ARN such as arn:aws:iam::123456789012:role/name', role);
+    if (role !== undefined && !isRoleArn(role)) c.add('spec.roleArn', 'Invalid', 'must be an IAM role ARN such as arn:aws:iam::123456789012:role/name', role);
     validateBoolean(c, 'spec.scaleOnInFlight', spec.scaleOnInFlight);
     validateBoolean(c, 'spec.scaleOnDelayed', spec.scaleOnDelayed);
   }

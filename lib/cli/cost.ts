@@ -32,6 +32,7 @@ interface CostFlags {
   promqlSamples: number;
   promqlPeriod: number;
   predictiveAutoscalers: number;
+  platformLogs: boolean;
   output?: string;
 }
 
@@ -93,8 +94,8 @@ export function registerCost(program: Command): void {
     .option('--rescales-per-day <n>', 'rescales per autoscaler per day', numberOption('--rescales-per-day', 0), d.rescalesPerDay)
     .option('--decision-log-seconds <s>', "a quiet autoscaler's decision line at most this often (SHPA_DECISION_LOG_SECONDS)", numberOption('--decision-log-seconds', 0, true), d.decisionLogSeconds)
     .option('--log-retention-days <d>', 'days CloudWatch Logs keeps the lines', numberOption('--log-retention-days', 1, true), d.logRetentionDays)
-    .option('--no-monitoring', 'leave out the stack’s alarms and the Cycles heartbeat they read (deploy param monitoring=false)')
-    .option('--all-alarms', 'all seven alarms, not the three that catch a stopped autoscaler (deploy param monitoring=full)', false)
+    .option('--no-monitoring', 'leave out the stack’s alarms (deploy param monitoring=false)')
+    .option('--all-alarms', 'all seven alarms and the Cycles heartbeat, not the four on AWS’s own metrics that catch a stopped autoscaler or lost work (deploy param monitoring=full)', false)
     .option('--dashboard', 'add the operators’ dashboard (deploy param dashboard=true)', false)
     .option('--error-hours <h>', 'hours a month in which some cycle reports an error: the EMF Errors metric is sent (and billed) only then', numberOption('--error-hours', 0), d.errorHoursPerMonth)
     .option('--autoscaler-metrics', 'per-autoscaler EMF metrics (SHPA_AUTOSCALER_METRICS)', false)
@@ -104,6 +105,7 @@ export function registerCost(program: Command): void {
     .option('--promql-queries <n>', 'distinct PromQL queries to AMP over the fleet (PrometheusMetric objects with spec.amp)', numberOption('--promql-queries', 0, true), 0)
     .option('--promql-samples <n>', 'query samples one PromQL query processes (the worker counts them: PromQLSamplesProcessed)', numberOption('--promql-samples', 0), 1_000)
     .option('--promql-period <seconds>', "seconds a PromQL answer stands (spec.periodSeconds)", numberOption('--promql-period', 5, true), 15)
+    .option('--platform-logs', 'Lambda’s START and REPORT lines of every invocation (deploy param logLevel other than INFO)', false)
     .option('-o, --output <format>', 'json')
     .action((flags: CostFlags) => {
       const output = parseOutput(flags.output, ['json']);
@@ -133,6 +135,7 @@ export function registerCost(program: Command): void {
         promQLSamplesPerQuery: flags.promqlSamples,
         promQLPeriodSeconds: flags.promqlPeriod,
         predictiveAutoscalers: flags.predictiveAutoscalers,
+        platformLogs: flags.platformLogs,
       };
       let estimate: CostEstimate;
       try {
@@ -172,4 +175,5 @@ const FLAGS: Record<keyof Fleet, string> = {
   promQLSamplesPerQuery: '--promql-samples',
   promQLPeriodSeconds: '--promql-period',
   predictiveAutoscalers: '--predictive-autoscalers',
+  platformLogs: '--platform-logs',
 };

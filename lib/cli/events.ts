@@ -1,7 +1,7 @@
 // `shpa events`: the autoscalers' recent events (their decision logs), as `kubectl events` lists a namespace's.
 import type { Command } from 'commander';
 import { KIND_HPA } from '../store/index.js';
-import type { DecisionLogEntry } from '#sync/messaging';
+import type { DecisionLogEntry } from '#sync/ports';
 import { CliError, resolveContext } from './context.js';
 import { eventAge, eventMessage } from './describe.js';
 import { parseTargets } from './kinds.js';

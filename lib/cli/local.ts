@@ -8,6 +8,7 @@ import { isSyncPeriod } from '#sync/messaging';
 import { CliError } from './context.js';
 import { numberOption } from './options.js';
 import { errorText } from '../shared/error-text.js';
+import { closeSqsClients, forgetLocalQueues, readLocalQueues, rememberLocalQueues, runSqsCommand, SQS_USAGE, type LocalQueues } from './local-sqs.js';
 
 interface LocalUpCliOptions {
   kubeconfig: string;
@@ -63,6 +64,9 @@ export function registerLocal(program: Command): void {
         },
       });
       const workloads = LOCAL_WORKLOADS.map((w) => `${w.namespace}/${w.name}`).join(', ');
+      const queues: LocalQueues = { endpoint: up.fns.sqs.endpoint, region: up.region, internal: internalQueues(up) };
+      // `shpa local sqs …` in another terminal finds this session's SQS there.
+      const session = rememberLocalQueues(opts.kubeconfig, queues);
       out.write(`${introduction(up, opts.syncPeriod, workloads)}\n`);
       await new Promise<void>((resolve) => {
         const rl = createInterface({ input: process.stdin });
@@ -82,17 +86,34 @@ export function registerLocal(program: Command): void {
         rl.on('line', (line) => {
           const words = line.trim().split(/\s+/);
           if (words[0] === 'quit' || words[0] === 'exit') return stop();
-          try {
-            out.write(`${command(up, words)}\n`);
-          } catch (e) {
-            out.write(`${errorText(e)}\n`);
-          }
+          Promise.resolve()
+            .then(() => command({ ...up, queues }, words))
+            .then(
+              (text) => out.write(`${text}\n`),
+              (e: unknown) => out.write(`${errorText(e)}\n`),
+            );
         });
       });
       out.write('stopping…\n');
+      forgetLocalQueues(session);
       await up.stop();
       // A pipe whose writer is still open keeps stdin, and with it the process, alive after rl.close().
       process.stdin.destroy();
+    });
+  local
+    .command('sqs')
+    .description(`messages onto and off a queue of a running \`shpa local up\` (as typed into it): ${SQS_USAGE}`)
+    .argument('<words...>', 'send QUEUE [--count N] [--group ID] [--body TEXT] | receive QUEUE [--count N] [--keep] | list')
+    .option('--kubeconfig <path>', "the session's kubeconfig (its SQS endpoint is noted beside it)", '.shpa/local/kubeconfig')
+    .allowUnknownOption()
+    .action(async (words: string[], opts: { kubeconfig: string }) => {
+      try {
+        process.stdout.write(`${await runSqsCommand(readLocalQueues(opts.kubeconfig), words)}\n`);
+      } catch (e) {
+        throw new CliError(errorText(e));
+      } finally {
+        closeSqsClients();
+      }
     });
 }
 
@@ -123,6 +144,11 @@ function introduction(up: LocalUp, periodSeconds: number, workloads: string): st
     '  kubectl apply -f examples/kubernetes/scale-to-zero.yaml   # minReplicas 0; its queue is empty: 1 → 0, ScaledToZero True',
     `  ${ZERO_QUEUE_METRIC} 25        (typed here: back up, ScaledToZero False)`,
     '',
+    'On SQS, read at the source (GetQueueAttributes at every tick): demo/orders, from zero and back:',
+    '  kubectl apply -f examples/kubernetes/sqs-queue.yaml   # an SQSQueueMetric on the queue orders, an autoscaler reading it',
+    '  sqs send orders --count 50        (typed here: a backlog, 0 → N within a tick or two)',
+    '  sqs receive orders --count 50     (typed here: drained; back to zero 15 s later; "sqs list": the queues\' counts)',
+    '',
     ...(up.prometheus
       ? ['On PromQL: Prometheus scrapes the workloads, behind an AMP stand-in:', `  kubectl apply -f examples/kubernetes/web-requests.yaml   # demo/catalog; then: load catalog 4 (Prometheus at ${up.prometheus.url}, workspace ${up.prometheus.workspaceId})`, '']
       : ['(no prometheus binary: the PromQL example needs it, apt-get install prometheus)', '']),
@@ -140,8 +166,17 @@ function introduction(up: LocalUp, periodSeconds: number, workloads: string): st
   ].join('\n');
 }
 
-/** One command typed into `shpa local up`: what it did, or an error saying what it takes. */
-export function command(up: Pick<LocalUp, 'setLoad' | 'cloudWatch'>, words: string[]): string {
+/** The functions' own queues on the local SQS, which `sqs` commands leave alone. */
+function internalQueues(up: LocalUp): string[] {
+  return [up.fns.queueUrl, up.fns.deadLetterQueueUrl, up.fns.failedEventsQueueUrl].map((u) => u.slice(u.lastIndexOf('/') + 1));
+}
+
+/** One command typed into `shpa local up`: what it did (a promise for `sqs`), or an error saying what it takes. */
+export function command(up: Pick<LocalUp, 'setLoad' | 'cloudWatch'> & { queues?: LocalQueues }, words: string[]): string | Promise<string> {
+  if (words[0] === 'sqs') {
+    if (!up.queues) throw new Error('this session has no local SQS');
+    return runSqsCommand(up.queues, words.slice(1));
+  }
   if (words[0] === 'load' && words.length === 3) {
     const [ns, name] = words[1].includes('/') ? words[1].split('/') : ['demo', words[1]];
     up.setLoad(ns, name, Number(words[2]));
@@ -153,7 +188,7 @@ export function command(up: Pick<LocalUp, 'setLoad' | 'cloudWatch'>, words: stri
     const dims = (metric.dimensions ?? []).map((d) => ` ${d.name}=${d.value}`).join('');
     return `CloudWatch ${metric.namespace} ${metric.metricName}${dims} is now ${value}, a datapoint a minute`;
   }
-  throw new Error(`type "load NAME FACTOR" (e.g. load web 4), "metric NAMESPACE NAME [DIMENSION=VALUE ...] VALUE" (e.g. ${QUEUE_METRIC} 120), or "quit"`);
+  throw new Error(`type "load NAME FACTOR" (e.g. load web 4), "metric NAMESPACE NAME [DIMENSION=VALUE ...] VALUE" (e.g. ${QUEUE_METRIC} 120), "${SQS_USAGE}", or "quit"`);
 }
 
 function parseMetric(args: string[]): { metric: LocalMetric; value: number } {

@@ -5,7 +5,8 @@
 // local table (shpa local up, a test table) is registered by hand with `cluster add`.
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { allMetricObjects, isAwsRegion, METRIC_KINDS } from '#api';
+import { allMetricObjects, METRIC_KINDS } from '#api';
+import { isAwsRegion, isClusterName, isRoleArn } from '../shared/aws-patterns.cjs';
 import { ensureTable } from '../store/index.js';
 import type { RegisteredCluster } from '../store/index.js';
 import { isShardCount, parseShardId } from '#sync/messaging';
@@ -13,8 +14,6 @@ import { CliError, resolveContext, type Context } from './context.js';
 import { table } from './format.js';
 import { errorText } from '../shared/error-text.js';
 
-// EKS's CreateCluster rule for names.
-const EKS_CLUSTER_NAME = /^[0-9A-Za-z][A-Za-z0-9\-_]{0,99}$/;
 
 export function registerManage(program: Command): void {
   program
@@ -38,7 +37,7 @@ export function registerManage(program: Command): void {
     .option('--shards <K>', 'shards the cluster is cut into: 1, 2, 4, 8, 16, 32, 64, 128 or 256', '1')
     .option('--namespaces <list>', 'comma-separated namespaces the sync may act in (default: all)')
     .action(async (name: string, opts: { clusterRegion: string; roleArn?: string; apiEndpoint?: string; caFile?: string; shards: string; namespaces?: string }, cmd: Command) => {
-      if (!EKS_CLUSTER_NAME.test(name)) {
+      if (!isClusterName(name)) {
         throw new CliError(`cluster name "${name}" is not an EKS cluster name: 1 to 100 letters, digits, - and _, starting with a letter or digit`);
       }
       if (!isAwsRegion(opts.clusterRegion)) throw new CliError(`--cluster-region "${opts.clusterRegion}" is not an AWS region (such as us-east-1)`);
@@ -49,7 +48,7 @@ export function registerManage(program: Command): void {
       const rec: RegisteredCluster = { name, region: opts.clusterRegion, shards, managedBy: 'cli' };
       if (opts.namespaces) rec.namespaces = opts.namespaces.split(',').map((n) => n.trim()).filter(Boolean);
       if (opts.roleArn) {
-        if (!/^arn:aws[a-z-]*:iam::\d{12}:role\/.+$/.test(opts.roleArn)) throw new CliError(`--role-arn "${opts.roleArn}" is not an IAM role ARN (arn:aws:iam::123456789012:role/NAME)`);
+        if (!isRoleArn(opts.roleArn)) throw new CliError(`--role-arn "${opts.roleArn}" is not an IAM role ARN (arn:aws:iam::123456789012:role/NAME)`);
         rec.roleArn = opts.roleArn;
       }
       // The sync connects to an --api-endpoint over TLS with exactly this CA, and uses neither alone.

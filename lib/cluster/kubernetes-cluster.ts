@@ -26,13 +26,13 @@ import {
   selectorToString,
 } from '#hpa';
 import { addMetricObject, emptyMetricObjects, METRIC_KINDS } from '#api';
-import type { DecisionLogEntry } from '#sync/messaging';
 import {
   type AutoscalerObjects,
   type Clock,
   type ClusterAccess,
   ClusterApiError,
   type ClusterMetricsApi,
+  type DecisionLogEntry,
   type KubernetesAutoscaler,
   type KubernetesAutoscalerStatus,
   type ListableScaleKind,

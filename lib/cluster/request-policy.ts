@@ -3,6 +3,7 @@
 // that say what went wrong in the API server's own words.
 import { ClusterApiError } from '#sync/ports';
 import { type Gate, serverTimeout } from '#transport';
+import { backoffMs } from '../shared/backoff.js';
 
 /** What a call does, in RBAC terms (used for 403 and 404 messages). */
 export type RequestTarget = ResourceTarget | NonResourceTarget;
@@ -189,8 +190,7 @@ export async function callWithPolicy<T>(
         continue;
       }
       const retryable = timedOut || f.status === undefined || retryableStatus.has(f.status);
-      const backoff = Math.min(policy.maxBackoffMs, policy.baseBackoffMs * 2 ** (attempt - 1));
-      const wait = Math.max(backoff * (0.5 + Math.random() / 2), f.retryAfterMs ?? 0);
+      const wait = Math.max(backoffMs(attempt, { baseMs: policy.baseBackoffMs, maxMs: policy.maxBackoffMs }), f.retryAfterMs ?? 0);
       if (f.status !== undefined) answered = f;
       if (!retryable || Date.now() + wait >= deadline) {
         if (timedOut && attemptMs < policy.attemptTimeoutMs && answered) throw toClusterApiError(answered, target, mayHaveActed);

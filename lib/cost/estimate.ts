@@ -5,7 +5,9 @@
 // GetQueueAttributes once per SQS queue per tick, a summary log line and a decision line when
 // something happened; plus what events add.
 // Pure: prices, measurements and assumptions come in (prices.ts, inputs.ts).
-import { isSyncPeriod, LEARNED_BYTES, NAMESPACE_BUCKETS, PROBE_MS, RELEARN_MS, SHARD_COUNTS, TICK_PERIODS } from '#sync/messaging';
+import { isSyncPeriod, NAMESPACE_BUCKETS, SHARD_COUNTS, TICK_PERIODS } from '#sync/messaging';
+import { PROBE_MS, RELEARN_MS } from '#metrics';
+import { LEARNED_BYTES } from '../store/publish-delay-codec.js';
 import { DEFAULT_WRITE_POLICY, type WritePolicy } from '../store/history.js';
 import { allChangeCycleMs, evenBuckets, shardCountFor } from '../sizing/shard-sizing.cjs';
 import { DEFAULT_PROMETHEUS_PERIOD_SECONDS } from '#api';
@@ -36,7 +38,7 @@ export interface Fleet {
   rescalesPerDay: number;
   decisionLogSeconds: number;
   logRetentionDays: number;
-  /** The stack's alarms (param monitoring true: the three of a silent stop). */
+  /** The stack's alarms (param monitoring true: the four of a silent stop or lost work). */
   monitoring: boolean;
   /** All seven alarms (param monitoring full). */
   allAlarms?: boolean;
@@ -62,6 +64,11 @@ export interface Fleet {
   sqsSyncPeriodSeconds?: number;
   /** Autoscalers with spec.predictive: each stores its demand history with its state; default 0. */
   predictiveAutoscalers?: number;
+  /**
+   * Lambda's START and REPORT lines of every invocation (deploy param logLevel other than INFO: infra/stack.cjs
+   * lambdaLoggingConfig); default false: at INFO the functions log JSON with Lambda's own lines at WARN.
+   */
+  platformLogs?: boolean;
 }
 
 export const DEFAULT_FLEET: Fleet = {
@@ -246,6 +253,7 @@ export function estimateCost(input: Fleet, o: EstimateOptions = {}): CostEstimat
     sqsQueues: input.sqsQueues ?? 0,
     sqsSyncPeriodSeconds: input.sqsSyncPeriodSeconds ?? P,
     predictiveAutoscalers: input.predictiveAutoscalers ?? 0,
+    platformLogs: input.platformLogs ?? false,
   };
   const S = fleet.clusters * shards;
   // spec.syncPeriodSeconds: a shard holding a faster autoscaler ticks at its period (at worst, each in a shard of its own).
@@ -253,7 +261,8 @@ export function estimateCost(input: Fleet, o: EstimateOptions = {}): CostEstimat
   const fastShards = Math.min(S, fleet.fastAutoscalers);
   const fastTicks = fastShards * (MONTH_SECONDS / Pf - MONTH_SECONDS / P);
 
-  // Invocations of the worker: every shard every tick, events in one shard, alarm changes in every shard.
+  // Invocations of the worker (ticks, through SQS) and of the evaluator (events in one shard, alarm changes in every
+  // shard: asynchronous invocations, which Lambda queues at no charge beyond the request).
   const tickInvocations = S * (MONTH_SECONDS / P) + fastTicks;
   const eventInvocations = fleet.eventsPerHour * HOURS;
   const alarmInvocations = fleet.alarmChangesPerHour * HOURS * S;
@@ -270,10 +279,10 @@ export function estimateCost(input: Fleet, o: EstimateOptions = {}): CostEstimat
   const memGb = fleet.memoryMb / 1024;
   const smallGbS = (ASSUMED.smallFunction.memoryMb / 1024) * (ASSUMED.smallFunction.durationMs / 1000);
   const fastBasis = fastShards > 0 ? ` + ${fastShards} shard(s) ticking every ${Pf} s` : '';
-  add('Lambda', 'requests (worker, dispatcher, stream, events)', loads + smallInvocations, 'requests', prices.lambda.requests, 1e6, `${S} shard(s) × ${MONTH_SECONDS / P} ticks${fastBasis} + events + ${dispatches} dispatches`);
+  add('Lambda', 'requests (worker, evaluator, dispatcher, stream, events)', loads + smallInvocations, 'requests', prices.lambda.requests, 1e6, `${S} shard(s) × ${MONTH_SECONDS / P} ticks${fastBasis} + events + ${dispatches} dispatches`);
   add(
     'Lambda',
-    `worker duration (${fleet.memoryMb} MB, arm64)`,
+    `worker and evaluator duration (${fleet.memoryMb} MB, arm64)`,
     memGb * ((loads * cycle.durationMs + (rescales * m.rescaleCpuMs) / vcpu) / 1000),
     'GB-s',
     prices.lambda.duration,
@@ -282,12 +291,13 @@ export function estimateCost(input: Fleet, o: EstimateOptions = {}): CostEstimat
   );
   add('Lambda', 'dispatcher, stream and events duration', smallInvocations * smallGbS, 'GB-s', prices.lambda.duration, 1, `${ASSUMED.smallFunction.memoryMb} MB × ${ASSUMED.smallFunction.durationMs} ms each`);
 
-  // SQS: the dispatcher's batches of ten, one receive and one delete per message, Lambda's idle long polls, events' sends.
+  // SQS: the dispatcher's batches of ten, one receive and one delete per tick, Lambda's idle long polls (evaluations
+  // are the evaluator's asynchronous invocations: no queue of theirs).
   const ticksPerDispatch = P <= 60 ? 60 / P : 1;
-  const sends = dispatches * Math.ceil((S * ticksPerDispatch) / 10) + fastTicks / 10 + eventInvocations + fleet.alarmChangesPerHour * HOURS * Math.ceil(S / 10);
-  add('SQS', 'SendMessageBatch (ticks, events)', sends, 'requests', prices.sqs.requests, 1e6, 'ten messages a batch');
-  add('SQS', 'ReceiveMessage and DeleteMessage', 2 * loads, 'requests', prices.sqs.requests, 1e6, 'one of each per message (batch size 1)');
-  add('SQS', 'idle long polls of the event sources', ASSUMED.sqsEventSources * ASSUMED.sqsIdleReceivesPerMinute * MINUTES, 'requests', prices.sqs.requests, 1e6, `${ASSUMED.sqsEventSources} event sources (work and evaluate queues), five pollers each, 20 s long polls (assumed)`);
+  const sends = dispatches * Math.ceil((S * ticksPerDispatch) / 10) + fastTicks / 10;
+  add('SQS', 'SendMessageBatch (ticks)', sends, 'requests', prices.sqs.requests, 1e6, 'ten messages a batch');
+  add('SQS', 'ReceiveMessage and DeleteMessage', 2 * tickInvocations, 'requests', prices.sqs.requests, 1e6, 'one of each per tick (batch size 1)');
+  add('SQS', 'idle long polls of the event source', ASSUMED.sqsEventSources * ASSUMED.sqsIdleReceivesPerMinute * MINUTES, 'requests', prices.sqs.requests, 1e6, `${ASSUMED.sqsEventSources} event source (the work queue), five pollers, 20 s long polls (assumed)`);
 
   // DynamoDB.
   const bucketsPerShard = Math.min(NAMESPACE_BUCKETS / shards, cycle.autoscalersPerShard);
@@ -314,7 +324,7 @@ export function estimateCost(input: Fleet, o: EstimateOptions = {}): CostEstimat
   const every = Math.max(P, ASSUMED.metricPeriodSeconds);
   const reads = fleet.distinctQueries * (MONTH_SECONDS / every);
   add('CloudWatch', 'GetMetricData metrics requested', reads, 'metrics', prices.cloudWatch.getMetricData, 1000, `${fleet.distinctQueries} distinct queries, once per ${every} s whichever environment runs the tick`);
-  // Learning each query's publication delay (lib/sync/publish-delay.ts): its SampleCount at every tick while probing.
+  // Learning each query's publication delay (lib/metrics/publish-delay.ts): its SampleCount at every tick while probing.
   const probes = fleet.distinctQueries * (PROBE_MS / 1000 / P) * (MONTH_SECONDS / ((PROBE_MS + RELEARN_MS) / 1000));
   add('CloudWatch', 'GetMetricData sample counts (publication delays)', probes, 'metrics', prices.cloudWatch.getMetricData, 1000, `each query's SampleCount at every tick for ${PROBE_MS / 60_000} minutes every ${RELEARN_MS / 3_600_000} hours (param cloudWatchPublishDelay: learn)`);
   if (fleet.sqsQueues > 0) sqsQueueCost(fleet, prices, add);
@@ -340,10 +350,12 @@ export function estimateCost(input: Fleet, o: EstimateOptions = {}): CostEstimat
     pages > 0 ? `${pages} page(s) of ${Math.round(answersBytes / pages)} bytes per shard (${pageWriteUnits} WRU each), once per ${every} s` : 'no CloudWatch or PromQL answer to keep',
   );
   add('DynamoDB', 'reads: CloudWatch answers kept', loads * ((answersBytes + pages * SHARED_PAGE_OVERHEAD_BYTES) / 4096), 'RRU', prices.dynamodb.readRequestUnits, 1e6, 'read with the shard at every load');
-  // Cycles is sent by every tick's cycle when the alarms are deployed (the missing-cycles alarm reads it); Errors only
-  // when non-zero (functions/log.ts), and a custom metric is billed for the hours it receives data.
+  // Cycles is sent by every tick's cycle with param monitoring full only (its missing-cycles alarm reads it; the default
+  // alarms read Lambda's own metrics); Errors only when non-zero (functions/log.ts), and a custom metric is billed for
+  // the hours it receives data.
   const errorShare = fleet.errorHoursPerMonth / HOURS;
-  const customMetrics = (fleet.monitoring ? 1 : 0) + errorShare + (fleet.autoscalerMetrics ? 2 * A : 0);
+  const cyclesMetric = fleet.monitoring && fleet.allAlarms;
+  const customMetrics = (cyclesMetric ? 1 : 0) + errorShare + (fleet.autoscalerMetrics ? 2 * A : 0);
   add(
     'CloudWatch',
     'custom metrics (EMF)',
@@ -351,18 +363,19 @@ export function estimateCost(input: Fleet, o: EstimateOptions = {}): CostEstimat
     'metric-months',
     prices.cloudWatch.customMetrics,
     1,
-    `${fleet.monitoring ? 'Cycles all month (param monitoring), ' : ''}Errors in the ${fleet.errorHoursPerMonth} hour(s) a month with errors${fleet.autoscalerMetrics ? ', two per autoscaler all month' : ''}`,
+    `${cyclesMetric ? 'Cycles all month (param monitoring full), ' : ''}Errors in the ${fleet.errorHoursPerMonth} hour(s) a month with errors${fleet.autoscalerMetrics ? ', two per autoscaler all month' : ''}`,
   );
 
   // CloudWatch Logs.
   const quietLines = fleet.decisionLogSeconds > 0 ? A * (MONTH_SECONDS / Math.max(fleet.decisionLogSeconds, P)) : A * (MONTH_SECONDS / P);
   const decisionLines = quietLines + rescales * m.rescaleDecisionLines + eventInvocations;
+  const cycleLines = cycleLinesPerMonth(fleet, { S, tickInvocations, eventful: eventInvocations + alarmInvocations, rescaleCycles: rescales * m.rescaleDecisionLines, errorShare });
   const bytes =
-    loads * m.cycleLineBytes +
-    ((fleet.monitoring ? tickInvocations : 0) + loads * errorShare) * m.emfBytesPerCycle +
+    cycleLines * m.cycleLineBytes +
+    ((cyclesMetric ? tickInvocations : 0) + loads * errorShare) * m.emfBytesPerCycle +
     decisionLines * m.decisionLineBytes +
-    dispatches * m.dispatchLineBytes +
-    (loads + smallInvocations) * ASSUMED.platformLogBytesPerInvocation;
+    dispatchLinesPerMonth(fleet, dispatches, errorShare) * m.dispatchLineBytes +
+    (fleet.platformLogs ? (loads + smallInvocations) * ASSUMED.platformLogBytesPerInvocation : 0);
   const gb = bytes / 1e9;
   add(
     'CloudWatch Logs',
@@ -371,13 +384,13 @@ export function estimateCost(input: Fleet, o: EstimateOptions = {}): CostEstimat
     'GB',
     prices.cloudWatch.logIngestion,
     1,
-    `${Math.round(decisionLines / 1000)}k decision lines (a quiet one every ${fleet.decisionLogSeconds} s), a summary per cycle (EMF Cycles at every tick with the alarms, Errors only in hours with errors), Lambda's lines`,
+    `${Math.round(decisionLines / 1000)}k decision lines (a quiet one every ${fleet.decisionLogSeconds} s), ${Math.round(cycleLines / 1000)}k cycle lines (every cycle that did something, a quiet shard's every ${fleet.decisionLogSeconds} s), the dispatcher's likewise, EMF${cyclesMetric ? ' Cycles at every tick (param monitoring full),' : ''} Errors only in hours with errors, ${fleet.platformLogs ? "Lambda's START, END and REPORT lines" : "no START or REPORT line (param logLevel INFO)"}`,
   );
   add('CloudWatch Logs', 'storage', gb * (fleet.logRetentionDays / 30) * ASSUMED.logCompression, 'GB-month', prices.cloudWatch.logStorage, 1, `${fleet.logRetentionDays} days kept, compressed to ${ASSUMED.logCompression * 100} %`);
 
   if (fleet.monitoring) {
     const alarms = fleet.allAlarms ? ASSUMED.alarmMetrics : ASSUMED.essentialAlarmMetrics;
-    const which = fleet.allAlarms ? 'all (param monitoring full)' : 'no cycles, worker errors, dead letters (param monitoring true)';
+    const which = fleet.allAlarms ? 'all (param monitoring full)' : 'no invocations, worker errors, dead letters, failed events (param monitoring true)';
     add('Monitoring', 'alarms (fixed)', alarms, 'alarm metrics', prices.cloudWatch.alarms, 1, `infra/alarms.cjs: ${alarms} alarms on one metric each: ${which}`);
   }
   if (fleet.dashboard) add('Monitoring', 'dashboard (fixed)', 1, 'dashboards', prices.cloudWatch.dashboards, 1, 'param dashboard (infra/stack.cjs); free if among your first three');
@@ -396,6 +409,23 @@ export function estimateCost(input: Fleet, o: EstimateOptions = {}): CostEstimat
     cycle,
     measuredSource: m.source,
   };
+}
+
+/**
+ * The worker's cycle lines a month (functions/cycle-lines.ts): every cycle that did something (an event or alarm
+ * evaluation, the cycles of a rescale, every cycle in the hours with errors), and a quiet shard's line once per
+ * SHPA_DECISION_LOG_SECONDS; every tick's with 0.
+ */
+function cycleLinesPerMonth(fleet: Required<Fleet>, c: { S: number; tickInvocations: number; eventful: number; rescaleCycles: number; errorShare: number }): number {
+  if (fleet.decisionLogSeconds <= 0) return c.tickInvocations + c.eventful;
+  const quiet = c.S * (MONTH_SECONDS / Math.max(fleet.decisionLogSeconds, fleet.syncPeriodSeconds));
+  return Math.min(c.tickInvocations, quiet + c.rescaleCycles + c.tickInvocations * c.errorShare) + c.eventful;
+}
+
+/** The dispatcher's lines a month: every minute with trouble (counted as the hours with errors), a quiet one per SHPA_DECISION_LOG_SECONDS. */
+function dispatchLinesPerMonth(fleet: Required<Fleet>, dispatches: number, errorShare: number): number {
+  if (fleet.decisionLogSeconds <= 0) return dispatches;
+  return Math.min(dispatches, MONTH_SECONDS / Math.max(fleet.decisionLogSeconds, 60, fleet.syncPeriodSeconds) + dispatches * errorShare);
 }
 
 /** Bytes of 14 days of demand history (4,032 buckets) as stored, a noisy office-hours load (test/store/demand.test.ts measures the codec). */

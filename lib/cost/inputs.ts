@@ -50,9 +50,9 @@ export const MEASURED: Measured = {
 export const ASSUMED = {
   /** Lambda's SQS pollers on an idle queue: five long polls of 20 s (docs: services-sqs-scaling; the two-poller saving is off when maximumConcurrency is set, as serverless.yml does). */
   sqsIdleReceivesPerMinute: 5 * (60 / 20),
-  /** The worker's SQS event sources (serverless.yml): the work queue (ticks) and the evaluate queue (events), each polled so. */
-  sqsEventSources: 2,
-  /** Lambda's own START, END and REPORT lines per invocation, about 290 bytes together. */
+  /** The worker's SQS event sources (serverless.yml): the work queue (ticks) only; evaluations are the evaluator's asynchronous invocations. */
+  sqsEventSources: 1,
+  /** Lambda's own START, END and REPORT lines per invocation, about 290 bytes together (at logLevel INFO the deploy leaves them out). */
   platformLogBytesPerInvocation: 290,
   /** CloudWatch Logs archives compressed: about 15 % of the bytes ingested. */
   logCompression: 0.15,
@@ -62,7 +62,7 @@ export const ASSUMED = {
   sequentialRoundTrips: 8,
   /** Kubernetes calls in flight at once (SHPA_CONCURRENCY's default). */
   concurrency: 32,
-  /** The dispatcher, stream and events functions: 256 MB, about 100 ms an invocation. */
+  /** The dispatcher, stream and events functions: 256 MB, about 100 ms an invocation (the stream's and events' Invoke calls included). */
   smallFunction: { memoryMb: 256, durationMs: 100 },
   /** Lambda gives one full vCPU at 1,769 MB, in proportion below; the worker uses one thread. */
   mbPerVcpu: 1769,
@@ -70,6 +70,6 @@ export const ASSUMED = {
   metricPeriodSeconds: 60,
   /** The stack's alarms (infra/alarms.cjs): seven with param monitoring full, on one metric each. */
   alarmMetrics: 7,
-  /** With param monitoring true: worker-missing-cycles, worker-errors, dead-letters. */
-  essentialAlarmMetrics: 3,
+  /** With param monitoring true: worker-missing-cycles, worker-errors, dead-letters, failed-events. */
+  essentialAlarmMetrics: 4,
 };

@@ -16,12 +16,13 @@ import { decisionRows, errorRow, limitingReason, limitText, metricActivationValu
 import type { LiveRow } from './live.js';
 import { reportSetup } from '../sim/metric-info.js';
 import { valueAt, type Trace } from '../sim/trace.js';
-import { LOCAL_REGION, startLocalFunctions, type LocalFunctions } from '../local/stack/functions.js';
+import { LOCAL_CREDENTIALS, LOCAL_REGION, startLocalFunctions, type LocalFunctions } from '../local/stack/functions.js';
 import type { LogLine } from '../local/lambda/telemetry-capture.js';
 import { isSyncPeriod } from '#sync/messaging';
 import { LiveView } from './live-view.js';
 import { startLocalStack, VirtualClock, type PodTimings } from './local-stack.js';
 import { applyExamples, autoscalerKey, populate } from './scenario.js';
+import { startDemoQueues, type DemoQueues } from './queue-backlog.js';
 
 export const DEMO_CLUSTER = 'demo';
 const TABLE = 'shpa';
@@ -124,6 +125,7 @@ export async function runDemo(o: DemoOptions): Promise<DemoResult> {
 
   const stack = await startLocalStack(clock, o.podTimings ?? DEMO_POD_TIMINGS);
   let fns: LocalFunctions | undefined;
+  let queues: DemoQueues | undefined;
   let tracked: Tracked[] = [];
   try {
     fns = await startLocalFunctions({
@@ -145,6 +147,7 @@ export async function runDemo(o: DemoOptions): Promise<DemoResult> {
     const applied = await applyExamples(fns.admin, DEMO_CLUSTER, o.examplesDir, clock.now());
     write(`${applied.lines.join('\n')}\n`);
     populate(stack.model, stack.cloudWatch, applied, loadAt);
+    queues = await startDemoQueues({ endpoint: fns.sqs.endpoint, region: LOCAL_REGION, queueUrl: (n) => fns!.sqs.queueUrl(n) }, LOCAL_CREDENTIALS, applied.sqsQueueMetrics, loadAt);
     // The applies' evaluations (through the stream function), before the first tick.
     await fns.drain();
     const change = plannedSpecChange(applied.hpas, span, periodMs);
@@ -169,6 +172,8 @@ export async function runDemo(o: DemoOptions): Promise<DemoResult> {
       const t = start + i * periodMs;
       clock.t = t;
       const seen = fns.lines.length;
+      // The queues' backlog as the load has it now, before the tick reads them.
+      await queues.follow(t);
       const t0 = performance.now();
       if (t % 60_000 === 0) await fns.dispatch(new Date(t));
       await fns.drain();
@@ -206,6 +211,8 @@ export async function runDemo(o: DemoOptions): Promise<DemoResult> {
         }
         const reason = limitingReason(d?.conditions);
         const patched = d?.patched === true;
+        const queueNote = patched && d?.decision ? sqsRescaleNote(d.decision, d.currentReplicas ?? a.lastReplicas, d.desiredReplicas ?? replicas) : undefined;
+        if (queueNote) notes.push(`${timeLabel(t, multiDay)}  ${a.key}: ${queueNote}`);
         const logRows = d?.decision
           ? decisionRows({ time: t, decision: d.decision, events: d.events ?? [], conditions: d.conditions, from: rowFrom(d.decision.currentReplicas, a.lastReplicas), to: replicas }, a.lastLimit)
           : [];
@@ -243,6 +250,7 @@ export async function runDemo(o: DemoOptions): Promise<DemoResult> {
     }
     result.interrupted = result.ticks < plannedTicks;
   } finally {
+    queues?.close();
     await fns?.close();
     await stack.stop();
   }
@@ -272,6 +280,14 @@ export async function runDemo(o: DemoOptions): Promise<DemoResult> {
     write(`\nreport: ${result.reportPath}\nthe functions' log (JSON lines, as in CloudWatch Logs): ${result.logPath}\n`);
   }
   return result;
+}
+
+/** What a rescale out of or to zero on an SQS queue says: the source as the decision line names it, read live at this tick. */
+function sqsRescaleNote(decision: Decision, from: number, to: number): string | undefined {
+  const m = decision.metrics.find((x) => x.source?.startsWith('SQSQueueMetric'));
+  if (!m || from === to || (from !== 0 && to !== 0)) return undefined;
+  const read = m.activation?.value !== undefined ? `${m.activation.value} messages (activation ${m.activation.threshold})` : m.current?.averageValue !== undefined ? `${m.current.averageValue} a replica` : 'no value';
+  return `${from} → ${to} on ${m.source}: ${read}, read with GetQueueAttributes at this tick`;
 }
 
 function formatSpeed(speed: number): string {

@@ -7,7 +7,7 @@ import { checkFile } from '../cli/apply.js';
 import { expandPaths } from '../cli/manifests.js';
 import type { LocalCloudWatch } from '../local/cloudwatch/server.js';
 import type { WorkloadModel } from '../local/kubernetes/workload-model.js';
-import type { CloudWatchMetric } from '#api';
+import type { CloudWatchMetric, SQSQueueMetric } from '#api';
 import { KIND_CLOUDWATCH, KIND_HPA, type DynamoStore } from '../store/index.js';
 import { packageRoot } from './package-root.js';
 
@@ -43,6 +43,8 @@ const DEFAULT_CLOUDWATCH_PROFILE = (l: number) => 100 * l;
 export interface AppliedExamples {
   hpas: HorizontalPodAutoscaler[];
   cloudWatchMetrics: CloudWatchMetric[];
+  /** Their queues are made on the local SQS, with a backlog that follows the load (queue-backlog.ts). */
+  sqsQueueMetrics: SQSQueueMetric[];
   /** kubectl-style lines: "horizontalpodautoscaler.autoscaling/web created". */
   lines: string[];
 }
@@ -52,7 +54,7 @@ export async function applyExamples(store: DynamoStore, cluster: string, dir: st
   const checked = expandPaths([dir]).map((f) => checkFile(f, undefined));
   const errors = checked.flatMap((c) => ('errors' in c ? c.errors : []));
   if (errors.length > 0) throw new Error(`invalid examples:\n${errors.join('\n')}`);
-  const out: AppliedExamples = { hpas: [], cloudWatchMetrics: [], lines: [] };
+  const out: AppliedExamples = { hpas: [], cloudWatchMetrics: [], sqsQueueMetrics: [], lines: [] };
   for (const c of checked) {
     if (!('objects' in c)) continue;
     for (const { handler, object } of c.objects) {
@@ -60,6 +62,7 @@ export async function applyExamples(store: DynamoStore, cluster: string, dir: st
       out.lines.push(`${handler.resource}/${object.metadata.name} ${outcome}`);
       if (object.kind === KIND_HPA) out.hpas.push(object as HorizontalPodAutoscaler);
       else if (object.kind === KIND_CLOUDWATCH) out.cloudWatchMetrics.push(object as CloudWatchMetric);
+      else if (object.kind === 'SQSQueueMetric') out.sqsQueueMetrics.push(object as SQSQueueMetric);
     }
   }
   if (out.hpas.length === 0) throw new Error(`no HorizontalPodAutoscaler in ${dir}`);

@@ -6,12 +6,13 @@
 import { GetMetricDataCommand, type CloudWatchClient, type GetMetricDataCommandOutput, type MetricDataResult } from '@aws-sdk/client-cloudwatch';
 import type { MetricSample, QuantityString, Timestamp } from '#hpa';
 import { createHash } from 'node:crypto';
-import type { Clock, MetricReadOptions, SharedMetricAnswer } from '#sync/ports';
+import type { Clock, DelayLearning, MetricReadOptions, SharedMetricAnswer } from '#sync/ports';
 import type { CloudWatchMetric } from '#api';
 import { alarmWindowFor, DEFAULT_LOOKBACK_PERIODS, planRequests, specKey, windowFor, type PlannedRequest, type PlannedUnit, type QueryWindow } from './cloudwatch-plan.js';
 import { floatToMilliQuantity } from './float-quantity.js';
-import { checkUsedValue, closeProbing, type DelayLearning, dueLearning, observeCounts, probing, SETTLE_SECONDS } from '#sync/messaging';
+import { checkUsedValue, closeProbing, dueLearning, observeCounts, probing, SETTLE_SECONDS } from './publish-delay.js';
 import { namedErrorText as errorText } from '../shared/error-text.js';
+import { backoffMs } from '../shared/backoff.js';
 
 export interface CloudWatchClients {
   clientFor(region: string, roleArn?: string): CloudWatchClient;
@@ -32,7 +33,7 @@ export interface CloudWatchSourceOptions {
   lookbackPeriods?: number;
   /** Seconds after a period ends before its datapoint is read (CloudWatch publishes late), until a shorter delay is learned. */
   publishDelaySeconds?: number;
-  /** Learn each object's publication delay from its sample counts (lib/sync/publish-delay.ts); off: always publishDelaySeconds. */
+  /** Learn each object's publication delay from its sample counts (publish-delay.ts); off: always publishDelaySeconds. */
   learnPublishDelay?: boolean;
   retry?: Partial<RetryOptions>;
   /** The cycle's clock: a fetch's readBy is a time on it. */
@@ -226,7 +227,7 @@ export class CloudWatchSource {
           learnings.set(key, learning);
           if (probing(learning, nowMs)) probes.push({ key, spec: obj.spec, region, window: windowFor(obj.spec, nowMs, 0, 0) });
         }
-        const delay = learning?.d ?? defaultDelay;
+        const delay = learning?.learnedDelaySeconds ?? defaultDelay;
         window = alarmedUntil ? alarmWindowFor(obj.spec, nowMs, alarmedUntil.getTime(), delay, lookback) : windowFor(obj.spec, nowMs, delay, lookback);
         // A longer delay (a reset learning) never steps back to a period older than one already read:
         // that newer one is read again (not answered from a cache) until the delay catches up with it.
@@ -336,11 +337,11 @@ export class CloudWatchSource {
         if (checked.late) {
           const { periodStart, before: was, after } = checked.late;
           const periodSeconds = wanted.get(key)!.window.period;
-          said.set(key, { period: rfc3339(periodStart), periodSeconds, old: was, new: after, learnedDelaySeconds: before.d!, delaySeconds: defaultDelay });
+          said.set(key, { period: rfc3339(periodStart), periodSeconds, old: was, new: after, learnedDelaySeconds: before.learnedDelaySeconds!, delaySeconds: defaultDelay });
         }
         l = checked.learning;
       }
-      if (l.d !== undefined) this.counters.learnedDelays++;
+      if (l.learnedDelaySeconds !== undefined) this.counters.learnedDelays++;
       learnings.set(key, l);
       this.learning.set(key, l);
     }
@@ -463,8 +464,8 @@ export class CloudWatchSource {
         if (throttled) this.counters.throttled++;
         else this.counters.failedCalls++;
         if (!throttled && (httpStatus(e) ?? 0) < 500) throw e;
-        // Full jitter: calls throttled together do not retry together.
-        const wait = Math.min(this.retry.maxDelayMs, this.retry.baseDelayMs * 2 ** (attempt - 1)) * (0.5 + Math.random() / 2);
+        // Jittered: calls throttled together do not retry together.
+        const wait = backoffMs(attempt, { baseMs: this.retry.baseDelayMs, maxMs: this.retry.maxDelayMs });
         // No time for another attempt before the deadline: the last error is the answer, now.
         if (attempt >= this.retry.maxAttempts || this.timer() + wait + MIN_ATTEMPT_MS > deadline) throw new RetriesExhausted(attempt, e);
         await this.sleep(wait);

@@ -6,3 +6,4 @@ export { createMetricsAccess } from './metrics-access.js';
 export { isObjectAnswer, isObjectQuery, metricKindsText, metricProviders } from './providers/index.js';
 export type { CheckedMetricObjects } from './providers/index.js';
 export type { MetricObject, MetricObjectListing, MetricProvider } from './providers/provider.js';
+export { PROBE_MS, RELEARN_MS } from './publish-delay.js';

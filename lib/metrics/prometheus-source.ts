@@ -22,6 +22,7 @@ import { PrometheusHttpError, queryTarget, sendInstantQuery, type Credentials, t
 import { stableKey } from '../shared/stable-key.js';
 import type { BoundedFetchOptions, ResolveHost } from '#transport';
 import { errorText } from '../shared/error-text.js';
+import { backoffMs } from '../shared/backoff.js';
 
 export interface PrometheusSourceOptions {
   /** Region of amp and cloudWatch endpoints that name none. */
@@ -287,7 +288,7 @@ export class PrometheusSource {
         const text = timedOut ? `no answer within ${remaining} ms` : errorText(e);
         const refused = e instanceof PrometheusHttpError && e.refused;
         const retriable = !refused && (throttled || (status !== undefined && status >= 500) || (status === undefined && !timedOut && e instanceof PrometheusHttpError));
-        const wait = Math.min(MAX_DELAY_MS, (this.options.retry?.baseDelayMs ?? RETRY.baseDelayMs) * 2 ** (attempt - 1)) * (0.5 + Math.random() / 2);
+        const wait = backoffMs(attempt, { baseMs: this.options.retry?.baseDelayMs ?? RETRY.baseDelayMs, maxMs: MAX_DELAY_MS });
         if (!retriable || attempt >= maxAttempts || this.timer() + wait + MIN_ATTEMPT_MS > deadline) {
           return { error: `query failed${attempt > 1 ? ` after ${attempt} attempts` : ''}: ${text}`, messages: [], cacheable: false };
         }

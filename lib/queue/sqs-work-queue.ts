@@ -1,5 +1,6 @@
-// The work queues on SQS: ticks to the work queue, evaluations (events, spec changes, retries
-// of them) to a queue of their own, so that a flood of events never delays a tick. Messages
+// The work queue on SQS: ticks, and what the worker sends again a second later (a busy tick, a
+// busy, coalesced or conflicting evaluation; lib/sync/worker.ts). Events' evaluations go to the
+// evaluator function instead (lib/queue/lambda-evaluations.ts). Messages
 // are sent in batches of ten (SendMessageBatch), each with its own delay and, when given, its
 // group: the cluster. A batch entry SQS refuses is an error
 // naming it; nothing is dropped silently.
@@ -19,10 +20,9 @@ const BATCH = 10;
 /** The work queue, with counters of messages sent and SendMessageBatch calls. */
 export type SqsWorkQueue = WorkQueue & { sent: number; calls: number };
 
-/** Where each kind of message goes: ticks to the work queue, evaluations to theirs (the work queue when none). */
+/** The work queue's URL. */
 export interface QueueUrls {
   ticks: string;
-  evaluations?: string;
 }
 
 /**
@@ -39,48 +39,41 @@ export function sqsWorkQueue(client: SQSClient, urls: QueueUrls): SqsWorkQueue {
       const refused: string[] = [];
       let notSent = 0;
       let why = '';
-      // Each batch goes to one queue: indexes into `messages`, grouped by destination.
-      const byUrl = new Map<string, number[]>();
-      messages.forEach((m, i) => {
-        const url = m.kind === 'evaluate' ? (urls.evaluations ?? urls.ticks) : urls.ticks;
-        byUrl.set(url, [...(byUrl.get(url) ?? []), i]);
-      });
-      for (const [url, indexes] of byUrl) {
-        for (let i = 0; i < indexes.length; i += BATCH) {
-          const batch = indexes.slice(i, i + BATCH);
-          const all = (error: string) => {
-            batch.forEach((index) => unsent.push({ index, error }));
-            notSent += batch.length;
-            why ||= error;
-          };
-          if (signal?.aborted) {
-            all('the time to send ran out');
-            continue;
-          }
-          queue.calls++;
-          let r;
-          try {
-            r = await client.send(
-              new SendMessageBatchCommand({
-                QueueUrl: url,
-                Entries: batch.map((index, j) => {
-                  const m = messages[index];
-                  return { Id: String(j), MessageBody: m.body, DelaySeconds: m.delaySeconds, MessageGroupId: m.groupId };
-                }),
+      const url = urls.ticks;
+      for (let i = 0; i < messages.length; i += BATCH) {
+        const batch = messages.slice(i, i + BATCH).map((_, j) => i + j);
+        const all = (error: string) => {
+          batch.forEach((index) => unsent.push({ index, error }));
+          notSent += batch.length;
+          why ||= error;
+        };
+        if (signal?.aborted) {
+          all('the time to send ran out');
+          continue;
+        }
+        queue.calls++;
+        let r;
+        try {
+          r = await client.send(
+            new SendMessageBatchCommand({
+              QueueUrl: url,
+              Entries: batch.map((index, j) => {
+                const m = messages[index];
+                return { Id: String(j), MessageBody: m.body, DelaySeconds: m.delaySeconds, MessageGroupId: m.groupId };
               }),
-              { abortSignal: signal },
-            );
-          } catch (e) {
-            all(`SQS SendMessageBatch failed: ${e instanceof Error ? e.message : String(e)}`);
-            continue;
-          }
-          queue.sent += r.Successful?.length ?? 0;
-          for (const f of r.Failed ?? []) {
-            const error = `${f.Code ?? 'error'}: ${f.Message ?? ''}`;
-            const index = batch[Number(f.Id)];
-            unsent.push({ index, error });
-            refused.push(`${error} (${messages[index]?.body.slice(0, 120) ?? f.Id})`);
-          }
+            }),
+            { abortSignal: signal },
+          );
+        } catch (e) {
+          all(`SQS SendMessageBatch failed: ${e instanceof Error ? e.message : String(e)}`);
+          continue;
+        }
+        queue.sent += r.Successful?.length ?? 0;
+        for (const f of r.Failed ?? []) {
+          const error = `${f.Code ?? 'error'}: ${f.Message ?? ''}`;
+          const index = batch[Number(f.Id)];
+          unsent.push({ index, error });
+          refused.push(`${error} (${messages[index]?.body.slice(0, 120) ?? f.Id})`);
         }
       }
       if (unsent.length === 0) return;

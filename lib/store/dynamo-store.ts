@@ -34,22 +34,12 @@ import {
   type SaveOptions,
   type ShardCountRecord,
   type ShardRecord,
+  type ShardRef,
   type ShardSnapshot,
   type SharedMetricAnswer,
   VersionConflictError,
 } from '#sync/ports';
-import {
-  bucketOf,
-  bucketsOf,
-  decodePhase,
-  logNeedsWrite,
-  NAMESPACE_BUCKETS,
-  ownsAutoscaler,
-  partOf,
-  SHARD_COUNTS,
-  type ShardRef,
-  TICK_PERIODS,
-} from '#sync/messaging';
+import { bucketOf, bucketsOf, decodePhase, logNeedsWrite, NAMESPACE_BUCKETS, ownsAutoscaler, partOf, SHARD_COUNTS, TICK_PERIODS } from '#sync/messaging';
 import { createDynamoClient, type DynamoClientOptions } from './dynamo-client.js';
 import { DEFAULT_WRITE_POLICY, compactState, expandHistory, historyHorizonSeconds, needsWrite, type CompactState, type WritePolicy } from './history.js';
 import {

@@ -15,6 +15,7 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { FinalizeHandler, FinalizeHandlerArguments, MetadataBearer, MiddlewareStack } from '@smithy/types';
 import type { EvaluationTimes, LeaseOutcome, LeaseRequest, ReleaseOptions } from '#sync/ports';
+import { decodePhase } from '#sync/messaging';
 import { shardCycleKey } from './items.js';
 import { FUTURE_TOLERANCE_MS } from './state-codec.js';
 import { errorText } from '../shared/error-text.js';
@@ -132,11 +133,13 @@ export class ShardCycles {
     if (deferred && 'problem' in deferred) warnings.push(`shard ${shard}: the autoscalers left by the last tick ${deferred.problem}: ignored`);
     const evaluated = evaluatedTimes(old?.ev, now + FUTURE_TOLERANCE_MS);
     if (evaluated && 'problem' in evaluated) warnings.push(`shard ${shard}: the times of the last evaluations ${evaluated.problem}: ignored`);
+    const phase = decodePhase(old?.ph);
     return {
       outcome: 'acquired',
       markerMs: marker && 'ms' in marker ? marker.ms : undefined,
       ...(deferred && 'list' in deferred ? { deferred: deferred.list } : {}),
       ...(evaluated && 'times' in evaluated ? { evaluated: evaluated.times } : {}),
+      ...(phase ? { phase } : {}),
       warnings,
     };
   }

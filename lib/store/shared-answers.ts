@@ -1,5 +1,5 @@
 // The metric answers a shard keeps for the whole deployment (lib/sync/ports.ts
-// SharedMetricAnswer), with their publication delay learning, as pages of at most
+// SharedMetricAnswer), with their publication delay learning (publish-delay-codec.ts), as pages of at most
 // SHARED_PAGE_BYTES in the partition of one of the shard's buckets, so the Query that loads the
 // shard returns them and no item grows with the shard (DynamoDB refuses items over 400 KB).
 // Compact: a few dozen bytes a query, since the pages are rewritten once a metric period.
@@ -7,7 +7,7 @@
 // read from CloudWatch.
 import type { MetricSample } from '#hpa';
 import type { SharedMetricAnswer } from '#sync/ports';
-import { decodeLearning, type DelayLearning, encodeLearning } from '#sync/messaging';
+import { decodeLearning, encodeLearning, type StoredLearning } from './publish-delay-codec.js';
 
 /** The sort key (and, of the pages, its prefix) in a bucket partition; the attribute `cw` holds the answers. A bare one is an older release's single item. */
 export const SHARED_ANSWERS_SK = 'shared#cloudwatch';
@@ -46,7 +46,7 @@ export function encodeSharedPages(answers: ReadonlyMap<string, SharedMetricAnswe
 }
 
 /** [end, samples as [value, timestamp in epoch seconds], error, messages, publication delay learning?]: 0 where absent. */
-type Entry = [number, [string, number][] | 0, string | 0, string[] | 0] | [number, [string, number][] | 0, string | 0, string[] | 0, Partial<DelayLearning>];
+type Entry = [number, [string, number][] | 0, string | 0, string[] | 0] | [number, [string, number][] | 0, string | 0, string[] | 0, StoredLearning];
 
 const iso = (epochSeconds: number) => new Date(epochSeconds * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
 

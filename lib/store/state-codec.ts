@@ -6,8 +6,7 @@
 // holds the directions concerned still for their periods (lib/sync/history-holds.ts): a lost
 // history never loosens a limit.
 import type { HorizontalPodAutoscalerStatus } from '#hpa';
-import type { DecisionLogEntry } from '#sync/messaging';
-import type { PendingScale, UntrustedHistory } from '#sync/ports';
+import type { DecisionLogEntry, PendingScale, UntrustedHistory } from '#sync/ports';
 import { demandMark, type CompactState, type EventPair, type RecPair } from './history.js';
 import type { ItemKey } from './items.js';
 import { decodeDemand, encodeDemand } from './demand-codec.js';

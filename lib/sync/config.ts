@@ -6,6 +6,7 @@ import type { ControllerSettings } from '#hpa';
 import type { ClusterConfig } from './ports/cluster-access.js';
 import { isShardCount } from './shards.js';
 import { errorText } from '../shared/error-text.js';
+import { isAwsRegion, isClusterName, isRoleArn } from '../shared/aws-patterns.cjs';
 
 /** What the worker does with each autoscaler: the cycle's options. */
 export interface SyncOptions {
@@ -33,8 +34,8 @@ export interface FunctionConfig {
   region: string;
   tableName: string;
   queueUrl: string;
-  /** Where evaluations go (SHPA_EVALUATE_QUEUE_URL): a queue of their own, so that events never delay ticks; absent: the work queue. */
-  evaluateQueueUrl?: string;
+  /** Where evaluations go (SHPA_EVALUATOR_FUNCTION): the evaluator function, invoked asynchronously, so that events never delay ticks. */
+  evaluatorFunction?: string;
   clusters: ClusterConfig[];
   syncPeriodSeconds: number;
   options: SyncOptions;
@@ -46,7 +47,7 @@ export interface FunctionConfig {
   shardBudget?: number;
   /**
    * When CloudWatch datapoints are read (SHPA_CLOUDWATCH_PUBLISH_DELAY): 'learn' (each object's delay learned from its
-   * sample counts, 60 s until then, lib/sync/publish-delay.ts; absent means this) or a fixed number of seconds after each period.
+   * sample counts, 60 s until then, lib/metrics/publish-delay.ts; absent means this) or a fixed number of seconds after each period.
    */
   cloudWatchPublishDelay?: 'learn' | number;
   /** Bytes of a metric endpoint's answer read before it is dropped (SHPA_MAX_ANSWER_BYTES); absent: sized to the worker's memory (lib/transport/bounded-fetch.ts). */
@@ -57,29 +58,27 @@ export class ConfigError extends Error {
   override readonly name = 'ConfigError';
 }
 
-const CLUSTER_NAME = /^[0-9A-Za-z][A-Za-z0-9\-_]*$/;
-export const REGION = /^[a-z]{2}(-[a-z]+)+-\d+$/;
-const ROLE_ARN = /^arn:aws[a-z-]*:iam::\d{12}:role\/[\w+=,.@/-]+$/;
-
 /** A divisor of 60 that is at least 5, or a multiple of 60 up to 900: ticks then fall on the same seconds every minute. */
 export function isSyncPeriod(p: number): boolean {
   return Number.isInteger(p) && ((p >= 5 && 60 % p === 0) || (p >= 60 && p <= 900 && p % 60 === 0));
 }
 
 /**
- * AWS_REGION; SHPA_TABLE; SHPA_QUEUE_URL; SHPA_EVALUATE_QUEUE_URL (the work queue); SHPA_CLUSTERS: JSON list of {name, region?, roleArn?, shards?, namespaces?};
+ * AWS_REGION; SHPA_TABLE; SHPA_QUEUE_URL; SHPA_EVALUATOR_FUNCTION (the stream and events functions); SHPA_CLUSTERS: JSON list of {name, region?, roleArn?, shards?, namespaces?};
  * SHPA_SYNC_PERIOD_SECONDS (15); SHPA_DRY_RUN (false); SHPA_CONCURRENCY (32); SHPA_CONTROLLER_SETTINGS (JSON);
  * SHPA_AUTOSCALER_SOURCES ("table,cluster"); SHPA_DECISION_LOG_SECONDS (300); SHPA_AUTOSCALER_METRICS (false);
  * SHPA_WORKER_MEMORY_MB (512); SHPA_SHARD_BUDGET (none); SHPA_METRIC_ACCESS (JSON, lib/api/metric-access.ts);
  * SHPA_CLOUDWATCH_PUBLISH_DELAY ("learn", or seconds from 0 to 600); SHPA_MAX_ANSWER_BYTES (1 KiB to 64 MiB; default by memory).
  */
-export function loadFunctionConfig(env: Record<string, string | undefined>, needs: { table?: boolean; queue?: boolean } = {}): FunctionConfig {
+export function loadFunctionConfig(env: Record<string, string | undefined>, needs: { table?: boolean; queue?: boolean; evaluator?: boolean } = {}): FunctionConfig {
   const region = env.AWS_REGION ?? env.AWS_DEFAULT_REGION;
   if (!region) throw new ConfigError('AWS_REGION is not set');
   const tableName = env.SHPA_TABLE ?? '';
   if (needs.table !== false && !tableName) throw new ConfigError('SHPA_TABLE is not set: the DynamoDB table of autoscalers');
   const queueUrl = env.SHPA_QUEUE_URL ?? '';
   if (needs.queue !== false && !queueUrl) throw new ConfigError('SHPA_QUEUE_URL is not set: the work queue');
+  const evaluatorFunction = env.SHPA_EVALUATOR_FUNCTION ?? '';
+  if (needs.evaluator && !evaluatorFunction) throw new ConfigError('SHPA_EVALUATOR_FUNCTION is not set: the function evaluations are sent to');
   const syncPeriodSeconds = integer(env, 'SHPA_SYNC_PERIOD_SECONDS', 15, 1, 900);
   if (!isSyncPeriod(syncPeriodSeconds)) {
     throw new ConfigError(`SHPA_SYNC_PERIOD_SECONDS: must divide 60 (and be at least 5) or be a multiple of 60 up to 900, got ${syncPeriodSeconds}`);
@@ -88,7 +87,7 @@ export function loadFunctionConfig(env: Record<string, string | undefined>, need
     region,
     tableName,
     queueUrl,
-    ...(env.SHPA_EVALUATE_QUEUE_URL ? { evaluateQueueUrl: env.SHPA_EVALUATE_QUEUE_URL } : {}),
+    ...(evaluatorFunction ? { evaluatorFunction } : {}),
     clusters: parseClusters(env.SHPA_CLUSTERS, region),
     syncPeriodSeconds,
     options: {
@@ -125,13 +124,13 @@ export function parseClusters(text: string | undefined, defaultRegion: string): 
     const { name, region, roleArn, shards, namespaces, ...rest } = item as Record<string, unknown>;
     const unknown = Object.keys(rest);
     if (unknown.length > 0) throw new ConfigError(`${at}: unknown field ${unknown[0]}`);
-    if (typeof name !== 'string' || !CLUSTER_NAME.test(name)) throw new ConfigError(`${at}.name: invalid cluster name ${JSON.stringify(name)}`);
+    if (typeof name !== 'string' || !isClusterName(name)) throw new ConfigError(`${at}.name: invalid cluster name ${JSON.stringify(name)}`);
     if (seen.has(name)) throw new ConfigError(`${at}.name: duplicate cluster ${name}`);
     seen.add(name);
-    if (region !== undefined && (typeof region !== 'string' || !REGION.test(region))) {
+    if (region !== undefined && (typeof region !== 'string' || !isAwsRegion(region))) {
       throw new ConfigError(`${at}.region: invalid region ${JSON.stringify(region)}`);
     }
-    if (roleArn !== undefined && (typeof roleArn !== 'string' || !ROLE_ARN.test(roleArn))) {
+    if (roleArn !== undefined && (typeof roleArn !== 'string' || !isRoleArn(roleArn))) {
       throw new ConfigError(`${at}.roleArn: not an IAM role ARN: ${JSON.stringify(roleArn)}`);
     }
     if (shards !== undefined && (typeof shards !== 'number' || !isShardCount(shards))) {

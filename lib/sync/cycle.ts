@@ -21,7 +21,7 @@ import { bucketOf, bucketsOf, partOf, shardId, type ShardRef } from './shards.js
 import { checkMetricObjects } from './spec-check.js';
 import { SpecVersions } from './spec-versions.js';
 import { isDue, ownPeriod, shardTickPeriod } from './sync-periods.js';
-import { learnPhase } from './tick-phase.js';
+import { learnTickPhase, type TickPhase } from './tick-phase.js';
 import { buildUnits, selectTargets, type Unit } from './units.js';
 
 export interface CycleDeps {
@@ -51,6 +51,8 @@ export interface ShardCycleRequest {
   periodSeconds: number;
   /** The deploy's period (syncPeriodSeconds param); absent: periodSeconds. */
   deployPeriodSeconds?: number;
+  /** What the shard's earlier ticks learned of when its pod metrics change (from its lease). */
+  phase?: TickPhase;
   options: SyncOptions;
 }
 
@@ -232,8 +234,8 @@ async function evaluateInPriorityOrder(cycle: Cycle, { shard, selected }: Select
 async function finishCycle(cycle: Cycle, { shard, counted }: Selection, reads: CycleReads, keeping: Promise<void>): Promise<void> {
   const { deps, req, report, now, deadline } = cycle;
   sayDeferred(report, req);
-  // A tick's pod metrics say when the shard's data is sampled: where its next ticks go.
-  if (req.trigger.kind === 'tick') report.phase = learnPhase(reads.podSampleTimes, req.periodSeconds, now.getTime());
+  // A tick's pod metrics, against the last tick's, say when the shard's data changes: where its next ticks go.
+  if (req.trigger.kind === 'tick') report.phase = learnTickPhase(req.phase, reads.podAnswers, req.trigger.tick.getTime(), req.periodSeconds, now.getTime());
   await keeping;
   await counted;
   for (const orphan of shard.orphans) {

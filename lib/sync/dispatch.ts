@@ -40,14 +40,13 @@ export function planTicks(
   for (const c of clusters) {
     for (const s of tickingShardsOf(c, indexes?.get(c.name))) {
       const shard = shardId(s);
-      const { periodSeconds = deployPeriodSeconds, offsetSeconds = 0 } = timing?.get(shard) ?? {};
+      const { periodSeconds = deployPeriodSeconds, offsetSeconds = 0, offsetsSeconds } = timing?.get(shard) ?? {};
       const periodMs = periodSeconds * 1000;
-      const offsetMs = (offsetSeconds % periodSeconds) * 1000;
       const ticks: number[] = [];
       if (periodSeconds <= 60) for (let t = minute; t < minute + 60_000; t += periodMs) ticks.push(t);
       else if (minute % periodMs === 0) ticks.push(minute);
-      for (const t of ticks) {
-        const tick = t + offsetMs;
+      for (const [i, t] of ticks.entries()) {
+        const tick = t + ((offsetsSeconds?.[i] ?? offsetSeconds) % periodSeconds) * 1000;
         const delayMs = tick - now.getTime();
         // A tick already past by half a period would run too close to the next one.
         if (delayMs < -periodMs / 2) {
@@ -71,6 +70,8 @@ export function tickingShardsOf(c: ClusterConfig, index: ClusterIndex | undefine
 export interface ShardTiming {
   periodSeconds?: number;
   offsetSeconds?: number;
+  /** One offset per tick of the minute (the shard learning or probing when its data changes); absent: offsetSeconds for each. */
+  offsetsSeconds?: number[];
 }
 
 /** One cluster's shard count for the coming minute. */

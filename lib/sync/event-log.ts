@@ -4,23 +4,9 @@
 // and the log is bounded, oldest entries dropped first. Like the recorder's spam filter, a
 // repeat alone is stored at most every few minutes: its count then counts the cycles since.
 import { redact } from '#api';
+import type { DecisionLogEntry } from './ports/decision-log.js';
 
-export interface DecisionLogEntry {
-  type: 'Normal' | 'Warning';
-  /** Upstream's reason: SuccessfulRescale, FailedGetScale, FailedGetResourceMetric, ... or ours (InvalidSpec, HistoryReset). */
-  reason: string;
-  /** Upstream's words, e.g. "New size: 4; reason: cpu resource utilization (percentage of request) above target". */
-  message: string;
-  /** First and last time it happened (ISO 8601), and how many times. */
-  firstTimestamp: string;
-  lastTimestamp: string;
-  count: number;
-  /** For rescales: replicas before and after. */
-  from?: number;
-  to?: number;
-  /** The rule that limited the decision, when one did (e.g. "ScaleUpLimit", "max replicas"). */
-  limit?: string;
-}
+export type { DecisionLogEntry } from './ports/decision-log.js';
 
 export interface NewEvent {
   type: 'Normal' | 'Warning';

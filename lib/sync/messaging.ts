@@ -9,25 +9,10 @@ export type { FunctionConfig, SyncOptions } from './config.js';
 export { chooseShards, MAX_SCHEDULE_AGE_MS, planTicks, tickingShardsOf } from './dispatch.js';
 export type { ShardTiming } from './dispatch.js';
 export { logNeedsWrite } from './event-log.js';
-export type { DecisionLogEntry } from './event-log.js';
 export { alarmOf, EVALUATE_DETAIL_TYPE, EVALUATE_SOURCE, fromBusEvent, fromSpecChanges } from './event-sources.js';
 export type { Planned, SpecChange } from './event-sources.js';
 export { MAX_EVENT_AGE_MS, MessageError, parseWorkMessage } from './messages.js';
 export type { TickMessage } from './messages.js';
-export {
-  checkUsedValue,
-  closeProbing,
-  decodeLearning,
-  dueLearning,
-  encodeLearning,
-  LEARNED_BYTES,
-  observeCounts,
-  PROBE_MS,
-  probing,
-  RELEARN_MS,
-  SETTLE_SECONDS,
-} from './publish-delay.js';
-export type { DelayLearning } from './publish-delay.js';
 export { mirrorRegistry } from './registry.js';
 export type { Registry } from './registry.js';
 export { errorText } from './report.js';
@@ -46,6 +31,5 @@ export {
   shardId,
   shardsOf,
 } from './shards.js';
-export type { ShardRef } from './shards.js';
 export { TICK_PERIODS } from './sync-periods.js';
-export { decodePhase, tickOffsetSeconds } from './tick-phase.js';
+export { decodePhase, tickOffsetSeconds, tickOffsetsOfMinute } from './tick-phase.js';

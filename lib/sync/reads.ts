@@ -9,7 +9,7 @@ import { coveringSelectors } from './part-selectors.js';
 import { type ClusterAccess, ClusterApiError, type ListableScaleKind } from './ports/cluster-access.js';
 import type { MetricAnswer, MetricQuery, MetricReadOptions, MetricsAccess, ObjectMetricQuery } from './ports/metrics-access.js';
 import { errorText, type CycleCalls } from './report.js';
-import { MIN_SAMPLE_AGE_MS } from './tick-phase.js';
+import type { PodAnswerSeen } from './visibility.js';
 
 const LISTABLE: ReadonlySet<string> = new Set<ListableScaleKind>(['Deployment', 'StatefulSet', 'ReplicaSet']);
 /** A namespace's workloads of a kind are listed when this many of its autoscalers target that kind: one LIST instead of that many GETs. */
@@ -31,8 +31,8 @@ export class CycleReads {
   private readonly partSelectors = new Map<string, Promise<string[] | undefined>>();
   private readonly answers = new Map<string, Promise<MetricAnswer>>();
   private objectReads?: Promise<Map<string, MetricAnswer>>;
-  /** When the pod metrics read this cycle were sampled (epoch ms): what the shard's tick phase is learned from. */
-  readonly podSampleTimes: number[] = [];
+  /** The pod metrics answers read this cycle: what the shard's tick phase is learned from (lib/sync/tick-phase.ts). */
+  readonly podAnswers: PodAnswerSeen[] = [];
 
   constructor(
     private readonly access: ClusterAccess,
@@ -137,10 +137,7 @@ export class CycleReads {
       this.calls.metricQueries++;
       const answer = q.type === 'PodResource' ? await this.podResource(q) : await this.fetchOne(q);
       if (answer.type === 'PodResource' && answer.result.value) {
-        for (const m of answer.result.value) {
-          const t = Date.parse(m.timestamp);
-          if (this.now.getTime() - t >= MIN_SAMPLE_AGE_MS) this.podSampleTimes.push(t);
-        }
+        for (const m of answer.result.value) this.podAnswers.push({ pod: `${q.namespace}/${m.pod}`, atMs: Date.parse(m.timestamp), usage: JSON.stringify(m.containers) });
       }
       return answer;
     });

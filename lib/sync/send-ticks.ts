@@ -4,6 +4,7 @@
 import { UnsentMessagesError, type WorkMessageEntry, type WorkQueue } from './ports/work-queue.js';
 import type { Clock } from './ports/clock.js';
 import { errorText } from './report.js';
+import { backoffMs } from '../shared/backoff.js';
 
 export interface SendReport {
   sent: number;
@@ -44,7 +45,7 @@ export async function sendWithRetries(queue: WorkQueue, messages: WorkMessageEnt
       for (const u of unsent) errors.add(u.error);
       pending = unsent.map((u) => pending[u.index]);
     }
-    const backoff = Math.min(MAX_BACKOFF_MS, FIRST_BACKOFF_MS * 2 ** (attempts - 1));
+    const backoff = backoffMs(attempts, { baseMs: FIRST_BACKOFF_MS, maxMs: MAX_BACKOFF_MS, jitter: false });
     if (pending.length === 0 || clock.now().getTime() + backoff >= o.untilMs) break;
     await sleep(backoff);
   }

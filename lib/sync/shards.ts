@@ -8,19 +8,13 @@
 
 import { NAMESPACE_BUCKETS, SHARD_COUNTS } from '../sizing/shard-sizing.cjs';
 import type { ClusterIndex } from './ports/autoscaler-store.js';
+import type { ShardRef } from './ports/shard-ref.js';
 
 export { NAMESPACE_BUCKETS, SHARD_COUNTS };
-
-export interface ShardRef {
-  cluster: string;
-  /** 0 ≤ index < count */
-  index: number;
-  /** K: how many shards the cluster is cut into. */
-  count: number;
-}
+export type { ShardRef } from './ports/shard-ref.js';
 
 /** FNV-1a (32 bit): stable across versions and languages. */
-function fnv1a(text: string): number {
+export function fnv1a(text: string): number {
   let h = 0x811c9dc5;
   for (const byte of Buffer.from(text, 'utf8')) {
     h ^= byte;

@@ -196,10 +196,11 @@ async function coalesceAndRelease(l: Leased, msg: EvaluateMessage): Promise<Mess
 /** The shard's cycle; the lease is released after it whatever happened. */
 async function runCycle(l: Leased): Promise<CycleReport> {
   const { deps, config, ref, cluster, trigger, lease, index, deadline, periodSeconds } = l;
-  const access = deps.cluster(cluster);
-  access.beginCycle?.();
   let report: CycleReport | undefined;
   try {
+    // Inside the try: a cluster client that cannot be made still gives the lease back.
+    const access = deps.cluster(cluster);
+    access.beginCycle?.();
     report = await runShardCycle(
       { store: deps.store, cluster: access, metrics: deps.metrics, clock: deps.clock },
       {
@@ -210,6 +211,7 @@ async function runCycle(l: Leased): Promise<CycleReport> {
         markerMs: lease.markerMs,
         index,
         ...(trigger.kind === 'tick' && lease.deferred ? { first: lease.deferred } : {}),
+        ...(trigger.kind === 'tick' && lease.phase ? { phase: lease.phase } : {}),
         periodSeconds,
         deployPeriodSeconds: config.periodSeconds,
         options: config.options,
@@ -322,6 +324,7 @@ async function reroute(deps: WorkerDeps, msg: EvaluateMessage, count: number): P
 }
 
 /** Sends a message again a second later; false when it could not be sent (the next tick covers it). */
+// deps.queue is the work queue, whichever function runs this: an asynchronous invocation of the evaluator cannot be delayed.
 async function resend(deps: WorkerDeps, msg: WorkMessage): Promise<boolean> {
   try {
     await deps.queue.send([{ kind: msg.kind, body: JSON.stringify(msg), delaySeconds: RETRY_DELAY_SECONDS, groupId: parseShardId(msg.shard).cluster }]);

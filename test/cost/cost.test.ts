@@ -5,7 +5,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { estimateCost, steadyWritesPerTick, DEFAULT_FLEET, type CostEstimate } from '../../lib/cost/estimate.js';
+import { estimateCost, steadyWritesPerTick, DEFAULT_FLEET, type CostEstimate, type Fleet } from '../../lib/cost/estimate.js';
 import { ASSUMED, MEASURED } from '../../lib/cost/inputs.js';
 import { PRICES } from '../../lib/cost/prices.js';
 import { DEFAULT_WRITE_POLICY } from '../../lib/store/history.js';
@@ -62,9 +62,9 @@ describe('shpa cost', () => {
     const [usual, bare, dashboard] = runs.map((r) => JSON.parse(r.stdout) as CostEstimate);
     expect(usual.lines.filter((l) => l.service === 'Monitoring').map((l) => l.item)).toEqual(['alarms (fixed)']);
     expect(bare.lines.some((l) => l.service === 'Monitoring')).toBe(false);
-    // Without the alarms, nobody reads the Cycles heartbeat: it is not sent, and its EMF documents not logged.
-    expect(usual.totalUsd - bare.totalUsd).toBeGreaterThan(ASSUMED.essentialAlarmMetrics * PRICES.cloudWatch.alarms.usd + PRICES.cloudWatch.customMetrics.usd - 0.01);
-    expect(line(usual, 'custom metrics').quantity - line(bare, 'custom metrics').quantity).toBeCloseTo(1, 9);
+    // The default alarms read Lambda's own metrics: no Cycles heartbeat either way, the alarms are the difference.
+    expect(usual.totalUsd - bare.totalUsd).toBeCloseTo(ASSUMED.essentialAlarmMetrics * PRICES.cloudWatch.alarms.usd, 9);
+    expect(line(usual, 'custom metrics').quantity - line(bare, 'custom metrics').quantity).toBe(0);
     expect(dashboard.totalUsd - usual.totalUsd).toBeCloseTo(PRICES.cloudWatch.dashboards.usd, 9);
     expect(dashboard.totalUsd - dashboard.byService.Monitoring!).toBeCloseTo(usual.totalUsd - usual.byService.Monitoring!, 9);
   });
@@ -165,17 +165,36 @@ describe('the cost model', () => {
     expect(line(more, 'writes: state').quantity).toBeCloseTo(base.autoscalers * (MONTH / 15) * f * MEASURED.stateWriteUnits, 3);
   });
 
-  it('bills the Cycles heartbeat all month (with the alarms) and the Errors metric only for the hours with errors: it is sent only then', () => {
+  it('bills the Cycles heartbeat all month only with param monitoring full, and the Errors metric only for the hours with errors: it is sent only then', () => {
     expect(line(estimateCost({ ...base, errorHoursPerMonth: 0, monitoring: false }), 'custom metrics').quantity).toBe(0);
-    const quiet = estimateCost({ ...base, monitoring: true, errorHoursPerMonth: 0 });
-    const allMonth = estimateCost({ ...base, monitoring: true, errorHoursPerMonth: 720 });
+    // monitoring true: the alarms read the worker's Invocations and Errors (AWS/Lambda), no custom metric
+    expect(line(estimateCost({ ...base, errorHoursPerMonth: 0, monitoring: true }), 'custom metrics').quantity).toBe(0);
+    const full = { ...base, monitoring: true, allAlarms: true };
+    const quiet = estimateCost({ ...full, errorHoursPerMonth: 0 });
+    const allMonth = estimateCost({ ...full, errorHoursPerMonth: 720 });
     expect(line(quiet, 'custom metrics').usd).toBeCloseTo(PRICES.cloudWatch.customMetrics.usd, 9);
     expect(line(allMonth, 'custom metrics').usd).toBeCloseTo(2 * PRICES.cloudWatch.customMetrics.usd, 9);
-    expect(line(estimateCost({ ...base, monitoring: true, errorHoursPerMonth: 72 }), 'custom metrics').quantity).toBeCloseTo(1.1, 9);
-    // An EMF document goes to the logs from every tick's cycle, and from the others only with errors.
+    expect(line(estimateCost({ ...full, errorHoursPerMonth: 72 }), 'custom metrics').quantity).toBeCloseTo(1.1, 9);
+    // An EMF document goes to the logs from every tick's cycle (Cycles), and from the others only with errors.
     expect(line(allMonth, 'ingestion').quantity).toBeGreaterThan(line(quiet, 'ingestion').quantity);
+    expect(line(quiet, 'ingestion').quantity).toBeGreaterThan(line(estimateCost({ ...base, monitoring: true, errorHoursPerMonth: 0 }), 'ingestion').quantity);
     // Per-autoscaler metrics come with every decision line: billed all month.
-    expect(line(estimateCost({ ...base, monitoring: true, errorHoursPerMonth: 0, autoscalerMetrics: true }), 'custom metrics').quantity).toBe(1 + 2 * base.autoscalers);
+    expect(line(estimateCost({ ...full, errorHoursPerMonth: 0, autoscalerMetrics: true }), 'custom metrics').quantity).toBe(1 + 2 * base.autoscalers);
+  });
+
+  it('logs a quiet shard’s cycle line and a quiet dispatcher minute once per SHPA_DECISION_LOG_SECONDS, and no START or REPORT line at logLevel INFO', () => {
+    const one = { ...base, autoscalers: 1, metricsPerAutoscaler: 0, errorHoursPerMonth: 0, rescalesPerDay: 0, eventsPerHour: 0 };
+    const bytes = (f: Fleet) => line(estimateCost(f), 'ingestion').quantity * 1e9;
+    const month = 30 * 86_400;
+    // Every line every tick (0) against one per 300 s: the difference is the cycle and dispatch lines of the quiet ticks.
+    const decisionsAt = (s: number) => (month / Math.max(s, 15)) * MEASURED.decisionLineBytes;
+    const quietCycles = month / 15 - month / 300;
+    const quietMinutes = month / 60 - month / 300;
+    expect(bytes({ ...one, decisionLogSeconds: 0 }) - decisionsAt(0) - (bytes({ ...one, decisionLogSeconds: 300 }) - decisionsAt(300))).toBeCloseTo(quietCycles * MEASURED.cycleLineBytes + quietMinutes * MEASURED.dispatchLineBytes, 0);
+    // Lambda's own lines, when kept (any other logLevel), are 290 bytes an invocation of every function.
+    const e = estimateCost(one);
+    const invocations = line(e, 'requests').quantity;
+    expect(bytes({ ...one, platformLogs: true }) - bytes(one)).toBeCloseTo(invocations * ASSUMED.platformLogBytesPerInvocation, 0);
   });
 
   it("counts the stack's alarms as infra/alarms.cjs creates them, a metric-math alarm per metric", () => {
@@ -203,6 +222,17 @@ describe('the cost model', () => {
     // Their answers travel in the shard's kept-answers item too.
     expect(line(amp, 'reads: CloudWatch answers kept').quantity).toBeGreaterThan(line(none, 'reads: CloudWatch answers kept').quantity);
     expect(() => estimateCost({ ...base, promQLPeriodSeconds: 1 })).toThrow(/^promQLPeriodSeconds must be an integer from 5 to 3600/);
+  });
+
+  it('sends evaluations to the evaluator, not through SQS: events add Lambda requests, no SQS request; one event source long-polls', () => {
+    const sqs = (e: CostEstimate) => e.lines.filter((l) => l.service === 'SQS').reduce((n, l) => n + l.quantity, 0);
+    const quiet = estimateCost({ ...base, eventsPerHour: 0, alarmChangesPerHour: 0 });
+    const busy = estimateCost({ ...base, eventsPerHour: 100, alarmChangesPerHour: 10 });
+    expect(sqs(busy)).toBe(sqs(quiet));
+    const S = quiet.fleet.clusters * quiet.fleet.shards;
+    expect(line(busy, 'requests (worker, evaluator').quantity - line(quiet, 'requests (worker, evaluator').quantity).toBeCloseTo((100 + 10 * S) * 720 + (100 + 10) * 720, 6);
+    expect(ASSUMED.sqsEventSources).toBe(1);
+    expect(line(quiet, 'idle long polls').quantity).toBe(ASSUMED.sqsIdleReceivesPerMinute * 60 * 24 * 30);
   });
 
   it('refuses a fleet it cannot price, naming the field', () => {

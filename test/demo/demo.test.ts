@@ -75,7 +75,7 @@ describe('shpa demo, headless', () => {
     expect(result.ticks).toBe(71);
     expect(result.interrupted).toBe(false);
     expect(result.errors).toEqual([]);
-    expect(result.reports.map((r) => r.name).sort()).toEqual(['demo/api', 'demo/reports', 'demo/web', 'demo/worker']);
+    expect(result.reports.map((r) => r.name).sort()).toEqual(['demo/api', 'demo/orders', 'demo/reports', 'demo/web', 'demo/worker']);
     expect(result.handlerMs).toHaveLength(71);
   });
 
@@ -150,6 +150,22 @@ describe('shpa demo, headless', () => {
     expect(texts.some((t) => /^scaled \d+→0: SuccessfulRescale: .*; ScaledToZero True \(ScaledToZero\)/.test(t))).toBe(true);
   });
 
+  it('examples/sqs-queue.yaml: the queue read live at each tick, 0 → N at the very tick its backlog arrives, back to zero once drained', () => {
+    const orders = series('demo/orders');
+    // Its queue is empty below twice the usual load, 200 messages at 4×: 20 a replica.
+    expect(orders.replicas[SPIKE_FIRST - 1]).toBe(0);
+    // The backlog is on the queue before the spike's first tick, which reads it (CloudWatch's reports: two ticks later).
+    expect(orders.replicas[SPIKE_FIRST]).toBeGreaterThan(0);
+    expect(Math.max(...orders.replicas)).toBe(10);
+    expect(orders.replicas[70]).toBe(0);
+    type Line = { message: string; trigger?: string; hpa?: string; patched?: boolean; decision?: Decision };
+    const lines = (readFileSync(result.logPath!, 'utf8').trim().split('\n').map((l) => JSON.parse(l)) as Line[]).filter((l) => l.message === 'decision' && l.hpa === 'orders');
+    const woke = lines.find((l) => l.patched && l.decision?.currentReplicas === 0 && l.decision.desiredReplicas > 0);
+    expect(woke?.decision?.metrics[0]).toMatchObject({ source: 'SQSQueueMetric demo/orders-backlog (https://sqs.us-east-1.amazonaws.com/000000000000/orders)', activation: { threshold: '10', value: '200', active: true } });
+    expect(output).toMatch(/demo\/orders: 0 → \d+ on SQSQueueMetric demo\/orders-backlog \(https:[^)]+\): 200 messages \(activation 10\), read with GetQueueAttributes at this tick/);
+    expect(output).toMatch(/demo\/orders: \d+ → 0 on SQSQueueMetric demo\/orders-backlog/);
+  });
+
   it('a spec change applied during the run reaches the worker through the stream at once, not at the next tick', () => {
     expect(result.specChange).toMatchObject({ applied: 'demo/web: minReplicas 2 → 3' });
     expect(result.specChange!.evaluatedAt! - result.specChange!.at).toBeLessThan(5_000);
@@ -162,7 +178,7 @@ describe('shpa demo, headless', () => {
       .split('\n')
       .map((l) => JSON.parse(l) as { message: string; trigger?: string; cycle?: { trigger: string }; namespace?: string; hpa?: string; patched?: boolean; desiredReplicas?: number });
     const decisions = lines.filter((l) => l.message === 'decision' && l.trigger === 'tick');
-    expect(decisions).toHaveLength(71 * 4);
+    expect(decisions).toHaveLength(71 * 5);
     expect(lines.filter((l) => l.message === 'cycle' && l.cycle?.trigger === 'tick')).toHaveLength(71);
     expect(lines.filter((l) => l.message === 'decision' && l.trigger === 'evaluate')).toHaveLength(1);
     for (const r of result.reports) {
@@ -213,9 +229,9 @@ describe('shpa demo, headless', () => {
       page.on('request', (r) => !r.url().startsWith('file:') && problems.push(`network request: ${r.url()}`));
       await page.goto(pathToFileURL(result.reportPath!).href);
       await page.waitForSelector('canvas');
-      expect(await page.locator('section.autoscaler').count()).toBe(4);
-      // replicas + one chart per metric: web 1, reports 1, worker 1, api 2
-      expect(await page.locator('canvas').count()).toBe(4 + 5);
+      expect(await page.locator('section.autoscaler').count()).toBe(5);
+      // replicas + one chart per metric: web 1, reports 1, worker 1, orders 1, api 2
+      expect(await page.locator('canvas').count()).toBe(5 + 6);
       expect(await page.locator('table.log').first().textContent()).toMatch(/scaled 2→\d+/);
       await page.screenshot({ path: join(outDir, 'report.png'), fullPage: true });
       expect(problems).toEqual([]);

@@ -22,8 +22,8 @@ interface Alarm {
 }
 
 const SHARDS = 2;
-function alarmsAt(syncPeriodSeconds: number): Record<string, Alarm> {
-  const { resources } = alarmResources({ service: 'serverless-hpa', stage: 'prod', tableName: 't', syncPeriodSeconds, shards: SHARDS, workerTimeout: syncPeriodSeconds, alarmTopicArn: '', allAlarms: true });
+function alarmsAt(syncPeriodSeconds: number, allAlarms = true): Record<string, Alarm> {
+  const { resources } = alarmResources({ service: 'serverless-hpa', stage: 'prod', tableName: 't', syncPeriodSeconds, shards: SHARDS, workerTimeout: syncPeriodSeconds, alarmTopicArn: '', allAlarms });
   return Object.fromEntries(Object.values(resources).filter((r) => r.Type === 'AWS::CloudWatch::Alarm').map((r) => [r.Properties.AlarmName.replace('serverless-hpa-prod-', ''), r.Properties]));
 }
 
@@ -64,5 +64,24 @@ describe.each([15, 60, 300, 900])('at a sync period of %i s', (period) => {
     expect(fires(alarms['worker-errors'], [...periods(4, undefined), ticks])).toBe(false);
     // Half the shards' cycles missing is not yet a stop; fewer is.
     expect(fires(alarms['worker-missing-cycles'], periods(5, Math.ceil(ticks / 2)))).toBe(false);
+  });
+});
+
+describe.each([15, 60, 300])('param monitoring true, at a sync period of %i s: the stop alarms on Lambda’s own metrics', (period) => {
+  const alarms = alarmsAt(period, false);
+  const ticks = SHARDS * (Math.max(60, period) / period);
+  const periods = (n: number, v: number | undefined) => Array.from({ length: n }, () => v);
+
+  it('reads the worker’s Invocations, not a custom metric: no invocations (a stopped dispatcher, a broken mapping) fires, every tick invoked does not', () => {
+    expect(Object.keys(alarms).sort()).toEqual(['dead-letters', 'failed-events', 'worker-errors', 'worker-missing-cycles']);
+    expect(alarms['worker-missing-cycles']).toMatchObject({ Namespace: 'AWS/Lambda', MetricName: 'Invocations' });
+    expect(fires(alarms['worker-missing-cycles'], periods(5, undefined))).toBe(true);
+    expect(fires(alarms['worker-missing-cycles'], periods(5, Math.floor((ticks - 1) / 2)))).toBe(true);
+    expect(fires(alarms['worker-missing-cycles'], periods(5, ticks))).toBe(false);
+  });
+
+  it('every tick invoked but failing: worker-errors fires (the invocations alone do not say it)', () => {
+    expect(fires(alarms['worker-missing-cycles'], periods(5, ticks))).toBe(false);
+    expect(fires(alarms['worker-errors'], periods(5, ticks))).toBe(true);
   });
 });

@@ -44,8 +44,8 @@ describe('function bundles', () => {
   }, 120_000);
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('are the four functions of serverless.yml', () => {
-    expect(handlers()).toEqual(Object.fromEntries(FUNCTIONS.map((f) => [f, `functions/${f}.ts`])));
+  it('are the four handler files of serverless.yml (the evaluator runs the worker\'s)', () => {
+    expect(handlers()).toEqual({ ...Object.fromEntries(FUNCTIONS.map((f) => [f, `functions/${f}.ts`])), evaluator: 'functions/worker.ts' });
   });
 
   it.each(FUNCTIONS)('%s is at most 1 MB minified', (name) => {
@@ -79,10 +79,11 @@ describe('function bundles', () => {
   });
 
   it.each(FUNCTIONS)('%s loads in a fresh Node process with no node_modules around it, and exports its handler', (name) => {
-    const script = `const m = await import(${JSON.stringify(pathToFileURL(bundles[name].file).href)}); console.log(typeof m.handler);`;
+    const script = `const m = await import(${JSON.stringify(pathToFileURL(bundles[name].file).href)}); console.log(typeof m.handler${name === 'worker' ? ', typeof m.evaluate' : ''});`;
     // No SHPA_* set: a configuration error is fine here (the handler then fails each invocation with its message).
     const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { cwd: dir, encoding: 'utf8', env: { PATH: process.env.PATH ?? '' } });
     expect(r.stderr).toBe('');
-    expect(r.stdout.trim()).toBe('function');
+    // the worker's bundle is the evaluator's too (handler functions/worker.evaluate)
+    expect(r.stdout.trim()).toBe(name === 'worker' ? 'function function' : 'function');
   });
 });

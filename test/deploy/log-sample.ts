@@ -1,7 +1,8 @@
 // Real log lines of the worker, as functions/log.ts writes them (every EMF metric on), to check
 // that the dashboard graphs metrics and queries fields the worker really writes.
 import { createTelemetry } from '../../functions/wiring/telemetry.js';
-import { logCycle, logDispatch, logMessage, type LogOptions } from '../../functions/log.js';
+import { CycleLineGate } from '../../functions/cycle-lines.js';
+import { isQuietLineDue, logCycle, logDispatch, logMessage, type LogOptions } from '../../functions/log.js';
 import { countOutcomes, emptyCalls, type AutoscalerReport, type CycleReport } from '../../lib/sync/report.js';
 
 export type LogLine = Record<string, unknown>;
@@ -42,7 +43,7 @@ const autoscaler = (name: string, extra: Partial<AutoscalerReport>): AutoscalerR
 
 /** One cycle with a scaled and a failed autoscaler and a shard error, a failed message and a dropped one, and a dispatcher's minute with lost ticks. */
 export function workerLogLines(metricsNamespace: string, stage: string): LogLine[] {
-  const options: LogOptions = { periodSeconds: 15, decisionLogSeconds: 300, autoscalerMetrics: true, detailedMetrics: true };
+  const options: LogOptions = { periodSeconds: 15, decisionLogSeconds: 300, autoscalerMetrics: true, detailedMetrics: true, cyclesMetric: true };
   const autoscalers = [
     autoscaler('api', {
       outcome: 'scaled',
@@ -72,11 +73,25 @@ export function workerLogLines(metricsNamespace: string, stage: string): LogLine
     failed: false,
   };
   const { logger, emf } = createTelemetry(metricsNamespace, stage);
+  // The deployed worker's cycle lines: a quiet tick before (not its shard's quiet line) is counted in the next line.
+  const gate = new CycleLineGate();
+  let quietMs = Date.parse(cycle.tick!) - 15_000;
+  while (isQuietLineDue(cycle.shard, quietMs, options.periodSeconds, options.decisionLogSeconds)) quietMs -= 15_000;
+  const quietAt = new Date(quietMs).toISOString();
+  const quiet: CycleReport = { ...cycle, tick: quietAt, startedAt: quietAt, autoscalers: [], counts: countOutcomes([]), errors: [] };
+  // Each call one invocation: the handlers' logMetrics middleware flushes after each.
+  const invocations = [
+    () => logCycle(logger, emf, quiet, undefined, options, gate),
+    () => logCycle(logger, emf, cycle, { cloudWatchCalls: 1, cloudWatchMetricsRequested: 3, clusterMetricsCalls: 2, promQLQueries: 0, promQLSamplesProcessed: 0, sqsQueueReads: 0 }, options, gate),
+    () => logMessage(logger, emf, { outcome: 'failed', shard: 'prod', error: 'table unreachable' }, options),
+    () => logMessage(logger, emf, { outcome: 'dropped', shard: 'prod', why: 'late', detail: 'tick 20 s old' }, options),
+    () => logDispatch(logger, emf, { sent: 14, lost: 2, late: 0, attempts: 6, errors: ['InternalError: try again'] }),
+  ];
   return capture(() => {
-    logCycle(logger, emf, cycle, { cloudWatchCalls: 1, cloudWatchMetricsRequested: 3, clusterMetricsCalls: 2, promQLQueries: 0, promQLSamplesProcessed: 0, sqsQueueReads: 0 }, options);
-    logMessage(logger, emf, { outcome: 'failed', shard: 'prod', error: 'table unreachable' }, options);
-    logMessage(logger, emf, { outcome: 'dropped', shard: 'prod', why: 'late', detail: 'tick 20 s old' }, options);
-    logDispatch(logger, emf, { sent: 14, lost: 2, late: 0, attempts: 6, errors: ['InternalError: try again'] });
+    for (const run of invocations) {
+      run();
+      emf.publishStoredMetrics();
+    }
   });
 }
 

@@ -45,13 +45,15 @@ const FULL = [
   'monitoring=full',
 ];
 
+/** The functions with a handler file and a role of their own; the evaluator runs the worker's code with its role. */
 const FUNCTIONS = ['dispatcher', 'worker', 'stream', 'events'] as const;
+const ALL_FUNCTIONS = [...FUNCTIONS, 'evaluator'] as const;
 const pascal = (s: string) => s[0].toUpperCase() + s.slice(1);
 const TABLE = 'arn:${AWS::Partition}:dynamodb:${AWS::Region}:${AWS::AccountId}:table/serverless-hpa-test';
 const logGroupArn = (fn: string) => `arn:\${AWS::Partition}:logs:\${AWS::Region}:\${AWS::AccountId}:log-group:/aws/lambda/serverless-hpa-test-${fn}:*`;
 const roleArn = (fn: string) => `arn:\${AWS::Partition}:iam::\${AWS::AccountId}:role/serverless-hpa-test-${REGION}-${fn}`;
 const WORK_QUEUE = 'GetAtt WorkQueue.Arn';
-const EVALUATE_QUEUE = 'GetAtt EvaluateQueue.Arn';
+const EVALUATOR = 'arn:${AWS::Partition}:lambda:${AWS::Region}:${AWS::AccountId}:function:serverless-hpa-test-evaluator';
 const FAILED_EVENTS = 'GetAtt FailedEventsQueue.Arn';
 const logs = (fn: string) => [`logs:CreateLogStream ${logGroupArn(fn)}`, `logs:PutLogEvents ${logGroupArn(fn)}`];
 const eni = 'arn:${AWS::Partition}:ec2:${AWS::Region}:${AWS::AccountId}:';
@@ -88,32 +90,40 @@ describe('osls package: the configuration of the issue', () => {
     expect(configWarnings(packaged.output)).toEqual(["at root: unrecognized property 'build'"]);
   });
 
-  it('ships the four handlers, bundled ESM, and nothing else', () => {
+  it('ships the four handlers, bundled ESM, and nothing else (the evaluator runs the worker\'s)', () => {
     const files = [...packaged.listing!.matchAll(/^\s*(\d+)\s+\S+\s+\S+\s+(\S+)$/gm)].map((m) => [m[2], Number(m[1])] as const);
     expect(files.map(([f]) => f).sort()).toEqual(FUNCTIONS.map((f) => `functions/${f}.mjs`).sort());
     for (const [file, bytes] of files) expect(bytes, file).toBeLessThanOrEqual(1_000_000);
     for (const f of FUNCTIONS) expect(fn(t, f).Handler).toBe(`functions/${f}.handler`);
+    expect(fn(t, 'evaluator').Handler).toBe('functions/worker.evaluate');
   });
 
   describe('1–2. functions, environment, alarms', () => {
     it('runs each function with its own role, memory and timeout; the worker never outlives the sync period', () => {
-      const expected = { dispatcher: [256, 20], worker: [512, 15], stream: [256, 30], events: [256, 30] };
-      for (const f of FUNCTIONS) {
+      const expected = { dispatcher: [256, 20], worker: [512, 15], evaluator: [512, 15], stream: [256, 30], events: [256, 30] };
+      for (const f of ALL_FUNCTIONS) {
         const p = fn(t, f);
         expect(p, f).toMatchObject({ Runtime: 'nodejs22.x', Architectures: ['arm64'], FunctionName: `serverless-hpa-test-${f}`, MemorySize: expected[f][0], Timeout: expected[f][1] });
-        expect(p.Role).toEqual({ 'Fn::GetAtt': [`${pascal(f)}Role`, 'Arn'] });
+        expect(p.Role).toEqual({ 'Fn::GetAtt': [`${pascal(f === 'evaluator' ? 'worker' : f)}Role`, 'Arn'] });
+        // logLevel INFO: JSON, and Lambda's START and REPORT lines left out (infra/stack.cjs lambdaLoggingConfig)
+        expect(p.LoggingConfig, f).toEqual({ LogFormat: 'JSON', ApplicationLogLevel: 'INFO', SystemLogLevel: 'WARN' });
       }
       expect(t.Resources.IamRoleLambdaExecution).toBeUndefined();
     });
 
     it('gives each function the environment docs/architecture.md lists, and SHPA_CLUSTERS as the JSON the functions parse', () => {
-      const common = ['POWERTOOLS_LOG_LEVEL', 'POWERTOOLS_METRICS_NAMESPACE', 'POWERTOOLS_SERVICE_NAME', 'SHPA_CLUSTERS', 'SHPA_EVALUATE_QUEUE_URL', 'SHPA_METRICS_NAMESPACE', 'SHPA_QUEUE_URL', 'SHPA_STAGE'];
+      const common = ['POWERTOOLS_LOG_LEVEL', 'POWERTOOLS_METRICS_NAMESPACE', 'POWERTOOLS_SERVICE_NAME', 'SHPA_CLUSTERS', 'SHPA_METRICS_NAMESPACE', 'SHPA_QUEUE_URL', 'SHPA_STAGE'];
       const keys = (f: string) => Object.keys(fn(t, f).Environment.Variables as Json).sort();
       // the dispatcher sizes shards for the worker's memory
-      expect(keys('dispatcher')).toEqual([...common, 'SHPA_SHARD_BUDGET', 'SHPA_SYNC_PERIOD_SECONDS', 'SHPA_TABLE', 'SHPA_WORKER_MEMORY_MB'].sort());
-      expect(fn(t, 'dispatcher').Environment.Variables).toMatchObject({ SHPA_WORKER_MEMORY_MB: '512', SHPA_SHARD_BUDGET: '6' });
-      expect(keys('stream')).toEqual([...common, 'SHPA_TABLE'].sort());
-      expect(keys('events')).toEqual([...common, 'SHPA_TABLE'].sort());
+      expect(keys('dispatcher')).toEqual([...common, 'SHPA_DECISION_LOG_SECONDS', 'SHPA_SHARD_BUDGET', 'SHPA_SYNC_PERIOD_SECONDS', 'SHPA_TABLE', 'SHPA_WORKER_MEMORY_MB'].sort());
+      expect(fn(t, 'dispatcher').Environment.Variables).toMatchObject({ SHPA_WORKER_MEMORY_MB: '512', SHPA_SHARD_BUDGET: '8' });
+      // the stream and events functions invoke the evaluator, by name
+      for (const f of ['stream', 'events']) {
+        expect(keys(f), f).toEqual([...common, 'SHPA_EVALUATOR_FUNCTION', 'SHPA_TABLE'].sort());
+        expect(fn(t, f).Environment.Variables.SHPA_EVALUATOR_FUNCTION, f).toEqual({ Ref: 'EvaluatorLambdaFunction' });
+      }
+      // the evaluator runs the worker's code, configured as the worker
+      expect(fn(t, 'evaluator').Environment).toEqual(fn(t, 'worker').Environment);
       expect(keys('worker')).toEqual(
         [
           ...common,
@@ -153,7 +163,7 @@ describe('osls package: the configuration of the issue', () => {
         { name: 'batch', region: 'eu-west-1', shards: 1, namespaces: ['web', 'jobs', 'batch'] },
         { name: 'other', region: 'us-west-2', roleArn: ACCOUNT_ROLE, shards: 1, namespaces: ['web', 'jobs', 'batch'] },
       ]);
-      for (const f of FUNCTIONS) expect(fn(t, f).Environment.Variables.SHPA_CLUSTERS).toBe(env.SHPA_CLUSTERS);
+      for (const f of ALL_FUNCTIONS) expect(fn(t, f).Environment.Variables.SHPA_CLUSTERS).toBe(env.SHPA_CLUSTERS);
     });
 
     it('alarms on each way the autoscaler stops or fails, one metric per alarm, to the topic given', () => {
@@ -178,6 +188,8 @@ describe('osls package: the configuration of the issue', () => {
       const ours = [{ Name: 'service', Value: 'serverless-hpa' }, { Name: 'stage', Value: 'test' }];
       // 6 shards, a tick every 15 s: 24 cycles a minute, counted from the cycles that ran (EMF Cycles); fewer than half, or none at all, is an alarm
       expect(alarms['worker-missing-cycles']).toMatchObject({ Namespace: 'ServerlessHPA', MetricName: 'Cycles', Dimensions: ours, Statistic: 'Sum', Period: 60, Threshold: 12, ComparisonOperator: 'LessThanThreshold', TreatMissingData: 'breaching', EvaluationPeriods: 3 });
+      // param monitoring full: the worker sends that Cycles heartbeat
+      expect(fn(t, 'worker').Environment.Variables.SHPA_MONITORING).toBe('full');
       // our EMF Errors (the dashboard test checks the worker emits it so), sent only when non-zero: no data is no error
       expect(alarms['cycle-errors']).toMatchObject({
         Namespace: 'ServerlessHPA',
@@ -202,15 +214,15 @@ describe('osls package: the configuration of the issue', () => {
           TreatMissingData: 'ignore',
         });
       }
-      // the failures left without an alarm of their own end in the failed-events queue: the dispatcher's and events'
-      // failed invocations, the stream's failed or expired batches
+      // the failures left without an alarm of their own end in the failed-events queue: the dispatcher's, events' and
+      // evaluator's failed or expired invocations, the stream's failed or expired batches
       const destinations = [
         ...resourcesOf(t, 'AWS::Lambda::EventInvokeConfig').map(([, r]) => [r.Properties.FunctionName.Ref, r.Properties.DestinationConfig.OnFailure.Destination]),
         ...resourcesOf(t, 'AWS::Lambda::EventSourceMapping')
           .filter(([, r]) => show(r.Properties.EventSourceArn) === 'GetAtt AutoscalerTable.StreamArn')
           .map(([, r]) => [r.Properties.FunctionName['Fn::GetAtt'][0], r.Properties.DestinationConfig.OnFailure.Destination]),
       ];
-      expect(destinations.map(([f]) => f).sort()).toEqual(['DispatcherLambdaFunction', 'EventsLambdaFunction', 'StreamLambdaFunction']);
+      expect(destinations.map(([f]) => f).sort()).toEqual(['DispatcherLambdaFunction', 'EvaluatorLambdaFunction', 'EventsLambdaFunction', 'StreamLambdaFunction']);
       for (const [, d] of destinations) expect(d).toEqual({ 'Fn::GetAtt': ['FailedEventsQueue', 'Arn'] });
       expect(t.Resources.AlarmTopic).toBeUndefined();
       expect(t.Outputs.AlarmTopicArn.Value).toBe(TOPIC);
@@ -223,6 +235,9 @@ describe('osls package: the configuration of the issue', () => {
         resourcesOf(t, 'AWS::Events::Rule').flatMap(([, r]) => (r.Properties.Targets as Json[]).map((target) => (target.Arn['Fn::GetAtt'] as string[])[0])),
       );
       expect([...asyncInvoked].sort()).toEqual(['DispatcherLambdaFunction', 'EventsLambdaFunction']);
+      // and the evaluator, which the stream and events functions invoke (Invoke, InvocationType Event): an evaluation
+      // older than a period (15 s here; Lambda's 60 s at least) has been covered by a tick
+      asyncInvoked.add('EvaluatorLambdaFunction');
       const configs = resourcesOf(t, 'AWS::Lambda::EventInvokeConfig').map(([, r]) => r.Properties);
       expect(configs.map((c) => c.FunctionName.Ref as string).sort()).toEqual([...asyncInvoked].sort());
       for (const c of configs) {
@@ -265,18 +280,21 @@ describe('osls package: the configuration of the issue', () => {
       expect(t.Outputs.EvaluateBusName.Value).toBe('serverless-hpa-test-evaluate');
     });
 
-    it('feeds the worker one message at a time, with partial batch failures and bounded concurrency, ticks and evaluations apart', () => {
+    it('feeds the worker one message at a time, with partial batch failures and bounded concurrency; evaluations on the evaluator\'s own reserved concurrency', () => {
       const mapping = (queue: string) => {
         const [[, sqs], ...more] = resourcesOf(t, 'AWS::Lambda::EventSourceMapping').filter(([, r]) => show(r.Properties.EventSourceArn) === queue);
         expect(more).toEqual([]);
         return sqs.Properties as Json;
       };
       const common = { FunctionName: { 'Fn::GetAtt': ['WorkerLambdaFunction', 'Arn'] }, BatchSize: 1, FunctionResponseTypes: ['ReportBatchItemFailures'], Enabled: true };
-      // as many as the reserved concurrency (10) allows after the evaluate queue's 2: the dispatcher keeps its shards within 8 of it
-      expect(mapping(WORK_QUEUE)).toMatchObject({ ...common, ScalingConfig: { MaximumConcurrency: 8 } });
-      expect(mapping(EVALUATE_QUEUE)).toMatchObject({ ...common, ScalingConfig: { MaximumConcurrency: 2 } });
-      // the lease or the queue's concurrency keeps cycles apart: reserved concurrency is a choice, here 10 (≥ 8)
+      // as many as the reserved concurrency (10) allows: the dispatcher keeps its shards within 8 of it (room for busy ticks sent again)
+      expect(mapping(WORK_QUEUE)).toMatchObject({ ...common, ScalingConfig: { MaximumConcurrency: 10 } });
+      // one SQS event source only: nothing long-polls an idle queue of evaluations
+      expect(resourcesOf(t, 'AWS::Lambda::EventSourceMapping').filter(([, r]) => show(r.Properties.EventSourceArn) !== 'GetAtt AutoscalerTable.StreamArn')).toHaveLength(1);
+      // the lease or the queue's concurrency keeps cycles apart: reserved concurrency is a choice, here 10
       expect(fn(t, 'worker').ReservedConcurrentExecutions).toBe(10);
+      // a flood of events never takes a tick's place: the evaluator's own share (param evaluateConcurrency)
+      expect(fn(t, 'evaluator').ReservedConcurrentExecutions).toBe(2);
       for (const f of ['dispatcher', 'stream', 'events']) expect(fn(t, f).ReservedConcurrentExecutions, f).toBeUndefined();
     });
 
@@ -301,8 +319,8 @@ describe('osls package: the configuration of the issue', () => {
       const q = (id: string) => t.Resources[id].Properties;
       // param kmsKeyArn: the customer's key, each data key reused 5 minutes
       const encrypted = { KmsMasterKeyId: KEY, KmsDataKeyReusePeriodSeconds: 300 };
-      for (const id of ['WorkQueue', 'EvaluateQueue', 'WorkDeadLetterQueue', 'FailedEventsQueue']) expect(q(id).SqsManagedSseEnabled, id).toBeUndefined();
-      expect(q('EvaluateQueue')).toMatchObject({ QueueName: 'serverless-hpa-test-evaluate', ...encrypted, VisibilityTimeout: 90, RedrivePolicy: { maxReceiveCount: 3 } });
+      for (const id of ['WorkQueue', 'WorkDeadLetterQueue', 'FailedEventsQueue']) expect(q(id).SqsManagedSseEnabled, id).toBeUndefined();
+      expect(resourcesOf(t, 'AWS::SQS::Queue').map(([id]) => id).sort()).toEqual(['FailedEventsQueue', 'WorkDeadLetterQueue', 'WorkQueue']);
       expect(q('WorkQueue')).toMatchObject({
         QueueName: 'serverless-hpa-test-work',
         ...encrypted,
@@ -318,7 +336,7 @@ describe('osls package: the configuration of the issue', () => {
         QueueName: 'serverless-hpa-test-work-dlq',
         ...encrypted,
         MessageRetentionPeriod: 1_209_600,
-        RedriveAllowPolicy: { redrivePermission: 'byQueue', sourceQueueArns: [queueArn('work'), queueArn('evaluate')] },
+        RedriveAllowPolicy: { redrivePermission: 'byQueue', sourceQueueArns: [queueArn('work')] },
       });
       expect(q('FailedEventsQueue')).toMatchObject({ QueueName: 'serverless-hpa-test-failed-events', ...encrypted, MessageRetentionPeriod: 1_209_600 });
       // each queue takes messages only from the functions that send its kind
@@ -343,9 +361,8 @@ describe('osls package: the configuration of the issue', () => {
         { Sid: 'TlsOnly', Effect: 'Deny', Principal: '*', Action: 'sqs:*', Resource: { 'Fn::GetAtt': [id, 'Arn'] }, Condition: { Bool: { 'aws:SecureTransport': 'false' } } },
       ];
       expect(q('WorkQueuePolicy').PolicyDocument.Statement).toEqual(onlyFrom('WorkQueue', ['dispatcher', 'worker']));
-      expect(q('EvaluateQueuePolicy').PolicyDocument.Statement).toEqual(onlyFrom('EvaluateQueue', ['stream', 'events', 'worker']));
       expect(q('FailureQueuesPolicy').Queues).toEqual([{ Ref: 'WorkDeadLetterQueue' }, { Ref: 'FailedEventsQueue' }]);
-      // the failure queues take messages only from the stack (Lambda sets failures aside with the failing function's role)
+      // the failure queues take messages only from the stack (Lambda sets failures aside with the failing function's role; the evaluator's is the worker's)
       const failures = [{ 'Fn::GetAtt': ['WorkDeadLetterQueue', 'Arn'] }, { 'Fn::GetAtt': ['FailedEventsQueue', 'Arn'] }];
       expect(q('FailureQueuesPolicy').PolicyDocument.Statement).toEqual([
         {
@@ -354,7 +371,7 @@ describe('osls package: the configuration of the issue', () => {
           Principal: '*',
           Action: 'sqs:SendMessage',
           Resource: failures,
-          Condition: { ArnNotEquals: { 'aws:PrincipalArn': ['dispatcher', 'events', 'stream'].map((f) => ({ 'Fn::Sub': roleArn(f) })) } },
+          Condition: { ArnNotEquals: { 'aws:PrincipalArn': ['dispatcher', 'events', 'stream', 'worker'].map((f) => ({ 'Fn::Sub': roleArn(f) })) } },
         },
         { Sid: 'TlsOnly', Effect: 'Deny', Principal: '*', Action: 'sqs:*', Resource: failures, Condition: { Bool: { 'aws:SecureTransport': 'false' } } },
       ]);
@@ -362,8 +379,9 @@ describe('osls package: the configuration of the issue', () => {
   });
 
   describe('4. private clusters', () => {
-    it('puts the worker, the only function calling EKS, in the VPC', () => {
+    it('puts the worker and the evaluator, the only functions calling EKS, in the VPC', () => {
       expect(fn(t, 'worker').VpcConfig).toEqual({ SubnetIds: SUBNETS, SecurityGroupIds: [SECURITY_GROUP] });
+      expect(fn(t, 'evaluator').VpcConfig).toEqual({ SubnetIds: SUBNETS, SecurityGroupIds: [SECURITY_GROUP] });
       for (const f of ['dispatcher', 'stream', 'events']) expect(fn(t, f).VpcConfig, f).toBeUndefined();
     });
   });
@@ -393,7 +411,7 @@ describe('osls package: the configuration of the issue', () => {
       expect(sids.RecordShardCounts.Condition).toEqual({ 'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': indexes, 'dynamodb:Attributes': ['pk', 'sk', 'k', 'ks', 'kp', 'pm'] } });
     });
 
-    it('allows the worker its shard partitions (state attributes only), the queue, EKS, its roles, metrics, the VPC and its log group', () => {
+    it('allows the worker (and the evaluator) its shard partitions (state attributes only), the queue, EKS, its roles, metrics, the VPC, the failure destination and both log groups', () => {
       const prodArn = (name: string) => `arn:\${AWS::Partition}:eks:eu-west-1:\${AWS::AccountId}:cluster/${name}`;
       expect(grants(t, 'WorkerRole')).toEqual(
         [
@@ -417,11 +435,14 @@ describe('osls package: the configuration of the issue', () => {
           // same-account clusters only: "other" is described with its own role
           `eks:DescribeCluster ${prodArn('prod')}`,
           `eks:DescribeCluster ${prodArn('batch')}`,
-          ...[WORK_QUEUE, EVALUATE_QUEUE].flatMap((q) => ['DeleteMessage', 'GetQueueAttributes', 'ReceiveMessage', 'SendMessage'].map((a) => `sqs:${a} ${q}`)),
+          ...['DeleteMessage', 'GetQueueAttributes', 'ReceiveMessage', 'SendMessage'].map((a) => `sqs:${a} ${WORK_QUEUE}`),
+          // the evaluator's on-failure destination
+          `sqs:SendMessage ${FAILED_EVENTS}`,
           ...KEY_GRANTS,
           `sts:AssumeRole ${ACCOUNT_ROLE}`,
           `sts:AssumeRole ${CW_ROLE}`,
           ...logs('worker'),
+          ...logs('evaluator'),
         ].sort(),
       );
       const sids = statementsBySid(t, 'WorkerRole');
@@ -442,20 +463,20 @@ describe('osls package: the configuration of the issue', () => {
       }
     });
 
-    it('allows the stream function the stream read actions, the queue, its failure destination and its log group', () => {
+    it('allows the stream function the stream read actions, invoking the evaluator, its failure destination and its log group', () => {
       expect(grants(t, 'StreamRole')).toEqual(
         [
           ...['DescribeStream', 'GetRecords', 'GetShardIterator', 'ListStreams'].map((a) => `dynamodb:${a} GetAtt AutoscalerTable.StreamArn`),
+          `lambda:InvokeFunction ${EVALUATOR}`,
           `sqs:SendMessage ${FAILED_EVENTS}`,
-          `sqs:SendMessage ${EVALUATE_QUEUE}`,
           ...KEY_GRANTS,
           ...logs('stream'),
         ].sort(),
       );
     });
 
-    it('allows the events function to read which shards name an alarm, the evaluate queue, its failure destination and its log group', () => {
-      expect(grants(t, 'EventsRole')).toEqual([`dynamodb:BatchGetItem ${TABLE}`, `sqs:SendMessage ${FAILED_EVENTS}`, `sqs:SendMessage ${EVALUATE_QUEUE}`, ...KEY_GRANTS, ...logs('events')].sort());
+    it('allows the events function to read which shards name an alarm, invoking the evaluator, its failure destination and its log group', () => {
+      expect(grants(t, 'EventsRole')).toEqual([`dynamodb:BatchGetItem ${TABLE}`, `lambda:InvokeFunction ${EVALUATOR}`, `sqs:SendMessage ${FAILED_EVENTS}`, ...KEY_GRANTS, ...logs('events')].sort());
       expect(statementsBySid(t, 'EventsRole').ReadAlarmShards.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['c#prod', 'c#batch', 'c#other', 'shard#*'] } });
     });
 
@@ -466,16 +487,20 @@ describe('osls package: the configuration of the issue', () => {
         });
         expect(t.Resources[`${pascal(f)}LogGroup`].Properties.KmsKeyId, f).toBe(KEY);
       }
+      expect(t.Resources.EvaluatorLogGroup.Properties.KmsKeyId).toBe(KEY);
     });
 
     it('names each log group exactly (no prefix wildcard, no CreateLogGroup: the stack creates the groups)', () => {
-      for (const f of FUNCTIONS) {
+      const groupArn = (f: string) => {
         const group = t.Resources[`${pascal(f)}LogGroup`];
         expect(group.Properties).toMatchObject({ LogGroupName: `/aws/lambda/${fn(t, f).FunctionName as string}`, RetentionInDays: 30 });
+        return { 'Fn::Sub': `arn:\${AWS::Partition}:logs:\${AWS::Region}:\${AWS::AccountId}:log-group:${group.Properties.LogGroupName as string}:*` };
+      };
+      for (const f of FUNCTIONS) {
         const logStatements = roleStatements(t, `${pascal(f)}Role`).filter((s) => (s.Action as string[]).some((a) => a.startsWith('logs:')));
-        expect(logStatements.map((s) => [s.Action, s.Resource])).toEqual([
-          [['logs:CreateLogStream', 'logs:PutLogEvents'], [{ 'Fn::Sub': `arn:\${AWS::Partition}:logs:\${AWS::Region}:\${AWS::AccountId}:log-group:${group.Properties.LogGroupName as string}:*` }]],
-        ]);
+        // the worker's role is the evaluator's too
+        const groups = f === 'worker' ? ['worker', 'evaluator'] : [f];
+        expect(logStatements.map((s) => [s.Action, s.Resource])).toEqual(groups.map((g) => [['logs:CreateLogStream', 'logs:PutLogEvents'], [groupArn(g)]]));
       }
     });
 
@@ -583,7 +608,7 @@ describe('osls package: the configuration of the issue', () => {
       const shown = new Set<string>();
       const lambda = new Set<string>();
       const queues = new Set<string>();
-      const names = Object.fromEntries(FUNCTIONS.map((f) => [fn(t, f).FunctionName as string, f]));
+      const names = Object.fromEntries(ALL_FUNCTIONS.map((f) => [fn(t, f).FunctionName as string, f]));
       for (const row of widgets.filter((w) => w.type === 'metric').flatMap((w) => w.properties.metrics as unknown[][])) {
         if (typeof row[0] === 'object') {
           // SEARCH finds a metric only under its exact dimension set: the schema must be what EMF declares.
@@ -612,19 +637,21 @@ describe('osls package: the configuration of the issue', () => {
         }
       }
       expect([...shown].sort()).toEqual([...emittedNames].sort());
-      for (const f of FUNCTIONS) expect(lambda, f).toContain(`${f} Errors`);
+      for (const f of ALL_FUNCTIONS) expect(lambda, f).toContain(`${f} Errors`);
+      // the evaluations Lambda's queue holds: how many came, were dropped, and the oldest
+      for (const m of ['AsyncEventsReceived', 'AsyncEventsDropped', 'AsyncEventAge']) expect(lambda).toContain(`evaluator ${m}`);
       expect(lambda).toContain('worker Duration');
       expect(lambda).toContain('worker Throttles');
-      expect([...queues].sort()).toEqual(['serverless-hpa-test-evaluate', 'serverless-hpa-test-failed-events', 'serverless-hpa-test-work', 'serverless-hpa-test-work-dlq']);
+      expect([...queues].sort()).toEqual(['serverless-hpa-test-failed-events', 'serverless-hpa-test-work', 'serverless-hpa-test-work-dlq']);
     });
 
-    it('queries the worker log group for fields its lines have', () => {
-      const logGroup = t.Resources.WorkerLogGroup.Properties.LogGroupName as string;
+    it('queries the worker\'s and the evaluator\'s log groups (ticks, evaluations) for fields their lines have', () => {
+      const group = (id: string) => t.Resources[id].Properties.LogGroupName as string;
       const logWidgets = widgets.filter((w) => w.type === 'log');
       expect(logWidgets).toHaveLength(2);
       for (const w of logWidgets) {
         const query = w.properties.query as string;
-        expect(query.startsWith(`SOURCE '${logGroup}'\n`), query).toBe(true);
+        expect(query.startsWith(`SOURCE '${group('WorkerLogGroup')}' | SOURCE '${group('EvaluatorLogGroup')}'\n`), query).toBe(true);
         expect(missingFields(query, lines), w.properties.title).toEqual([]);
       }
     });
@@ -688,10 +715,20 @@ describe('osls package: the defaults (one cluster, the opt-outs of where and who
       },
     });
     const alarms = resourcesOf(t, 'AWS::CloudWatch::Alarm').map(([, r]) => r.Properties);
-    // param monitoring true: the alarms of a silent stop only (monitoring=full adds four)
-    expect(alarms.map((a) => a.AlarmName).sort()).toEqual(['dead-letters', 'worker-errors', 'worker-missing-cycles'].map((n) => `serverless-hpa-test-${n}`));
+    // param monitoring true: the alarms of a silent stop or lost work only (monitoring=full adds three)
+    expect(alarms.map((a) => a.AlarmName).sort()).toEqual(['dead-letters', 'failed-events', 'worker-errors', 'worker-missing-cycles'].map((n) => `serverless-hpa-test-${n}`));
     for (const a of alarms) expect([a.AlarmActions, a.OKActions]).toEqual([[{ Ref: 'AlarmTopic' }], [{ Ref: 'AlarmTopic' }]]);
-    expect(alarms.find((a) => a.AlarmName === 'serverless-hpa-test-worker-missing-cycles')!.Threshold).toBe(2);
+    // on the worker's own Invocations (AWS/Lambda, free): no custom metric, and the worker sends no Cycles
+    expect(alarms.find((a) => a.AlarmName === 'serverless-hpa-test-worker-missing-cycles')).toMatchObject({
+      Namespace: 'AWS/Lambda',
+      MetricName: 'Invocations',
+      Dimensions: [{ Name: 'FunctionName', Value: { Ref: 'WorkerLambdaFunction' } }],
+      Statistic: 'Sum',
+      Threshold: 2,
+      ComparisonOperator: 'LessThanThreshold',
+      TreatMissingData: 'breaching',
+    });
+    expect(fn(t, 'worker').Environment.Variables.SHPA_MONITORING).toBe('true');
     const [[, sqs]] = resourcesOf(t, 'AWS::Lambda::EventSourceMapping').filter(([, r]) => show(r.Properties.EventSourceArn) === WORK_QUEUE);
     // up to 256 shards for the one cluster (a bucket cut in 16 parts), + 2 for busy ticks sent again
     expect(sqs.Properties.ScalingConfig).toEqual({ MaximumConcurrency: 258 });
@@ -711,7 +748,7 @@ describe('osls package: the defaults (one cluster, the opt-outs of where and who
   it('without eventSenderArns, takes evaluate-now events from nobody; without kmsKeyArn, encrypts with AWS-managed keys', () => {
     const statements = resourcesOf(t, 'AWS::Events::EventBusPolicy').map(([, r]) => r.Properties.Statement as Json);
     expect(statements).toEqual([{ Sid: 'serverless-hpa-test-nobody-sends', Effect: 'Deny', Principal: '*', Action: 'events:PutEvents', Resource: { 'Fn::GetAtt': ['EvaluateBus', 'Arn'] } }]);
-    for (const id of ['WorkQueue', 'EvaluateQueue', 'WorkDeadLetterQueue', 'FailedEventsQueue']) expect(t.Resources[id].Properties.SqsManagedSseEnabled, id).toBe(true);
+    for (const id of ['WorkQueue', 'WorkDeadLetterQueue', 'FailedEventsQueue']) expect(t.Resources[id].Properties.SqsManagedSseEnabled, id).toBe(true);
     expect(t.Resources.AutoscalerTable.Properties.SSESpecification).toEqual({ SSEEnabled: true });
     expect(t.Resources.AlarmTopic.Properties.KmsMasterKeyId).toBeUndefined();
     for (const f of FUNCTIONS) {

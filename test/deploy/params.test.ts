@@ -21,6 +21,7 @@ const params = require('../../infra/params.cjs') as {
 const stack = require('../../infra/stack.cjs') as Record<string, (arg: { resolveVariable(v: string): Promise<unknown> }) => Promise<unknown>> & {
   stackResources(c: Config): Json;
   environment(c: Config): Record<string, string>;
+  lambdaLoggingConfig(c: Config): Json;
 };
 
 const ROLE = 'arn:aws:iam::123456789012:role/shpa-prod';
@@ -65,10 +66,16 @@ describe('serverless.yml params', () => {
     expect(await stack.workerTimeout({ resolveVariable })).toBe(30);
     expect(await stack.reservedConcurrency({ resolveVariable })).toBe(12);
     expect(await stack.workerVpc({ resolveVariable })).toBeNull();
-    // the reserved concurrency bounds the queues' (the evaluate queue's 2 first), and the dispatcher's shards within it
+    // the worker's reserved concurrency bounds the work queue's, and the dispatcher's shards within it; the evaluator has its own
     expect(await stack.evaluateConcurrency({ resolveVariable })).toBe(2);
-    expect(await stack.maxConcurrency({ resolveVariable })).toBe(10);
-    expect(env.SHPA_SHARD_BUDGET).toBe('8');
+    expect(await stack.maxConcurrency({ resolveVariable })).toBe(12);
+    expect(env.SHPA_SHARD_BUDGET).toBe('10');
+    // an evaluation older than a period (30 s; Lambda's 60 s at least) has been covered by a tick
+    expect(await stack.evaluateEventAge({ resolveVariable })).toBe(60);
+    values.syncPeriodSeconds = '120';
+    expect(await stack.evaluateEventAge({ resolveVariable })).toBe(120);
+    values.syncPeriodSeconds = '900';
+    expect(await stack.evaluateEventAge({ resolveVariable })).toBe(300);
     expect(await stack.alarmNamePattern({ resolveVariable })).toEqual([{ prefix: 'shpa-' }]);
     values.syncPeriodSeconds = '45';
     await expect(stack.resources({ resolveVariable })).rejects.toThrow('param "syncPeriodSeconds": must divide 60');
@@ -152,9 +159,9 @@ describe('other params', () => {
     [{ vpcSubnetIds: 'subnet-xyz', vpcSecurityGroupIds: 'sg-0123456789abcdef0' }, 'param "vpcSubnetIds": not a subnet id'],
     [{ maxConcurrency: '1' }, 'param "maxConcurrency": must be an integer from 2 to 1000'],
     [{ clusters: '[{"name":"a","shards":8}]', maxConcurrency: '4' }, 'param "maxConcurrency": 4 is less than the 8 shards'],
-    [{ reservedConcurrency: '3' }, 'param "reservedConcurrency": 3 leaves the work queue\'s pollers less than the 2 they need at least, after the evaluate queue\'s 2'],
-    [{ reservedConcurrency: '9', maxConcurrency: '8' }, 'param "reservedConcurrency": 9 is less than maxConcurrency (8) plus evaluateConcurrency (2)'],
-    [{ evaluateConcurrency: '1' }, 'param "evaluateConcurrency": must be an integer from 2 to 1000'],
+    [{ reservedConcurrency: '1' }, 'param "reservedConcurrency": must be an integer from 2 to 1000'],
+    [{ reservedConcurrency: '7', maxConcurrency: '8' }, 'param "reservedConcurrency": 7 is less than maxConcurrency (8)'],
+    [{ evaluateConcurrency: '0' }, 'param "evaluateConcurrency": must be an integer from 1 to 1000'],
     [{ eventSenderArns: 'arn:aws:iam::123456789012:group/ops' }, 'param "eventSenderArns": not an IAM role, user or root ARN'],
     [{ eventSenderArns: '*,arn:aws:iam::123456789012:role/ops' }, 'param "eventSenderArns": "*" (every one) cannot be listed with others'],
     [{ alarmNamePrefix: 'shpa\u0001-' }, 'param "alarmNamePrefix": must be 1 to 255 characters without control characters'],
@@ -205,12 +212,22 @@ describe('other params', () => {
     expect(alarms(read())).toBe(alarms(read({ dashboard: 'true' })));
   });
 
-  it('deploys three alarms with param monitoring true, seven with full, and leaves out the alarms, their topic and the Cycles heartbeat with false', () => {
+  it('logs JSON without Lambda’s START and REPORT lines at logLevel INFO; keeps them when debugging; keeps Text where JSON filtering would drop the EMF lines', () => {
+    expect(stack.lambdaLoggingConfig(read())).toEqual({ logFormat: 'JSON', applicationLogLevel: 'INFO', systemLogLevel: 'WARN' });
+    expect(stack.lambdaLoggingConfig(read({ logLevel: 'debug' }))).toEqual({ logFormat: 'JSON', applicationLogLevel: 'DEBUG', systemLogLevel: 'INFO' });
+    for (const logLevel of ['WARN', 'ERROR', 'CRITICAL', 'SILENT']) expect(stack.lambdaLoggingConfig(read({ logLevel }))).toEqual({ logFormat: 'Text' });
+  });
+
+  it('sends the Cycles heartbeat (SHPA_MONITORING full) only with param monitoring full', () => {
+    expect([read(), read({ monitoring: 'full' }), read({ monitoring: 'false' })].map((c) => stack.environment(c).SHPA_MONITORING)).toEqual(['true', 'full', 'false']);
+  });
+
+  it('deploys four alarms with param monitoring true, seven with full, and leaves out the alarms, their topic and the Cycles heartbeat with false', () => {
     const resources = (c: Config) => Object.values(stack.stackResources(c).Resources as Json).map((r) => r.Type as string);
-    expect(resources(read()).filter((t) => t === 'AWS::CloudWatch::Alarm')).toHaveLength(3);
+    expect(resources(read()).filter((t) => t === 'AWS::CloudWatch::Alarm')).toHaveLength(4);
     expect(resources(read({ monitoring: 'full' })).filter((t) => t === 'AWS::CloudWatch::Alarm')).toHaveLength(7);
     expect(read({ monitoring: 'full' })).toMatchObject({ monitoring: true, allAlarms: true });
-    expect(() => read({ monitoring: 'some' })).toThrow('param "monitoring": must be true (the three alarms that catch a stopped autoscaler), full (all seven) or false (none), got "some"');
+    expect(() => read({ monitoring: 'some' })).toThrow('param "monitoring": must be true (the four alarms that catch a stopped autoscaler or lost work), full (all seven) or false (none), got "some"');
     const off = read({ monitoring: 'false' });
     expect(resources(off).filter((t) => t === 'AWS::CloudWatch::Alarm' || t === 'AWS::SNS::Topic')).toEqual([]);
     expect(stack.stackResources(off).Outputs.AlarmTopicArn).toBeUndefined();

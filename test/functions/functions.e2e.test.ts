@@ -1,7 +1,7 @@
 // The dispatcher, the worker, the stream and events functions end to end on local parts
 // (harness.ts): ticks as delayed SQS messages, one short cycle per message, evaluations on
 // change events, and what is dropped when messages come twice, late or out of order.
-import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { ReceiveMessageCommand, SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { bucketPk } from '../../lib/store/items.js';
@@ -196,6 +196,22 @@ describe('on dynalite', () => {
     // A bad event is said, not retried.
     await h.fns.evaluateNow('nope', 'apps', 'web');
     expect(h.fns.lines.some((l) => l.message === 'event ignored' && /cluster nope is not configured/.test(String(l.ignored)))).toBe(true);
+  });
+
+  it('an evaluation still waiting for the evaluator past its maximum event age never runs: it is set aside on the failed-events queue, with its message', async () => {
+    const h = await arrange();
+    await h.fns.drain();
+    const before = h.decisions('web').length;
+    h.clock.t += 2_000;
+    expect(await h.fns.evaluateNow(CLUSTER, 'apps', 'web')).toEqual({ sent: 1 });
+    // held (the evaluator's concurrency taken, say) for longer than a period and Lambda's 60 s: a tick has covered it since
+    h.clock.t += 61_000;
+    await h.fns.evaluator.drain();
+    expect(h.decisions('web').length).toBe(before);
+    const sqs = new SQSClient({ endpoint: h.fns.sqs.endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
+    const got = await sqs.send(new ReceiveMessageCommand({ QueueUrl: h.fns.failedEventsQueueUrl, MaxNumberOfMessages: 10 }));
+    const records = (got.Messages ?? []).map((m) => JSON.parse(m.Body!) as { requestContext: { condition: string }; requestPayload: { kind: string; shard: string; targets: unknown[] } });
+    expect(records).toEqual([expect.objectContaining({ requestContext: expect.objectContaining({ condition: 'EventAgeExceeded' }), requestPayload: expect.objectContaining({ kind: 'evaluate', targets: [{ kind: 'hpa', namespace: 'apps', name: 'web' }] }) })]);
   });
 
   it('a storm of evaluate-now events for one autoscaler (150 in 5 s) costs a handful of cycles; the ticks still run at their time', async () => {

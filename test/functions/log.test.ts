@@ -1,8 +1,12 @@
 // What the worker writes to CloudWatch Logs: a decision line when something happened (or at
 // most every few minutes), one summary per cycle, an Errors count when there are errors; secrets never.
-import { Metrics } from '@aws-lambda-powertools/metrics';
+import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
+import type { Metrics } from '@aws-lambda-powertools/metrics';
+import middy from '@middy/core';
+import type { Context } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { decisionLine, logCycle, logMessage, quietLineDue, type LogOptions } from '../../functions/log.js';
+import { SparseMetrics } from '../../functions/wiring/telemetry.js';
 import { CapturingLogger, CapturingMetrics } from '../../lib/local/lambda/telemetry-capture.js';
 import { countOutcomes, emptyCalls, type AutoscalerReport, type CycleReport } from '../../lib/sync/report.js';
 
@@ -16,21 +20,26 @@ function cycle(autoscalers: AutoscalerReport[], extra: Partial<CycleReport> = {}
   return { shard: 'prod', trigger: 'tick', tick: '2026-03-01T10:00:00Z', startedAt: '2026-03-01T10:00:00.000Z', durationMs: 42, autoscalers, counts: countOutcomes(autoscalers), calls: emptyCalls(), errors: [], warnings: [], failed: false, ...extra };
 }
 
-function capture(fn: (logger: CapturingLogger, emf: CapturingMetrics) => void) {
+/** Each function one invocation of a handler with the logMetrics middleware, as the functions flush their metrics. */
+async function capture(...invocations: ((logger: CapturingLogger, emf: CapturingMetrics) => void)[]) {
   const logger = new CapturingLogger({ serviceName: 'serverless-hpa' });
   const emf = new CapturingMetrics({ namespace: 'ServerlessHPA', serviceName: 'serverless-hpa' });
-  fn(logger, emf);
+  for (const fn of invocations) await invoke(emf, () => fn(logger, emf));
   return { lines: logger.lines, emf: emf.documents };
 }
 
+async function invoke(emf: Metrics, fn: () => void): Promise<void> {
+  await middy(async () => fn()).use(logMetrics(emf))({}, { functionName: 'worker' } as Context);
+}
+
 describe('decision lines', () => {
-  it('something that happened is logged every time; a quiet autoscaler once per interval, at a time of its own', () => {
+  it('something that happened is logged every time; a quiet autoscaler once per interval, at a time of its own', async () => {
     const quiet = report({ name: 'quiet' });
     const busy = report({ name: 'busy', outcome: 'scaled', patched: true, notable: true });
     let seen = 0;
     for (let i = 0; i < 40; i++) {
       const start = new Date(Date.parse('2026-03-01T10:00:00Z') + i * 15_000).toISOString();
-      const { lines } = capture((l, e) => logCycle(l, e, cycle([quiet, busy], { startedAt: start }), undefined, options));
+      const { lines } = await capture((l, e) => logCycle(l, e, cycle([quiet, busy], { startedAt: start }), undefined, options));
       expect(lines.filter((l) => l.hpa === 'busy')).toHaveLength(1);
       seen += lines.filter((l) => l.hpa === 'quiet').length;
     }
@@ -39,8 +48,8 @@ describe('decision lines', () => {
     expect(quietLineDue(quiet, Date.parse('2026-03-01T10:00:00Z'), { ...options, decisionLogSeconds: 0 })).toBe(true);
   });
 
-  it('levels: failures at ERROR, skipped and warnings at WARN, the rest at INFO; an evaluation always says what it did', () => {
-    const { lines, emf } = capture((l, e) =>
+  it('levels: failures at ERROR, skipped and warnings at WARN, the rest at INFO; an evaluation always says what it did', async () => {
+    const { lines, emf } = await capture((l, e) =>
       logCycle(
         l,
         e,
@@ -66,11 +75,11 @@ describe('decision lines', () => {
     expect(emf[0]).toMatchObject({ Errors: 1, Deferred: 1 });
   });
 
-  it('a message that ran no cycle is one line, an error counted when something is wrong', () => {
-    const { lines, emf } = capture((l, e) => {
-      logMessage(l, e, { outcome: 'dropped', shard: 'prod', why: 'late', detail: 'tick 2026-03-01T10:00:00Z is 31 s old, more than a period' }, options);
-      logMessage(l, e, { outcome: 'failed', shard: 'prod', error: 'taking the lease of shard prod: TimeoutError' }, options);
-    });
+  it('a message that ran no cycle is one line, an error counted when something is wrong', async () => {
+    const { lines, emf } = await capture(
+      (l, e) => logMessage(l, e, { outcome: 'dropped', shard: 'prod', why: 'late', detail: 'tick 2026-03-01T10:00:00Z is 31 s old, more than a period' }, options),
+      (l, e) => logMessage(l, e, { outcome: 'failed', shard: 'prod', error: 'taking the lease of shard prod: TimeoutError' }, options),
+    );
     expect(lines.map((l) => [l.level, (l.workMessage as { outcome: string }).outcome])).toEqual([
       ['WARN', 'dropped'],
       ['ERROR', 'failed'],
@@ -81,47 +90,65 @@ describe('decision lines', () => {
     ]);
   });
 
-  it('emits only the Cycles heartbeat from a tick without errors, nothing from an evaluation without errors: no data is no error, and is not billed', () => {
-    const { emf } = capture((l, e) => {
-      logCycle(l, e, cycle([report({ outcome: 'scaled', patched: true, notable: true })]), undefined, options);
-      logCycle(l, e, cycle([report()], { trigger: 'evaluate', reason: 'spec change' }), undefined, options);
-      logCycle(l, e, cycle([], { failed: true, errors: [{ stage: 'load', message: 'table unreachable' }] }), undefined, options);
-      logMessage(l, e, { outcome: 'busy', shard: 'prod', holder: 'w2', requeued: true, detail: 'an evaluation sent again a second later' }, options);
-    });
-    // The tick's cycle ran: Cycles 1; a failed load is not a cycle that ran: Errors only.
-    expect(emf.map((d) => [d.Cycles, d.Errors])).toEqual([
+  it('sends nothing from a cycle without errors; the Cycles heartbeat only for param monitoring full: no data is no error, and is not billed', async () => {
+    const steps = (o: LogOptions) => [
+      (l: CapturingLogger, e: CapturingMetrics) => logCycle(l, e, cycle([report({ outcome: 'scaled', patched: true, notable: true })]), undefined, o),
+      (l: CapturingLogger, e: CapturingMetrics) => logCycle(l, e, cycle([report()], { trigger: 'evaluate', reason: 'spec change' }), undefined, o),
+      (l: CapturingLogger, e: CapturingMetrics) => logCycle(l, e, cycle([], { failed: true, errors: [{ stage: 'load', message: 'table unreachable' }] }), undefined, o),
+      (l: CapturingLogger, e: CapturingMetrics) => logMessage(l, e, { outcome: 'busy', shard: 'prod', holder: 'w2', requeued: true, detail: 'an evaluation sent again a second later' }, o),
+    ];
+    // By default (monitoring true: the alarms read Lambda's own metrics) only the failed load sends something: Errors.
+    expect((await capture(...steps(options))).emf.map((d) => [d.Cycles, d.Errors])).toEqual([[undefined, 1]]);
+    // Monitoring full: the tick's cycle that ran is Cycles 1; a failed load is not a cycle that ran.
+    expect((await capture(...steps({ ...options, cyclesMetric: true }))).emf.map((d) => [d.Cycles, d.Errors])).toEqual([
       [1, undefined],
       [undefined, 1],
     ]);
     // A message dropped is counted by default, and is all that is sent.
-    const dropped = capture((l, e) => logMessage(l, e, { outcome: 'dropped', shard: 'prod', why: 'duplicate', detail: 'tick 2026-03-01T10:00:00Z already started' }, options)).emf;
+    const dropped = (await capture((l, e) => logMessage(l, e, { outcome: 'dropped', shard: 'prod', why: 'duplicate', detail: 'tick 2026-03-01T10:00:00Z already started' }, options))).emf;
     expect(dropped).toHaveLength(1);
     expect(dropped[0]).toMatchObject({ DroppedMessages: 1 });
     expect(dropped[0]).not.toHaveProperty('Errors');
     // Detailed metrics still come every cycle, without an Errors value.
-    const detailed = capture((l, e) => logCycle(l, e, cycle([report()]), undefined, { ...options, detailedMetrics: true })).emf;
+    const detailed = (await capture((l, e) => logCycle(l, e, cycle([report()]), undefined, { ...options, detailedMetrics: true, cyclesMetric: true }))).emf;
     expect(detailed).toHaveLength(1);
     expect(detailed[0]).not.toHaveProperty('Errors');
     expect(detailed[0]).toMatchObject({ Cycles: 1, CycleDuration: 42, Autoscalers: 1, Scaled: 0 });
   });
 
-  it('with the real Powertools Metrics, prints an EMF line only when there is something to publish, and never its empty-publish warning', () => {
-    // An evaluation's cycle without errors has nothing to publish.
+  it('with the real Powertools Metrics and its logMetrics middleware, prints one EMF line per invocation with something to publish, and never its empty-publish warning', async () => {
     const warnings: unknown[][] = [];
     const noop = () => undefined;
-    const emf = new Metrics({ namespace: 'ServerlessHPA', serviceName: 'serverless-hpa', logger: { debug: noop, info: noop, error: noop, warn: (...a: unknown[]) => warnings.push(a) } });
+    const emf = new SparseMetrics({ namespace: 'ServerlessHPA', serviceName: 'serverless-hpa', logger: { debug: noop, info: noop, error: noop, warn: (...a: unknown[]) => warnings.push(a) } });
     const logger = new CapturingLogger({ serviceName: 'serverless-hpa' });
-    const printed = stdoutOf(() => {
-      logCycle(logger, emf, cycle([report()], { trigger: 'evaluate' }), undefined, options);
-      logCycle(logger, emf, cycle([report()]), undefined, options);
-      logMessage(logger, emf, { outcome: 'dropped', shard: 'prod', why: 'late', detail: 'tick 31 s old' }, options);
-      logCycle(logger, emf, cycle([report({ outcome: 'failed', errors: [{ stage: 'updateScale', message: 'forbidden' }], notable: true })]), undefined, options);
+    const full = { ...options, cyclesMetric: true };
+    const printed = await stdoutOf(async () => {
+      // An evaluation's cycle without errors has nothing to publish.
+      await invoke(emf, () => logCycle(logger, emf, cycle([report()], { trigger: 'evaluate' }), undefined, full));
+      await invoke(emf, () => logCycle(logger, emf, cycle([report()]), undefined, full));
+      await invoke(emf, () => logMessage(logger, emf, { outcome: 'dropped', shard: 'prod', why: 'late', detail: 'tick 31 s old' }, full));
+      // Two messages of one invocation: one EMF line, a value each.
+      await invoke(emf, () => {
+        logCycle(logger, emf, cycle([report({ outcome: 'failed', errors: [{ stage: 'updateScale', message: 'forbidden' }], notable: true })]), undefined, full);
+        logCycle(logger, emf, cycle([report()], { shard: 'prod/1of2' }), undefined, full);
+      });
     });
     expect(warnings).toEqual([]);
     expect(printed).toHaveLength(3);
     expect(printed[0]).toMatchObject({ Cycles: 1, service: 'serverless-hpa' });
     expect(printed[1]).toMatchObject({ DroppedMessages: 1, service: 'serverless-hpa' });
-    expect(printed[2]).toMatchObject({ Cycles: 1, Errors: 1, service: 'serverless-hpa' });
+    expect(printed[2]).toMatchObject({ Cycles: [1, 1], Errors: 1, service: 'serverless-hpa' });
+  });
+
+  it('the logMetrics middleware flushes what a handler counted before it threw', async () => {
+    const emf = new CapturingMetrics({ namespace: 'ServerlessHPA', serviceName: 'serverless-hpa' });
+    const logger = new CapturingLogger({ serviceName: 'serverless-hpa' });
+    const thrown = await invoke(emf, () => {
+      logMessage(logger, emf, { outcome: 'failed', shard: 'prod', error: 'table unreachable' }, options);
+      throw new Error('every message failed');
+    }).catch((e: unknown) => (e as Error).message);
+    expect(thrown).toBe('every message failed');
+    expect(emf.documents).toEqual([expect.objectContaining({ Errors: 1 })]);
   });
 
   it('redacts tokens, signatures and credentials wherever an error message carries them', () => {
@@ -142,7 +169,7 @@ describe('decision lines', () => {
 });
 
 /** The JSON lines fn prints to stdout (where Powertools Metrics writes EMF). */
-function stdoutOf(fn: () => void): Record<string, unknown>[] {
+async function stdoutOf(fn: () => Promise<void>): Promise<Record<string, unknown>[]> {
   const lines: Record<string, unknown>[] = [];
   const write = process.stdout.write;
   process.stdout.write = ((chunk: string | Uint8Array) => {
@@ -150,7 +177,7 @@ function stdoutOf(fn: () => void): Record<string, unknown>[] {
     return true;
   }) as typeof process.stdout.write;
   try {
-    fn();
+    await fn();
   } finally {
     process.stdout.write = write;
   }

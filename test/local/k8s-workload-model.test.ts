@@ -78,6 +78,20 @@ describe('WorkloadModel', () => {
     expect(second.every((t) => t <= 34_000 && t >= 24_000)).toBe(true);
   });
 
+  it("stamps a pod of several containers with the earliest of their samples (each from its own housekeeping loop): older than a one-container pod's", () => {
+    const clock = new VirtualClock(Date.parse('2026-01-01T00:00:00Z'));
+    const model = new WorkloadModel({ clock, startDelaySeconds: 0, readyDelaySeconds: 0, baseline: { cpu: 0, memory: 0 }, scrape: { resolutionSeconds: 15, phaseMs: 4_000, sampleSpreadMs: 10_000 } });
+    const sidecars = [{ name: 'app', requests: { cpu: '100m' } }, { name: 'proxy', requests: { cpu: '50m' } }, { name: 'log', requests: { cpu: '10m' } }];
+    model.addWorkload({ kind: 'Deployment', apiVersion: 'apps/v1', namespace: 'ns', name: 'one', replicas: 30, selector: { app: 'one' } });
+    model.addWorkload({ kind: 'Deployment', apiVersion: 'apps/v1', namespace: 'ns', name: 'three', replicas: 30, selector: { app: 'three' }, containers: sidecars });
+    clock.advance(20);
+    const ages = (app: string) => model.podMetrics('ns', (l) => l.app === app).map((m) => 19_000 - (Date.parse(m.timestamp as string) - Date.parse('2026-01-01T00:00:00Z')));
+    const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+    for (const app of ['one', 'three']) expect(ages(app).every((a) => a >= 0 && a <= 10_000)).toBe(true);
+    // the oldest of three uniform ages averages 7.5 s, one alone 5 s
+    expect(mean(ages('three'))).toBeGreaterThan(mean(ages('one')) + 1_000);
+  });
+
   it('divides the load over ready pods and reports no metrics for pending pods', () => {
     const { clock, model } = setup();
     const dep = model.typeOf('apps', 'Deployment')!;

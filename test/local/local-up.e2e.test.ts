@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { haveKubectl, KUBECTL, kubectlWith } from '../support/kubectl.js';
 import { findPrometheus } from '../../lib/local/prometheus/prometheus-server.js';
 import { startLocalUp, type LocalUp } from '../../lib/local/stack/up.js';
+import { command } from '../../lib/cli/local.js';
 
 if (!haveKubectl) console.warn(`skipping the shpa local up end-to-end test: ${KUBECTL} is not installed`);
 
@@ -120,6 +121,24 @@ describe.skipIf(!haveKubectl)('shpa local up, driven with kubectl', () => {
     expect(described).toMatch(/Normal\s+SuccessfulRescale\s+\S+\s+serverless-hpa\s+New size: 3; reason: external metric reports-backlog\(nil\) above target/);
     await kubectl('delete', '-f', 'examples/kubernetes/scale-to-zero.yaml');
   }, 150_000);
+
+  it('examples/kubernetes/sqs-queue.yaml: demo/orders to zero on its empty queue, up on `sqs send orders`, back to zero on `sqs receive orders`', async () => {
+    const orders = () => up.model.replicasOf('demo', 'Deployment', 'orders');
+    const typed = (line: string) => command({ ...up, queues: { endpoint: up.fns.sqs.endpoint, region: up.region, internal: ['work', 'work-dlq'] } }, line.split(' '));
+    expect(await kubectl('apply', '-f', 'examples/kubernetes/sqs-queue.yaml')).toBe('sqsqueuemetric.shpa.dev/orders-backlog created\nserverlesshorizontalpodautoscaler.shpa.dev/orders created\n');
+    // The empty queue: 1 → 0 once the 15 s window has passed.
+    expect(await within(8, async () => orders(), (n) => n === 0)).toBe(0);
+    expect(await typed('sqs send orders --count 50')).toBe('sent 50 messages to orders; orders now: 50 visible, 0 in flight, 0 delayed');
+    // Read live at the next tick: above the activation threshold (2), out of zero; then 50 / 5 a replica = 10
+    // (the scale-up limit may take two ticks).
+    expect(await within(2, async () => orders(), (n) => n > 0)).toBeGreaterThan(0);
+    expect(await within(4, async () => orders(), (n) => n === 10)).toBe(10);
+    expect(await kubectl('get', 'shpa', 'orders', '-o', 'jsonpath={.status.metricSources[0]}')).toMatch(/^SQSQueueMetric demo\/orders-backlog/);
+    expect(await typed('sqs receive orders --count 50')).toMatch(/^received and deleted 50 messages; orders now: 0 visible/);
+    expect(await within(8, async () => orders(), (n) => n === 0)).toBe(0);
+    expect(await kubectl('get', 'shpa', 'orders', '-o', 'jsonpath={.status.conditions[?(@.type=="ScaledToZero")].status}')).toBe('True');
+    await kubectl('delete', '-f', 'examples/kubernetes/sqs-queue.yaml');
+  }, 120_000);
 
   it.skipIf(!havePrometheus)('examples/kubernetes/web-requests.yaml: catalog scales on PromQL, signed for AMP, answered by the real Prometheus', async () => {
     expect(up.prometheus).toBeDefined();

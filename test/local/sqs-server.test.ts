@@ -310,7 +310,8 @@ describe('local SQS endpoint, through the real SDK client', () => {
     await expect(receive(url, { WaitTimeSeconds: 21 })).rejects.toMatchObject({ name: 'InvalidParameterValue' });
     await expect(client.send(new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['Bogus' as 'All'] }))).rejects.toBeInstanceOf(InvalidAttributeName);
     await expect(queue({ VisibilityTimeout: '43201' })).rejects.toMatchObject({ name: 'InvalidAttributeValue' });
-    await expect(queue({ FifoQueue: 'true' })).rejects.toMatchObject({ name: 'InvalidParameterValue', message: expect.stringContaining('standard queues only') });
+    // FIFO: the .fifo name and FifoQueue "true" go together (test/local/sqs-fifo.test.ts).
+    await expect(queue({ FifoQueue: 'true' })).rejects.toMatchObject({ name: 'InvalidParameterValue', message: expect.stringContaining('must end with .fifo suffix') });
   });
 
   it('purges at most once a minute, and refuses to re-create a queue within 60 s of deleting it', async () => {

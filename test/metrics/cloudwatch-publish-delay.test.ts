@@ -70,7 +70,7 @@ describe('a CloudWatch publication delay learned from sample counts', () => {
     const first = firstReads(reads);
     expect(first.slice(0, 3).every((r) => r.lag! >= 60)).toBe(true);
     expect(first.slice(-4).map((r) => r.lag)).toEqual([15, 15, 15, 15]);
-    expect([...kept.values()][0].learn?.d).toBe(15);
+    expect([...kept.values()][0].learn?.learnedDelaySeconds).toBe(15);
     const stats = metrics.stats().cloudWatch;
     expect(stats.probeMetrics).toBeGreaterThan(0);
     // probing stopped once learned: the last minutes cost one value read a period
@@ -98,7 +98,7 @@ describe('a CloudWatch publication delay learned from sample counts', () => {
     now = T0;
     const metrics = access();
     const { kept } = await readFor(metrics, 10);
-    expect([...kept.values()][0].learn?.d).toBe(15);
+    expect([...kept.values()][0].learn?.learnedDelaySeconds).toBe(15);
     // CloudWatch slows down: samples now 45 s late, so 15 s after a period it is partial
     serverOptions.ingestDelaySeconds = 45;
     resets.length = 0;

@@ -171,7 +171,7 @@ describe('SQSQueueMetric queries in a shard fetch (createMetricsAccess)', () => 
     expect(sqs.count('GetQueueAttributes') - before).toBe(1);
     expect(metrics.stats().sqs).toEqual({ calls: 1, objects: 2 });
     const none = await createMetricsAccess({ clusterMetrics, cloudWatch }).fetchAll(queries, new Date(now));
-    expect(none.map((a) => a.result.error)).toEqual(['SQS: this deploy reads no SQS queues', 'SQS: this deploy reads no SQS queues']);
+    expect(none.map((a) => a.result.error)).toEqual(['SQS: this deploy reads no SQS queues (param sqsQueueArns)', 'SQS: this deploy reads no SQS queues (param sqsQueueArns)']);
     cloudWatch.client.destroy();
   });
 });

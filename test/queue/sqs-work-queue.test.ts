@@ -47,18 +47,16 @@ describe('the SQS work queue', () => {
     expect(group).toEqual(Object.fromEntries(messages.map((m) => [m.body, m.groupId])));
   });
 
-  it('evaluations go to their own queue, ticks to the work queue; a failure is named by its index in the whole send', async () => {
+  it('ticks and the worker\'s delayed evaluations go to the work queue alike; a failure is named by its index in the whole send', async () => {
     const ticks = await queueUrl();
-    const evaluations = await queueUrl();
-    const queue = sqsWorkQueue(local.client, { ticks, evaluations });
+    const queue = sqsWorkQueue(local.client, { ticks });
     await queue.send([
       { kind: 'evaluate', body: 'e1', delaySeconds: 0, groupId: 'prod' },
       { kind: 'tick', body: 't1', delaySeconds: 0, groupId: 'prod' },
       { kind: 'evaluate', body: 'e2', delaySeconds: 0, groupId: 'prod' },
     ]);
-    expect(queue.calls).toBe(2);
-    expect((await receiveAll(ticks)).map((m) => m.Body)).toEqual(['t1']);
-    expect((await receiveAll(evaluations)).map((m) => m.Body).sort()).toEqual(['e1', 'e2']);
+    expect(queue.calls).toBe(1);
+    expect((await receiveAll(ticks)).map((m) => m.Body).sort()).toEqual(['e1', 'e2', 't1']);
     const sent = queue.send([
       { kind: 'tick', body: 't2', delaySeconds: 0, groupId: 'prod' },
       { kind: 'evaluate', body: 'bad', delaySeconds: 0, groupId: 'not a group' },

@@ -176,7 +176,7 @@ for (const server of servers) {
     it("keeps a shard's metric answers in pages under DynamoDB's item limit, whatever their number; a smaller set empties the pages past it", async () => {
       const c = cluster();
       await store.applySpec(c, hpa('web'), at(0));
-      const answer = (i: number) => ({ end: 1_700_000_000 + i, samples: [{ value: String(i), timestamp: '2026-11-26T11:58:00Z' }], learn: { d: 90, s: [88, 91], o: [], p: 1_700_000_000_000 } });
+      const answer = (i: number) => ({ end: 1_700_000_000 + i, samples: [{ value: String(i), timestamp: '2026-11-26T11:58:00Z' }], learn: { learnedDelaySeconds: 90, settledDelaysSeconds: [88, 91], watched: [], probingUntilMs: 1_700_000_000_000 } });
       const many = new Map(Array.from({ length: 3_000 }, (_, i) => [`cloudwatch|${c}|ns-${i % 7}|queue-${i}|${'k'.repeat(120)}`, answer(i)]));
       const [b] = (await store.readIndex(c)).buckets;
       await store.saveSharedAnswers(whole(c), b, many);

@@ -41,3 +41,23 @@ it('a released lease, a free shard and our own lease are taken silently', async 
   await store.releaseShard(s, 'a', { markerMs: at(40).getTime() });
   expect(await store.acquireShard(s, { owner: 'b', now: at(100), leaseMs: LEASE_MS, tick: at(100) })).toEqual({ outcome: 'acquired', markerMs: at(40).getTime(), warnings: [] });
 });
+
+it("the next lease hands the cycle the phase its last tick released (its learning of when the shard's data changes); one it cannot read, none", async () => {
+  const s = shard();
+  const phase = {
+    offsetSeconds: 7,
+    spreadMs: 11_000,
+    samples: 40,
+    atMs: T0,
+    windowSeconds: 3,
+    visibility: { bins: [null, 0, 0, 0, 0.4, 0.5, 0.1, 0, null, null, null, null, null, null, null], sinceMs: T0 - 180_000, last: { tickMs: T0, answers: { k1: 'd1', k2: 'd2' } } },
+    plan: { minute: Math.floor(T0 / 60_000) + 1, from: 9, offsets: [8, 7, 7, 6] },
+  };
+  await store.acquireShard(s, { owner: 'a', now: at(0), leaseMs: LEASE_MS, tick: at(0) });
+  await store.releaseShard(s, 'a', { markerMs: T0, phase });
+  expect(await store.acquireShard(s, { owner: 'b', now: at(15), leaseMs: LEASE_MS, tick: at(15) })).toMatchObject({ outcome: 'acquired', phase });
+  await store.releaseShard(s, 'b', { markerMs: T0 + 15_000, phase: { ...phase, samples: -1 } as never });
+  const got = await store.acquireShard(s, { owner: 'c', now: at(30), leaseMs: LEASE_MS, tick: at(30) });
+  expect(got.outcome).toBe('acquired');
+  expect(got).not.toHaveProperty('phase');
+});

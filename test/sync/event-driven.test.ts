@@ -92,6 +92,8 @@ describe('the dispatcher plan', () => {
     expect(ticksOf('batch')).toEqual(Array.from({ length: 12 }, (_, i) => [i * 5 + 1, 5]));
     // an offset learned at another period falls within this one
     expect(planTicks(clusters.slice(1), new Date(minute), new Date(minute), 15, new Map([['batch', { offsetSeconds: 17 }]])).messages.map((m) => m.delaySeconds)).toEqual([2, 17, 32, 47]);
+    // learning or probing when its data changes: one offset per tick of the minute (lib/sync/visibility.ts)
+    expect(planTicks(clusters.slice(1), new Date(minute), new Date(minute), 15, new Map([['batch', { offsetSeconds: 7, offsetsSeconds: [8, 7, 7, 6] }]])).messages.map((m) => m.delaySeconds)).toEqual([8, 22, 37, 51]);
   });
 
   it('a late invocation sends only the ticks still ahead (or just due), an old event none', () => {

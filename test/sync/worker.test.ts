@@ -150,6 +150,21 @@ describe('DynamoDB failing around the lease: said by the worker and counted, nev
   });
 });
 
+describe('a cluster client that cannot be made', () => {
+  it('gives the lease back: the next message takes the shard at once', async () => {
+    await register();
+    const broken: WorkerDeps = {
+      ...worker(fixedClock(iso(T))),
+      cluster: () => {
+        throw new Error('cannot make the cluster client');
+      },
+    };
+    await expect(handleWorkMessage(broken, USUAL, tick(T), 'a')).rejects.toThrow('cannot make the cluster client');
+    const next = await handleWorkMessage(worker(fixedClock(iso(T + 1_000))), USUAL, evaluate(T + 1_000), 'b');
+    expect(next.outcome).toBe('synced');
+  });
+});
+
 /** Its /scale writes wait at a gate (a worker frozen mid-cycle, a slow API server), then land. */
 function holdScaleWrites(target: FakeCluster) {
   let open!: () => void;

@@ -68,8 +68,8 @@ export interface ModelOptions {
    * metrics-server's scrape loop: every `resolutionSeconds`, starting `phaseMs` after each multiple of it, each
    * workload's node `offsetMs` later. PodMetrics then carry the load and the time of their pod's last scrape;
    * absent, the load of now, stamped now. `sampleSpreadMs` (default 10 s, a cAdvisor housekeeping interval): how
-   * old the earliest container sample of a pod can be at the scrape; kubelets stamp each container from cAdvisor's
-   * housekeeping loop (10 s + jitter, kubernetes#55863) and metrics-server keeps the earliest (metrics-server#119).
+   * old each container's sample can be at the scrape; kubelets stamp each container from cAdvisor's housekeeping
+   * loop (10 s + jitter, kubernetes#55863) and metrics-server keeps the pod's earliest (metrics-server#119).
    */
   scrape?: { resolutionSeconds: number; phaseMs: number; offsetMs?: (namespace: string, workload: string) => number; sampleSpreadMs?: number };
 }
@@ -400,11 +400,16 @@ export class WorkloadModel {
     return Math.floor((nowMs - at) / res) * res + at;
   }
 
-  /** The time of a pod's earliest container sample in the scrape at `scrapeMs`: up to the spread before it, varying per scrape (housekeeping jitter). */
-  private sampleTime(pod: string, scrapeMs: number): number {
+  /**
+   * The time of a pod's earliest container sample in the scrape at `scrapeMs`: each container's latest housekeeping
+   * sample lies up to the spread before the scrape (its own loop, varying per scrape: jitter), and metrics-server
+   * reports the earliest of them (metrics-server#119), so a pod of more containers is stamped older.
+   */
+  private sampleTime(pod: PodState, scrapeMs: number): number {
     if (!this.scrape) return scrapeMs;
     const spread = this.scrape.sampleSpreadMs ?? DEFAULT_SAMPLE_SPREAD_MS;
-    return scrapeMs - Math.floor(((hashOf(`${pod}@${scrapeMs}`) >>> 0) / 2 ** 32) * spread);
+    const ages = pod.containers.map((c, i) => Math.floor(((hashOf(i === 0 ? `${pod.name}@${scrapeMs}` : `${pod.name}/${c.name}@${scrapeMs}`) >>> 0) / 2 ** 32) * spread));
+    return scrapeMs - Math.max(0, ...ages);
   }
 
   /** match: a request's labelSelector, applied before any pod's usage is worked out (a list by selector costs what it returns). */
@@ -422,7 +427,7 @@ export class WorkloadModel {
       if (p.owner.spec.namespace !== namespace || !this.isRunning(p, nowMs) || !match(p.labels)) continue;
       const ready = readyOf.get(p.owner) ?? 0;
       // The value is the load at the pod's own sample, served from its node's scrape on.
-      const sampledMs = this.sampleTime(p.name, this.lastScrape(p.owner, nowMs));
+      const sampledMs = this.sampleTime(p, this.lastScrape(p.owner, nowMs));
       const load = p.owner.spec.load?.(new Date(sampledMs)) ?? {};
       const share = { cpu: ready ? (load.cpu ?? 0) / ready : 0, memory: ready ? (load.memory ?? 0) / ready : 0, sampledMs };
       const mine = p.deletionMs === undefined && this.isReady(p, nowMs) ? share : { cpu: 0, memory: 0 };

@@ -1,6 +1,6 @@
 // The local SQS's queues and messages: standard queues with delays, visibility timeouts,
-// retention, redrive to a dead-letter queue and fair delivery across message groups, all
-// timed by one clock (epoch ms) so a virtual clock moves them. Inputs are the AWS JSON
+// retention, redrive to a dead-letter queue and fair delivery across message groups, and FIFO
+// queues (fifo.ts), all timed by one clock (epoch ms) so a virtual clock moves them. Inputs are the AWS JSON
 // requests the SDK sends; outputs are the answers' bodies. Long polling (real time) is the
 // server's job.
 import { randomUUID } from 'node:crypto';
@@ -18,6 +18,20 @@ import {
   traceHeaderOf,
   type Input,
 } from './input.js';
+import {
+  checkFifoSend,
+  describeFifo,
+  fifoOrder,
+  findDuplicate,
+  isFifoRequest,
+  newFifoState,
+  parseFifoAttributes,
+  recordFifoSend,
+  DEFAULT_FIFO_ATTRIBUTES,
+  FIFO_ATTRIBUTE_NAMES,
+  type FifoAttributes,
+  type FifoState,
+} from './fifo.js';
 import { md5Hex, md5OfMessageAttributes, type WireMessageAttribute } from './md5.js';
 
 
@@ -48,6 +62,9 @@ interface Message {
   /** The latest receipt handle: only it deletes the message. */
   receipt?: string;
   deadLetterSourceArn?: string;
+  /** FIFO queues: its sequence number and deduplication id. */
+  sequenceNumber?: string;
+  deduplicationId?: string;
 }
 
 interface Queue {
@@ -63,6 +80,8 @@ interface Queue {
   lastServed: Map<string, number>;
   /** Messages received so far. */
   taken: number;
+  /** A FIFO queue's attributes and deduplication state; absent for a standard queue. */
+  fifo?: { attributes: FifoAttributes; state: FifoState };
 }
 
 /** What a ReceiveMessage asked for, checked; take() receives what is visible now. */
@@ -140,17 +159,20 @@ export class SqsQueues {
   CreateQueue(input: Input): Input {
     const name = requiredString(input, 'QueueName');
     const given = stringMap(input.Attributes, 'Attributes');
-    if (name.endsWith('.fifo') || given.FifoQueue !== undefined) {
-      throw invalid(`The local SQS serves standard queues only; ${name} asks for a FIFO queue.`);
-    }
-    if (!/^[A-Za-z0-9_-]{1,80}$/.test(name)) {
+    const isFifo = isFifoRequest(name, given);
+    if (!isFifo && !/^[A-Za-z0-9_-]{1,80}$/.test(name)) {
       throw invalid(`Can only include alphanumeric characters, hyphens, or underscores. 1 to 80 in length (QueueName ${JSON.stringify(name)}).`);
     }
     const existing = this.queues.get(name);
+    const fifo = parseFifoAttributes(given, isFifo ? DEFAULT_FIFO_ATTRIBUTES : undefined, true);
     if (existing) {
       const attributes = this.parseAttributes(given, existing.attributes);
+      const same = (key: string) =>
+        (FIFO_ATTRIBUTE_NAMES as readonly string[]).includes(key)
+          ? describeFifo(fifo)[key] === describeFifo(existing.fifo?.attributes)[key]
+          : JSON.stringify(attributes[key as keyof QueueAttributes]) === JSON.stringify(existing.attributes[key as keyof QueueAttributes]);
       for (const key of Object.keys(given)) {
-        if (JSON.stringify(attributes[key as keyof QueueAttributes]) !== JSON.stringify(existing.attributes[key as keyof QueueAttributes])) {
+        if (!same(key)) {
           throw sqsErrors.queueNameExists(`A queue already exists with the same name and a different value for attribute ${key}`);
         }
       }
@@ -161,16 +183,19 @@ export class SqsQueues {
     if (deleted !== undefined && now - deleted < RECREATE_AFTER_DELETE_MS) {
       throw sqsErrors.queueDeletedRecently('You must wait 60 seconds after deleting a queue before you can create another with the same name.');
     }
+    const attributes = this.parseAttributes(given, DEFAULTS);
+    this.checkRedriveType(attributes, isFifo);
     const queue: Queue = {
       name,
       url: this.queueUrl(name),
       arn: this.queueArn(name),
-      attributes: this.parseAttributes(given, DEFAULTS),
+      attributes,
       createdAt: now,
       modifiedAt: now,
       messages: new Map(),
       lastServed: new Map(),
       taken: 0,
+      ...(fifo ? { fifo: { attributes: fifo, state: newFifoState() } } : {}),
     };
     this.queues.set(name, queue);
     return { QueueUrl: queue.url };
@@ -217,7 +242,11 @@ export class SqsQueues {
   SetQueueAttributes(input: Input): Input {
     const queue = this.queueOf(input);
     const given = stringMap(input.Attributes, 'Attributes');
-    queue.attributes = this.parseAttributes(given, queue.attributes);
+    const fifo = parseFifoAttributes(given, queue.fifo?.attributes, false);
+    const attributes = this.parseAttributes(given, queue.attributes);
+    this.checkRedriveType(attributes, queue.fifo !== undefined);
+    queue.attributes = attributes;
+    if (queue.fifo && fifo) queue.fifo.attributes = fifo;
     queue.modifiedAt = this.o.clock();
     return {};
   }
@@ -332,12 +361,14 @@ export class SqsQueues {
       DelaySeconds: String(a.DelaySeconds),
       ReceiveMessageWaitTimeSeconds: String(a.ReceiveMessageWaitTimeSeconds),
       RedrivePolicy: a.RedrivePolicy && JSON.stringify(a.RedrivePolicy),
+      ...describeFifo(queue.fifo?.attributes),
     };
   }
 
   private parseAttributes(given: Record<string, string>, base: QueueAttributes): QueueAttributes {
     const out: QueueAttributes = { ...base };
     for (const [key, value] of Object.entries(given)) {
+      if ((FIFO_ATTRIBUTE_NAMES as readonly string[]).includes(key)) continue; // fifo.ts
       if (key === 'RedrivePolicy') {
         out.RedrivePolicy = value === '' ? undefined : this.parseRedrivePolicy(value);
       } else if (key in RANGES) {
@@ -373,6 +404,14 @@ export class SqsQueues {
     return { deadLetterTargetArn, maxReceiveCount: count };
   }
 
+  /** A dead-letter queue must be of its source queue's type (FIFO or standard). */
+  private checkRedriveType(a: QueueAttributes, isFifo: boolean): void {
+    const dlq = a.RedrivePolicy && this.queueByArn(a.RedrivePolicy.deadLetterTargetArn);
+    if (dlq && (dlq.fifo !== undefined) !== isFifo) {
+      throw invalid(`Value ${JSON.stringify(a.RedrivePolicy)} for parameter RedrivePolicy is invalid. Reason: Dead-letter target owner queue must be of the same type (${isFifo ? 'FIFO' : 'standard'}) as the source queue.`);
+    }
+  }
+
   private queueByArn(arn: string): Queue | undefined {
     const name = arn.split(':').pop() ?? '';
     const queue = this.queues.get(name);
@@ -405,10 +444,11 @@ export class SqsQueues {
     if (typeof body !== 'string' || body === '') throw sqsErrors.missingParameter('The request must contain the parameter MessageBody.');
     checkCharacters(body, 'the message body');
     // A standard queue takes a MessageGroupId (fair queues), never a MessageDeduplicationId.
-    if (input.MessageDeduplicationId !== undefined) {
+    if (!queue.fifo && input.MessageDeduplicationId !== undefined) {
       throw invalid(`Value ${String(input.MessageDeduplicationId)} for parameter MessageDeduplicationId is invalid. Reason: The request include parameter that is not valid for this queue type.`);
     }
     const groupId = messageGroupIdOf(input);
+    const fifo = queue.fifo && checkFifoSend(input, groupId, queue.fifo.attributes);
     const delay = optionalInt(input, 'DelaySeconds', 0, 900, 'DelaySeconds must be >= 0 and <= 900.') ?? queue.attributes.DelaySeconds;
     const attributes = checkMessageAttributes(input.MessageAttributes);
     const traceHeader = traceHeaderOf(input.MessageSystemAttributes);
@@ -417,8 +457,12 @@ export class SqsQueues {
       throw invalid(`One or more parameters are invalid. Reason: Message must be shorter than ${queue.attributes.MaximumMessageSize} bytes.`);
     }
     const now = this.expire(queue);
+    const duplicate = fifo && findDuplicate(queue.fifo!.state, fifo.dedupKey, now);
+    // A duplicate within five minutes is accepted and answered as the first send was, not queued again.
+    if (duplicate) return { MessageId: duplicate.messageId, SequenceNumber: duplicate.sequenceNumber, ...this.sendDigests(body, attributes, traceHeader) };
+    const id = randomUUID();
     const m: Message = {
-      id: randomUUID(),
+      id,
       body,
       md5OfBody: md5Hex(body),
       attributes,
@@ -428,12 +472,16 @@ export class SqsQueues {
       sentAt: now,
       visibleAt: now + delay * 1000,
       receiveCount: 0,
+      ...(fifo ? { sequenceNumber: recordFifoSend(queue.fifo!.state, fifo.dedupKey, id, now), deduplicationId: fifo.dedupId } : {}),
     };
     queue.messages.set(m.id, m);
     this.o.onChange(queue.name);
+    return { MessageId: m.id, ...(m.sequenceNumber ? { SequenceNumber: m.sequenceNumber } : {}), ...this.sendDigests(body, attributes, traceHeader) };
+  }
+
+  private sendDigests(body: string, attributes: Record<string, WireMessageAttribute>, traceHeader: string | undefined): Input {
     return {
-      MessageId: m.id,
-      MD5OfMessageBody: m.md5OfBody,
+      MD5OfMessageBody: md5Hex(body),
       ...(Object.keys(attributes).length ? { MD5OfMessageAttributes: md5OfMessageAttributes(attributes) } : {}),
       ...(traceHeader !== undefined
         ? { MD5OfMessageSystemAttributes: md5OfMessageAttributes({ AWSTraceHeader: { DataType: 'String', StringValue: traceHeader } }) }
@@ -441,14 +489,14 @@ export class SqsQueues {
     };
   }
 
-  /** Receives up to max visible messages in fair order, moving those past maxReceiveCount to the dead-letter queue. */
+  /** Receives up to max visible messages in fair order (FIFO order on a FIFO queue), moving those past maxReceiveCount to the dead-letter queue. */
   private take(queue: Queue, max: number, visibilitySeconds: number): Message[] {
     if (this.queues.get(queue.name) !== queue) return [];
     const now = this.expire(queue);
     const redrive = queue.attributes.RedrivePolicy;
     const dlq = redrive && this.queueByArn(redrive.deadLetterTargetArn);
     const out: Message[] = [];
-    for (const m of fairOrder(queue, now)) {
+    for (const m of queue.fifo ? fifoOrder(queue.messages.values(), now) : fairOrder(queue, now)) {
       if (out.length === max) break;
       if (redrive && dlq && dlq !== queue && m.receiveCount >= redrive.maxReceiveCount) {
         // SQS moves the message on the receive that would exceed maxReceiveCount; it keeps
@@ -481,6 +529,8 @@ export class SqsQueues {
       AWSTraceHeader: m.traceHeader,
       DeadLetterQueueSourceArn: m.deadLetterSourceArn,
       MessageGroupId: m.groupId,
+      SequenceNumber: m.sequenceNumber,
+      MessageDeduplicationId: m.deduplicationId,
     };
     const attributes = Object.fromEntries(system.filter((n) => values[n] !== undefined).map((n) => [n, values[n]]));
     const user = Object.fromEntries(Object.entries(m.attributes).filter(([n]) => wantsAttribute(userNames, n)));
@@ -512,7 +562,11 @@ export class SqsQueues {
   private deleteMessage(queue: Queue, handle: string): void {
     const m = this.byReceipt(queue, handle);
     // An older receipt handle "succeeds, but the message will not be deleted" (DeleteMessage docs).
-    if (m && m.receipt === handle) queue.messages.delete(m.id);
+    if (m && m.receipt === handle) {
+      queue.messages.delete(m.id);
+      // On a FIFO queue, the group's next message may be received now.
+      if (queue.fifo) this.o.onChange(queue.name);
+    }
   }
 
   private changeVisibility(queue: Queue, input: Input): void {

@@ -1,11 +1,13 @@
-// The four functions (dispatcher, worker, stream, events) on local parts, wired exactly as
-// Lambda runs them: the real handlers and the real AWS SDK clients, with the local SQS
-// endpoint as the work queue and the worker as its event source, and the table's stream
+// The five functions (dispatcher, worker, evaluator, stream, events) on local parts, wired
+// exactly as Lambda runs them: the real handlers and the real AWS SDK clients, with the local SQS
+// endpoint as the work queue and the worker as its event source, the evaluator invoked
+// asynchronously through a local Lambda Invoke endpoint (its own queue, reserved concurrency,
+// event age, retries and failure destination, as serverless.yml sets them), and the table's stream
 // (DynamoDB Local's real one, or for the demo on dynalite, the admin store's own writes)
 // feeding the stream function. The tests, the demo, `shpa local up`, the fault suite and the
 // benchmarks all run the product through this.
 import type { ResolveHost } from '#transport';
-import { CreateQueueCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { CreateQueueCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
 import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import type { Context, EventBridgeEvent, ScheduledEvent } from 'aws-lambda';
@@ -16,7 +18,8 @@ import { createAdapters, type Adapters } from '../../../functions/adapters.js';
 import { createDispatcherHandler, type DispatcherResult } from '../../../functions/dispatcher.js';
 import { createEventsHandler } from '../../../functions/events.js';
 import { createStreamHandler } from '../../../functions/stream.js';
-import { createWorkerHandler } from '../../../functions/worker.js';
+import { createEvaluatorHandler, createWorkerHandler } from '../../../functions/worker.js';
+import { createEvaluations } from '../../../functions/wiring/queue.js';
 import { packageRoot } from '../../demo/package-root.js';
 import { DEFAULT_CONTROLLER_SETTINGS } from '#hpa/api';
 import type { RetryPolicy } from '../../cluster/index.js';
@@ -25,6 +28,8 @@ import { EVALUATE_DETAIL_TYPE, EVALUATE_SOURCE, type FunctionConfig, type SyncOp
 import type { Clock, ClusterConfig } from '#sync/ports';
 import { eventFilter } from '../lambda/event-filter.js';
 import { lambdaContexts } from '../lambda/runtime.js';
+import { AsyncInvoker } from '../lambda/async-invoke.js';
+import { startLocalLambda, type LocalLambda } from '../lambda/invoke-server.js';
 import { sqsEventSource, type SqsEventSource } from '../sqs/event-source.js';
 import { startLocalSqs, type LocalSqs } from '../sqs/server.js';
 import { streamEventSource, writeFeed, type StreamEventSource, type WriteFeed } from '../dynamodb-streams/event-source.js';
@@ -32,6 +37,7 @@ import { CapturingLogger, CapturingMetrics, type LogLine } from '../lambda/telem
 
 export const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
 export const LOCAL_REGION = 'us-east-1';
+const EVALUATOR_FUNCTION = 'serverless-hpa-local-evaluator';
 // From the sources (lib/local/stack/) or bundled (dist/chunks/): the package's own infra/ either way.
 const STREAM_FILTER = join(packageRoot(dirname(fileURLToPath(import.meta.url))), 'infra', 'stream-filter.json');
 
@@ -56,7 +62,7 @@ export interface LocalFunctionsOptions {
   retry?: Partial<RetryPolicy>;
   /** The worker's event source: concurrent invocations (the ESM's maximum concurrency). */
   workerConcurrency?: number;
-  /** The worker's event source on the evaluate queue: its concurrency (param evaluateConcurrency, 2; 1 when workerConcurrency is 1). */
+  /** The evaluator's reserved concurrency (param evaluateConcurrency, 2; 1 when workerConcurrency is 1). */
   evaluateConcurrency?: number;
   /** The worker's memory the dispatcher sizes shards for (512). */
   workerMemoryMb?: number;
@@ -77,13 +83,16 @@ export interface LocalFunctions {
   adapters: Adapters;
   sqs: LocalSqs;
   queueUrl: string;
-  evaluateQueueUrl: string;
   deadLetterQueueUrl: string;
-  /** The worker as the work queue's (ticks) event source. */
+  /** Where the evaluator's failed or expired invocations are set aside (Lambda's on-failure destination). */
+  failedEventsQueueUrl: string;
+  /** The local Lambda Invoke endpoint the stream and events functions send evaluations to. */
+  lambda: LocalLambda;
+  /** The worker as the work queue's (ticks, delayed re-sends) event source. */
   worker: SqsEventSource;
-  /** The worker as the evaluate queue's event source. */
-  evaluator: SqsEventSource;
-  /** Log lines of all four functions, each with its `function`. */
+  /** The evaluator, invoked asynchronously with each evaluation. */
+  evaluator: AsyncInvoker;
+  /** Log lines of all five functions, each with its `function`. */
   lines: LogLine[];
   emf: Record<string, unknown>[];
   /** The dispatcher, as the schedule invokes it for the minute of `scheduledAt`. */
@@ -109,20 +118,19 @@ export async function startLocalFunctions(o: LocalFunctionsOptions): Promise<Loc
   try {
     const sqsClient = new SQSClient({ endpoint: sqs.endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
     await sqsClient.send(new CreateQueueCommand({ QueueName: 'work-dlq' }));
-    // Ticks and evaluations on queues of their own (infra/queues.cjs), failing to the same dead-letter queue.
-    for (const QueueName of ['work', 'evaluate']) {
-      await sqsClient.send(
-        new CreateQueueCommand({
-          QueueName,
-          Attributes: { VisibilityTimeout: String(Math.max(30, 6 * periodSeconds)), RedrivePolicy: JSON.stringify({ deadLetterTargetArn: sqs.queueArn('work-dlq'), maxReceiveCount: 3 }) },
-        }),
-      );
-    }
+    await sqsClient.send(new CreateQueueCommand({ QueueName: 'failed-events' }));
+    // The work queue (infra/queues.cjs), failing to its dead-letter queue.
+    await sqsClient.send(
+      new CreateQueueCommand({
+        QueueName: 'work',
+        Attributes: { VisibilityTimeout: String(Math.max(30, 6 * periodSeconds)), RedrivePolicy: JSON.stringify({ deadLetterTargetArn: sqs.queueArn('work-dlq'), maxReceiveCount: 3 }) },
+      }),
+    );
     const config: FunctionConfig = {
       region: LOCAL_REGION,
       tableName: o.tableName,
       queueUrl: sqs.queueUrl('work'),
-      evaluateQueueUrl: sqs.queueUrl('evaluate'),
+      evaluatorFunction: EVALUATOR_FUNCTION,
       clusters: o.clusters.map(({ endpoint: _e, caData: _c, ...c }) => c),
       syncPeriodSeconds: periodSeconds,
       options: {
@@ -145,7 +153,22 @@ export async function startLocalFunctions(o: LocalFunctionsOptions): Promise<Loc
     await ensureTable(admin.client, o.tableName, { stream: o.stream === 'dynamodb-local' });
     for (const c of o.clusters) await admin.putCluster({ ...c, managedBy: 'cli' }, o.clock.now());
 
-    const local = { dynamoDb: o.dynamoEndpoint, cloudWatch: o.cloudWatchEndpoint, sqs: sqs.endpoint, credentials: LOCAL_CREDENTIALS, clusterToken: o.clusterToken, prometheus: o.prometheus, ...(o.resolve ? { resolve: o.resolve } : {}) };
+    const evaluatorHandler = (event: unknown, ctx: Context) => evaluate(event, ctx);
+    // serverless.yml's evaluator: reserved concurrency, maximumEventAge (infra/stack.cjs evaluateEventAge), no retry, failures aside.
+    const evaluator = new AsyncInvoker({
+      handler: evaluatorHandler,
+      reservedConcurrency: o.evaluateConcurrency ?? Math.min(2, o.workerConcurrency ?? 8),
+      maximumEventAgeSeconds: Math.min(300, Math.max(60, periodSeconds)),
+      maximumRetryAttempts: 0,
+      onFailure: async (record) => {
+        await sqsClient.send(new SendMessageCommand({ QueueUrl: sqs.queueUrl('failed-events'), MessageBody: JSON.stringify(record) }));
+      },
+      context: lambdaContexts({ functionName: EVALUATOR_FUNCTION, timeoutSeconds: periodSeconds, clock: clockMs }),
+      clock: clockMs,
+    });
+    const lambda = await startLocalLambda({ [EVALUATOR_FUNCTION]: evaluator });
+    stops.push(() => lambda.close());
+    const local = { dynamoDb: o.dynamoEndpoint, lambda: lambda.endpoint, cloudWatch: o.cloudWatchEndpoint, sqs: sqs.endpoint, credentials: LOCAL_CREDENTIALS, clusterToken: o.clusterToken, prometheus: o.prometheus, ...(o.resolve ? { resolve: o.resolve } : {}) };
     const adapters = createAdapters(config, { clock: o.clock, local, retry: o.retry });
     const lines: LogLine[] = [];
     const emfDocs: Record<string, unknown>[] = [];
@@ -163,25 +186,24 @@ export async function startLocalFunctions(o: LocalFunctionsOptions): Promise<Loc
     const logOptions = { periodSeconds, decisionLogSeconds: config.options.decisionLogSeconds, autoscalerMetrics: false, detailedMetrics: false };
 
     const workerHandler = createWorkerHandler({ config, adapters: () => adapters, ...telemetry('worker'), log: logOptions });
-    const workerSource = (queueUrl: string, maximumConcurrency: number) =>
-      sqsEventSource({
-        client: sqsClient,
-        queueUrl,
-        handler: (event, ctx) => workerHandler(event, ctx),
-        batchSize: 1,
-        maximumConcurrency,
-        reportBatchItemFailures: true,
-        context: context('worker'),
-        waitTimeSeconds: 1,
-      });
-    const worker = workerSource(config.queueUrl, o.workerConcurrency ?? 8);
-    // A stack run one message at a time (replayable) runs evaluations one at a time too.
-    const evaluator = workerSource(config.evaluateQueueUrl!, o.evaluateConcurrency ?? Math.min(2, o.workerConcurrency ?? 8));
+    const worker = sqsEventSource({
+      client: sqsClient,
+      queueUrl: config.queueUrl,
+      handler: (event, ctx) => workerHandler(event, ctx),
+      batchSize: 1,
+      maximumConcurrency: o.workerConcurrency ?? 8,
+      reportBatchItemFailures: true,
+      context: context('worker'),
+      waitTimeSeconds: 1,
+    });
+    // A stack run one message at a time (replayable) runs evaluations one at a time too (the evaluator's concurrency above).
+    const evaluate = createEvaluatorHandler({ config, adapters: () => adapters, ...telemetry('evaluator'), log: logOptions });
+    const evaluations = createEvaluations(config, local);
     // The registry is the table's own on a local stack (clusters with local endpoints): no mirror.
     const dispatcher = createDispatcherHandler({ config, adapters: () => adapters, ...telemetry('dispatcher'), mirror: false });
     const streamTelemetry = telemetry('stream');
-    const streamHandler = createStreamHandler({ config, queue: () => adapters.queue, logger: streamTelemetry.logger, now: () => o.clock.now() });
-    const events = createEventsHandler({ config, queue: () => adapters.queue, store: () => adapters.store, ...telemetry('events'), now: () => o.clock.now() });
+    const streamHandler = createStreamHandler({ config, queue: () => evaluations, logger: streamTelemetry.logger, now: () => o.clock.now() });
+    const events = createEventsHandler({ config, queue: () => evaluations, store: () => adapters.store, ...telemetry('events'), now: () => o.clock.now() });
     const filter = eventFilter(JSON.parse(readFileSync(STREAM_FILTER, 'utf8')), STREAM_FILTER);
 
     let stream: StreamEventSource | WriteFeed;
@@ -210,8 +232,9 @@ export async function startLocalFunctions(o: LocalFunctionsOptions): Promise<Loc
       adapters,
       sqs,
       queueUrl: config.queueUrl,
-      evaluateQueueUrl: config.evaluateQueueUrl!,
       deadLetterQueueUrl: sqs.queueUrl('work-dlq'),
+      failedEventsQueueUrl: sqs.queueUrl('failed-events'),
+      lambda,
       worker,
       evaluator,
       lines,
@@ -235,7 +258,7 @@ export async function startLocalFunctions(o: LocalFunctionsOptions): Promise<Loc
         let streamRecords = 0;
         for (;;) {
           const s = 'drain' in stream ? await stream.drain() : (await stream.idle(), { records: 0 });
-          // One queue after the other, so that with a concurrency of 1 cycles never overlap and runs replay exactly.
+          // One after the other, so that with a concurrency of 1 cycles never overlap and runs replay exactly.
           const e = await evaluator.drain();
           const w = await worker.drain();
           streamRecords += s.records;

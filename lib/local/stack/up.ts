@@ -3,6 +3,7 @@
 // and CloudWatch, the local SQS queue, and the four functions running as Lambda would (the
 // dispatcher every minute, the worker on the queue, the stream on the table's writes).
 import { join } from 'node:path';
+import { CreateQueueCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { startDynalite } from '../../store/dynalite.js';
 import type { ClusterConfig } from '#sync/ports';
 import { startLocalCloudWatch, type LocalCloudWatch } from '../cloudwatch/server.js';
@@ -42,7 +43,12 @@ export const LOCAL_WORKLOADS: LocalWorkload[] = [
   // so that the whole folder applies with one autoscaler per target.
   { namespace: 'demo', name: 'catalog', replicas: 2, cpuAtLoad1: 0.5 },
   { namespace: 'demo', name: 'batch', replicas: 1, cpuAtLoad1: 0.5 },
+  // examples/kubernetes/sqs-queue.yaml: scaled on the local SQS queue `orders` (LOCAL_QUEUES).
+  { namespace: 'demo', name: 'orders', replicas: 1, cpuAtLoad1: 0.5 },
 ];
+
+/** Queues of the local SQS for the examples (`sqs send orders --count 50`, typed into `shpa local up`). */
+export const LOCAL_QUEUES = ['orders'];
 
 export interface LocalUpOptions {
   /** Where the kubeconfig goes. */
@@ -119,6 +125,9 @@ export async function startLocalUp(o: LocalUpOptions): Promise<LocalUp> {
     });
     stops.push(() => fns.close());
     const kubeconfig = await writeKubeconfig(k8s, o.kubeconfig, { name: 'shpa-local', namespace: 'demo' });
+    const sqsClient = new SQSClient({ endpoint: fns.sqs.endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
+    for (const QueueName of LOCAL_QUEUES) await sqsClient.send(new CreateQueueCommand({ QueueName }));
+    sqsClient.destroy();
     fns.start();
     return {
       k8s,

@@ -1,10 +1,10 @@
 // The store port (lib/store implements it): autoscalers with their state, leases, the shard index and cycle records.
 // Every I/O method takes an optional AbortSignal: the cycle aborts what its deadline no longer has time for.
 import type { MetricObjectLists } from '#api';
-import type { DecisionLogEntry } from '../event-log.js';
-import type { DelayLearning } from '../publish-delay.js';
-import type { ShardRef } from '../shards.js';
-import type { TickPhase } from '../tick-phase.js';
+import type { DecisionLogEntry } from './decision-log.js';
+import type { DelayLearning } from './publish-delay.js';
+import type { ShardRef } from './shard-ref.js';
+import type { TickPhase } from './tick-phase.js';
 import type { DemandHistory, HorizontalPodAutoscaler, HorizontalPodAutoscalerStatus, MetricSample, ScalingHistory } from '#hpa';
 
 export type AutoscalerSource = 'table' | 'cluster';
@@ -90,7 +90,7 @@ export interface SharedMetricAnswer {
   /** An answer that is itself an error (no datapoint in the window): kept like a value. */
   error?: string;
   messages?: string[];
-  /** The object's publication delay learning (CloudWatch, lib/sync/publish-delay.ts): kept with the answer so it survives containers. */
+  /** The object's publication delay learning (CloudWatch, lib/metrics/publish-delay.ts): kept with the answer so it survives containers. */
   learn?: DelayLearning;
 }
 
@@ -175,6 +175,8 @@ export type LeaseOutcome =
       deferred?: string[];
       /** When the latest two evaluation cycles of each autoscaler ("namespace/name") started, within the last period (epoch ms, latest first). */
       evaluated?: EvaluationTimes;
+      /** What the shard's ticks learned of when its pod metrics change (lib/sync/tick-phase.ts). */
+      phase?: TickPhase;
       /** Repairs made on the way (a lease or marker from the future, values of the wrong type). */
       warnings: string[];
     }

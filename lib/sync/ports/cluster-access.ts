@@ -1,7 +1,7 @@
 // The cluster port (lib/cluster implements it): one cluster's API as a cycle uses it.
 // Every I/O method takes an optional AbortSignal: the cycle aborts what its deadline no longer has time for.
 import type { MetricObjectLists } from '#api';
-import type { DecisionLogEntry } from '../event-log.js';
+import type { DecisionLogEntry } from './decision-log.js';
 import type { CrossVersionObjectReference, HorizontalPodAutoscalerStatus, ObjectMeta, PodInfo, ScaleInfo } from '#hpa';
 
 /** How to reach a cluster. */

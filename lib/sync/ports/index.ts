@@ -39,7 +39,10 @@ export type {
   ObjectReference,
 } from './cluster-access.js';
 export type { ClusterMetricsApi } from './cluster-metrics-api.js';
+export type { DecisionLogEntry } from './decision-log.js';
 export type { DispatchStore } from './dispatch-store.js';
 export type { MetricAnswer, MetricQuery, MetricReadOptions, MetricsAccess, ObjectMetricQuery } from './metrics-access.js';
+export type { DelayLearning, WatchedPeriod } from './publish-delay.js';
+export type { ShardRef } from './shard-ref.js';
 export { UnsentMessagesError } from './work-queue.js';
 export type { WorkMessageEntry, WorkQueue } from './work-queue.js';

@@ -3,7 +3,7 @@
 
 
 export interface WorkMessageEntry {
-  /** The message's kind: ticks and evaluations go to queues of their own, so that events never delay a tick. */
+  /** The message's kind: events' evaluations go to the evaluator function, ticks and delayed re-sends to the work queue, so that events never delay a tick. */
   kind: 'tick' | 'evaluate';
   body: string;
   delaySeconds: number;
