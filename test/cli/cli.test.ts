@@ -182,7 +182,7 @@ describe('shpa command line', { timeout: 120_000 }, () => {
     const kind = await shpa(['apply', '-f', file('kind.yaml', 'apiVersion: v1\nkind: Pod\nmetadata:\n  name: x\n')]);
     expect(kind.stderr).toContain('kind.yaml:2: kind: Unsupported value');
     const object = await shpa(['apply', '-f', file('object.yaml', 'apiVersion: shpa.dev/v1\nkind: ServerlessHorizontalPodAutoscaler\nmetadata:\n  name: x\n')]);
-    expect(object.stderr).toContain('object.yaml:2: kind: Unsupported value: "ServerlessHorizontalPodAutoscaler": supported values: "HorizontalPodAutoscaler", "CloudWatchMetric", "PrometheusMetric"; this is the Kubernetes object form');
+    expect(object.stderr).toContain('object.yaml:2: kind: Unsupported value: "ServerlessHorizontalPodAutoscaler": supported values: "HorizontalPodAutoscaler", "CloudWatchMetric", "PrometheusMetric", "SQSQueueMetric"; this is the Kubernetes object form');
     expect(object.stderr).toContain('for the table write apiVersion: autoscaling/v2 and kind: HorizontalPodAutoscaler, the spec stays as it is');
   });
 
@@ -348,7 +348,7 @@ describe('shpa command line', { timeout: 120_000 }, () => {
     const count = (await store.loadCluster('prod')).autoscalers.length;
     expect(count).toBeGreaterThan(0);
     const r = await shpa(['cluster', 'remove', 'prod']);
-    expect([r.code, r.stderr]).toEqual([1, `error: cluster prod still has ${count} autoscalers and 0 metric objects (CloudWatchMetric, PrometheusMetric): delete them first, or pass --force\n`]);
+    expect([r.code, r.stderr]).toEqual([1, `error: cluster prod still has ${count} autoscalers and 0 metric objects (CloudWatchMetric, PrometheusMetric, SQSQueueMetric): delete them first, or pass --force\n`]);
     expect(await store.getCluster('prod')).toBeDefined();
     await shpa(['cluster', 'add', 'empty', '--cluster-region', 'eu-west-1']);
     expect((await shpa(['cluster', 'remove', 'empty'])).stdout).toBe('cluster/empty removed\n');
