@@ -160,9 +160,10 @@ describe('simulate', () => {
     const res = cli({ file: [examples], trace: join(examples, 'traces/cpu-spike.csv') });
     // One unnamed column, read as cpu, memory and a queue's depth: said, not hidden.
     expect(res.err.split('\n')).toEqual([
-      'Warning: cpu-utilization.yaml: demo/web: spec.metrics[0] (Resource metric cpu) reads the trace\'s only column "value", as do metrics named reports-backlog, jobs-backlog, memory: one column cannot be the load of all of them; name a column cpu, or pass --column cpu=COLUMN',
-      expect.stringMatching(/^Warning: scale-to-zero\.yaml: demo\/reports: spec\.metrics\[0\] \(External metric reports-backlog\) reads the trace's only column "value", as do metrics named cpu, jobs-backlog, memory: /),
-      expect.stringMatching(/^Warning: sqs-backlog\.yaml: demo\/worker: spec\.metrics\[0\] \(External metric jobs-backlog\) reads the trace's only column "value", as do metrics named cpu, reports-backlog, memory: /),
+      'Warning: cpu-utilization.yaml: demo/web: spec.metrics[0] (Resource metric cpu) reads the trace\'s only column "value", as do metrics named reports-backlog, jobs-backlog, orders-backlog, memory: one column cannot be the load of all of them; name a column cpu, or pass --column cpu=COLUMN',
+      expect.stringMatching(/^Warning: scale-to-zero\.yaml: demo\/reports: spec\.metrics\[0\] \(External metric reports-backlog\) reads the trace's only column "value", as do metrics named cpu, jobs-backlog, orders-backlog, memory: /),
+      expect.stringMatching(/^Warning: sqs-backlog\.yaml: demo\/worker: spec\.metrics\[0\] \(External metric jobs-backlog\) reads the trace's only column "value", as do metrics named cpu, reports-backlog, orders-backlog, memory: /),
+      expect.stringMatching(/^Warning: sqs-queue\.yaml: demo\/orders: spec\.metrics\[0\] \(External metric orders-backlog\) reads the trace's only column "value", as do metrics named cpu, reports-backlog, jobs-backlog, memory: /),
       expect.stringMatching(/^Warning: two-metrics-behavior\.yaml: demo\/api: spec\.metrics\[0\] \(Resource metric cpu\)/),
       expect.stringMatching(/^Warning: two-metrics-behavior\.yaml: demo\/api: spec\.metrics\[1\] \(Resource metric memory\)/),
       '',
