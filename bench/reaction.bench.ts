@@ -18,6 +18,7 @@
 //    a load change, and an alarm state change after its queue grew. Goal: p99 ≤ 5 s.
 import { alarmName, autoscaler, startFleet } from './support/fleet.js';
 import { clusterName, namespaceName, workloadName, type Patch } from './support/servers.js';
+import { random } from './support/sqs-trace.js';
 import { countWarnings, fixed, mean, quantile } from './support/stats.js';
 
 const SCRAPE_S = 15;
@@ -39,16 +40,6 @@ const want = (part: string) => !only || only.includes(part);
 const spreadAt = process.argv.indexOf('--spread');
 const SPREADS = spreadAt < 0 ? [2_500, 6_000, 10_000] : [Number(process.argv[spreadAt + 1])];
 
-/** A seeded PRNG (mulberry32): the same trace every run. */
-function random(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const workloadsOf = (f: typeof TRACE) => Array.from({ length: f.namespaces * f.perNamespace }, (_, i) => ({ cluster: clusterName(0), namespace: namespaceName(Math.floor(i / f.perNamespace)), name: workloadName(i % f.perNamespace) }));
 type Workload = { cluster: string; namespace: string; name: string };

@@ -1,34 +1,17 @@
 // `shpa cost` as a user runs it (the command line, through tsx), and the cost model's rules:
 // quantities follow from the calls the code makes, the fixed items are the stack's own.
-import { execFile } from 'node:child_process';
 import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { line, shpa } from './cli.js';
 import { estimateCost, steadyWritesPerTick, DEFAULT_FLEET, type CostEstimate, type Fleet } from '../../lib/cost/estimate.js';
 import { ASSUMED, MEASURED } from '../../lib/cost/inputs.js';
 import { PRICES } from '../../lib/cost/prices.js';
 import { DEFAULT_WRITE_POLICY } from '../../lib/store/history.js';
 import { evenBuckets, shardCountFor } from '../../lib/sizing/shard-sizing.cjs';
 
-const here = dirname(fileURLToPath(import.meta.url));
-const root = join(here, '..', '..');
 const require = createRequire(import.meta.url);
 const MONTH = 30 * 86_400;
 
-function shpa(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, ['--import', 'tsx', join(root, 'lib', 'cli', 'main.ts'), ...args], { cwd: root, env: { PATH: process.env.PATH ?? '', NO_COLOR: '1' }, timeout: 30_000 }, (err, stdout, stderr) =>
-      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
-    );
-  });
-}
-
-const line = (e: CostEstimate, item: string) => {
-  const l = e.lines.find((x) => x.item.startsWith(item));
-  if (!l) throw new Error(`no line ${item}`);
-  return l;
-};
 
 describe('shpa cost', () => {
   it('prints the monthly cost of a fleet as JSON: lines that add up, quantities from the calls the code makes', async () => {

@@ -1,28 +1,13 @@
 // `shpa cost` of SQSQueueMetric queues (docs/sqs.md, "Cost"): one GetQueueAttributes per queue per
 // tick of the shard reading it, at SQS's request price, beside the same queue read through
 // CloudWatch, priced by the same model as the GetMetricData lines.
-import { execFile } from 'node:child_process';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { line, shpa } from './cli.js';
 import { cloudWatchQueueMonth, DEFAULT_FLEET, estimateCost, sqsQueueMonth, type CostEstimate } from '../../lib/cost/estimate.js';
 import { PRICES } from '../../lib/cost/prices.js';
 
-const root = join(import.meta.dirname, '..', '..');
 const MONTH = 30 * 86_400;
 
-function shpa(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, ['--import', 'tsx', join(root, 'lib', 'cli', 'main.ts'), ...args], { cwd: root, env: { PATH: process.env.PATH ?? '', NO_COLOR: '1' }, timeout: 30_000 }, (err, stdout, stderr) =>
-      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
-    );
-  });
-}
-
-const line = (e: CostEstimate, item: string) => {
-  const l = e.lines.find((x) => x.item.startsWith(item));
-  if (!l) throw new Error(`no line ${item}`);
-  return l;
-};
 
 describe('shpa cost: SQSQueueMetric queues', () => {
   const base = { ...DEFAULT_FLEET, monitoring: false };
