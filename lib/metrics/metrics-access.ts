@@ -102,17 +102,18 @@ export function createMetricsAccess(options: MetricsAccessOptions): CountingMetr
     async fetchAll(queries: MetricQuery[], now: Date, signal?: AbortSignal, read?: MetricReadOptions): Promise<MetricAnswer[]> {
       // Cluster queries: one call per distinct query; provider objects: one batched read per provider.
       const byKey = new Map<string, Promise<MetricAnswer>>();
-      for (const q of queries) {
-        if (isObjectQuery(q)) continue;
+      const keys = queries.map((q) => {
+        if (isObjectQuery(q)) return undefined;
         const key = stableKey(q);
         if (!byKey.has(key)) byKey.set(key, clusterQuery(q, signal));
-      }
+        return key;
+      });
       const [objectAnswers, clusterAnswers] = await Promise.all([
         readObjects(queries.filter(isObjectQuery), now, signal, read),
         Promise.all([...byKey].map(async ([k, p]) => [k, await p] as const)).then((e) => new Map(e)),
       ]);
-      return queries.map((q): MetricAnswer => {
-        if (!isObjectQuery(q)) return structuredClone(clusterAnswers.get(stableKey(q))!);
+      return queries.map((q, i): MetricAnswer => {
+        if (!isObjectQuery(q)) return structuredClone(clusterAnswers.get(keys[i]!)!);
         const a = objectAnswers.get(q.source)!;
         return { type: q.type, result: structuredClone(a.result), ...(a.messages ? { messages: [...a.messages] } : {}), ...(a.shared ? { shared: a.shared } : {}) };
       });
