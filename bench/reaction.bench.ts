@@ -5,11 +5,15 @@
 //    load doubles, each at a random time (seeded), read through the metrics API at metrics-
 //    server's 15 s resolution: one scrape loop, each workload's node up to 2 s after its start,
 //    each pod stamped with its earliest container sample up to the spread (2.5, 6, 10 s) before
-//    the scrape, its usage that sample's. The shard learns when its answers change and its ticks
-//    go just after. Virtual time, second by second: the wait for the scrape and the tick is
-//    exact; the shard cycle's own wall time, measured, is added. Upstream's model on the same
-//    trace: the first scrape whose served answer shows the change (read from the same model),
-//    then the controller's next 15 s sync at a uniformly random phase (+7.5 s average, +15 s worst).
+//    its node's scrape, its usage that sample's; the loop served at once when its slowest node
+//    has answered (metrics-server's Store after Scrape), by default 50 ms after a whole second
+//    (the worst phase for ticks on whole seconds). The shard learns when its answers change, its
+//    ticks go just after or a second early to wait for the store (lib/sync/fresh-gate.ts).
+//    Virtual time, second by second (a cycle's waits move it on): the wait for the store and the
+//    tick is exact; the invocation's own real time to each patch, measured and stretched to the
+//    CPU share of 512 MB, is added. Upstream's model on the same trace: the first store whose
+//    served answer shows the change (read from the same model), then the controller's next 15 s
+//    sync at a uniformly random phase (+7.5 s average, +15 s worst).
 //    Then the same with spec.syncPeriodSeconds 5 on a 1 s-resolution source (goal ≤ 6 s).
 // 1b. A CloudWatch datapoint to the patch: the learned publication delay against a fixed 60 s grid.
 // 2. An event to the patch, in real time, with the functions running as in Lambda (the worker
@@ -19,9 +23,12 @@
 import { alarmName, autoscaler, startFleet } from './support/fleet.js';
 import { clusterName, namespaceName, workloadName, type Patch } from './support/servers.js';
 import { random } from './support/sqs-trace.js';
+import { cpuShare } from './support/lambda-env.js';
 import { countWarnings, fixed, mean, quantile } from './support/stats.js';
 
 const SCRAPE_S = 15;
+/** The worker's memory (serverless.yml's default): its CPU share. */
+const WORKER_MB = 512;
 /** The changes start after this: a shard learns when its data changes once (a sweep of about three minutes), then keeps it. */
 const LEARN_MS = 240_000;
 const PERIOD_S = 15;
@@ -39,6 +46,9 @@ const want = (part: string) => !only || only.includes(part);
  */
 const spreadAt = process.argv.indexOf('--spread');
 const SPREADS = spreadAt < 0 ? [2_500, 6_000, 10_000] : [Number(process.argv[spreadAt + 1])];
+/** `-- --stored-at 6700`: where in the period metrics-server stores its loop (ms); by default 50 ms after a whole second (bench/support/servers.ts). */
+const storedAt = process.argv.indexOf('--stored-at');
+const STORED_AT_MS = storedAt < 0 ? undefined : Number(process.argv[storedAt + 1]);
 
 
 const workloadsOf = (f: typeof TRACE) => Array.from({ length: f.namespaces * f.perNamespace }, (_, i) => ({ cluster: clusterName(0), namespace: namespaceName(Math.floor(i / f.perNamespace)), name: workloadName(i % f.perNamespace) }));
@@ -47,12 +57,15 @@ const key = (w: Workload) => `${w.cluster}/${w.namespace}/${w.name}`;
 
 // ---- 1. metric change → patch (virtual time) ----
 interface TraceRun {
-  /** Seconds from each change to its patch (the cycle's wall time included), and upstream's model of the same changes. */
+  /** Seconds from each change to its patch (the invocation's time to it included), and upstream's model of the same changes. */
   ours: number[];
   upstreamMean: number;
   upstreamWorst: number;
+  /** Seconds from the tick's delivery to each patch, at the CPU share. */
   walls: number[];
-  /** Seconds from each change to the first scrape whose served answer shows it: what no reader can beat. */
+  /** Seconds from the first served answer to the read that acted on it (where the tick went, and what it waited). */
+  placed: number[];
+  /** Seconds from each change to the first loop whose served answer shows it: what no reader can beat. */
   visible: number[];
   /** The shard's tick timing the dispatcher chose, as its last minute said. */
   timing?: unknown;
@@ -72,6 +85,7 @@ async function trace(o: { scrapeSeconds: number; spreadMs: number; syncPeriodSec
     shardsPerCluster: 1,
     scrapeSeconds: o.scrapeSeconds,
     sampleSpreadMs: o.spreadMs,
+    ...(STORED_AT_MS === undefined ? {} : { scrapeStoredAtMs: STORED_AT_MS }),
     everySecond: true,
     ...(o.syncPeriodSeconds ? { syncPeriodSeconds: o.syncPeriodSeconds } : {}),
   });
@@ -84,7 +98,7 @@ async function trace(o: { scrapeSeconds: number; spreadMs: number; syncPeriodSec
     // When each change is first served: every reader waits for it; upstream then waits for its next sync.
     const shown = await fleet.servers.firstVisible(workloads.map((w) => ({ ...w, at: changes.get(key(w))! })));
     const visibleAt = new Map(workloads.map((w, i) => [key(w), shown[i]]));
-    const run: TraceRun = { ours: [], upstreamMean: 0, upstreamWorst: 0, walls: [], visible: [], minutes: [] };
+    const run: TraceRun = { ours: [], upstreamMean: 0, upstreamWorst: 0, walls: [], placed: [], visible: [], minutes: [] };
     const upstream: { mean: number; worst: number }[] = [];
     const seen = new Set<string>();
     let dispatches = 0;
@@ -97,16 +111,21 @@ async function trace(o: { scrapeSeconds: number; spreadMs: number; syncPeriodSec
         run.minutes.push(c0?.offsetsSeconds ? c0.offsetsSeconds.join('/') : String(c0?.offsetSeconds ?? 0));
       }
       dispatches = sent.length;
-      const wall = Math.max(0, ...tick.cycles.filter((c) => c.trigger === 'tick').map((c) => c.wallMs));
+      const cycle = tick.cycles.filter((c) => c.trigger === 'tick').sort((a, b) => b.wallMs - a.wallMs)[0];
+      // The function's CPU at Lambda's share (512 MB): its CPU time stretched to the share, when that is longer than its wall time.
+      const stretch = cycle ? Math.max(1, cycle.cpuMs / cycle.wallMs / cpuShare(WORKER_MB)) : 1;
       for (const p of await fleet.servers.patches()) {
         const k = key(p);
         if (seen.has(k) || !changes.has(k)) continue;
         seen.add(k);
         const change = changes.get(k)!;
         const visible = visibleAt.get(k)!;
-        // The cycle ran in the tick's invocation: its wall time is added to the virtual wait.
-        run.ours.push((p.at - change + wall) / 1000);
-        run.walls.push(wall / 1000);
+        // The invocation's real time from its delivery to this patch (the virtual clock stood still meanwhile), at the CPU share.
+        const drain = tick.drains.findLast((d) => d.wallMs <= p.wallMs) ?? tick.drains[0];
+        const toPatch = (p.wallMs - drain.wallMs) * stretch;
+        run.ours.push((p.at - change + toPatch) / 1000);
+        run.walls.push(toPatch / 1000);
+        run.placed.push((p.at - visible) / 1000);
         run.visible.push((visible - change) / 1000);
         upstream.push({ mean: (visible - change) / 1000 + PERIOD_S / 2, worst: (visible - change) / 1000 + PERIOD_S });
       }
@@ -135,17 +154,20 @@ if (want('cpu')) {
       'upstream worst s': fixed(r.upstreamWorst, 2),
       'first served, average s': fixed(mean(r.visible), 2),
       'first served, worst s': fixed(Math.max(...r.visible), 2),
-      'cycle wall s': fixed(mean(r.walls), 2),
+      'served → read s': fixed(mean(r.placed), 2),
+      'read → patch s': fixed(mean(r.walls), 2),
     });
     const ok = mean(r.ours) <= 10 && worst <= 20;
+    // What any reader waits for: past the goal, no reader meets it.
+    const floor = mean(r.visible) > 10 || Math.max(...r.visible) > 20 ? ` (no reader can: the first served answer alone comes ${fixed(mean(r.visible), 2)} s / ${fixed(Math.max(...r.visible), 2)} s after the change)` : '';
     verdicts.push(
-      `${ok ? 'MET ' : 'MISS'} spread ${fixed(spreadMs / 1000, 1)} s: at most 10 s average / 20 s worst: ${fixed(mean(r.ours), 2)} s / ${fixed(worst, 2)} s (upstream on this trace ${fixed(r.upstreamMean, 2)} s / ${fixed(r.upstreamWorst, 2)} s; ` +
+      `${ok ? 'MET ' : 'MISS'} spread ${fixed(spreadMs / 1000, 1)} s: at most 10 s average / 20 s worst: ${fixed(mean(r.ours), 2)} s / ${fixed(worst, 2)} s${floor} (upstream on this trace ${fixed(r.upstreamMean, 2)} s / ${fixed(r.upstreamWorst, 2)} s; ` +
         `from the first served answer to the patch: ours ${fixed(mean(r.ours) - mean(r.visible), 2)} s on average, upstream 7.50 s)\n  the shard's tick offsets, minute by minute: ${r.minutes.join(' ')}`,
     );
   }
   console.log(
-    `metric change → patch, CPU through the metrics API at ${SCRAPE_S} s resolution (one scrape loop, each node up to 2 s after its start; each pod stamped with its earliest container sample, up to the spread before its node's scrape, its usage that sample's), 200 changes at random times over 10 minutes, one shard; ` +
-      `"first served": from the change to the first scrape whose answer shows it (every reader waits that long); upstream: that, then its 15 s sync at a random phase (+7.5 s on average, +15 s at worst); ours: to the patch, the cycle's wall time included:`,
+    `metric change → patch, CPU through the metrics API at ${SCRAPE_S} s resolution (one scrape loop, each node up to 2 s after its start, the loop served at once ${STORED_AT_MS ?? 6_050} ms into the period; each pod stamped with its earliest container sample, up to the spread before its node's scrape, its usage that sample's), 200 changes at random times over 10 minutes, one shard; ` +
+      `"first served": from the change to the first store whose answer shows it (every reader waits that long); upstream: that, then its 15 s sync at a random phase (+7.5 s on average, +15 s at worst); ours: to the patch; "served → read": from the store to the read that acted on it; "read → patch": the invocation's real time to the patch at the CPU share of ${WORKER_MB} MB (${fixed(cpuShare(WORKER_MB), 2)} vCPU: its CPU time over that share, when longer):`,
   );
   console.table(rows);
   for (const v of verdicts) console.log(v);

@@ -48,6 +48,8 @@ export interface TickResult {
   emfBytes: number;
   /** The first few errors the tick's decision and cycle lines report. */
   errors: string[];
+  /** When each of the tick's drains started: its virtual time, and the real time (Date.now()). */
+  drains: { at: number; wallMs: number }[];
 }
 
 export type CountsDelta = Omit<ServerCounts, 'cpuMs'> & { cpuMsBy?: ServerCounts['cpuMsBy'] };
@@ -184,7 +186,19 @@ export async function startFleet(o: FleetOptions): Promise<Fleet> {
   const start = o.start ?? Date.parse('2026-03-02T10:00:00Z');
   const podsPerWorkload = o.podsPerWorkload;
   const servers = await startServers({ ...o, start, cloudWatchValue: podsPerWorkload * 10 });
-  const clock = { t: start, now: () => (o.realTime ? new Date() : new Date(clock.t)) };
+  // A cycle that waits (lib/sync/fresh-gate.ts) moves the virtual clock on, the servers' with it.
+  const clock = {
+    t: start,
+    now: () => (o.realTime ? new Date() : new Date(clock.t)),
+    ...(o.realTime
+      ? {}
+      : {
+          async sleep(ms: number) {
+            clock.t += ms;
+            await servers.setTime(clock.t);
+          },
+        }),
+  };
   const marks = { cpu: process.cpuUsage(), wall: performance.now() };
   let cycles: ShardCycle[] = [];
   const onLine = (l: LogLine) => {
@@ -232,6 +246,7 @@ export async function startFleet(o: FleetOptions): Promise<Fleet> {
         fns.emf.length = 0;
         fns.sqs.requestLog.length = 0;
         cycles = [];
+        const drains: TickResult['drains'] = [];
         if (o.everySecond) {
           for (let s = 0; s < PERIOD_MS / 1000; s++) {
             clock.t = at + s * 1000;
@@ -239,6 +254,7 @@ export async function startFleet(o: FleetOptions): Promise<Fleet> {
             if (clock.t % 60_000 === 0) await fns.dispatch(new Date(clock.t));
             marks.cpu = process.cpuUsage();
             marks.wall = performance.now();
+            drains.push({ at: clock.t, wallMs: Date.now() });
             await fns.drain();
           }
           clock.t = at;
@@ -246,6 +262,7 @@ export async function startFleet(o: FleetOptions): Promise<Fleet> {
           if (at % 60_000 === 0) await fns.dispatch(new Date(at));
           marks.cpu = process.cpuUsage();
           marks.wall = performance.now();
+          drains.push({ at, wallMs: Date.now() });
           await fns.drain();
         }
         const after = await servers.counts();
@@ -265,7 +282,7 @@ export async function startFleet(o: FleetOptions): Promise<Fleet> {
         for (const r of fns.sqs.requestLog) sqs[r.operation] = (sqs[r.operation] ?? 0) + 1;
         const emfBytes = fns.emf.reduce((n, d) => n + Buffer.byteLength(JSON.stringify(d)) + 1, 0);
         clock.t += PERIOD_MS;
-        return { at, cycles, counts, sqs, logs, emfBytes, errors };
+        return { at, cycles, counts, sqs, logs, emfBytes, errors, drains };
       },
       async stop() {
         await started.close();

@@ -30,10 +30,13 @@ export interface Scenario {
   /** Each sample becomes visible this long after it was taken (CloudWatch's ingestion): a period is partial until its last sample is. */
   cloudWatchIngestDelaySeconds?: number;
   /**
-   * metrics-server's resolution: a pod's CPU is what it was at its last scrape, and PodMetrics carry that scrape's
-   * time. One scrape loop over the nodes, as metrics-server runs it: each workload's node up to 2 s after the loop's start.
+   * metrics-server's resolution: a pod's CPU is what it was at its node's scrape in the last stored loop, and
+   * PodMetrics carry that sample's time. One scrape loop over the nodes, as metrics-server runs it: each workload's
+   * node up to 2 s after the loop's start, the loop stored (served) once every node has answered.
    */
   scrapeSeconds?: number;
+  /** Where in the period the loop is stored (ms): by default 50 ms after a whole second, the worst phase for ticks on whole seconds. */
+  scrapeStoredAtMs?: number;
   /** How old a pod's earliest container sample can be at its scrape (ms); the model's default (10 s, cAdvisor's housekeeping) when absent. */
   sampleSpreadMs?: number;
   /** Noise on every load and queue value: ± this fraction, a new draw each scrape (or minute, for CloudWatch). */
@@ -94,14 +97,23 @@ export interface VisibleQuery {
   at: number;
 }
 
-/** When the scrape loop starts within each resolution (ms after a multiple of it): unrelated to the ticks' even seconds. */
-export const SCRAPE_LOOP_PHASE_MS = 4_400;
-/** How much later than the loop's start a node is scraped, at most. */
+/**
+ * When the scrape loop is stored within each resolution (ms after a multiple of it): unrelated to the ticks' even
+ * seconds, and by default just after a whole second (ticks on whole seconds then wait almost a second for it).
+ */
+export const SCRAPE_STORED_AT_MS = 6_050;
+/** How much later than the loop's start a node is scraped, at most (metrics-server staggers its nodes, 8 ms a node up to 4 s). */
 export const NODE_OFFSET_MAX_MS = 2_000;
+/** The slowest kubelet's answer after its scrape started: the loop is stored then. */
+const LOOP_MS = NODE_OFFSET_MAX_MS + 200;
 
-/** When, within each scrape period, a workload's pods (their node) are scraped (ms after a multiple of the period). */
-export function scrapePhaseMs(cluster: string, namespace: string, name: string, scrapeSeconds: number): number {
-  return (SCRAPE_LOOP_PHASE_MS + Math.floor((hash32(`${cluster}/${namespace}/${name}`) / 2 ** 32) * NODE_OFFSET_MAX_MS)) % (scrapeSeconds * 1000);
+/** A loop shorter than its resolution (a 1 s resolution: its nodes within half a second). */
+const loopMs = (s: Scenario) => Math.min(LOOP_MS, ((s.scrapeSeconds ?? 15) * 1000) / 2);
+const storedAtMs = (s: Scenario) => (s.scrapeStoredAtMs ?? SCRAPE_STORED_AT_MS) % ((s.scrapeSeconds ?? 15) * 1000);
+
+/** When, after its loop's start, a workload's pods (their node) are scraped (ms). */
+export function nodeOffsetMs(cluster: string, namespace: string, name: string): number {
+  return Math.floor((hash32(`${cluster}/${namespace}/${name}`) / 2 ** 32) * NODE_OFFSET_MAX_MS);
 }
 
 type Request =
@@ -250,13 +262,13 @@ async function serveClusters(): Promise<void> {
   const byQuery: Record<string, number> = {};
   const token = `bench-${Math.random().toString(36).slice(2)}`;
 
-  const models = new Map<string, { model: WorkloadModel; scrapeSeconds?: number }>();
-  /** The first scrape of the workload's node, from the step on, at which a pod's served CPU shows it (more than half way up); the clock is put back after. */
+  const models = new Map<string, { model: WorkloadModel; scrapeSeconds?: number; storedAtMs: number }>();
+  /** The first store of a loop, from the step on, at which a pod's served CPU shows it (more than half way up); the clock is put back after. */
   function firstVisible(c: VisibleQuery): number {
     const m = models.get(c.cluster);
     if (!m?.scrapeSeconds) throw new Error(`${c.cluster}: no scrape loop`);
     const res = m.scrapeSeconds * 1000;
-    const phase = scrapePhaseMs(c.cluster, c.namespace, c.name, m.scrapeSeconds);
+    const stored = m.storedAtMs;
     const saved = clock.t;
     const cpuOf = (x: Record<string, unknown>) => Number(String((x.containers as { usage: { cpu: string } }[])[0]?.usage.cpu).replace(/n$/, ''));
     const served = (ms: number) => {
@@ -265,7 +277,7 @@ async function serveClusters(): Promise<void> {
     };
     try {
       const before = Math.max(...served(c.at - res));
-      for (let s = Math.ceil((c.at - phase) / res) * res + phase; s < c.at + 10 * res; s += res) {
+      for (let s = Math.ceil((c.at - stored) / res) * res + stored; s < c.at + 10 * res; s += res) {
         if (served(s).some((cpu) => cpu > before * 1.5)) return s;
       }
       throw new Error(`${c.namespace}/${c.name}: the step at ${c.at} never shows`);
@@ -289,7 +301,7 @@ async function serveClusters(): Promise<void> {
       const name = clusterName(c);
       const Model = s.eks ? EksWorkloadModel : WorkloadModel;
       const scrape = s.scrapeSeconds
-        ? { resolutionSeconds: s.scrapeSeconds, phaseMs: 0, offsetMs: (namespace: string, workload: string) => scrapePhaseMs(name, namespace, workload, s.scrapeSeconds!), ...(s.sampleSpreadMs === undefined ? {} : { sampleSpreadMs: s.sampleSpreadMs }) }
+        ? { resolutionSeconds: s.scrapeSeconds, phaseMs: storedAtMs(s) - loopMs(s), loopMs: loopMs(s), offsetMs: (namespace: string, workload: string) => nodeOffsetMs(name, namespace, workload), ...(s.sampleSpreadMs === undefined ? {} : { sampleSpreadMs: s.sampleSpreadMs }) }
         : undefined;
       const model = new Model({ clock, startDelaySeconds: 0, readyDelaySeconds: 0, terminationGraceSeconds: 0, baseline: { cpu: 0, memory: 64 * 1024 * 1024 }, ...(scrape ? { scrape } : {}) });
       const setReplicas = model.setReplicas.bind(model);
@@ -322,7 +334,7 @@ async function serveClusters(): Promise<void> {
           }
         }
       }
-      models.set(name, { model, scrapeSeconds: s.scrapeSeconds });
+      models.set(name, { model, scrapeSeconds: s.scrapeSeconds, storedAtMs: storedAtMs(s) });
       const server = await startK8sApiServer({ model, token });
       servers.push(server);
       clusters.push({ name, url: server.url, caData: server.caData });

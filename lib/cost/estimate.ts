@@ -5,7 +5,7 @@
 // GetQueueAttributes once per SQS queue per tick, a summary log line and a decision line when
 // something happened; plus what events add.
 // Pure: prices, measurements and assumptions come in (prices.ts, inputs.ts).
-import { isSyncPeriod, NAMESPACE_BUCKETS, SHARD_COUNTS, TICK_PERIODS } from '#sync/messaging';
+import { expectedGateWaitMs, isSyncPeriod, NAMESPACE_BUCKETS, SHARD_COUNTS, TICK_PERIODS } from '#sync/messaging';
 import { PROBE_MS, RELEARN_MS } from '#metrics';
 import { LEARNED_BYTES } from '../store/publish-delay-codec.js';
 import { DEFAULT_WRITE_POLICY, type WritePolicy } from '../store/history.js';
@@ -115,7 +115,7 @@ export interface CostEstimate {
    * One shard's tick: its autoscalers, a steady tick's CPU (one core) and duration at the worker's memory, the
    * cycle where all of them change (what shards are sized by, lib/sizing), and whether that fits in half the period.
    */
-  cycle: { autoscalersPerShard: number; cpuMs: number; durationMs: number; allChangeMs: number; capacity: number; halfPeriodMs: number; fits: boolean };
+  cycle: { autoscalersPerShard: number; cpuMs: number; gateMs: number; durationMs: number; allChangeMs: number; capacity: number; halfPeriodMs: number; fits: boolean };
   measuredSource: string;
 }
 
@@ -231,9 +231,11 @@ export function estimateCost(input: Fleet, o: EstimateOptions = {}): CostEstimat
   const cpuMs = m.cycleCpuFixedMs + m.cycleCpuPerAutoscalerMs * perShard;
   const k8sRounds = Math.ceil((perShard * m.k8sCallsPerAutoscaler) / ASSUMED.concurrency);
   const allChangeMs = allChangeCycleMs(sizing.largest, input.memoryMb);
+  const gateMs = expectedGateWaitMs(P);
   const cycle = {
     autoscalersPerShard: perShard,
     cpuMs,
+    gateMs,
     durationMs: cpuMs / vcpu + ASSUMED.roundTripMs * (ASSUMED.sequentialRoundTrips + k8sRounds),
     allChangeMs,
     capacity: sizing.capacity,
@@ -283,11 +285,11 @@ export function estimateCost(input: Fleet, o: EstimateOptions = {}): CostEstimat
   add(
     'Lambda',
     `worker and evaluator duration (${fleet.memoryMb} MB, arm64)`,
-    memGb * ((loads * cycle.durationMs + (rescales * m.rescaleCpuMs) / vcpu) / 1000),
+    memGb * ((loads * cycle.durationMs + tickInvocations * gateMs + (rescales * m.rescaleCpuMs) / vcpu) / 1000),
     'GB-s',
     prices.lambda.duration,
     1,
-    `${Math.round(cycle.durationMs)} ms a cycle of ${cycle.autoscalersPerShard} autoscalers: ${m.cycleCpuFixedMs} + ${m.cycleCpuPerAutoscalerMs} ms CPU each at ${vcpu.toFixed(2)} vCPU, + round trips`,
+    `${Math.round(cycle.durationMs)} ms a cycle of ${cycle.autoscalersPerShard} autoscalers: ${m.cycleCpuFixedMs} + ${m.cycleCpuPerAutoscalerMs} ms CPU each at ${vcpu.toFixed(2)} vCPU, + round trips; + ${Math.round(gateMs)} ms a tick waiting for metrics-server's store`,
   );
   add('Lambda', 'dispatcher, stream and events duration', smallInvocations * smallGbS, 'GB-s', prices.lambda.duration, 1, `${ASSUMED.smallFunction.memoryMb} MB × ${ASSUMED.smallFunction.durationMs} ms each`);
 

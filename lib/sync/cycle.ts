@@ -21,7 +21,7 @@ import { bucketOf, bucketsOf, partOf, shardId, type ShardRef } from './shards.js
 import { checkMetricObjects } from './spec-check.js';
 import { SpecVersions } from './spec-versions.js';
 import { isDue, ownPeriod, shardTickPeriod } from './sync-periods.js';
-import { learnTickPhase, type TickPhase } from './tick-phase.js';
+import { gateOf, learnTickPhase, type TickPhase } from './tick-phase.js';
 import { buildUnits, selectTargets, type Unit } from './units.js';
 
 export interface CycleDeps {
@@ -160,6 +160,9 @@ function startReads(cycle: Cycle, loaded: Loaded, { selected }: Selection, metri
   const reads = new CycleReads(deps.cluster, deps.metrics, now, deadline.signal, calls, { ...readOptions(req, deadline, now), shared: loaded.snapshot.sharedAnswers });
   reads.startObjectReads(objectQueries([...selected], metricObjects, req.cluster.name));
   reads.expectTargets(targetsOf([...selected]), partOf(req.shard).parts > 1);
+  // A tick a second before its shard's settled one waits for its pod metrics to change (lib/sync/fresh-gate.ts).
+  const gate = req.trigger.kind === 'tick' ? gateOf(req.phase, req.trigger.tick.getTime(), req.periodSeconds, now.getTime()) : undefined;
+  if (gate) reads.startGate(req.cluster.name, gate, deps.clock);
   return reads;
 }
 
@@ -235,7 +238,7 @@ async function finishCycle(cycle: Cycle, { shard, counted }: Selection, reads: C
   const { deps, req, report, now, deadline } = cycle;
   sayDeferred(report, req);
   // A tick's pod metrics, against the last tick's, say when the shard's data changes: where its next ticks go.
-  if (req.trigger.kind === 'tick') report.phase = learnTickPhase(req.phase, reads.podAnswers, req.trigger.tick.getTime(), req.periodSeconds, now.getTime());
+  if (req.trigger.kind === 'tick') report.phase = learnTickPhase(req.phase, reads.podAnswers, req.trigger.tick.getTime(), req.periodSeconds, now.getTime(), await reads.gateResult());
   await keeping;
   await counted;
   for (const orphan of shard.orphans) {

@@ -32,4 +32,4 @@ export {
   shardsOf,
 } from './shards.js';
 export { TICK_PERIODS } from './sync-periods.js';
-export { decodePhase, tickOffsetSeconds, tickOffsetsOfMinute } from './tick-phase.js';
+export { decodePhase, expectedGateWaitMs, tickOffsetSeconds, tickOffsetsOfMinute } from './tick-phase.js';

@@ -4,9 +4,11 @@
 // hung call holds up only what depends on it), and none of them rejects: a failure is the
 // value { error }. Everything is read in this cycle: no answer outlives it.
 import { type CrossVersionObjectReference, type Fetched, type PodInfo, PodSelectorIndex, type ScaleInfo } from '#hpa';
+import { awaitChange, podAnswersOf, type GateRequest, type GateResult } from './fresh-gate.js';
 import { queryKey } from './metric-queries.js';
 import { coveringSelectors } from './part-selectors.js';
 import { type ClusterAccess, ClusterApiError, type ListableScaleKind } from './ports/cluster-access.js';
+import type { Clock } from './ports/clock.js';
 import type { MetricAnswer, MetricQuery, MetricReadOptions, MetricsAccess, ObjectMetricQuery } from './ports/metrics-access.js';
 import { errorText, type CycleCalls } from './report.js';
 import type { PodAnswerSeen } from './visibility.js';
@@ -33,6 +35,8 @@ export class CycleReads {
   private objectReads?: Promise<Map<string, MetricAnswer>>;
   /** The pod metrics answers read this cycle: what the shard's tick phase is learned from (lib/sync/tick-phase.ts). */
   readonly podAnswers: PodAnswerSeen[] = [];
+  /** A tick's wait for the answers to change (lib/sync/fresh-gate.ts): pod metrics are read once it is over. */
+  private gate?: { namespace: string; result: Promise<GateResult> };
 
   constructor(
     private readonly access: ClusterAccess,
@@ -131,16 +135,35 @@ export class CycleReads {
     return index;
   }
 
+  /**
+   * Reads one namespace's pod metrics until they change (call after expectTargets): every pod metrics read of the
+   * cycle waits for it, and that namespace's is its last read. Not for a namespace the shard holds a part of.
+   */
+  startGate(cluster: string, req: GateRequest, clock: Clock): void {
+    if (this.gate || this.partTargets.has(req.namespace)) return;
+    const q = { type: 'PodResource' as const, cluster, namespace: req.namespace };
+    this.gate = { namespace: req.namespace, result: awaitChange(req, () => this.fetchOne(q), clock, this.signal) };
+  }
+
+  /** What the tick's gate saw, once it is over; undefined without one. */
+  gateResult(): Promise<GateResult> | undefined {
+    return this.gate?.result;
+  }
+
   /** A cluster metric (pod metrics, custom, external). */
   metric(q: Exclude<MetricQuery, ObjectMetricQuery>): Promise<MetricAnswer> {
     return memo(this.answers, queryKey(q), async () => {
       this.calls.metricQueries++;
-      const answer = q.type === 'PodResource' ? await this.podResource(q) : await this.fetchOne(q);
-      if (answer.type === 'PodResource' && answer.result.value) {
-        for (const m of answer.result.value) this.podAnswers.push({ pod: `${q.namespace}/${m.pod}`, atMs: Date.parse(m.timestamp), usage: JSON.stringify(m.containers) });
-      }
+      const answer = q.type === 'PodResource' ? await this.podResourceAfterGate(q) : await this.fetchOne(q);
+      if (q.type === 'PodResource') this.podAnswers.push(...podAnswersOf(q.namespace, answer));
       return answer;
     });
+  }
+
+  private async podResourceAfterGate(q: Extract<MetricQuery, { type: 'PodResource' }>): Promise<MetricAnswer> {
+    if (!this.gate) return this.podResource(q);
+    const gated = await this.gate.result;
+    return q.namespace === this.gate.namespace && q.selector === undefined ? gated.answer : this.podResource(q);
   }
 
   /** Starts the one fetch of the cycle's metric objects (one batched read per provider): every query an autoscaler may need, known from the specs. */

@@ -62,6 +62,12 @@ export function digestAnswers(seen: readonly PodAnswerSeen[], readMs: number): R
   return Object.fromEntries(sample.map((k) => [k, byPod.get(k)!]));
 }
 
+/** The pod ("namespace/pod") of the compared answers with the smallest name hash: the first the gate compares. */
+export function firstComparedPod(seen: readonly PodAnswerSeen[], answers: Record<string, string>): string | undefined {
+  const first = Object.keys(answers).sort((x, y) => parseInt(x, 36) - parseInt(y, 36))[0];
+  return first === undefined ? undefined : seen.find((a) => hex(fnv1a(a.pod)) === first)?.pod;
+}
+
 /**
  * Adds what this read says to the evidence: when it came less than a period after the last read, the share of
  * compared pods whose answer did not change lies in the seconds between; for one second that is its share,
@@ -124,11 +130,14 @@ function inferLastSecond(bins: readonly (number | null)[]): (number | null)[] {
 /**
  * The offsets of the next minute's ticks (one per tick, `ticks` of them): while learning, a sweep down one second a
  * tick from where the last one went; settled, the chosen second, and one minute in PROBE_EVERY_MINUTES a probe of
- * the second after it (the first tick one second late) and of the second before it (the last one a second early).
+ * the second after it (the first tick one second late) and of the second before it (the last one a second early,
+ * which waits for the change: lib/sync/fresh-gate.ts); gated, every tick a second early.
  */
-export function planMinute(choice: VisibilityChoice, fromOffset: number, ticks: number, nextMinute: number, periodSeconds: number): number[] {
+export function planMinute(choice: VisibilityChoice, fromOffset: number, ticks: number, nextMinute: number, periodSeconds: number, gated = false): number[] {
   if (choice.offsetSeconds === undefined) return Array.from({ length: ticks }, (_, i) => mod(fromOffset - 1 - i, periodSeconds));
   const o = choice.offsetSeconds;
+  // Gated (lib/sync/fresh-gate.ts): every tick a second early, each its own probe of that second.
+  if (gated) return new Array<number>(ticks).fill(mod(o - 1, periodSeconds));
   const plan = new Array<number>(ticks).fill(o);
   if (nextMinute % PROBE_EVERY_MINUTES !== 0) return plan;
   // Both probes in one minute when it has three ticks or more; else one, then the other.

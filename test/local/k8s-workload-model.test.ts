@@ -61,6 +61,36 @@ describe('WorkloadModel', () => {
     ]);
   });
 
+  it("with loopMs, serves the whole loop at once when it is stored (metrics-server's Store after Scrape), each pod as its node's scrape saw it", () => {
+    const clock = new VirtualClock(Date.parse('2026-01-01T00:00:00Z'));
+    const offsets: Record<string, number> = { web: 0, api: 1_500 };
+    const model = new WorkloadModel({ clock, startDelaySeconds: 0, readyDelaySeconds: 0, baseline: { cpu: 0, memory: 0 }, scrape: { resolutionSeconds: 15, phaseMs: 4_000, loopMs: 2_000, offsetMs: (_ns, w) => offsets[w], sampleSpreadMs: 0 } });
+    const start = clock.now().getTime();
+    const dep = model.typeOf('apps', 'Deployment')!;
+    for (const name of ['web', 'api']) model.addWorkload({ kind: 'Deployment', apiVersion: 'apps/v1', namespace: 'ns', name, replicas: 1, selector: { app: name }, load: (at) => ({ cpu: at.getTime() - start < 20_000 ? 0.5 : 1 }) });
+    clock.advance(20.5);
+    const read = () => model.podMetrics('ns').map((m) => [(m.metadata as { labels: { app: string } }).labels.app, m.timestamp, (m.containers as { usage: { cpu: string } }[])[0].usage.cpu]);
+    // at 20.5 s: the loop started at 19 s (web at 19 s, api at 20.5 s) is not stored before 21 s
+    const before = [
+      ['web', '2026-01-01T00:00:04Z', '500000000n'],
+      ['api', '2026-01-01T00:00:05Z', '500000000n'],
+    ];
+    expect(read()).toEqual(before);
+    // a new pod has no answer, and the others keep theirs, until a loop that scraped it is stored
+    model.setReplicas('ns', dep, 'web', 2);
+    expect(read()).toEqual(before);
+    clock.advance(0.5);
+    expect(read()).toEqual([
+      ['web', '2026-01-01T00:00:19Z', '500000000n'],
+      ['api', '2026-01-01T00:00:20Z', '1000000000n'],
+    ]);
+    clock.advance(15);
+    expect(read().filter(([app]) => app === 'web')).toEqual([
+      ['web', '2026-01-01T00:00:34Z', '500000000n'],
+      ['web', '2026-01-01T00:00:34Z', '500000000n'],
+    ]);
+  });
+
   it('by default stamps each pod with its earliest container sample, up to a housekeeping interval before the scrape, and changes the answer only at the scrape', () => {
     const clock = new VirtualClock(Date.parse('2026-01-01T00:00:00Z'));
     const model = new WorkloadModel({ clock, startDelaySeconds: 0, readyDelaySeconds: 0, baseline: { cpu: 0, memory: 0 }, scrape: { resolutionSeconds: 15, phaseMs: 4_000 } });

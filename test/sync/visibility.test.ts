@@ -4,7 +4,9 @@
 import { describe, expect, it } from 'vitest';
 import { WorkloadModel } from '../../lib/local/kubernetes/workload-model.js';
 import { planTicks } from '../../lib/sync/dispatch.js';
-import { decodePhase, learnTickPhase, PHASE_TTL_MS, tickOffsetSeconds, tickOffsetsOfMinute, type TickPhase } from '../../lib/sync/tick-phase.js';
+import type { PodMetric } from '../../lib/hpa/types.js';
+import { awaitChange, podAnswersOf } from '../../lib/sync/fresh-gate.js';
+import { decodePhase, GATE_MAX_WAIT_MS, gateOf, learnTickPhase, PHASE_TTL_MS, tickOffsetSeconds, tickOffsetsOfMinute, type TickPhase } from '../../lib/sync/tick-phase.js';
 import { chooseOffset, digestAnswers, observeRead, SAMPLE_PODS, type PodAnswerSeen, type Visibility } from '../../lib/sync/visibility.js';
 import { VirtualClock } from '../cluster/fixture.js';
 
@@ -93,15 +95,26 @@ describe('the window the evidence closes', () => {
  * local metrics API's model: one scrape loop starting `loopMs` into each resolution, each workload's node up to
  * `nodesMs` later, each pod stamped up to `spreadMs` before its scrape.
  */
-function runMinutes(o: { minutes: number; spreadMs: number; loopMs?: number; nodesMs?: number; workloads?: number; stampAtQuery?: boolean; from?: { phase: TickPhase; minute: number } }) {
+async function runMinutes(o: { minutes: number; spreadMs: number; loopMs?: number; nodesMs?: number; storedAtMs?: number; workloads?: number; stampAtQuery?: boolean; from?: { phase: TickPhase; minute: number } }) {
   const start = T0 + (o.from?.minute ?? 0) * 60_000;
   const clock = new VirtualClock(start - 60_000);
   const workloads = o.workloads ?? 20;
   const nodeOffset = (_ns: string, w: string) => Math.floor((Number(w.slice(1)) / workloads) * (o.nodesMs ?? 2_000));
-  const model = new WorkloadModel({ clock, startDelaySeconds: 0, readyDelaySeconds: 0, baseline: { cpu: 0, memory: 0 }, scrape: { resolutionSeconds: P, phaseMs: o.loopMs ?? 4_400, offsetMs: nodeOffset, sampleSpreadMs: o.spreadMs } });
+  // With storedAtMs, metrics-server's one store a loop (each node within 2.2 s before it); without, each node's answers as scraped.
+  const scrape = o.storedAtMs === undefined ? { phaseMs: o.loopMs ?? 4_400 } : { phaseMs: o.storedAtMs - 2_200, loopMs: 2_200 };
+  const model = new WorkloadModel({ clock, startDelaySeconds: 0, readyDelaySeconds: 0, baseline: { cpu: 0, memory: 0 }, scrape: { resolutionSeconds: P, ...scrape, offsetMs: nodeOffset, sampleSpreadMs: o.spreadMs } });
   for (let w = 0; w < workloads; w++) model.addWorkload({ kind: 'Deployment', apiVersion: 'apps/v1', namespace: 'ns', name: `w${w}`, replicas: 2, selector: { app: `w${w}` }, load: (at) => ({ cpu: 1 + (at.getTime() % 7_000) / 7_000 }) });
+  const podMetrics = (): PodMetric[] =>
+    model.podMetrics('ns').map((pm) => {
+      const at = clock.now().getTime();
+      return { pod: (pm.metadata as { name: string }).name, timestamp: o.stampAtQuery ? new Date(at).toISOString() : String(pm.timestamp), windowSeconds: 15, containers: o.stampAtQuery ? [{ name: String(at), usage: {} }] : (pm.containers as PodMetric['containers']) };
+    });
+  // A gated tick polls the model as the cycle's gate does, the virtual clock moving on.
+  const gateClock = { now: clock.now, sleep: async (ms: number) => clock.advance(ms / 1000) };
   let phase: TickPhase | undefined = o.from?.phase;
   const minutes: number[][] = [];
+  /** Each tick's cycle read: how long after the tick, and whether it came before the store it stands for (a period late). */
+  const reads: { tickMs: number; waitedMs: number; stale: boolean }[] = [];
   for (let m = 0; m < o.minutes; m++) {
     const minute = start + m * 60_000;
     const offsets = tickOffsetsOfMinute(phase, P, minute, minute);
@@ -110,17 +123,21 @@ function runMinutes(o: { minutes: number; spreadMs: number; loopMs?: number; nod
     minutes.push(ticks.map((t) => ((t - minute) / 1000) % P));
     for (const t of ticks) {
       clock.advance((t - clock.now().getTime()) / 1000);
-      const seen = model.podMetrics('ns').map((pm) => ({
-        pod: `ns/${(pm.metadata as { name: string }).name}`,
-        atMs: o.stampAtQuery ? t : Date.parse(pm.timestamp as string),
-        usage: o.stampAtQuery ? String(t) : JSON.stringify(pm.containers),
-      }));
+      const gate = gateOf(phase, t, P, t);
+      const gated = gate && (await awaitChange(gate, async () => ({ type: 'PodResource', result: { value: podMetrics() } }), gateClock, new AbortController().signal));
+      const readMs = clock.now().getTime();
+      if (o.storedAtMs !== undefined) {
+        // The store a tick stands for: the last one before the second after it (and the gate's margin).
+        const due = Math.floor((t + 1_200 - o.storedAtMs) / (P * 1000)) * P * 1000 + o.storedAtMs;
+        reads.push({ tickMs: t, waitedMs: readMs - t, stale: readMs < due });
+      }
+      const seen = podAnswersOf('ns', { type: 'PodResource', result: { value: podMetrics() } });
       // The store keeps the last phase when a cycle learns none; it is written back as JSON.
-      phase = decodePhase(JSON.stringify(learnTickPhase(phase, seen, t, P, t) ?? phase)) ?? phase;
+      phase = decodePhase(JSON.stringify(learnTickPhase(phase, seen, t, P, t, gated) ?? phase)) ?? phase;
     }
   }
   if (process.env.DEBUG_VIS) console.log(JSON.stringify(o), JSON.stringify(minutes), JSON.stringify(phase?.visibility?.bins), phase?.offsetSeconds);
-  return { minutes, phase };
+  return { minutes, phase, reads };
 }
 
 describe('ticks learned from the local metrics API', () => {
@@ -130,8 +147,8 @@ describe('ticks learned from the local metrics API', () => {
     [6_000],
     [10_000],
     [14_000],
-  ])('samples spread over %i ms before a scrape loop of 4.4–6.4 s: a sweep, then ticks at 7 s, probing 6 s and 8 s now and then', (spreadMs) => {
-    const { minutes, phase } = runMinutes({ minutes: 12, spreadMs });
+  ])('samples spread over %i ms before a scrape loop of 4.4–6.4 s: a sweep, then ticks at 7 s, probing 6 s and 8 s now and then', async (spreadMs) => {
+    const { minutes, phase } = await runMinutes({ minutes: 12, spreadMs });
     expect(phase?.offsetSeconds).toBe(7);
     expect(phase?.windowSeconds).toBe(3);
     // Learned within four minutes; after that every tick within a second of 7 s, most at 7 s.
@@ -140,31 +157,64 @@ describe('ticks learned from the local metrics API', () => {
     expect(settled.filter((s) => s === 7).length).toBeGreaterThan(settled.length * 0.85);
   });
 
-  it('a loop that starts near the end of the period: the ticks go past the period start', () => {
-    const { phase } = runMinutes({ minutes: 10, spreadMs: 10_000, loopMs: 13_500 });
+  it('a loop that starts near the end of the period: the ticks go past the period start', async () => {
+    const { phase } = await runMinutes({ minutes: 10, spreadMs: 10_000, loopMs: 13_500 });
     expect(phase?.offsetSeconds).toBe(1);
   });
 
-  it('nodes scraped all over the period: scattered, even ticks', () => {
-    const { minutes, phase } = runMinutes({ minutes: 8, spreadMs: 10_000, nodesMs: 14_900 });
+  it('nodes scraped all over the period: scattered, even ticks', async () => {
+    const { minutes, phase } = await runMinutes({ minutes: 8, spreadMs: 10_000, nodesMs: 14_900 });
     expect(phase?.offsetSeconds).toBeUndefined();
     expect(minutes.at(-1)).toEqual([0, 0, 0, 0]);
   });
 
-  it('an adapter that stamps every answer at the query (prometheus-adapter): nothing learned, even ticks', () => {
-    const { minutes, phase } = runMinutes({ minutes: 6, spreadMs: 0, stampAtQuery: true });
+  it('an adapter that stamps every answer at the query (prometheus-adapter): nothing learned, even ticks', async () => {
+    const { minutes, phase } = await runMinutes({ minutes: 6, spreadMs: 0, stampAtQuery: true });
     expect(phase?.offsetSeconds).toBeUndefined();
     expect(phase?.visibility?.bins.every((b) => b === null)).toBe(true);
     expect(minutes.slice(1)).toEqual(minutes.slice(1).map(() => [0, 0, 0, 0]));
   });
 
-  it('after metrics-server restarts at another phase, the ticks follow within minutes', () => {
-    const { phase } = runMinutes({ minutes: 10, spreadMs: 10_000 });
+  it('after metrics-server restarts at another phase, the ticks follow within minutes', async () => {
+    const { phase } = await runMinutes({ minutes: 10, spreadMs: 10_000 });
     expect(phase?.offsetSeconds).toBe(7);
     // the same shard's record, carried into a world whose loop starts at 9.4 s
-    const moved = runMinutes({ minutes: 12, spreadMs: 10_000, loopMs: 9_400, from: { phase: phase!, minute: 10 } });
+    const moved = await runMinutes({ minutes: 12, spreadMs: 10_000, loopMs: 9_400, from: { phase: phase!, minute: 10 } });
     expect(moved.phase?.offsetSeconds).toBe(12);
     expect(moved.minutes.slice(8).flat().every((s) => s >= 11 && s <= 13)).toBe(true);
+  });
+
+  it('metrics-server stores its loop at once, 50 ms into 6 s: ticks settle on 7 s, then go to 6 s and wait for the store; no read misses it after', async () => {
+    const { minutes, phase, reads } = await runMinutes({ minutes: 12, spreadMs: 6_000, storedAtMs: 6_050 });
+    expect(phase).toMatchObject({ offsetSeconds: 7, windowSeconds: 1, gate: { namespace: 'ns' } });
+    expect(phase?.gate?.storeMs).toBeLessThanOrEqual(100);
+    expect(minutes.slice(7).flat().every((s) => s === 6)).toBe(true);
+    const settled = reads.filter((r) => r.tickMs >= T0 + 5 * 60_000);
+    expect(settled.filter((r) => r.waitedMs > 0).length).toBeGreaterThan(20);
+    expect(settled.some((r) => r.stale)).toBe(false);
+    // each read within a poll of the store
+    expect(Math.max(...settled.map((r) => r.waitedMs))).toBeLessThanOrEqual(100);
+  });
+
+  it('stored 700 ms into 6 s: ticks stay on 7 s (0.3 s after it), and the probe a second early waits for the store rather than miss it', async () => {
+    const { minutes, phase, reads } = await runMinutes({ minutes: 12, spreadMs: 6_000, storedAtMs: 6_700 });
+    expect(phase).toMatchObject({ offsetSeconds: 7, windowSeconds: 1 });
+    expect(phase?.gate?.storeMs).toBeGreaterThan(GATE_MAX_WAIT_MS);
+    const settled = minutes.slice(4).flat();
+    expect(settled.filter((s) => s === 7).length).toBeGreaterThan(settled.length * 0.85);
+    expect(settled).toContain(6);
+    expect(reads.filter((r) => r.tickMs >= T0 + 4 * 60_000).some((r) => r.stale)).toBe(false);
+  });
+
+  it.each([
+    ['later', 9_050, 9],
+    ['earlier', 3_050, 3],
+  ])('the store moves %s while the ticks wait for it: they follow within minutes', async (_name, storedAtMs, gatedAt) => {
+    const { phase } = await runMinutes({ minutes: 10, spreadMs: 6_000, storedAtMs: 6_050 });
+    expect(phase?.plan?.offsets).toEqual([6, 6, 6, 6]);
+    const moved = await runMinutes({ minutes: 14, spreadMs: 6_000, storedAtMs, from: { phase: phase!, minute: 10 } });
+    expect(moved.phase?.offsetSeconds).toBe(gatedAt + 1);
+    expect(moved.minutes.at(-1)).toEqual([gatedAt, gatedAt, gatedAt, gatedAt]);
   });
 
   it("a period that does not divide the minute is not dithered: the samples' arc places its ticks", () => {
@@ -175,8 +225,8 @@ describe('ticks learned from the local metrics API', () => {
     expect(phase?.plan).toBeUndefined();
   });
 
-  it('a phase older than its time to live is dropped: even ticks', () => {
-    const { phase } = runMinutes({ minutes: 10, spreadMs: 6_000 });
+  it('a phase older than its time to live is dropped: even ticks', async () => {
+    const { phase } = await runMinutes({ minutes: 10, spreadMs: 6_000 });
     const minute = T0 + 10 * 60_000 + PHASE_TTL_MS;
     expect(tickOffsetsOfMinute(phase, P, minute, minute)).toBeUndefined();
     expect(tickOffsetSeconds(phase, P, minute)).toBe(0);
@@ -184,12 +234,20 @@ describe('ticks learned from the local metrics API', () => {
 });
 
 describe('the stored phase', () => {
-  it('reads back what it stores; learning it cannot read is dropped, the rest kept', () => {
-    const { phase } = runMinutes({ minutes: 6, spreadMs: 6_000 });
+  it('reads back what it stores; learning it cannot read is dropped, the rest kept', async () => {
+    const { phase } = await runMinutes({ minutes: 6, spreadMs: 6_000 });
     expect(decodePhase(JSON.stringify(phase))).toEqual(phase);
     const stored = JSON.parse(JSON.stringify(phase)) as Record<string, unknown>;
     const broken = decodePhase(JSON.stringify({ ...stored, visibility: { bins: 'x' }, plan: { minute: 1, from: -1, offsets: [] } }));
     expect(broken).toEqual({ ...phase, visibility: undefined, plan: undefined });
     expect(decodePhase(JSON.stringify({ ...stored, visibility: { ...(stored.visibility as object), last: { tickMs: 1, answers: [1] } } }))?.visibility?.last).toBeUndefined();
+  });
+
+  it("keeps the gate's namespace only when it is a namespace's name (it goes into a request path), and its store time only when plausible", async () => {
+    const { phase } = await runMinutes({ minutes: 8, spreadMs: 6_000, storedAtMs: 6_050 });
+    expect(phase?.gate).toMatchObject({ namespace: 'ns' });
+    expect(decodePhase(JSON.stringify(phase))?.gate).toEqual(phase?.gate);
+    for (const namespace of ['../../api/v1/secrets', 'NS', '', 'a'.repeat(64), 7]) expect(decodePhase(JSON.stringify({ ...phase, gate: { namespace } }))?.gate, String(namespace)).toBeUndefined();
+    expect(decodePhase(JSON.stringify({ ...phase, gate: { namespace: 'ns', storeMs: -5, atOnce: 'x' } }))?.gate).toEqual({ namespace: 'ns' });
   });
 });

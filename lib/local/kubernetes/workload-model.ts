@@ -66,12 +66,14 @@ export interface ModelOptions {
   baseline?: { cpu: number; memory: number };
   /**
    * metrics-server's scrape loop: every `resolutionSeconds`, starting `phaseMs` after each multiple of it, each
-   * workload's node `offsetMs` later. PodMetrics then carry the load and the time of their pod's last scrape;
-   * absent, the load of now, stamped now. `sampleSpreadMs` (default 10 s, a cAdvisor housekeeping interval): how
-   * old each container's sample can be at the scrape; kubelets stamp each container from cAdvisor's housekeeping
+   * workload's node `offsetMs` later. With `loopMs`, the loop's answers are served together from `loopMs` after
+   * its start (every node within it), as metrics-server stores one batch once every node has answered (its tick:
+   * Scrape, then Store); without, each node's as it is scraped (a Prometheus-backed adapter). PodMetrics then carry the load and the time of their pod's sample in the last stored loop; absent,
+   * the load of now, stamped now. `sampleSpreadMs` (default 10 s, a cAdvisor housekeeping interval): how old each
+   * container's sample can be at its node's scrape; kubelets stamp each container from cAdvisor's housekeeping
    * loop (10 s + jitter, kubernetes#55863) and metrics-server keeps the pod's earliest (metrics-server#119).
    */
-  scrape?: { resolutionSeconds: number; phaseMs: number; offsetMs?: (namespace: string, workload: string) => number; sampleSpreadMs?: number };
+  scrape?: { resolutionSeconds: number; phaseMs: number; offsetMs?: (namespace: string, workload: string) => number; loopMs?: number; sampleSpreadMs?: number };
 }
 
 interface PodState {
@@ -392,12 +394,15 @@ export class WorkloadModel {
     return out;
   }
 
-  /** When the scrape loop last scraped this workload's node (now without a scrape loop). */
+  /** When the last stored loop scraped this workload's node (now without a scrape loop). */
   private lastScrape(w: Workload, nowMs: number): number {
     if (!this.scrape) return nowMs;
     const res = this.scrape.resolutionSeconds * 1000;
-    const at = this.scrape.phaseMs + (this.scrape.offsetMs?.(w.spec.namespace, w.spec.name) ?? 0);
-    return Math.floor((nowMs - at) / res) * res + at;
+    const offset = this.scrape.offsetMs?.(w.spec.namespace, w.spec.name) ?? 0;
+    const { loopMs } = this.scrape;
+    // Each node served as it is scraped (a source such as Prometheus, each target on its own).
+    if (loopMs === undefined) return Math.floor((nowMs - this.scrape.phaseMs - offset) / res) * res + this.scrape.phaseMs + offset;
+    return Math.floor((nowMs - this.scrape.phaseMs - loopMs) / res) * res + this.scrape.phaseMs + Math.min(loopMs, offset);
   }
 
   /**
@@ -418,19 +423,27 @@ export class WorkloadModel {
     const now = this.clock.now();
     const nowMs = now.getTime();
     const out: Record<string, unknown>[] = [];
-    // Ready pods per owner in one pass (a filter per owner was quadratic in a namespace's pods).
-    const readyOf = new Map<Workload, number>();
+    // Ready pods per owner in one pass (a filter per owner was quadratic in a namespace's pods). With a scrape loop,
+    // an answer is what the last stored scrape saw: the pods ready then, each its share then.
+    const scrapedOf = new Map<Workload, { atMs: number; ready: number }>();
     for (const q of this.pods) {
-      if (q.owner.spec.namespace === namespace && q.deletionMs === undefined && this.isReady(q, nowMs)) readyOf.set(q.owner, (readyOf.get(q.owner) ?? 0) + 1);
+      if (q.owner.spec.namespace !== namespace) continue;
+      let s = scrapedOf.get(q.owner);
+      if (!s) scrapedOf.set(q.owner, (s = { atMs: this.lastScrape(q.owner, nowMs), ready: 0 }));
+      const at = this.scrape ? s.atMs : nowMs;
+      if ((q.deletionMs === undefined || q.deletionMs > at) && this.isReady(q, at)) s.ready++;
     }
+    const scraped = (w: Workload) => scrapedOf.get(w)!;
     for (const p of this.pods) {
       if (p.owner.spec.namespace !== namespace || !this.isRunning(p, nowMs) || !match(p.labels)) continue;
-      const ready = readyOf.get(p.owner) ?? 0;
-      // The value is the load at the pod's own sample, served from its node's scrape on.
-      const sampledMs = this.sampleTime(p, this.lastScrape(p.owner, nowMs));
+      const { atMs: scrapedMs, ready } = scraped(p.owner);
+      // Not yet scraped: metrics-server has no answer for it.
+      if (this.scrape && !this.isRunning(p, scrapedMs)) continue;
+      // The value is the load at the pod's own sample, served from its loop's store on.
+      const sampledMs = this.sampleTime(p, scrapedMs);
       const load = p.owner.spec.load?.(new Date(sampledMs)) ?? {};
       const share = { cpu: ready ? (load.cpu ?? 0) / ready : 0, memory: ready ? (load.memory ?? 0) / ready : 0, sampledMs };
-      const mine = p.deletionMs === undefined && this.isReady(p, nowMs) ? share : { cpu: 0, memory: 0 };
+      const mine = p.deletionMs === undefined && this.isReady(p, this.scrape ? scrapedMs : nowMs) ? share : { cpu: 0, memory: 0 };
       const n = p.containers.length;
       out.push({
         kind: 'PodMetrics',

@@ -4,4 +4,6 @@
 
 export interface Clock {
   now(): Date;
+  /** Waits this long (a virtual clock moves on instead); absent: a timer. Rejects when the signal aborts. */
+  sleep?(ms: number, signal?: AbortSignal): Promise<void>;
 }

@@ -16,6 +16,18 @@ export interface TickPhase {
   visibility?: Visibility;
   /** The offsets of one minute's ticks while learning or probing: `from` is the offset the minute's plan continued from. */
   plan?: { minute: number; from: number; offsets: number[] };
+  /** What the ticks a second before the settled one (lib/sync/fresh-gate.ts) learned: where they wait for the answers to change. */
+  gate?: TickGate;
+}
+
+/** A tick one second before the settled offset reads one namespace's pod metrics until its answers change, then runs. */
+export interface TickGate {
+  /** The namespace whose pod metrics are read (the compared pods' first). */
+  namespace: string;
+  /** How long into the second before the settled offset the answers last changed, at least (the last read before the change started then, ms); absent: not known. */
+  storeMs?: number;
+  /** Gated ticks in a row whose first read had already changed (delivered after the change): past a few, the change is learned again. */
+  atOnce?: number;
 }
 
 /** When a shard's PodMetrics answers were seen changing between ticks (lib/sync/visibility.ts learns it). */
