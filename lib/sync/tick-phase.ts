@@ -135,9 +135,9 @@ function readAfterChange(gated: GateResult, gate: TickGate | undefined, tickMs: 
 }
 
 /**
- * A tick's expected wait for its pod metrics to change (lib/sync/fresh-gate.ts: the cost of Lambda time), with metrics-server's store at a
- * random point of its second: within GATE_MAX_WAIT_MS of its start, every tick waits for it (and the poll that
- * sees it); later, one tick in PROBE_EVERY_MINUTES minutes, the probe a second early, waits for it.
+ * A tick's expected wait for its pod metrics to change (lib/sync/fresh-gate.ts), in Lambda time, with metrics-server's
+ * store at a random point of its second: within GATE_MAX_WAIT_MS of its start, every tick waits for it (and the poll
+ * that sees it); later, one tick in PROBE_EVERY_MINUTES minutes, the probe a second early, waits for it.
  */
 export function expectedGateWaitMs(periodSeconds: number): number {
   if (60 % periodSeconds !== 0) return 0;
