@@ -24,8 +24,8 @@ export interface GateRequest {
 }
 
 export interface GateResult {
-  /** The last read: the namespace's answer for the cycle. */
-  answer: MetricAnswer;
+  /** The last read: the namespace's answer for the cycle; absent: a read outlasted the gate (the namespace is read on its own). */
+  answer?: MetricAnswer;
   /** The first read's answers, and when it started: what a tick at this second would have seen. */
   first: PodAnswerSeen[];
   firstAtMs: number;
@@ -57,7 +57,9 @@ export async function awaitChange(req: GateRequest, read: () => Promise<MetricAn
   let unchangedAtMs: number | undefined;
   for (let reads = 1; ; reads++) {
     const atMs = clock.now().getTime();
-    const answer = await read();
+    // A read that hangs holds up only its own namespace: the cycle's other pod metrics reads go at the gate's end.
+    const answer = await within(read(), untilMs - atMs);
+    if (!answer) return { first: first?.seen ?? [], firstAtMs: first?.atMs ?? atMs, ...(unchangedAtMs === undefined ? {} : { unchangedAtMs }), reads };
     const seen = podAnswersOf(req.namespace, answer);
     first ??= { seen, atMs };
     const changed = answer.type === 'PodResource' && answer.result.error === undefined ? changedShare(req.previous, seen, atMs) : undefined;
@@ -67,6 +69,15 @@ export async function awaitChange(req: GateRequest, read: () => Promise<MetricAn
     unchangedAtMs = atMs;
     await sleep(clock, POLL_MS, signal).catch(() => undefined);
   }
+}
+
+/** The promise's value, or undefined when it takes longer than `ms` (a timer: the gate's end is real time in Lambda). */
+function within<T>(p: Promise<T>, ms: number): Promise<T | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => resolve(undefined), Math.max(0, ms));
+  });
+  return Promise.race([p, late]).finally(() => clearTimeout(timer));
 }
 
 function sleep(clock: Clock, ms: number, signal: AbortSignal): Promise<void> {

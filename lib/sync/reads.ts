@@ -163,7 +163,7 @@ export class CycleReads {
   private async podResourceAfterGate(q: Extract<MetricQuery, { type: 'PodResource' }>): Promise<MetricAnswer> {
     if (!this.gate) return this.podResource(q);
     const gated = await this.gate.result;
-    return q.namespace === this.gate.namespace && q.selector === undefined ? gated.answer : this.podResource(q);
+    return q.namespace === this.gate.namespace && q.selector === undefined && gated.answer ? gated.answer : this.podResource(q);
   }
 
   /** Starts the one fetch of the cycle's metric objects (one batched read per provider): every query an autoscaler may need, known from the specs. */

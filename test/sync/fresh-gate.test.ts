@@ -72,6 +72,29 @@ describe('the gate', () => {
 });
 
 describe("a cycle's reads behind the gate", () => {
+  it('a gate read that hangs holds up only its namespace: the others are read at the gate\'s end, that one on its own', async () => {
+    const clock = { now: () => new Date(), sleep: async () => undefined };
+    const tickMs = Date.now() - 1_000;
+    let hung = 0;
+    const metricsAccess = {
+      async fetchAll(queries) {
+        return Promise.all(queries.map((q) => (q.type === 'PodResource' && q.namespace === 'ns' ? new Promise<MetricAnswer>(() => void hung++) : Promise.resolve(answerOf(metrics(TICK))))));
+      },
+    } as MetricsAccess;
+    const reads = new CycleReads({} as ClusterAccess, metricsAccess, new Date(), new AbortController().signal, emptyCalls());
+    reads.startGate('c', { namespace: 'ns', previous, tickMs }, clock);
+    const started = Date.now();
+    const other = await reads.metric({ type: 'PodResource', cluster: 'c', namespace: 'web' });
+    // the gate ends 1.2 s after the tick: 0.2 s from now
+    expect(Date.now() - started).toBeLessThan(1_000);
+    expect(other.type === 'PodResource' && other.result.value?.length).toBe(4);
+    expect(await reads.gateResult()).toMatchObject({ first: [], reads: 1 });
+    expect((await reads.gateResult())?.answer).toBeUndefined();
+    void reads.metric({ type: 'PodResource', cluster: 'c', namespace: 'ns' });
+    await new Promise((r) => setTimeout(r, 10));
+    expect(hung).toBe(2);
+  });
+
   it("every namespace's pod metrics wait for it, and its own namespace's answer is the gate's last read", async () => {
     const w = world(TICK + 150);
     const asked: string[] = [];
