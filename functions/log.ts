@@ -145,6 +145,7 @@ function writeCycleLine(logger: Logger, cycle: CycleReport, sources: SourceStats
       durationMs: cycle.durationMs,
       counts: cycle.counts,
       calls: cycle.calls,
+      storeWait: cycle.storeWait,
       decisionLines,
       sources,
       errors: cycle.errors.length > 0 ? redactAll(cycle.errors) : undefined,

@@ -238,7 +238,9 @@ async function finishCycle(cycle: Cycle, { shard, counted }: Selection, reads: C
   const { deps, req, report, now, deadline } = cycle;
   sayDeferred(report, req);
   // A tick's pod metrics, against the last tick's, say when the shard's data changes: where its next ticks go.
-  if (req.trigger.kind === 'tick') report.phase = learnTickPhase(req.phase, reads.podAnswers, req.trigger.tick.getTime(), req.periodSeconds, now.getTime(), await reads.gateResult());
+  const gated = await reads.gateResult();
+  if (gated) report.storeWait = { namespace: gated.namespace, waitedMs: (gated.openedAtMs ?? gated.unchangedAtMs ?? gated.firstAtMs) - gated.firstAtMs, reads: gated.reads, changed: gated.openedAtMs !== undefined };
+  if (req.trigger.kind === 'tick') report.phase = learnTickPhase(req.phase, reads.podAnswers, req.trigger.tick.getTime(), req.periodSeconds, now.getTime(), gated);
   await keeping;
   await counted;
   for (const orphan of shard.orphans) {

@@ -24,6 +24,7 @@ export interface GateRequest {
 }
 
 export interface GateResult {
+  namespace: string;
   /** The last read: the namespace's answer for the cycle; absent: a read outlasted the gate (the namespace is read on its own). */
   answer?: MetricAnswer;
   /** The first read's answers, and when it started: what a tick at this second would have seen. */
@@ -59,11 +60,11 @@ export async function awaitChange(req: GateRequest, read: () => Promise<MetricAn
     const atMs = clock.now().getTime();
     // A read that hangs holds up only its own namespace: the cycle's other pod metrics reads go at the gate's end.
     const answer = await within(read(), untilMs - atMs);
-    if (!answer) return { first: first?.seen ?? [], firstAtMs: first?.atMs ?? atMs, ...(unchangedAtMs === undefined ? {} : { unchangedAtMs }), reads };
+    if (!answer) return { namespace: req.namespace, first: first?.seen ?? [], firstAtMs: first?.atMs ?? atMs, ...(unchangedAtMs === undefined ? {} : { unchangedAtMs }), reads };
     const seen = podAnswersOf(req.namespace, answer);
     first ??= { seen, atMs };
     const changed = answer.type === 'PodResource' && answer.result.error === undefined ? changedShare(req.previous, seen, atMs) : undefined;
-    const result = { answer, first: first.seen, firstAtMs: first.atMs, ...(unchangedAtMs === undefined ? {} : { unchangedAtMs }), reads };
+    const result = { namespace: req.namespace, answer, first: first.seen, firstAtMs: first.atMs, ...(unchangedAtMs === undefined ? {} : { unchangedAtMs }), reads };
     if (changed === undefined || changed >= CHANGED_SHARE) return { ...result, ...(changed === undefined ? {} : { openedAtMs: atMs }) };
     if (clock.now().getTime() + POLL_MS > untilMs || signal.aborted) return result;
     unchangedAtMs = atMs;

@@ -99,6 +99,8 @@ export interface CycleReport {
   alarms?: string[];
   /** The phase of the pod metrics this cycle read within the period: where the shard's ticks go (lib/sync/tick-phase.ts). */
   phase?: TickPhase;
+  /** A tick a second early: how long it waited for its pod metrics to change (lib/sync/fresh-gate.ts), in how many reads, and whether they did. */
+  storeWait?: { namespace: string; waitedMs: number; reads: number; changed: boolean };
   /** A tick: the period the shard should tick at, when its autoscalers ask for faster than the deploy's (lib/sync/sync-periods.ts). */
   tickPeriodSeconds?: number;
 }

@@ -19,6 +19,7 @@ describe('CPU change → patch (the bench scenario, short)', () => {
       const shown = await fleet.servers.firstVisible(changes);
       const patched = new Map<string, number>();
       const offsets: number[][] = [];
+      const waits: unknown[] = [];
       while (fleet.clock.t < t0 + 7 * 60_000) {
         const tick = await fleet.tick();
         for (const d of fleet.fns.lines.filter((l) => l.message === 'dispatch')) {
@@ -26,10 +27,14 @@ describe('CPU change → patch (the bench scenario, short)', () => {
           offsets.push(Object.values(timing ?? {})[0]?.offsetsSeconds ?? []);
         }
         expect(tick.errors).toEqual([]);
+        for (const l of fleet.fns.lines) if (l.message === 'cycle' && (l.cycle as { storeWait?: unknown }).storeWait) waits.push((l.cycle as { storeWait: unknown }).storeWait);
         for (const p of await fleet.servers.patches()) if (!patched.has(p.name)) patched.set(p.name, p.at);
       }
       // The store is 50 ms into 6 s: settled on 7 s, the ticks go to 6 s and wait.
       expect(offsets.at(-1)).toEqual([6, 6, 6, 6]);
+      // The cycle lines say so: two reads, the second after the store.
+      expect(waits.length).toBeGreaterThan(0);
+      expect(waits.at(-1)).toEqual({ namespace: namespaceName(0), waitedMs: 100, reads: 2, changed: true });
       for (const [i, c] of changes.entries()) {
         const at = patched.get(c.name);
         expect(at, c.name).toBeDefined();
