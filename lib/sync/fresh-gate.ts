@@ -64,10 +64,10 @@ export async function awaitChange(req: GateRequest, read: () => Promise<MetricAn
     const seen = podAnswersOf(req.namespace, answer);
     first ??= { seen, atMs };
     const changed = answer.type === 'PodResource' && answer.result.error === undefined ? changedShare(req.previous, seen, atMs) : undefined;
-    const result = { namespace: req.namespace, answer, first: first.seen, firstAtMs: first.atMs, ...(unchangedAtMs === undefined ? {} : { unchangedAtMs }), reads };
-    if (changed === undefined || changed >= CHANGED_SHARE) return { ...result, ...(changed === undefined ? {} : { openedAtMs: atMs }) };
-    if (clock.now().getTime() + POLL_MS > untilMs || signal.aborted) return result;
+    const result = { namespace: req.namespace, answer, first: first.seen, firstAtMs: first.atMs, reads };
+    if (changed === undefined || changed >= CHANGED_SHARE) return { ...result, ...(unchangedAtMs === undefined ? {} : { unchangedAtMs }), ...(changed === undefined ? {} : { openedAtMs: atMs }) };
     unchangedAtMs = atMs;
+    if (clock.now().getTime() + POLL_MS > untilMs || signal.aborted) return { ...result, unchangedAtMs };
     await sleep(clock, POLL_MS, signal).catch(() => undefined);
   }
 }
