@@ -1,7 +1,7 @@
 // FIFO queues of the local SQS endpoint, through the real SDK client: what a send must carry,
 // deduplication, order within a message group, groups held back by an in-flight message, and
 // the approximate counts as SQS defines them (a held-back message still counts as visible).
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   CreateQueueCommand,
   DeleteMessageCommand,
@@ -13,7 +13,8 @@ import {
   SQSClient,
   type Message,
 } from '@aws-sdk/client-sqs';
-import { startLocalSqs, type LocalSqs } from '../../lib/local/sqs/server.js';
+import type { LocalSqs } from '../../lib/local/sqs/server.js';
+import { useLocalSqs } from '../support/local-sqs.js';
 import { SqsSource } from '../../lib/metrics/sqs-source.js';
 
 const T0 = Date.parse('2026-01-01T12:00:00Z');
@@ -37,14 +38,8 @@ const counts = async (QueueUrl: string) => {
   return { visible: Number(a.ApproximateNumberOfMessages), notVisible: Number(a.ApproximateNumberOfMessagesNotVisible), delayed: Number(a.ApproximateNumberOfMessagesDelayed) };
 };
 
-beforeAll(async () => {
-  sqs = await startLocalSqs({ clock: () => now });
-  client = new SQSClient({ endpoint: sqs.endpoint, region: 'us-east-1', credentials: { accessKeyId: 'AKIDLOCAL', secretAccessKey: 's' }, maxAttempts: 1 });
-});
-afterAll(async () => {
-  client.destroy();
-  await sqs.close();
-});
+const local = useLocalSqs(() => now);
+beforeAll(() => void ({ sqs, client } = local));
 beforeEach(() => {
   now = T0;
 });

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   BatchEntryIdsNotDistinct,
   ChangeMessageVisibilityCommand,
@@ -27,7 +27,8 @@ import {
   TooManyEntriesInBatchRequest,
   type Message,
 } from '@aws-sdk/client-sqs';
-import { startLocalSqs, type LocalSqs } from '../../lib/local/sqs/server.js';
+import type { LocalSqs } from '../../lib/local/sqs/server.js';
+import { localSqsClient, useLocalSqs } from '../support/local-sqs.js';
 
 const T0 = Date.parse('2025-01-01T12:00:00Z');
 let now = T0;
@@ -35,9 +36,7 @@ let sqs: LocalSqs;
 let client: SQSClient;
 let n = 0;
 
-const credentials = { accessKeyId: 'AKIDLOCAL', secretAccessKey: 'secret' };
-const newClient = (extra: Partial<ConstructorParameters<typeof SQSClient>[0]> = {}) =>
-  new SQSClient({ endpoint: sqs.endpoint, region: 'us-east-1', credentials, maxAttempts: 1, ...extra });
+const newClient = (extra: Parameters<typeof localSqsClient>[1] = {}) => localSqsClient(sqs, extra);
 /** A fresh queue per test: names are never reused, so QueueDeletedRecently never interferes. */
 async function queue(attributes: Record<string, string> = {}): Promise<string> {
   const out = await client.send(new CreateQueueCommand({ QueueName: `q${++n}`, Attributes: attributes }));
@@ -51,14 +50,8 @@ const counts = async (QueueUrl: string) => {
 };
 const bodies = (ms: Message[]) => ms.map((m) => m.Body).sort();
 
-beforeAll(async () => {
-  sqs = await startLocalSqs({ clock: () => now });
-  client = newClient();
-});
-afterAll(async () => {
-  client.destroy();
-  await sqs.close();
-});
+const local = useLocalSqs(() => now);
+beforeAll(() => void ({ sqs, client } = local));
 beforeEach(() => {
   now = T0;
   sqs.clearFaults();

@@ -1,7 +1,8 @@
 // The SQS queue source against the local SQS endpoint, through the real SDK client.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CreateQueueCommand, ReceiveMessageCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { startLocalSqs, type LocalSqs } from '../../lib/local/sqs/server.js';
+import type { LocalSqs } from '../../lib/local/sqs/server.js';
+import { useLocalSqs } from '../support/local-sqs.js';
 import { SqsSource, type SqsAnswer } from '../../lib/metrics/sqs-source.js';
 import type { SQSQueueMetric, SQSQueueMetricSpec } from '../../lib/api/sqs-types.js';
 import type { MetricAccess } from '../../lib/api/metric-access.js';
@@ -40,14 +41,8 @@ async function queue(): Promise<string> {
   return name;
 }
 
-beforeAll(async () => {
-  sqs = await startLocalSqs({ clock: () => now, accountId: ACCOUNT });
-  client = new SQSClient({ endpoint: sqs.endpoint, region: 'us-east-1', credentials, maxAttempts: 1 });
-});
-afterAll(async () => {
-  client.destroy();
-  await sqs.close();
-});
+const local = useLocalSqs(() => now, { accountId: ACCOUNT });
+beforeAll(() => void ({ sqs, client } = local));
 beforeEach(() => {
   now = T0;
   roles.length = 0;
