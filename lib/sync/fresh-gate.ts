@@ -4,6 +4,7 @@
 // where SQS delays put the ticks: a tick on the second after it waits up to a second for nothing. The gate
 // reads one namespace's pod metrics every POLL_MS until the compared pods' answers differ from the last
 // tick's, or until a little past the settled second; the cycle's pod metrics reads wait for it.
+import { setTimeout as delay } from 'node:timers/promises';
 import type { Clock } from './ports/clock.js';
 import type { MetricAnswer } from './ports/metrics-access.js';
 import { digestAnswers, type PodAnswerSeen } from './visibility.js';
@@ -82,10 +83,5 @@ function within<T>(p: Promise<T>, ms: number): Promise<T | undefined> {
 }
 
 function sleep(clock: Clock, ms: number, signal: AbortSignal): Promise<void> {
-  if (clock.sleep) return clock.sleep(ms, signal);
-  return new Promise((resolve, reject) => {
-    const abort = () => (clearTimeout(timer), reject(signal.reason));
-    const timer = setTimeout(() => (signal.removeEventListener('abort', abort), resolve()), ms);
-    signal.addEventListener('abort', abort, { once: true });
-  });
+  return clock.sleep ? clock.sleep(ms, signal) : delay(ms, undefined, { signal });
 }

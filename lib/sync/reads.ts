@@ -36,7 +36,7 @@ export class CycleReads {
   /** The pod metrics answers read this cycle: what the shard's tick phase is learned from (lib/sync/tick-phase.ts). */
   readonly podAnswers: PodAnswerSeen[] = [];
   /** A tick's wait for the answers to change (lib/sync/fresh-gate.ts): pod metrics are read once it is over. */
-  private gate?: { namespace: string; result: Promise<GateResult> };
+  private gate?: Promise<GateResult>;
 
   constructor(
     private readonly access: ClusterAccess,
@@ -142,12 +142,12 @@ export class CycleReads {
   startGate(cluster: string, req: GateRequest, clock: Clock): void {
     if (this.gate || this.partTargets.has(req.namespace)) return;
     const q = { type: 'PodResource' as const, cluster, namespace: req.namespace };
-    this.gate = { namespace: req.namespace, result: awaitChange(req, () => this.fetchOne(q), clock, this.signal) };
+    this.gate = awaitChange(req, () => this.fetchOne(q), clock, this.signal);
   }
 
   /** What the tick's gate saw, once it is over; undefined without one. */
   gateResult(): Promise<GateResult> | undefined {
-    return this.gate?.result;
+    return this.gate;
   }
 
   /** A cluster metric (pod metrics, custom, external). */
@@ -162,8 +162,8 @@ export class CycleReads {
 
   private async podResourceAfterGate(q: Extract<MetricQuery, { type: 'PodResource' }>): Promise<MetricAnswer> {
     if (!this.gate) return this.podResource(q);
-    const gated = await this.gate.result;
-    return q.namespace === this.gate.namespace && q.selector === undefined && gated.answer ? gated.answer : this.podResource(q);
+    const gated = await this.gate;
+    return q.namespace === gated.namespace && q.selector === undefined && gated.answer ? gated.answer : this.podResource(q);
   }
 
   /** Starts the one fetch of the cycle's metric objects (one batched read per provider): every query an autoscaler may need, known from the specs. */
