@@ -1,8 +1,8 @@
 // OpenAPI v3 structural schema of our CloudWatchMetricSpec (cloudwatch-types.ts), with CEL rules
 // for what cloudwatch-validation.ts checks and CEL can express. Pure data, as lib/hpa/api/openapi-schema.ts.
 import { type JSONSchemaProps, list, obj, rule, ruleWithMessageExpression, str, type ValidationRule } from '#hpa/api';
+import { matches, regionProperty, roleArnProperty } from './aws-schema.js';
 import { MAX_QUERIES_PER_REQUEST } from './cloudwatch-validation.js';
-import { REGION_PATTERN, ROLE_ARN_PATTERN } from '../shared/aws-patterns.cjs';
 
 // The same patterns as cloudwatch-validation.ts (ID; REGION and ROLE_ARN are lib/shared/aws-patterns.cjs'), in RE2 syntax.
 const ID_PATTERN = '^[a-z][a-zA-Z0-9_]*$';
@@ -21,7 +21,6 @@ export const CLOUDWATCH_UNITS =
 const integer = (description: string, rules: ValidationRule[]): JSONSchemaProps => ({ type: 'integer', description, 'x-kubernetes-validations': rules });
 
 const periodRule = rule('self > 0 && (self in [1, 5, 10, 20, 30] || self % 60 == 0)', 'must be 1, 5, 10, 20, 30 or a multiple of 60 (seconds)');
-const matches = (pattern: string, message: string): ValidationRule => rule(`self.matches('${pattern}')`, message);
 
 const metricStat = (): JSONSchemaProps =>
   obj(
@@ -93,14 +92,8 @@ export function cloudWatchMetricSpecSchema(): JSONSchemaProps {
         'x-kubernetes-list-type': 'map',
         'x-kubernetes-list-map-keys': ['id'],
       }),
-      region: str('AWS region of the metric; default: the function\'s region.', {
-        maxLength: 64,
-        'x-kubernetes-validations': [matches(REGION_PATTERN, 'must be an AWS region such as us-east-1')],
-      }),
-      roleArn: str('An IAM role to assume for this query (another account).', {
-        maxLength: 2048,
-        'x-kubernetes-validations': [matches(ROLE_ARN_PATTERN, 'must be an IAM role ARN such as arn:aws:iam::123456789012:role/name')],
-      }),
+      region: regionProperty("AWS region of the metric; default: the function's region."),
+      roleArn: roleArnProperty('An IAM role to assume for this query (another account).'),
       endTimeOffsetSeconds: integer("Seconds subtracted from now for the query's end time; 0 to 86400.", [rule('self >= 0 && self <= 86400', 'must be between 0 and 86400')]),
       lookbackPeriods: integer('How many periods back the latest complete datapoint may be; 1 to 1440, default 5.', [
         rule('self >= 1 && self <= 1440', 'must be between 1 and 1440'),

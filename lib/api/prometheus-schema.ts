@@ -1,20 +1,18 @@
 // OpenAPI v3 structural schema of our PrometheusMetricSpec (prometheus-types.ts), with CEL rules
 // for what prometheus-validation.ts checks and CEL can express. Pure data, as cloudwatch-schema.ts.
 import { type JSONSchemaProps, obj, rule, str, type ValidationRule } from '#hpa/api';
-import { REGION_PATTERN, ROLE_ARN_PATTERN } from '../shared/aws-patterns.cjs';
+import { matches, regionProperty, roleArnProperty } from './aws-schema.js';
 
 // The same patterns as prometheus-validation.ts (REGION and ROLE_ARN are lib/shared/aws-patterns.cjs'), in RE2 syntax.
 const WORKSPACE_PATTERN = '^ws-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$';
 const SECRET_ARN_PATTERN = '^arn:aws(-cn|-us-gov)?:secretsmanager:[a-z0-9-]+:[0-9]{12}:secret:[A-Za-z0-9/_+=.@-]{1,512}$';
 
-const matches = (pattern: string, message: string): ValidationRule => rule(`self.matches('${pattern}')`, message);
 const integer = (description: string, min: number, max: number): JSONSchemaProps => ({
   type: 'integer',
   description,
   'x-kubernetes-validations': [rule(`self >= ${min} && self <= ${max}`, `must be between ${min} and ${max}`)],
 });
-const region = (): JSONSchemaProps =>
-  str("AWS region; default: the function's region.", { maxLength: 64, 'x-kubernetes-validations': [matches(REGION_PATTERN, 'must be an AWS region such as us-east-1')] });
+const region = (): JSONSchemaProps => regionProperty("AWS region; default: the function's region.");
 
 // Server URLs, as endpoint-address.ts's serverUrlProblem checks them, as far as a regex can: the
 // sync checks the rest (non-canonical IPv6, resolved addresses, the Lambda runtime API).
@@ -69,10 +67,7 @@ export function prometheusMetricSpecSchema(): JSONSchemaProps {
         },
         ['url'],
       ),
-      roleArn: str('An IAM role to assume for amp or cloudWatch (another account).', {
-        maxLength: 2048,
-        'x-kubernetes-validations': [matches(ROLE_ARN_PATTERN, 'must be an IAM role ARN such as arn:aws:iam::123456789012:role/name')],
-      }),
+      roleArn: roleArnProperty('An IAM role to assume for amp or cloudWatch (another account).'),
       periodSeconds: integer('Seconds an answer stands (evaluated at the start of each period); 5 to 3600, default 15.', 5, 3_600),
     },
     ['query'],

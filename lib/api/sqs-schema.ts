@@ -1,13 +1,12 @@
 // OpenAPI v3 structural schema of our SQSQueueMetricSpec (sqs-types.ts), with CEL rules for what
 // sqs-validation.ts checks and CEL can express. Pure data, as cloudwatch-schema.ts.
-import { type JSONSchemaProps, obj, rule, str, type ValidationRule } from '#hpa/api';
-import { REGION_PATTERN, ROLE_ARN_PATTERN } from '../shared/aws-patterns.cjs';
+import { type JSONSchemaProps, obj, rule, str } from '#hpa/api';
+import { matches, regionProperty, roleArnProperty } from './aws-schema.js';
 
 // The same patterns as sqs-types.ts and sqs-validation.ts (REGION and ROLE_ARN are lib/shared/aws-patterns.cjs'), in RE2 syntax.
 const QUEUE_URL_PATTERN = '^https://(sqs[.][a-z0-9-]+[.]amazonaws[.]com([.]cn)?|[a-z0-9-]+[.]queue[.]amazonaws[.]com([.]cn)?)/[0-9]{12}/[A-Za-z0-9_-]{1,75}([.]fifo)?$';
 const QUEUE_NAME_PATTERN = '^[A-Za-z0-9_-]{1,75}([.]fifo)?$';
 
-const matches = (pattern: string, message: string): ValidationRule => rule(`self.matches('${pattern}')`, message);
 const bool = (description: string): JSONSchemaProps => ({ type: 'boolean', description });
 
 /** shpa.dev/v1 SQSQueueMetricSpec. */
@@ -23,12 +22,9 @@ export function sqsQueueMetricSpecSchema(): JSONSchemaProps {
         maxLength: 80,
         'x-kubernetes-validations': [matches(QUEUE_NAME_PATTERN, 'must be 1 to 80 letters, digits, - or _, ending in .fifo for a FIFO queue')],
       }),
-      region: str("With queueName: the queue's region; default: the function's region.", { maxLength: 64, 'x-kubernetes-validations': [matches(REGION_PATTERN, 'must be an AWS region such as us-east-1')] }),
+      region: regionProperty("With queueName: the queue's region; default: the function's region."),
       accountId: str("With queueName: the queue's 12-digit account.", { maxLength: 12, 'x-kubernetes-validations': [matches('^[0-9]{12}$', 'must be a 12-digit AWS account id')] }),
-      roleArn: str('An IAM role to assume to read the queue (another account).', {
-        maxLength: 2048,
-        'x-kubernetes-validations': [matches(ROLE_ARN_PATTERN, 'must be an IAM role ARN such as arn:aws:iam::123456789012:role/name')],
-      }),
+      roleArn: roleArnProperty('An IAM role to assume to read the queue (another account).'),
       scaleOnInFlight: bool('Count messages received and not yet deleted (ApproximateNumberOfMessagesNotVisible); default true, as KEDA.'),
       scaleOnDelayed: bool('Count messages sent with a delay not yet visible (ApproximateNumberOfMessagesDelayed); default false, as KEDA.'),
     },
